@@ -1,0 +1,1 @@
+"""app.api — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.auth — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.cfn — see DESIGN.md."""

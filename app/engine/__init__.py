@@ -1,0 +1,1 @@
+"""app.engine — see DESIGN.md."""

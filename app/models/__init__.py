@@ -1,0 +1,1 @@
+"""app.models — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.resource_types — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.sandbox — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.services — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.tasks — see DESIGN.md."""

@@ -1,0 +1,1 @@
+"""app.templates — see DESIGN.md."""
