@@ -1,0 +1,393 @@
+"""The resource plugin contract (Heat's ``heat.engine.resource.Resource``, without the engine).
+
+A plugin is a class with Heat's declarative ``properties_schema`` / ``attributes_schema`` (see
+:mod:`app.resource_types.schema`) and Heat's step methods. The engine owns state, persistence,
+locking and polling; a plugin instance lives for one step of one task::
+
+    res = cls(name, properties, resource_id=row.physical_id, data=row.data, stack=identity)
+    handle = res.handle_create()            # persist res.resource_id, res.data and handle
+    while not res.check_create_complete(handle):     # one call per task run: never sleep,
+        countdown = res.poll_delay(handle, attempt)  # the engine re-enqueues after countdown
+
+``handle_*`` return a JSON-serialisable handle that the engine stores and passes back, possibly
+to another instance in another process: state that must survive a redelivered task goes into
+``self.data`` (a JSON dict, Heat's ``resource_data``) or ``self.resource_id`` (the physical id).
+
+Failures: any exception out of a step fails the resource; the engine records
+:func:`failure_reason` (``"ValueError: resources.r: Test Resource failed r"``, Heat's wording).
+Updates: :meth:`Resource.update_diff` applies Heat's rules (immutable -> :class:`NotSupported`,
+not ``update_allowed`` -> :class:`UpdateReplace`).
+
+Plugins never import Flask, SQLAlchemy or Celery; cloud calls go through ``self.clients``.
+"""
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+import uuid as uuid_mod
+from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence
+
+from app import errors
+from app.resource_types import schema as s
+
+__all__ = [
+    "Resource", "StackIdentityLike", "UpdateReplace", "NotSupported", "SHOW",
+    "short_id", "reduce_physical_resource_name", "format_path", "resource_path",
+    "failure_parts", "failure_reason", "resource_failure", "action_failed_reason",
+    "nested_failure_reason",
+]
+
+#: Heat's base attribute, present on every type (``Resource.base_attributes_schema``).
+SHOW = "show"
+_SHOW_SCHEMA = s.attr("Detailed information about resource.", "map")
+_B32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+_SHORT_ID_KEY = "_short_id"
+
+
+class StackIdentityLike(Protocol):
+    """What a plugin may know of its stack (``app.templates.StackIdentity`` satisfies it)."""
+
+    stack_name: str
+    stack_id: str
+    project_id: str
+
+
+class UpdateReplace(errors.StokerError):
+    """The update cannot be done in place: the engine must create a replacement.
+
+    Message as Heat's ``exception.UpdateReplace``: ``"The Resource r requires replacement."``.
+    """
+
+    http_status = 500
+    heat_type = "UpdateReplace"
+
+    def __init__(self, resource_name: str = "Unknown") -> None:
+        super().__init__(f"The Resource {resource_name} requires replacement.",
+                         resource_name=resource_name)
+
+
+class NotSupported(errors.StokerError):
+    """Heat's ``exception.NotSupported``: ``"<feature> is not supported."`` (e.g. changing an
+    ``immutable`` property: ``"Update to properties a, b of r (T) is not supported."``)."""
+
+    http_status = 400
+    heat_type = "NotSupported"
+
+    def __init__(self, feature: str) -> None:
+        super().__init__(f"{feature} is not supported.", feature=feature)
+
+
+class Resource:
+    """Base class of every plugin; defaults are Heat's ``Resource`` defaults.
+
+    Class attributes a plugin sets:
+
+    * ``type_name`` -- e.g. ``"OS::Heat::RandomString"`` (the registry key).
+    * ``properties_schema`` / ``attributes_schema`` -- Heat's format; ``show`` is added to
+      ``attributes_schema`` automatically, as Heat adds ``base_attributes_schema``.
+    * ``support_status`` -- as ``resource_types.json`` gives it.
+    * ``accepts_any_properties`` / ``accepts_any_attributes`` -- OS::Heat::None's leniency.
+    * ``physical_resource_name_limit`` -- Heat's default 255; ``None`` for no limit.
+    * ``poll_initial`` / ``poll_max`` -- seconds, for the default :meth:`poll_delay` backoff.
+
+    Instance state: ``name``, ``properties`` (resolved, validated, defaults applied),
+    ``resource_id`` (physical id or ``None``), ``data`` (JSON dict, mutated in place), ``stack``,
+    ``clients``, ``uuid`` (the resource row's uuid, if the engine has one) and ``clock`` (a
+    ``() -> float`` of epoch seconds; tests inject a fake).
+    """
+
+    type_name: ClassVar[str] = ""
+    properties_schema: ClassVar[dict[str, Any]] = {}
+    attributes_schema: ClassVar[dict[str, Any]] = {}
+    support_status: ClassVar[dict[str, Any]] = s.support_status(None)
+    accepts_any_properties: ClassVar[bool] = False
+    accepts_any_attributes: ClassVar[bool] = False
+    physical_resource_name_limit: ClassVar[int | None] = 255
+    poll_initial: ClassVar[float] = 0.05
+    poll_max: ClassVar[float] = 5.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if SHOW not in cls.attributes_schema:
+            cls.attributes_schema = {**cls.attributes_schema, SHOW: _SHOW_SCHEMA}
+
+    def __init__(self, name: str, properties: Mapping[str, Any] | None, *,
+                 resource_id: str | None = None, data: dict[str, Any] | None = None,
+                 stack: StackIdentityLike | None = None, clients: Any = None,
+                 uuid: str | None = None) -> None:
+        self.name = name
+        self.properties: dict[str, Any] = dict(properties or {})
+        self.resource_id = resource_id
+        self.data: dict[str, Any] = data if data is not None else {}
+        self.stack = stack
+        self.clients = clients
+        self.uuid = uuid
+        self.clock: Callable[[], float] = time.time
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__} {self.name!r}"
+
+    # ---- schema ----------------------------------------------------------------------------
+    @classmethod
+    def validation_schema(cls, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The properties schema to validate ``values`` against, or ``None`` when the type
+        accepts any properties (OS::Heat::None). Overridden where the schema depends on the
+        values (OS::Heat::Value retypes ``value`` from ``type``, as Heat's ``Value.__init__``)."""
+        return None if cls.accepts_any_properties else cls.properties_schema
+
+    def validate(self) -> None:
+        """Type-specific checks after property validation (Heat's ``Resource.validate``).
+
+        :raises errors.ValidationError: Heat's ``StackValidationFailed`` wording.
+        """
+
+    # ---- life cycle (Heat's defaults: nothing to do, complete at once) ------------------------
+    def handle_create(self) -> Any:
+        """Start creating; set ``self.resource_id`` as early as possible. Returns a handle."""
+        return None
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """``True`` when the create has finished; raises to fail it. Never sleeps."""
+        return True
+
+    def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's ``update_template_diff_properties``: the changed properties ``{name: new}``.
+
+        A property counts as changed when its old and new values differ (absent = ``None``).
+        :raises NotSupported: a changed property is ``immutable``.
+        :raises UpdateReplace: :meth:`needs_replace_with_prop_diff` says so, or a changed
+            property is not ``update_allowed``.
+        """
+        keys = set(self.properties) | set(new_properties)
+        changed = {k: new_properties.get(k) for k in keys
+                   if self.properties.get(k) != new_properties.get(k)}
+        schema = self.properties_schema
+        immutable = sorted(k for k in changed if schema.get(k, {}).get("immutable"))
+        if immutable:
+            raise NotSupported(f"Update to properties {', '.join(immutable)} of {self.name} "
+                               f"({self.type_name})")
+        if changed and self.needs_replace_with_prop_diff(set(changed), new_properties):
+            raise UpdateReplace(self.name)
+        if any(not schema.get(k, {}).get("update_allowed") for k in changed):
+            raise UpdateReplace(self.name)
+        return changed
+
+    def needs_replace_with_prop_diff(self, changed: set[str],
+                                     new_properties: Mapping[str, Any]) -> bool:
+        """Hook: ``True`` forces replacement even if every change is ``update_allowed``."""
+        return False
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:
+        """Start an in-place update to ``new_properties``; ``changed`` is :meth:`update_diff`.
+
+        The default (Heat's: nothing to call) re-checks the replacement rules, then adopts the
+        new properties. Overrides should call ``self.check_replace(changed, new_properties)``
+        first. Returns a handle.
+        :raises UpdateReplace: a changed property is not ``update_allowed``.
+        """
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        return None
+
+    def check_replace(self, changed: Mapping[str, Any], new_properties: Mapping[str, Any]) -> None:
+        """:raises UpdateReplace: if any of ``changed`` may not be updated in place."""
+        schema = self.properties_schema
+        if changed and (self.needs_replace_with_prop_diff(set(changed), new_properties)
+                        or any(not schema.get(k, {}).get("update_allowed") for k in changed)):
+            raise UpdateReplace(self.name)
+
+    def check_update_complete(self, handle: Any) -> bool:
+        """``True`` when the update has finished; raises to fail it."""
+        return True
+
+    def handle_delete(self) -> Any:
+        """Start deleting the physical resource (absent = already deleted). Returns a handle."""
+        return None
+
+    def check_delete_complete(self, handle: Any) -> bool:
+        """``True`` when the delete has finished; raises to fail it."""
+        return True
+
+    def poll_delay(self, handle: Any, attempt: int) -> float:
+        """Seconds to wait before the next ``check_*_complete`` (``attempt`` counts from 0).
+
+        Default: exponential backoff ``poll_initial * 2**attempt``, capped at ``poll_max``.
+        """
+        return float(min(self.poll_max, self.poll_initial * (2 ** max(attempt, 0))))
+
+    # ---- references and attributes ---------------------------------------------------------
+    def get_reference_id(self) -> str:
+        """What ``get_resource`` / ``Ref`` return: Heat's default is the physical id, or the
+        resource name while there is none."""
+        return str(self.resource_id) if self.resource_id is not None else str(self.name)
+
+    def resolve_attribute(self, name: str) -> Any:
+        """The value of attribute ``name`` (Heat's ``_resolve_any_attribute``).
+
+        ``show`` is :meth:`show_resource` (``None`` without a physical id); others come from
+        :meth:`_resolve_attribute`.
+        :raises errors.TemplateError: ``InvalidTemplateAttribute`` for an undeclared name
+            (unless ``accepts_any_attributes``, which gives ``None``).
+        """
+        if name == SHOW:
+            return self.show_resource() if self.resource_id else None
+        if name not in self.attributes_schema:
+            if self.accepts_any_attributes:
+                return None
+            raise errors.TemplateError(
+                f"The Referenced Attribute ({self.name} {name}) is incorrect.",
+                heat_type="InvalidTemplateAttribute", resource=self.name, key=name)
+        return self._resolve_attribute(name)
+
+    def _resolve_attribute(self, name: str) -> Any:
+        """Hook for declared attributes other than ``show``; Heat's default resolves to None."""
+        return None
+
+    def all_attributes(self) -> dict[str, Any]:
+        """Every declared attribute but ``show`` (Heat's ``FnGetAtts``, i.e. ``get_attr: [r]``,
+        and the ``attributes`` of resource show)."""
+        return {k: self.resolve_attribute(k) for k in self.attributes_schema if k != SHOW}
+
+    def show_resource(self) -> dict[str, Any] | None:
+        """The ``show`` attribute: the cloud's view of the physical resource. Cloud-free types
+        have none (Heat's default ``_show_resource`` without an entity gives ``None``)."""
+        return None
+
+    # ---- names -------------------------------------------------------------------------------
+    def short_id(self) -> str:
+        """12 characters ``[a-z2-7]``, stable for this resource: derived from ``self.uuid`` as
+        Heat's ``short_id.get_id``, else random and kept in ``self.data`` so a redelivered task
+        gets the same one."""
+        if self.uuid:
+            return short_id(self.uuid)
+        sid = self.data.get(_SHORT_ID_KEY)
+        if not sid:
+            sid = "".join(secrets.choice(_B32_ALPHABET) for _ in range(12))
+            self.data[_SHORT_ID_KEY] = sid
+        return str(sid)
+
+    def physical_resource_name(self) -> str:
+        """Heat's ``"<stack_name>-<resource_name>-<short id>"`` (trailing ``*`` of the stack
+        name dropped), shortened by :func:`reduce_physical_resource_name` to
+        ``physical_resource_name_limit``.
+
+        :raises ValueError: no stack identity was given.
+        """
+        if self.stack is None:
+            raise ValueError(f"resource {self.name!r} has no stack: no physical name")
+        name = f"{self.stack.stack_name.rstrip('*')}-{self.name}-{self.short_id()}"
+        if self.physical_resource_name_limit:
+            name = reduce_physical_resource_name(name, self.physical_resource_name_limit)
+        return name
+
+
+# ---- physical names ------------------------------------------------------------------------------
+def short_id(source_uuid: str | uuid_mod.UUID) -> str:
+    """Heat's ``short_id.get_id``: the 60 random bits of a version-4 UUID's ``time`` field,
+    base32-encoded, lower case: 12 characters of ``[a-z2-7]``.
+
+    :raises ValueError: not a version-4 UUID (Heat: ``"Invalid UUID version (n)"``).
+    """
+    u = source_uuid if isinstance(source_uuid, uuid_mod.UUID) else uuid_mod.UUID(str(source_uuid))
+    if u.version != 4:
+        raise ValueError(f"Invalid UUID version ({u.version})")
+    raw = (u.time << 4).to_bytes(8, "big")   # 60 bits, left-aligned in 64
+    return base64.b32encode(raw).decode("ascii")[:12].lower()
+
+
+def reduce_physical_resource_name(name: str, limit: int) -> str:
+    """Heat's rule: a name longer than ``limit`` becomes its first 2 characters, ``-``, and its
+    last ``limit - 3`` characters (so the unique suffix survives).
+
+    :raises ValueError: ``limit < 4`` (Heat: ``"limit cannot be less than 4"``).
+    """
+    if len(name) <= limit:
+        return name
+    if limit < 4:
+        raise ValueError("limit cannot be less than 4")
+    return name[:2] + "-" + name[-(limit - 3):]
+
+
+# ---- failure reasons -----------------------------------------------------------------------------
+def format_path(path: Sequence[str | int]) -> str:
+    """Heat's ``HeatExceptionWithPath`` path text: names joined by ``.``, an int or all-digit
+    item as ``[n]``: ``("resources", "g", "resources", "0")`` -> ``"resources.g.resources[0]"``."""
+    out = ""
+    for item in path:
+        if isinstance(item, int) or str(item).isdigit():
+            out += f"[{item}]"
+        elif out:
+            out += f".{item}"
+        else:
+            out = str(item)
+    return out
+
+
+def resource_path(name: str, parent: Sequence[str | int] = ()) -> tuple[str | int, ...]:
+    """The path of resource ``name`` in a (possibly nested) stack: ``(*parent, "resources",
+    name)``; ``parent`` is the path of the nested-stack resource that owns the stack."""
+    return (*parent, "resources", name)
+
+
+def failure_parts(exc: BaseException, path: Sequence[str | int] | str
+                  ) -> tuple[str, tuple[str | int, ...], str]:
+    """``(error, path, message)`` as Heat's ``ResourceFailure`` splits a failure.
+
+    ``error`` is the exception's class name (a :class:`errors.StokerError` gives its
+    ``heat_type``, e.g. ``ResourceInError``); a :class:`errors.ResourceFailure` made by
+    :func:`resource_failure` keeps its own parts, as Heat keeps a wrapped failure's.
+    ``path`` may be a resource name (-> ``("resources", name)``).
+    """
+    if isinstance(path, str):
+        path = resource_path(path)
+    if isinstance(exc, errors.ResourceFailure) and "error" in exc.data:
+        return str(exc.data["error"]), tuple(exc.data.get("failure_path", ())), \
+            str(exc.data.get("detail", ""))
+    if isinstance(exc, errors.StokerError):
+        return exc.heat_type, tuple(path), exc.message
+    return type(exc).__name__, tuple(path), str(exc)
+
+
+def failure_reason(exc: BaseException, path: Sequence[str | int] | str) -> str:
+    """A resource's failure reason in Heat's words: ``"<Error>: <path>: <message>"``, e.g.
+    ``failure_reason(ValueError("Test Resource failed r"), "r")`` ->
+    ``"ValueError: resources.r: Test Resource failed r"``. Empty parts are left out, as Heat's
+    ``HeatExceptionWithPath`` does. Pure."""
+    error, fpath, message = failure_parts(exc, path)
+    text_path = format_path(fpath)
+    return (f"{error}: " if error else "") + (f"{text_path}: " if text_path else "") + message
+
+
+def resource_failure(exc: BaseException, path: Sequence[str | int] | str,
+                     action: str | None = None) -> errors.ResourceFailure:
+    """``exc`` as an :class:`errors.ResourceFailure` whose message is :func:`failure_reason`
+    and whose data keeps the parts (``error``, ``failure_path``, ``detail``, ``action``)."""
+    error, fpath, message = failure_parts(exc, path)
+    return errors.ResourceFailure(failure_reason(exc, path), error=error, failure_path=list(fpath),
+                                  detail=message, action=action)
+
+
+def action_failed_reason(action: str, reason: str) -> str:
+    """A stack's status reason after a resource failed: ``"Resource CREATE failed: <reason>"``."""
+    return f"Resource {action.upper()} failed: {reason}"
+
+
+def nested_failure_reason(status_reason: str, action: str, path: Sequence[str | int] | str) -> str:
+    """The failure reason of a nested-stack resource at ``path`` whose child stack ended with
+    ``status_reason``, as Heat's ``ResourceFailure`` built from a string: a child reason
+    ``"Resource CREATE failed: ValueError: resources[0]: Test Resource failed 0"`` under
+    ``("resources", "g")`` gives ``"ValueError: resources.g.resources[0]: Test Resource failed 0"``.
+    Any other text is kept as the message, under ``path``."""
+    if isinstance(path, str):
+        path = resource_path(path)
+    error = ""
+    new_path: list[str | int] = []
+    message = status_reason
+    if f"Resource {action.upper()} failed: " in status_reason:
+        parsed = [p.strip() for p in status_reason.split(":")]
+        if len(parsed) >= 4:
+            error, message = parsed[1], ": ".join(parsed[3:])
+            new_path = list(parsed[2].split("."))
+    text_path = format_path([*path, *new_path])
+    return (f"{error}: " if error else "") + (f"{text_path}: " if text_path else "") + message

@@ -1,0 +1,143 @@
+"""Builders for Heat's declarative schemas, in the format of ``GET /resource_types/{type}``.
+
+A plugin declares ``properties_schema`` and ``attributes_schema`` as plain dicts, exactly the
+structure heat-api renders (and ``../shared/heat-reference/resource_types.json`` records), plus
+our own ``description`` texts::
+
+    properties_schema = {
+        "length": prop("integer", "Length of the string.", default=32,
+                       constraints=[value_range(1, 512)]),
+        "tags": prop("list", "Tags.", schema=list_of(prop("string"))),
+    }
+    attributes_schema = {"value": attr("The value.", "string")}
+
+A property dict always has ``type``, ``description``, ``required``, ``update_allowed`` and
+``immutable``; ``default``, ``constraints`` and ``schema`` appear only when given, as in Heat's
+``properties.Schema.__getitem__``. A list's item schema is keyed ``"*"``; a map's sub-schema is
+keyed by its property names. Constraints render as one-key dicts: ``{"allowed_values": [...]}``,
+``{"range": {"min": 1, "max": 512}}``, ``{"length": {...}}``, ``{"allowed_pattern": "..."}``,
+``{"custom_constraint": "nova.flavor"}``, ``{"modulo": {"step": 2, "offset": 1}}``.
+
+Pure: standard library only. The dicts are plain JSON; freeze or copy them before handing them out
+(:func:`copy_schema`).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Mapping
+
+#: Heat's property types (``properties.Schema.TYPES``).
+PROPERTY_TYPES = ("integer", "string", "number", "boolean", "map", "list", "any")
+#: Heat's attribute types (``attributes.Schema.TYPES``).
+ATTRIBUTE_TYPES = ("string", "map", "list", "integer", "boolean")
+
+_MISSING: Any = object()
+
+
+def prop(type_: str, description: str = "", *, default: Any = _MISSING, required: bool = False,
+         update_allowed: bool = False, immutable: bool = False,
+         constraints: Iterable[Mapping[str, Any]] = (),
+         schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One property schema as Heat renders it.
+
+    :param type_: one of :data:`PROPERTY_TYPES`.
+    :param default: omitted from the dict unless given (``None`` is a real default).
+    :param constraints: dicts from :func:`allowed_values`, :func:`value_range`, ...
+    :param schema: for ``list``: :func:`list_of`; for ``map``: ``{name: prop(...)}``.
+    :raises ValueError: unknown type.
+    """
+    if type_ not in PROPERTY_TYPES:
+        raise ValueError(f"unknown property type {type_!r}")
+    out: dict[str, Any] = {"type": type_, "description": description, "required": required,
+                           "update_allowed": update_allowed, "immutable": immutable}
+    if default is not _MISSING:
+        out["default"] = default
+    constraints = [dict(c) for c in constraints]
+    if constraints:
+        out["constraints"] = constraints
+    if schema is not None:
+        out["schema"] = dict(schema)
+    return out
+
+
+def list_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``schema`` of a list property whose every item follows ``item`` (Heat's ``"*"``)."""
+    return {"*": dict(item)}
+
+
+def attr(description: str = "", type_: str | None = None) -> dict[str, Any]:
+    """One attribute schema; ``type`` is omitted when Heat declares none (e.g. Value's ``value``).
+
+    :raises ValueError: unknown type.
+    """
+    if type_ is not None and type_ not in ATTRIBUTE_TYPES:
+        raise ValueError(f"unknown attribute type {type_!r}")
+    out: dict[str, Any] = {"description": description}
+    if type_ is not None:
+        out["type"] = type_
+    return out
+
+
+def allowed_values(values: Iterable[Any]) -> dict[str, Any]:
+    """``constraints.AllowedValues``: the value must be one of ``values`` (order kept)."""
+    return {"allowed_values": list(values)}
+
+
+def value_range(min: float | None = None, max: float | None = None) -> dict[str, Any]:  # noqa: A002
+    """``constraints.Range`` (inclusive); an absent bound is omitted, as Heat renders it."""
+    return {"range": _bounds(min, max)}
+
+
+def length(min: int | None = None, max: int | None = None) -> dict[str, Any]:  # noqa: A002
+    """``constraints.Length`` of a string, list or map (inclusive bounds)."""
+    return {"length": _bounds(min, max)}
+
+
+def allowed_pattern(pattern: str) -> dict[str, Any]:
+    """``constraints.AllowedPattern``: the whole string must match ``pattern``."""
+    return {"allowed_pattern": pattern}
+
+
+def custom_constraint(name: str) -> dict[str, Any]:
+    """``constraints.CustomConstraint`` such as ``"nova.flavor"`` (checked by a client lookup)."""
+    return {"custom_constraint": name}
+
+
+def modulo(step: int, offset: int) -> dict[str, Any]:
+    """``constraints.Modulo``: ``value % step == offset``."""
+    return {"modulo": {"step": step, "offset": offset}}
+
+
+def support_status(version: str | None, status: str = "SUPPORTED", message: str | None = None,
+                   previous_status: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A type's ``support_status`` as Heat renders it (``support.SupportStatus.to_dict``)."""
+    return {"status": status, "version": version, "message": message,
+            "previous_status": dict(previous_status) if previous_status else None}
+
+
+def copy_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy, so that callers can never mutate a plugin's class-level schema."""
+    return copy.deepcopy(dict(schema))
+
+
+def strip_descriptions(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A properties or attributes map (``{name: schema}``) without the ``description`` of any
+    entry, nested ``schema`` entries included; a property *named* ``description`` is kept. For
+    structural comparison with ``resource_types.json``, whose texts were removed. Returns copies.
+    """
+    out: dict[str, Any] = {}
+    for name, entry in entries.items():
+        clean = {k: copy.deepcopy(v) for k, v in entry.items() if k not in ("description", "schema")}
+        if "schema" in entry:
+            clean["schema"] = strip_descriptions(entry["schema"])
+        out[name] = clean
+    return out
+
+
+def _bounds(lo: float | None, hi: float | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if lo is not None:
+        out["min"] = lo
+    if hi is not None:
+        out["max"] = hi
+    return out
