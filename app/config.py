@@ -54,6 +54,8 @@ class Settings:
     heartbeat_seconds: int = 10
     poll_initial_seconds: float = 0.05
     poll_max_seconds: float = 5.0
+    visibility_timeout: int = 300      # seconds before an unacknowledged task is redelivered
+    reconcile_after_seconds: int = 60  # a fired node idle this long is re-enqueued by beat
     always_eager: bool = False         # run tasks in-process (tests of the engine without workers)
     extra: dict[str, Any] = field(default_factory=dict)
 

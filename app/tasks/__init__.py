@@ -1,1 +1,78 @@
-"""app.tasks — see DESIGN.md."""
+"""The Celery app and its thin tasks: ids in, one service call.
+
+Configuration comes from :mod:`app.config` (``STOKER_*``); an operator's ``celeryconfig`` module,
+if importable, is applied on top (``celeryconfig.py`` at the repository root is an example).
+Tasks are ``acks_late`` and rejected back to the queue when their worker dies, so a SIGKILLed
+worker's tasks are redelivered; the engine makes every task idempotent.
+"""
+from __future__ import annotations
+
+import logging
+
+from celery import Celery, signals
+from sqlalchemy.exc import OperationalError
+
+from app import config
+
+log = logging.getLogger(__name__)
+
+
+def make_celery() -> Celery:
+    settings = config.get()
+    app = Celery("stoker", broker=settings.broker_url, backend=settings.result_backend,
+                 include=["app.tasks"])
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_prefetch_multiplier=int(settings.extra.get("prefetch", 4)),
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": settings.visibility_timeout},
+        worker_hijack_root_logger=False,
+        beat_schedule={
+            "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
+            "stoker-reconcile": {"task": "stoker.reconcile", "schedule": 30.0},
+        },
+    )
+    app.config_from_object("celeryconfig", silent=True)
+    return app
+
+
+celery_app = make_celery()
+
+
+@signals.worker_process_init.connect
+def _init_process(**_: object) -> None:
+    """Each worker process: its own DB engine (never share connections across fork)."""
+    from app import models
+    models.init(config.get().database_url)
+
+
+@celery_app.task(name="stoker.check_resource", autoretry_for=(OperationalError,),
+                 retry_backoff=0.2, retry_backoff_max=5, max_retries=20)
+def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """One step of one traversal node (``app.services.convergence.check_resource``)."""
+    from app.services import convergence
+    convergence.check_resource(stack_id, traversal_id, resource_id, is_update)
+
+
+@celery_app.task(name="stoker.stack_timeout")
+def stack_timeout(stack_id: str, traversal_id: str) -> None:
+    from app.services import completion
+    completion.stack_timeout(stack_id, traversal_id)
+
+
+@celery_app.task(name="stoker.check_timeouts")
+def check_timeouts() -> None:
+    """Beat: fail traversals that ran past their stack's timeout."""
+    from app.services import maintenance
+    maintenance.check_timeouts()
+
+
+@celery_app.task(name="stoker.reconcile")
+def reconcile() -> None:
+    """Beat: re-drive in-progress traversals from the database (Redis may have lost messages)."""
+    from app.services import maintenance
+    maintenance.reconcile()

@@ -1,0 +1,141 @@
+"""SQLAlchemy 2 declarative base, engine and session factory.
+
+One engine per process, created by :func:`init` from ``Settings.database_url``. SQLite (the
+embedded default) runs in WAL mode with a busy timeout, and every transaction starts with
+``BEGIN IMMEDIATE`` so that the compare-and-swap updates of the engine serialise cleanly across
+the API and worker processes (SQLAlchemy's documented pysqlite recipe). PostgreSQL uses
+READ COMMITTED with row locks taken by ``UPDATE ... RETURNING``.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+from typing import Any, Callable, Iterator
+
+from sqlalchemy import JSON, DateTime, create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.types import TypeDecorator
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """Naive UTC datetimes in storage, naive UTC out (Heat's API prints them with a ``Z``)."""
+    impl = DateTime
+    cache_ok = True
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+_engine: Engine | None = None
+_read_engine: Engine | None = None
+_factory: sessionmaker[Session] | None = None
+_read_factory: sessionmaker[Session] | None = None
+_engine_pid: int | None = None
+
+
+def _sqlite_setup(engine: Engine, immediate: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # let SQLAlchemy's begin event issue BEGIN
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def make_engine(url: str, *, immediate: bool = True) -> Engine:
+    """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
+
+    ``immediate``: SQLite transactions take the write lock at BEGIN (for writers); readers use a
+    second engine with deferred BEGIN so that reads never queue behind writes (WAL).
+    """
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        eng = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                            json_serializer=json.dumps)
+        _sqlite_setup(eng, immediate)
+        return eng
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                         json_serializer=json.dumps)
+
+
+def init(url: str) -> Engine:
+    """Install the process-wide engine for ``url`` (idempotent for the same URL and process)."""
+    global _engine, _factory, _engine_pid, _read_engine, _read_factory
+    if _engine is not None and str(_engine.url) == str(make_url(url)) and _engine_pid == os.getpid():
+        return _engine
+    if _engine is not None:
+        _engine.dispose(close=_engine_pid == os.getpid())
+        if _read_engine is not _engine and _read_engine is not None:
+            _read_engine.dispose(close=_engine_pid == os.getpid())
+    _engine = make_engine(url)
+    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") else _engine
+    _engine_pid = os.getpid()
+    _factory = sessionmaker(_engine, expire_on_commit=False)
+    _read_factory = sessionmaker(_read_engine, expire_on_commit=False)
+    return _engine
+
+
+def make_url(url: str) -> Any:
+    from sqlalchemy.engine import make_url as _mk
+    return _mk(url)
+
+
+def get_engine() -> Engine:
+    if _engine is None or _engine_pid != os.getpid():
+        from app import config
+        init(config.get().database_url)
+    assert _engine is not None
+    return _engine
+
+
+def after_commit(s: Session, fn: Callable[[], Any]) -> None:
+    """Run ``fn`` once ``s``'s transaction has committed (never if it rolls back): how services
+    enqueue work only after the state it depends on is visible to workers."""
+    s.info.setdefault("after_commit", []).append(fn)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_after_commit(s: Session) -> None:
+    todo = s.info.pop("after_commit", [])
+    for fn in todo:
+        fn()
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_after_commit(s: Session) -> None:
+    s.info.pop("after_commit", None)
+
+
+@contextlib.contextmanager
+def session() -> Iterator[Session]:
+    """A transaction: commits on success, rolls back on error."""
+    get_engine()
+    assert _factory is not None
+    with _factory() as s, s.begin():
+        yield s
+
+
+@contextlib.contextmanager
+def read_session() -> Iterator[Session]:
+    """A session for reads (still one transaction; nothing to commit)."""
+    get_engine()
+    assert _read_factory is not None
+    with _read_factory() as s:
+        yield s

@@ -1,0 +1,152 @@
+"""The tables: raw templates, stacks, resources, events, sync points and worker heartbeats.
+
+Names follow Heat's database (``heat/db/models.py``) where Heat has one: ``raw_template``,
+``stack.current_traversal``, ``resource.engine_id`` / ``atomic_key`` (the compare-and-swap lock),
+``sync_point``. Columns that hold JSON hold plain JSON.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from sqlalchemy import (JSON, Boolean, ForeignKey, Index, Integer, String, Text,
+                        UniqueConstraint, text)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models.base import Base, UTCDateTime, utcnow
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class RawTemplate(Base):
+    """A template as sent (``template``), with its files map and merged environment."""
+    __tablename__ = "raw_template"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    template: Mapped[dict[str, Any]] = mapped_column(JSON)
+    files: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    environment: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class Stack(Base):
+    """A stack. ``action``/``status`` form Heat's ``stack_status``; ``current_traversal`` is the id
+    of the traversal that owns the stack's resources (newest wins); ``pending_nodes`` counts the
+    nodes of that traversal that may still run (the stack-level sync point)."""
+    __tablename__ = "stack"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(255))
+    tenant: Mapped[str] = mapped_column(String(255), index=True)
+    username: Mapped[str] = mapped_column(String(255), default="")
+    user_id: Mapped[str] = mapped_column(String(255), default="")
+    raw_template_id: Mapped[int] = mapped_column(ForeignKey("raw_template.id"))
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    parameters_show: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    description: Mapped[str] = mapped_column(Text, default="")
+    action: Mapped[str] = mapped_column(String(32), default="CREATE")
+    status: Mapped[str] = mapped_column(String(32), default="IN_PROGRESS")
+    status_reason: Mapped[str] = mapped_column(Text, default="")
+    disable_rollback: Mapped[bool] = mapped_column(Boolean, default=True)
+    timeout_mins: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    tags: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    parent_id: Mapped[str | None] = mapped_column(String(36), nullable=True, index=True)
+    nested_depth: Mapped[int] = mapped_column(Integer, default=0)
+    current_traversal: Mapped[str] = mapped_column(String(36), default="")
+    pending_nodes: Mapped[int] = mapped_column(Integer, default=0)
+    traversal_started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    failed: Mapped[bool] = mapped_column(Boolean, default=False)
+    outputs: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    deleted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (
+        # A live stack's name is unique in its tenant; a deleted stack's name can be reused.
+        Index("uq_stack_live_name", "tenant", "name", unique=True,
+              sqlite_where=text("deleted_at IS NULL"), postgresql_where=text("deleted_at IS NULL")),
+    )
+
+    @property
+    def stack_status(self) -> str:
+        return f"{self.action}_{self.status}"
+
+
+class Resource(Base):
+    """A resource of a stack. ``properties_data`` is the resolved properties used at create
+    (needed to delete); ``rsrc_data`` the plugin's persisted data; ``handle`` the in-progress
+    action's handle; ``attr_data`` the reference id and the attributes dependents and outputs use.
+    ``engine_id`` + ``atomic_key`` form the compare-and-swap lock."""
+    __tablename__ = "resource"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), default=new_id, unique=True)
+    stack_id: Mapped[str] = mapped_column(ForeignKey("stack.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    type: Mapped[str] = mapped_column(String(255))
+    action: Mapped[str] = mapped_column(String(32), default="INIT")
+    status: Mapped[str] = mapped_column(String(32), default="COMPLETE")
+    status_reason: Mapped[str] = mapped_column(Text, default="")
+    physical_resource_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    requires: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    deletion_policy: Mapped[str] = mapped_column(String(16), default="Delete")
+    properties_data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    rsrc_data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    handle: Mapped[Any] = mapped_column(JSON, nullable=True)
+    attr_data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    poll_attempt: Mapped[int] = mapped_column(Integer, default=0)
+    engine_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    atomic_key: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (UniqueConstraint("stack_id", "name", name="uq_resource_stack_name"),)
+
+
+class Event(Base):
+    """One state change of a resource (or of the stack itself, named after the stack)."""
+    __tablename__ = "event"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)  # order
+    uuid: Mapped[str] = mapped_column(String(36), default=new_id, unique=True)      # API id
+    stack_id: Mapped[str] = mapped_column(ForeignKey("stack.id", ondelete="CASCADE"))
+    resource_name: Mapped[str] = mapped_column(String(255))
+    physical_resource_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    resource_type: Mapped[str] = mapped_column(String(255), default="")
+    action: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(32))
+    status_reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_event_stack", "stack_id", "id"),)
+
+
+class SyncPoint(Base):
+    """Fan-in of one node of a traversal: ``expected`` predecessors, ``done`` of them reported.
+    ``entity_id`` is the resource id of the node; ``is_update`` selects forward (True) or reverse
+    (False) nodes, as in Heat's ``sync_point`` table."""
+    __tablename__ = "sync_point"
+    entity_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    traversal_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    is_update: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    stack_id: Mapped[str] = mapped_column(String(36), index=True)
+    expected: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(String(16), default="WAITING")  # WAITING|FIRED|SKIPPED
+
+
+class SyncInput(Base):
+    """What one predecessor passed on to a node (keyed by predecessor, so a redelivered task
+    is not counted twice): ``{"ref": reference id, "attrs": {...}}``."""
+    __tablename__ = "sync_input"
+    entity_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    traversal_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    is_update: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    pred_key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class WorkerHeartbeat(Base):
+    """Liveness of one engine (worker process); a lock held by an engine whose ``last_seen`` is
+    older than ``lock_stale_seconds`` may be taken over."""
+    __tablename__ = "worker_heartbeat"
+    engine_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    last_seen: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

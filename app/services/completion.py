@@ -1,0 +1,218 @@
+"""Finishing a node (success or failure), finishing a traversal, and stack timeouts.
+
+A node finishes in ONE transaction: the resource row, its event, the successors' sync points and
+the stack-level pending count change together, so a crash leaves either all or nothing and a
+redelivered task can tell (the node's sync point is DONE). Successors that became ready are
+enqueued after the commit.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.engine import graph
+from app.engine.states import stack_reason
+from app.models import Event, Resource, Stack, after_commit, session, utcnow
+from app.services import dispatch, syncpoints
+
+
+def _enqueuer(stack_id: str, traversal_id: str, rid: int, is_update: bool) -> Any:
+    return lambda: dispatch.get().check_resource(stack_id, traversal_id, rid, is_update)
+
+
+def add_event(s: Session, stack_id: str, name: str, physical_id: str | None, rtype: str,
+              action: str, status: str, reason: str) -> None:
+    s.add(Event(stack_id=stack_id, resource_name=name, physical_resource_id=physical_id,
+                resource_type=rtype, action=action, status=status, status_reason=reason,
+                created_at=utcnow()))
+
+
+def stack_event(s: Session, stack: Any, action: str, status: str, reason: str) -> None:
+    add_event(s, stack.id, stack.name, stack.id, "OS::Heat::Stack", action, status, reason)
+
+
+def _ids_by_name(s: Session, stack_id: str, names: Any) -> dict[str, int]:
+    names = list(names)
+    if not names:
+        return {}
+    rows = s.execute(select(Resource.id, Resource.name).where(Resource.stack_id == stack_id,
+                                                              Resource.name.in_(names)))
+    return {r.name: r.id for r in rows}
+
+
+def _successor_names(r: Resource, is_update: bool, loaded: Any) -> set[str]:
+    if is_update:
+        return set(loaded.required_by.get(r.name, ()))
+    return set(r.requires or ())
+
+
+def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
+    """The reference id and the attributes that dependents/outputs reference."""
+    attrs: dict[str, Any] = {}
+    wanted = {p[0] for p in names if p}
+    if any(len(p) == 0 for p in names):
+        wanted |= {a for a in (type(plugin).attributes_schema or {}) if a != "show"}
+    for a in sorted(wanted):
+        try:
+            attrs[a] = plugin.resolve_attribute(a)
+        except Exception:  # an attribute that cannot be resolved reads as null (Heat)
+            attrs[a] = None
+    return {"ref": plugin.get_reference_id(), "attrs": json.loads(json.dumps(attrs, default=str))}
+
+
+def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, plugin: Any,
+            *, events: bool = True) -> None:
+    """Finish a node successfully: write COMPLETE (+ event), pass data on, count it."""
+    row_action = "CREATE" if is_update else "DELETE"
+    values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
+    data = r.attr_data
+    if plugin is not None:
+        values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
+        if is_update:
+            data = _attr_data(plugin, loaded.definition.referenced_attributes(r.name))
+            values["attr_data"] = data
+    if events:
+        values.update(action=row_action, status="COMPLETE", status_reason="state changed")
+    elif not is_update:
+        values.update(action="DELETE", status="COMPLETE")
+    with session() as s:
+        if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
+            s.execute(update(Resource).where(Resource.id == r.id).values(engine_id=None))
+            return
+        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
+        if events:
+            add_event(s, r.stack_id, r.name, values.get("physical_resource_id",
+                                                         r.physical_resource_id),
+                      r.type, row_action, "COMPLETE", "state changed")
+        succ = _ids_by_name(s, r.stack_id, _successor_names(r, is_update, loaded))
+        for sid in succ.values():
+            if syncpoints.report(s, traversal_id, is_update, sid, r.name,
+                                 data if is_update else None):
+                after_commit(s, _enqueuer(st.id, traversal_id, sid, is_update))
+        pending = syncpoints.decrement(s, st.id, traversal_id, 1)
+        if pending == 0:
+            finalize(s, st.id, traversal_id, loaded)
+
+
+def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, reason: str,
+         *, started: bool, plugin: Any = None, action: str | None = None) -> None:
+    """Finish a node that failed: FAILED (+ event) if it had started, skip every node that
+    depends on it, mark the stack failed with this first reason, count them all."""
+    row_action = "CREATE" if is_update else "DELETE"
+    action = action or row_action
+    values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
+    if started:
+        values.update(action=row_action, status="FAILED", status_reason=reason)
+        if plugin is not None:
+            values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
+    with session() as s:
+        if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
+            s.execute(update(Resource).where(Resource.id == r.id).values(engine_id=None))
+            return
+        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
+        if started:
+            add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
+                      "FAILED", reason)
+        if is_update:
+            succs = loaded.required_by
+        else:
+            succs = _reverse_successors(s, r.stack_id)
+        blocked = _ids_by_name(s, r.stack_id, graph.descendants(succs, r.name))
+        skipped = syncpoints.skip(s, traversal_id, is_update, blocked.values())
+        s.execute(update(Stack).where(Stack.id == st.id, Stack.current_traversal == traversal_id,
+                                      Stack.failed.is_(False))
+                  .values(failed=True, status_reason=f"Resource {action} failed: {reason}"))
+        pending = syncpoints.decrement(s, st.id, traversal_id, 1 + skipped)
+        if pending == 0:
+            finalize(s, st.id, traversal_id, loaded)
+
+
+def _reverse_successors(s: Session, stack_id: str) -> dict[str, set[str]]:
+    rows = s.execute(select(Resource.name, Resource.requires).where(Resource.stack_id == stack_id))
+    return {r.name: set(r.requires or ()) for r in rows}
+
+
+class _RowsContext:
+    """ResolveContext over stored resource rows (for outputs)."""
+
+    def __init__(self, rows: dict[str, Any]) -> None:
+        self.rows = rows
+
+    def get_resource(self, name: str) -> Any:
+        d = self.rows.get(name)
+        return d.get("ref") if d else None
+
+    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
+        from app.services.convergence import walk
+        d = self.rows.get(name)
+        return walk((d or {}).get("attrs", {}).get(attr), path) if d else None
+
+    def get_all_attrs(self, name: str) -> dict[str, Any]:
+        d = self.rows.get(name)
+        return dict((d or {}).get("attrs") or {})
+
+
+def resolve_outputs(s: Session, stack_id: str, loaded: Any) -> list[dict[str, Any]]:
+    names = loaded.definition.output_resources()
+    rows = s.execute(select(Resource.name, Resource.attr_data).where(
+        Resource.stack_id == stack_id, Resource.name.in_(list(names)))) if names else []
+    return list(loaded.definition.resolve_outputs(_RowsContext({r.name: r.attr_data
+                                                                for r in rows})))
+
+
+def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
+    """Every node of the traversal has ended: set the stack's final status (and outputs),
+    write the stack event, and start a rollback if a failed create asks for one."""
+    st = s.get(Stack, stack_id)
+    if st is None or st.current_traversal != traversal_id or st.status != "IN_PROGRESS":
+        return
+    status = "FAILED" if st.failed else "COMPLETE"
+    reason = st.status_reason if st.failed else stack_reason(st.action, status)
+    if st.action in ("CREATE", "UPDATE"):
+        if loaded is None:
+            from app.services import definitions
+            loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+        st.outputs = resolve_outputs(s, st.id, loaded)
+    st.status, st.status_reason, st.updated_at = status, reason, utcnow()
+    if st.action == "DELETE" and status == "COMPLETE":
+        st.deleted_at = utcnow()
+    stack_event(s, st, st.action, status, reason)
+    if status == "FAILED" and st.action == "CREATE" and not st.disable_rollback:
+        from app.services import traversals
+        traversals.start_reverse(s, st, "ROLLBACK")
+
+
+def reenqueue_successors(st: Any, r: Resource, traversal_id: str, is_update: bool) -> None:
+    """After a redelivery of a finished node: enqueue successors that fired but never finished
+    (the crash came between commit and enqueue)."""
+    loaded = None
+    if is_update:
+        from app.services import definitions
+        loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    with session() as s:
+        succ = _ids_by_name(s, r.stack_id, _successor_names(r, is_update, loaded))
+        todo = syncpoints.fired_not_done(s, traversal_id, is_update, succ.values())
+    for sid in todo:
+        dispatch.get().check_resource(st.id, traversal_id, sid, is_update)
+
+
+def stack_timeout(stack_id: str, traversal_id: str) -> None:
+    """The traversal ran out of time: stack and in-progress resources FAILED ("Timed out"), and
+    the traversal is superseded so no further step of it runs (Heat's stack timeout)."""
+    with session() as s:
+        st = s.get(Stack, stack_id)
+        if st is None or st.current_traversal != traversal_id or st.status != "IN_PROGRESS":
+            return
+        reason = "Timed out"
+        st.current_traversal = str(uuid.uuid4())
+        st.status, st.status_reason, st.failed, st.updated_at = "FAILED", reason, True, utcnow()
+        for r in s.execute(select(Resource).where(Resource.stack_id == stack_id,
+                                                  Resource.status == "IN_PROGRESS")).scalars():
+            r.status, r.status_reason, r.engine_id = "FAILED", reason, None
+            add_event(s, stack_id, r.name, r.physical_resource_id, r.type, r.action, "FAILED",
+                      reason)
+        stack_event(s, st, st.action, "FAILED", reason)

@@ -1,0 +1,214 @@
+"""One step of one traversal node: Heat's convergence ``check_resource``, on Celery.
+
+Called by the thin task ``app.tasks.check_resource`` (or in-process by the inline dispatcher).
+Each call does a bounded amount of work and returns: it never sleeps on a cloud; an unfinished
+action is persisted and re-enqueued with a countdown (DESIGN.md, invariant 4). Cost per call is
+O(degree) queries (invariant 5). Steps:
+
+1. stop if the stack's current traversal is not this one (superseded), or the node is not FIRED;
+2. take the resource lock (compare-and-swap), else retry shortly;
+3. forward: resolve properties from the snippet and the predecessors' passed-on data, create,
+   poll; reverse: delete (honouring deletion_policy), poll;
+4. finished: one transaction writes the resource, its event, the successors' sync points, and the
+   stack-level count — then the successors that became ready are enqueued.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import select, update
+
+from app import errors
+from app.models import Resource, Stack, read_session, session, utcnow
+from app.resource_types import registry
+from app.services import completion, definitions, dispatch, locks, syncpoints
+from app.templates import properties as tproperties
+
+log = logging.getLogger(__name__)
+LOCK_RETRY_SECONDS = 0.1
+
+
+class InputsContext:
+    """ResolveContext over the data predecessors passed on: ``{name: {"ref", "attrs"}}``."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def get_resource(self, name: str) -> Any:
+        d = self.data.get(name)
+        return d.get("ref") if d else None
+
+    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
+        d = self.data.get(name)
+        if not d:
+            return None
+        return walk((d.get("attrs") or {}).get(attr), path)
+
+    def get_all_attrs(self, name: str) -> dict[str, Any]:
+        d = self.data.get(name)
+        return dict((d or {}).get("attrs") or {})
+
+
+def walk(value: Any, path: tuple[Any, ...]) -> Any:
+    """Index ``value`` by ``path`` as get_attr does (map keys, list indices); missing → None."""
+    for key in path:
+        if isinstance(value, dict):
+            value = value.get(key if key in value else str(key))
+        elif isinstance(value, list):
+            try:
+                value = value[int(key)]
+            except (ValueError, IndexError, TypeError):
+                return None
+        else:
+            return None
+    return value
+
+
+def _plugin(r: Resource, st: Any, properties: dict[str, Any] | None) -> Any:
+    cls = registry.get(r.type)
+    if cls is None:
+        raise errors.ResourceFailure(f"The Resource Type ({r.type}) could not be found.")
+    ident = definitions.identity(st.name, st.id, st.tenant)
+    return cls(r.name, dict(properties or {}), resource_id=r.physical_resource_id,
+               data=dict(r.rsrc_data or {}), stack=ident, clients=None, uuid=r.uuid)
+
+
+def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """Run one step of node ``(resource_id, is_update)`` of ``traversal_id``.
+
+    Idempotent: a redelivered call for a finished node re-enqueues only successors that fired
+    but have not finished; a call for a superseded traversal does nothing.
+    """
+    with read_session() as s:
+        st = s.execute(select(Stack.id, Stack.name, Stack.tenant, Stack.raw_template_id,
+                              Stack.current_traversal, Stack.action)
+                       .where(Stack.id == stack_id)).first()
+        if st is None or st.current_traversal != traversal_id:
+            return
+        r = s.get(Resource, resource_id)
+        node = syncpoints.state(s, traversal_id, is_update, resource_id)
+        data = syncpoints.inputs(s, traversal_id, is_update, resource_id) if is_update else {}
+    if r is None:
+        return
+    if node == syncpoints.DONE:
+        completion.reenqueue_successors(st, r, traversal_id, is_update)
+        return
+    if node != syncpoints.FIRED:
+        return
+    locks.ensure_heartbeat()
+    if not locks.acquire(resource_id):
+        dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                      countdown=LOCK_RETRY_SECONDS)
+        return
+    try:
+        with read_session() as s:  # re-read under the lock
+            r = s.get(Resource, resource_id)
+        assert r is not None
+        if is_update:
+            _forward(st, r, traversal_id, data)
+        else:
+            _reverse(st, r, traversal_id)
+    except Exception:
+        locks.release(resource_id)
+        raise
+
+
+def _mark_in_progress(r: Resource, action: str, properties: dict[str, Any] | None) -> None:
+    with session() as s:
+        values: dict[str, Any] = {"action": action, "status": "IN_PROGRESS",
+                                  "status_reason": "state changed", "updated_at": utcnow(),
+                                  "handle": None, "poll_attempt": 0}
+        if properties is not None:
+            values["properties_data"] = properties
+        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
+        completion.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, action,
+                             "IN_PROGRESS", "state changed")
+    r.action, r.status = action, "IN_PROGRESS"
+
+
+def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> None:
+    loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    if r.action == "CREATE" and r.status == "COMPLETE":
+        completion.succeed(st, r, traversal_id, True, loaded, None)
+        return
+    polling = r.action == "CREATE" and r.status == "IN_PROGRESS" and r.handle is not None
+    try:
+        if polling:
+            plugin = _plugin(r, st, r.properties_data)
+            handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
+        else:
+            try:
+                props = loaded.definition.resolve_properties(r.name, InputsContext(data))
+                cls = registry.get(r.type)
+                schema = cls.validation_schema(props) if cls is not None else None
+                if schema is not None:
+                    props = tproperties.validate(schema, props, ("resources", r.name, "properties"))
+                plugin = _plugin(r, st, props)
+                plugin.validate()
+            except Exception as exc:  # resolution failed: the resource never started (Heat)
+                completion.fail(st, r, traversal_id, True, loaded, _message(exc), started=False)
+                return
+            if r.status != "IN_PROGRESS":
+                _mark_in_progress(r, "CREATE", props)
+            handle = plugin.handle_create()  # persisted by succeed() or _poll_later()
+        done = plugin.check_create_complete(handle)
+    except Exception as exc:
+        completion.fail(st, r, traversal_id, True, loaded, _reason(r.name, exc), started=True,
+                        plugin=locals().get("plugin"))
+        return
+    if done:
+        completion.succeed(st, r, traversal_id, True, loaded, plugin)
+    else:
+        _poll_later(st, r, traversal_id, True, plugin, handle)
+
+
+def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
+    action = "ROLLBACK" if st.action == "ROLLBACK" else "DELETE"
+    if (r.action == "DELETE" and r.status == "COMPLETE") or r.action == "INIT" \
+            or r.properties_data is None:
+        completion.succeed(st, r, traversal_id, False, None, None, events=False)
+        return
+    polling = r.action == "DELETE" and r.status == "IN_PROGRESS" and r.handle is not None
+    plugin = None
+    try:
+        plugin = _plugin(r, st, r.properties_data)
+        if polling:
+            handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
+        else:
+            _mark_in_progress(r, "DELETE", None)
+            if r.deletion_policy == "Retain":
+                completion.succeed(st, r, traversal_id, False, None, plugin)
+                return
+            handle = plugin.handle_delete()
+        done = plugin.check_delete_complete(handle)
+    except Exception as exc:
+        completion.fail(st, r, traversal_id, False, None, _reason(r.name, exc), started=True,
+                        plugin=plugin, action=action)
+        return
+    if done:
+        completion.succeed(st, r, traversal_id, False, None, plugin)
+    else:
+        _poll_later(st, r, traversal_id, False, plugin, handle)
+
+
+def _poll_later(st: Any, r: Resource, traversal_id: str, is_update: bool, plugin: Any,
+                handle: Any) -> None:
+    """Persist progress, release the lock and re-enqueue this node after the plugin's delay."""
+    attempt = (r.poll_attempt or 0) + 1
+    with session() as s:
+        s.execute(update(Resource).where(Resource.id == r.id).values(
+            handle={"h": handle}, physical_resource_id=plugin.resource_id,
+            rsrc_data=plugin.data, poll_attempt=attempt, engine_id=None, updated_at=utcnow()))
+    delay = float(plugin.poll_delay(handle, attempt))
+    dispatch.get().check_resource(st.id, traversal_id, r.id, is_update, countdown=delay)
+
+
+def _message(exc: BaseException) -> str:
+    return getattr(exc, "message", None) or str(exc)
+
+
+def _reason(name: str, exc: BaseException) -> str:
+    """Heat's failure reason: ``"<ExcType>: resources.<name>: <message>"``."""
+    from app.resource_types import base
+    return base.failure_reason(exc, name)

@@ -1,0 +1,86 @@
+"""Parsed stack definitions, cached per process.
+
+A task needs its resource's template snippet and the dependency edges around it. Parsing and
+instantiating the template is O(template), so it is done once per (stack, raw template) in each
+worker process and kept in a small LRU cache; a task's own cost stays O(degree) (DESIGN.md,
+invariant 5).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from app import templates
+from app.engine import graph
+from app.resource_types import registry
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A stack's instantiated definition and its graph, ready for tasks."""
+    definition: Any                      # app.templates StackDefinition
+    requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
+    required_by: dict[str, set[str]]     # name -> names that require it
+
+
+_cache: "OrderedDict[tuple[str, int], Loaded]" = OrderedDict()
+_lock = threading.Lock()
+MAX_CACHED = 64
+
+
+def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
+    return templates.StackIdentity(stack_name=stack_name, stack_id=stack_id, project_id=project_id)
+
+
+def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[str, Any] | None,
+                params: dict[str, Any] | None, ident: Any) -> Any:
+    """Parse + instantiate a template; raises the template package's errors."""
+    tmpl = templates.parse(template, files=files or {})
+    env = templates.Environment.from_mapping(environment or {})
+    return tmpl.instantiate(params or {}, env, ident, registry.schema)
+
+
+def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str,
+         template: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
+         environment: dict[str, Any] | None = None,
+         params: dict[str, Any] | None = None) -> Loaded:
+    """The cached :class:`Loaded` for a stack; on a miss ``template`` etc. are read from the
+    database (or taken from the arguments when given)."""
+    key = (stack_id, raw_template_id)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    if template is None:
+        from app.models import RawTemplate, Stack, read_session
+        with read_session() as s:
+            raw = s.get(RawTemplate, raw_template_id)
+            st = s.get(Stack, stack_id)
+            assert raw is not None and st is not None
+            template, files, environment = raw.template, raw.files, raw.environment
+            params = st.parameters
+    definition = instantiate(template, files, environment, params,
+                             identity(stack_name, stack_id, tenant))
+    requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
+    loaded = Loaded(definition, requires, graph.invert(requires))
+    with _lock:
+        _cache[key] = loaded
+        while len(_cache) > MAX_CACHED:
+            _cache.popitem(last=False)
+    return loaded
+
+
+def seed(key: tuple[str, int], loaded: Loaded) -> None:
+    """Put an already-instantiated definition in the cache (the API process at create)."""
+    with _lock:
+        _cache[key] = loaded
+
+
+def forget(stack_id: str) -> None:
+    """Drop a stack's cached definitions (after delete)."""
+    with _lock:
+        for k in [k for k in _cache if k[0] == stack_id]:
+            del _cache[k]

@@ -1,0 +1,99 @@
+"""Resource locks by compare-and-swap, and worker heartbeats.
+
+A resource is held by one engine (worker process) at a time: ``engine_id`` is set from NULL by
+an ``UPDATE ... WHERE engine_id IS NULL`` that bumps ``atomic_key`` (Heat's convergence uses the
+same two columns). A lock whose holder has not written a heartbeat for ``lock_stale_seconds`` is
+taken over by a second compare-and-swap on ``(engine_id, atomic_key)`` — that is how a SIGKILLed
+worker's resources are recovered when its tasks are redelivered.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import threading
+import time
+
+from sqlalchemy import select, update
+
+from app import config
+from app.models import Resource, WorkerHeartbeat, session, utcnow
+
+_hb_thread: threading.Thread | None = None
+_hb_pid: int | None = None
+
+
+def engine_id() -> str:
+    """This process's engine id, ``host:pid`` (recomputed after a fork)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def beat() -> None:
+    """Write this engine's heartbeat now."""
+    me, now = engine_id(), utcnow()
+    with session() as s:
+        hb = s.get(WorkerHeartbeat, me)
+        if hb is None:
+            s.add(WorkerHeartbeat(engine_id=me, last_seen=now))
+        else:
+            hb.last_seen = now
+
+
+def ensure_heartbeat() -> None:
+    """Start (once per process) a daemon thread that beats every ``heartbeat_seconds``."""
+    global _hb_thread, _hb_pid
+    if _hb_thread is not None and _hb_pid == os.getpid():
+        return
+    beat()
+    period = config.get().heartbeat_seconds
+
+    def loop() -> None:
+        while True:
+            time.sleep(period)
+            try:
+                beat()
+            except Exception:  # the database may be briefly unavailable; try again next period
+                pass
+
+    _hb_pid = os.getpid()
+    _hb_thread = threading.Thread(target=loop, name="stoker-heartbeat", daemon=True)
+    _hb_thread.start()
+
+
+def acquire(resource_id: int) -> bool:
+    """Take the lock of ``resource_id`` for this engine. O(1) queries.
+
+    :returns: True if taken (free, or held by an engine whose heartbeat is stale); False if a
+        live engine holds it (the caller re-enqueues itself with a countdown).
+    """
+    me = engine_id()
+    with session() as s:
+        got = s.execute(update(Resource).where(Resource.id == resource_id,
+                                               Resource.engine_id.is_(None))
+                        .values(engine_id=me, atomic_key=Resource.atomic_key + 1)).rowcount
+        if got:
+            return True
+        row = s.execute(select(Resource.engine_id, Resource.atomic_key)
+                        .where(Resource.id == resource_id)).first()
+        if row is None or row.engine_id is None:
+            return False  # gone, or released meanwhile: retry later
+        holder, key = row.engine_id, row.atomic_key
+        if holder == me:
+            return False  # another thread of this process holds it
+        last = s.execute(select(WorkerHeartbeat.last_seen)
+                         .where(WorkerHeartbeat.engine_id == holder)).scalar()
+        stale_after = dt.timedelta(seconds=config.get().lock_stale_seconds)
+        if last is not None and utcnow() - last < stale_after:
+            return False
+        return bool(s.execute(update(Resource).where(Resource.id == resource_id,
+                                                     Resource.engine_id == holder,
+                                                     Resource.atomic_key == key)
+                              .values(engine_id=me, atomic_key=key + 1)).rowcount)
+
+
+def release(resource_id: int) -> None:
+    """Release this engine's lock of ``resource_id`` (no-op if another engine took it over)."""
+    with session() as s:
+        s.execute(update(Resource).where(Resource.id == resource_id,
+                                         Resource.engine_id == engine_id())
+                  .values(engine_id=None))

@@ -1,0 +1,111 @@
+"""Resources and events of a stack, for the API."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app import errors
+from app.context import RequestContext
+from app.engine import graph
+from app.models import Event, Resource, Stack, read_session
+from app.resource_types import registry
+
+
+def _rows(stack: Stack) -> list[Resource]:
+    with read_session() as s:
+        return list(s.execute(select(Resource).where(Resource.stack_id == stack.id)
+                              .order_by(Resource.id)).scalars())
+
+
+def _required_by(rows: list[Resource]) -> dict[str, set[str]]:
+    return graph.invert({r.name: set(r.requires or ()) for r in rows})
+
+
+def list_resources(ctx: RequestContext, stack: Stack,
+                   nested_depth: int = 0) -> list[tuple[Resource, list[str]]]:
+    """``[(row, required_by)]`` in creation order. O(resources)."""
+    rows = _rows(stack)
+    rb = _required_by(rows)
+    return [(r, sorted(rb.get(r.name, ()))) for r in rows]
+
+
+def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
+    """Every attribute of the resource's type (but ``show``), resolved now (Heat's resource show).
+    Attributes that cannot be resolved (the resource never created) read as null."""
+    cls = registry.get(r.type)
+    stored = dict((r.attr_data or {}).get("attrs") or {})
+    if cls is None or r.properties_data is None:
+        return stored
+    from app.services.definitions import identity
+    try:
+        plugin = cls(r.name, dict(r.properties_data), resource_id=r.physical_resource_id,
+                     data=dict(r.rsrc_data or {}), stack=identity(stack.name, stack.id, stack.tenant))
+    except Exception:
+        return stored
+    out: dict[str, Any] = {}
+    for name in (cls.attributes_schema or {}):
+        if name == "show":
+            continue
+        if name in stored:
+            out[name] = stored[name]
+            continue
+        try:
+            out[name] = plugin.resolve_attribute(name)
+        except Exception:
+            out[name] = None
+    return out
+
+
+def get_resource(ctx: RequestContext, stack: Stack,
+                 resource_name: str) -> tuple[Resource, list[str], dict[str, Any]]:
+    """``(row, required_by, attributes)``. :raises NotFound: no such resource in the stack."""
+    rows = _rows(stack)
+    for r in rows:
+        if r.name == resource_name:
+            return r, sorted(_required_by(rows).get(r.name, ())), _attributes(stack, r)
+    raise errors.NotFound("Resource", resource_name,
+                          f"The Resource ({resource_name}) could not be found.")
+
+
+def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = None, *,
+                limit: int | None = None, marker: str | None = None, sort_dir: str = "asc",
+                filters: dict[str, Any] | None = None) -> list[Event]:
+    """Events of the stack (or of one resource), ordered by time.
+
+    ``filters``: resource_status, resource_action, resource_name, resource_type (lists allowed).
+    :raises NotFound: ``resource_name`` is not a resource of the stack, or a bad marker.
+    """
+    q = select(Event).where(Event.stack_id == stack.id)
+    if resource_name is not None:
+        if resource_name != stack.name and not any(r.name == resource_name for r in _rows(stack)):
+            raise errors.NotFound("Resource", resource_name,
+                                  f"The Resource ({resource_name}) could not be found.")
+        q = q.where(Event.resource_name == resource_name)
+    for key, value in (filters or {}).items():
+        values = value if isinstance(value, list) else [value]
+        col = {"resource_status": Event.status, "resource_action": Event.action,
+               "resource_name": Event.resource_name, "resource_type": Event.resource_type}.get(key)
+        if col is not None:
+            q = q.where(col.in_(values))
+    q = q.order_by(Event.id.desc() if sort_dir == "desc" else Event.id.asc())
+    with read_session() as s:
+        rows = list(s.execute(q).scalars())
+    if marker:
+        ids = [e.uuid for e in rows]
+        if marker not in ids:
+            raise errors.NotFound("Event", marker)
+        rows = rows[ids.index(marker) + 1:]
+    if limit is not None:
+        rows = rows[:max(0, int(limit))]
+    return rows
+
+
+def get_event(ctx: RequestContext, stack: Stack, resource_name: str, event_id: str) -> Event:
+    """One event of a resource. :raises NotFound."""
+    with read_session() as s:
+        ev = s.execute(select(Event).where(Event.stack_id == stack.id,
+                                           Event.uuid == event_id)).scalar()
+    if ev is None or ev.resource_name != resource_name:
+        raise errors.NotFound("Event", event_id)
+    return ev

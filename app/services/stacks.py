@@ -1,0 +1,236 @@
+"""Stack operations for the API: create, look up, show, list, delete.
+
+Every write happens in one transaction, after every validation: bad input raises before anything
+is persisted (no half-written stack). Work is enqueued only after commit. Errors follow Heat:
+``StackExists`` (409), ``EntityNotFound`` (404), ``StackValidationFailed`` & co (400),
+``RequestLimitExceeded`` (400).
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from app import config, errors
+from app.context import RequestContext
+from app.engine import graph
+from app.models import RawTemplate, Stack, new_id, read_session, session
+from app.services import definitions, environments, traversals
+
+NAME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
+
+
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise errors.BadRequest(
+            f'Invalid stack name {name} must contain only alphanumeric or "_-." characters, '
+            "must start with alpha and must be 255 characters or less.", heat_type="StackValidationFailed")
+
+
+def _template_size(template: Any) -> int:
+    if isinstance(template, bytes):
+        return len(template)
+    if isinstance(template, str):
+        return len(template.encode())
+    return len(json.dumps(template))
+
+
+def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
+                 parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
+                 environment: Any = None, environment_files: list[str] | None = None,
+                 timeout_mins: int | None = None, disable_rollback: bool = True,
+                 tags: list[str] | None = None, parent_id: str | None = None) -> Stack:
+    """Validate and create a stack, then enqueue its CREATE traversal.
+
+    :param template: a mapping or YAML/JSON text.
+    :returns: the new stack row (CREATE_IN_PROGRESS, or already final with an inline dispatcher).
+    :raises errors.StackExists, errors.TemplateError, errors.ParameterError, errors.BadRequest,
+        errors.RequestLimitExceeded: nothing is persisted then.
+    """
+    settings = config.get()
+    _check_name(stack_name)
+    if template is None:
+        raise errors.BadRequest("No template specified")
+    size = _template_size(template)
+    if size > settings.max_template_size:
+        raise errors.RequestLimitExceeded(
+            f"Template size ({size} bytes) exceeds maximum allowed size "
+            f"({settings.max_template_size} bytes).")
+    files = dict(files or {})
+    merged = environments.merge(environment, parameters, environment_files, files)
+    params = merged["parameters"]
+    env = {k: v for k, v in merged.items() if k != "parameters"}
+    stack_id = new_id()
+    ident = definitions.identity(stack_name, stack_id, ctx.tenant_id)
+    definition = definitions.instantiate(template, files, env, params, ident)
+    if len(definition.resources) > settings.max_resources_per_stack:
+        raise errors.RequestLimitExceeded(
+            "You have reached the maximum resources per stack, "
+            f"{settings.max_resources_per_stack}. Please delete some resources.")
+    requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
+    loaded = definitions.Loaded(definition, requires, graph.invert(requires))
+    raw_mapping = getattr(definition, "raw_template", None)
+    if raw_mapping is None:
+        from app import templates
+        raw_mapping = templates.parse(template, files=files).raw
+    try:
+        with session() as s:
+            if s.execute(select(Stack.id).where(Stack.tenant == ctx.tenant_id,
+                                                Stack.name == stack_name,
+                                                Stack.deleted_at.is_(None))).first():
+                raise errors.StackExists(stack_name)
+            live = s.execute(select(func.count()).select_from(Stack).where(
+                Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None),
+                Stack.parent_id.is_(None))).scalar() or 0
+            if parent_id is None and live >= settings.max_stacks_per_tenant:
+                raise errors.RequestLimitExceeded(
+                    f"You have reached the maximum stacks per tenant, "
+                    f"{settings.max_stacks_per_tenant}. Please delete some stacks.")
+            raw = RawTemplate(template=raw_mapping, files=files, environment=merged)
+            s.add(raw)
+            s.flush()
+            st = Stack(id=stack_id, name=stack_name, tenant=ctx.tenant_id,
+                       username=ctx.username, user_id=ctx.user_id, raw_template_id=raw.id,
+                       parameters=params, parameters_show=definition.parameters_for_show(),
+                       description=_description(raw_mapping), disable_rollback=disable_rollback,
+                       timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id)
+            s.add(st)
+            s.flush()
+            definitions.seed((stack_id, raw.id), loaded)
+            traversals.start_create(s, st, loaded)
+    except IntegrityError as exc:  # a concurrent create of the same name won the race
+        raise errors.StackExists(stack_name) from exc
+    return get_by_id(ctx, stack_id)
+
+
+def _description(raw: Any) -> str:
+    if isinstance(raw, dict):
+        d = raw.get("description", raw.get("Description", ""))
+        return d if isinstance(d, str) else ""
+    return ""
+
+
+def get_by_id(ctx: RequestContext, stack_id: str) -> Stack:
+    """The stack with this id in the caller's tenant (deleted ones too). :raises NotFound."""
+    with read_session() as s:
+        st = s.get(Stack, stack_id)
+    if st is None or st.tenant != ctx.tenant_id:
+        raise errors.NotFound("Stack", stack_id)
+    return st
+
+
+def lookup_stack(ctx: RequestContext, stack_identity: str) -> Stack:
+    """A live stack by name, else any stack by id (Heat's ``identify_stack``). :raises NotFound."""
+    with read_session() as s:
+        st = s.execute(select(Stack).where(Stack.tenant == ctx.tenant_id,
+                                           Stack.name == stack_identity,
+                                           Stack.deleted_at.is_(None))).scalar()
+        if st is None:
+            st = s.get(Stack, stack_identity)
+    if st is None or st.tenant != ctx.tenant_id:
+        raise errors.NotFound("Stack", stack_identity)
+    return st
+
+
+def get_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> Stack:
+    """The stack ``stack_name``/``stack_id``; both must match. :raises NotFound."""
+    try:
+        st = get_by_id(ctx, stack_id)
+    except errors.NotFound:
+        raise errors.NotFound("Stack", stack_name) from None
+    if st.name != stack_name:
+        raise errors.NotFound("Stack", stack_name)
+    return st
+
+
+SORT_KEYS = {"created_at": Stack.created_at, "updated_at": Stack.updated_at,
+             "stack_name": Stack.name, "stack_status": Stack.status, "name": Stack.name,
+             "status": Stack.status}
+
+
+def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
+                filters: dict[str, Any] | None = None, limit: int | None = None,
+                marker: str | None = None, sort_keys: list[str] | None = None,
+                sort_dir: str | None = None, show_nested: bool = False) -> list[Stack]:
+    """The tenant's stacks, newest first by default (Heat's default sort: created_at desc).
+
+    ``filters``: stack_name/name, id, status (``COMPLETE``...), action, stack_status (full).
+    :raises errors.BadRequest: unknown sort key or bad marker.
+    """
+    q = select(Stack).where(Stack.tenant == ctx.tenant_id)
+    if not show_deleted:
+        q = q.where(Stack.deleted_at.is_(None))
+    if not show_nested:
+        q = q.where(Stack.parent_id.is_(None))
+    for key, value in (filters or {}).items():
+        values = value if isinstance(value, list) else [value]
+        col = {"stack_name": Stack.name, "name": Stack.name, "id": Stack.id,
+               "status": Stack.status, "action": Stack.action}.get(key)
+        if col is not None:
+            q = q.where(col.in_(values))
+        elif key == "stack_status":
+            q = q.where((Stack.action + "_" + Stack.status).in_(values))
+    keys = sort_keys or ["created_at"]
+    desc = (sort_dir or "desc").lower() == "desc"
+    for k in keys:
+        col = SORT_KEYS.get(k)
+        if col is None:
+            raise errors.BadRequest(f"Sort key {k} not supported")
+        q = q.order_by(col.desc() if desc else col.asc())
+    q = q.order_by(Stack.id)
+    with read_session() as s:
+        rows = list(s.execute(q).scalars())
+    if marker:
+        ids = [r.id for r in rows]
+        if marker not in ids:
+            raise errors.NotFound("Stack", marker)
+        rows = rows[ids.index(marker) + 1:]
+    if limit is not None:
+        rows = rows[:max(0, int(limit))]
+    return rows
+
+
+def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
+    """Start deleting a stack (its DELETE traversal supersedes any action in progress).
+
+    :raises NotFound: unknown, another tenant's, or already deleted.
+    """
+    st = get_stack(ctx, stack_name, stack_id)
+    if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
+        raise errors.NotFound("Stack", stack_name)
+    with session() as s:
+        row = s.get(Stack, st.id)
+        assert row is not None
+        traversals.start_reverse(s, row, "DELETE")
+
+
+def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
+    """Resolved outputs stored when the last traversal ended (``[]`` while in progress)."""
+    return list(stack.outputs or [])
+
+
+def _raw(stack: Stack) -> RawTemplate:
+    with read_session() as s:
+        raw = s.get(RawTemplate, stack.raw_template_id)
+    assert raw is not None
+    return raw
+
+
+def get_template(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
+    return dict(_raw(stack).template)
+
+
+def get_environment(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
+    env = dict(_raw(stack).environment or {})
+    for k, v in (("parameters", {}), ("parameter_defaults", {}),
+                 ("resource_registry", {"resources": {}}), ("event_sinks", []),
+                 ("encrypted_param_names", [])):
+        env.setdefault(k, v)
+    return env
+
+
+def get_files(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
+    return dict(_raw(stack).files or {})
