@@ -26,16 +26,27 @@ import base64
 import secrets
 import time
 import uuid as uuid_mod
-from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 from app import errors
 from app.resource_types import schema as s
 
 __all__ = [
-    "Resource", "StackIdentityLike", "UpdateReplace", "NotSupported", "SHOW",
-    "short_id", "reduce_physical_resource_name", "format_path", "resource_path",
-    "failure_parts", "failure_reason", "resource_failure", "action_failed_reason",
+    "SHOW",
+    "NotSupported",
+    "Resource",
+    "StackIdentityLike",
+    "UpdateReplace",
+    "action_failed_reason",
+    "failure_parts",
+    "failure_reason",
+    "format_path",
     "nested_failure_reason",
+    "reduce_physical_resource_name",
+    "resource_failure",
+    "resource_path",
+    "short_id",
 ]
 
 #: Heat's base attribute, present on every type (``Resource.base_attributes_schema``).

@@ -17,7 +17,8 @@ from __future__ import annotations
 import secrets
 import string
 import uuid
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from app import errors
 from app.resource_types import schema as s
@@ -68,14 +69,14 @@ class Value(Resource):
 
     type_name = "OS::Heat::Value"
     support_status = s.support_status("7.0.0")
-    properties_schema = {
+    properties_schema: ClassVar[dict[str, Any]] = {
         "value": s.prop("any", "The value to expose as the \"value\" attribute.", required=True,
                         update_allowed=True),
         "type": s.prop("string", "The type of \"value\", as a HOT parameter type.",
                        update_allowed=True,
                        constraints=[s.allowed_values(_VALUE_TYPES)]),
     }
-    attributes_schema = {
+    attributes_schema: ClassVar[dict[str, Any]] = {
         "value": s.attr("The \"value\" property, typed as the \"type\" property says."),
     }
 
@@ -84,8 +85,8 @@ class Value(Resource):
         """``value`` is validated as the type ``type`` names (``number`` -> number,
         ``comma_delimited_list`` -> list, ``json`` -> map, ``boolean``, ``string``); an absent or
         unknown ``type`` keeps ``any`` (the unknown name then fails its own constraint)."""
-        prop_type = _VALUE_TYPES.get(values.get("type")) if isinstance(values.get("type"), str) \
-            else None
+        hot_type = values.get("type")
+        prop_type = _VALUE_TYPES.get(hot_type) if isinstance(hot_type, str) else None
         if prop_type is None:
             return cls.properties_schema
         value_schema = {**cls.properties_schema["value"], "type": prop_type}
@@ -125,7 +126,7 @@ class RandomString(Resource):
 
     type_name = "OS::Heat::RandomString"
     support_status = s.support_status("2014.1")
-    properties_schema = {
+    properties_schema: ClassVar[dict[str, Any]] = {
         "length": s.prop("integer", "Length of the string to generate.", default=32,
                          constraints=_MIN_RANGE),
         "character_classes": s.prop(
@@ -146,7 +147,7 @@ class RandomString(Resource):
             }))),
         "salt": s.prop("string", "Ignored by the generator; change it to get a new string."),
     }
-    attributes_schema = {"value": s.attr("The generated string (also the reference id).",
+    attributes_schema: ClassVar[dict[str, Any]] = {"value": s.attr("The generated string (also the reference id).",
                                          "string")}
 
     def validate(self) -> None:
@@ -232,7 +233,7 @@ class TestResource(Resource):
     __test__ = False  # not a pytest test class
     type_name = "OS::Heat::TestResource"
     support_status = s.support_status("5.0.0")
-    properties_schema = {
+    properties_schema: ClassVar[dict[str, Any]] = {
         "value": s.prop("string", "The string to store.", default="test_string",
                         update_allowed=True),
         "fail": s.prop("boolean", "Fail the create or update (after the wait).", default=False,
@@ -257,7 +258,7 @@ class TestResource(Resource):
         "entity_name": s.prop("string", "Client entity to poll (ignored).", default="",
                               update_allowed=True),
     }
-    attributes_schema = {"output": s.attr("The stored string.")}
+    attributes_schema: ClassVar[dict[str, Any]] = {"output": s.attr("The stored string.")}
 
     def handle_create(self) -> dict[str, float]:
         """Stores ``value`` and the physical name unless ``fail``; starts the create wait."""

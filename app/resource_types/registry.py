@@ -14,8 +14,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from app.resource_types import schema as s
 from app.resource_types.base import Resource

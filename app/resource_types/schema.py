@@ -24,7 +24,8 @@ Pure: standard library only. The dicts are plain JSON; freeze or copy them befor
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 #: Heat's property types (``properties.Schema.TYPES``).
 PROPERTY_TYPES = ("integer", "string", "number", "boolean", "map", "list", "any")
@@ -83,12 +84,12 @@ def allowed_values(values: Iterable[Any]) -> dict[str, Any]:
     return {"allowed_values": list(values)}
 
 
-def value_range(min: float | None = None, max: float | None = None) -> dict[str, Any]:  # noqa: A002
+def value_range(min: float | None = None, max: float | None = None) -> dict[str, Any]:
     """``constraints.Range`` (inclusive); an absent bound is omitted, as Heat renders it."""
     return {"range": _bounds(min, max)}
 
 
-def length(min: int | None = None, max: int | None = None) -> dict[str, Any]:  # noqa: A002
+def length(min: int | None = None, max: int | None = None) -> dict[str, Any]:
     """``constraints.Length`` of a string, list or map (inclusive bounds)."""
     return {"length": _bounds(min, max)}
 
