@@ -1,1 +1,171 @@
-"""app.sandbox — see DESIGN.md."""
+"""The sandbox cloud: one WSGI app speaking the Keystone v3, Nova v2.1, Neutron v2.0, Cinder v3,
+Glance v2, Octavia v2 and Aodh v2 APIs (the subsets Stoker and template authors need), with its own
+state store, asynchronous status transitions, latency and fault injection.
+
+    app = create_app()                       # in memory
+    app = create_app("~/.stoker/sandbox.json", deterministic_ids=True)
+
+Every service path sits under a prefix of one host (``/identity/v3``, ``/compute/v2.1``,
+``/network/v2.0``, ``/volume/v3``, ``/image/v2``, ``/load-balancer/v2``, ``/alarming/v2``); the
+Keystone catalog names them with the request's host. Requests are served one at a time under the
+store's lock (latency is applied before the lock is taken), and the state is saved after each
+request that changed it.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import HTTPException
+
+from app.sandbox import auth
+from app.sandbox.behaviour import Behaviour
+from app.sandbox.http import SandboxError, render_error
+from app.sandbox.runtime import Sandbox
+from app.sandbox.store import Store
+
+log = logging.getLogger(__name__)
+
+# blueprint module -> URL prefix
+BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
+    ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None),
+    ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
+    ("compute_servers", "/compute/v2.1"), ("compute_misc", "/compute/v2.1"),
+    ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2"),
+    ("alarming", "/alarming/v2"),
+)
+PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming")
+
+
+def _dialect() -> str:
+    name = request.blueprint or ""
+    if name and name not in ("discovery", "sandbox"):
+        return name.split("_")[0]
+    first = request.path.strip("/").split("/")[0]
+    return PATH_DIALECTS.get(first, "sandbox")
+
+
+def operation() -> str:
+    """The current request's operation name, ``"<service>.<METHOD>.<collection>"``."""
+    parts = [p for p in request.path.strip("/").split("/") if p]
+    service = PATH_DIALECTS.get(parts[0], parts[0]) if parts else ""
+    rest = [p for p in parts[2:] if p not in ("lbaas", "OS-TRUST")] if len(parts) > 2 else []
+    if service == "identity":
+        rest = [p for p in parts[2:] if p != "OS-TRUST"]
+    collection = rest[0] if rest else ""
+    return f"{service}.{request.method}.{collection}"
+
+
+def _latency_rules(latency: Any) -> list[dict[str, Any]]:
+    if latency is None:
+        return []
+    if isinstance(latency, (int, float)):
+        return [{"match": "*", "seconds": float(latency)}] if latency else []
+    if isinstance(latency, tuple) and len(latency) == 2:
+        return [{"match": "*", "min": float(latency[0]), "max": float(latency[1])}]
+    return [dict(r) for r in latency]
+
+
+def create_app(state_path: str | None = None, *, latency: Any = None,
+               faults: list[dict[str, Any]] | None = None, delays: dict[str, float] | None = None,
+               deterministic_ids: bool = False, seed: int | None = None,
+               extra_catalog: list[dict[str, str]] | None = None) -> Flask:
+    """Build the sandbox WSGI app.
+
+    :param state_path: JSON file holding the state (survives restarts); ``None`` keeps it in memory.
+    :param latency: seconds added to every request (a number), a ``(min, max)`` random range, or a
+        list of latency rules (:mod:`app.sandbox.behaviour`).
+    :param faults: fault-injection rules.
+    :param delays: transition delays in seconds, overriding ``behaviour.DEFAULT_DELAYS``.
+    :param deterministic_ids: predictable ids (tests).
+    :param seed: seed of the random generator behind fault rates and latency ranges.
+    :param extra_catalog: more catalog services ``{"type", "name", "url"}``.
+    """
+    from importlib import import_module
+
+    from app.sandbox.admin import reseed
+
+    flask_app = Flask("app.sandbox")
+    flask_app.json.sort_keys = False  # type: ignore[attr-defined]
+    store = Store(state_path, deterministic_ids=deterministic_ids)
+    behaviour = Behaviour(latency=_latency_rules(latency), faults=[dict(f) for f in faults or []], seed=seed)
+    if delays:
+        behaviour.configure(delays=delays)
+    sandbox = Sandbox(store=store, behaviour=behaviour, extra_catalog=list(extra_catalog or []))
+    flask_app.extensions["sandbox"] = sandbox
+    if not store.meta.get("bootstrap"):
+        reseed(sandbox)
+
+    for module_name, prefix in BLUEPRINTS:
+        try:
+            module = import_module(f"app.sandbox.{module_name}")
+        except ModuleNotFoundError:  # TEMP
+            continue
+        flask_app.register_blueprint(module.bp, url_prefix=prefix)
+
+    @flask_app.before_request
+    def _before() -> Response | None:
+        g.request_id = "req-" + secrets.token_hex(16)[:8] + "-" + secrets.token_hex(12)
+        if request.blueprint in ("sandbox", "discovery"):
+            return None
+        op = operation()
+        behaviour.apply_latency(op)
+        store.lock.acquire()
+        g.locked = True
+        dialect = _dialect()
+        if dialect in AUTHENTICATED:
+            auth.authenticate(store)
+        fault = behaviour.fault_for(op)
+        if fault:
+            if fault.get("kind") == "quota":
+                from app.sandbox.quotas import exceeded_error
+                raise exceeded_error(dialect, fault.get("resource", op.rsplit(".", 1)[-1]))
+            raise SandboxError(int(fault.get("status", 500)),
+                               fault.get("message", f"Injected fault for {op}"), fault.get("type"))
+        return None
+
+    @flask_app.after_request
+    def _after(resp: Response) -> Response:
+        resp.headers["X-Openstack-Request-Id"] = g.get("request_id", "")
+        asked = request.headers.get("OpenStack-API-Version")
+        if asked:
+            resp.headers["OpenStack-API-Version"] = asked
+            resp.headers["Vary"] = "OpenStack-API-Version"
+        elif request.path.startswith("/compute/"):
+            resp.headers["OpenStack-API-Version"] = "compute 2.1"
+        if request.path.startswith("/compute/"):
+            legacy = request.headers.get("X-OpenStack-Nova-API-Version")
+            resp.headers["X-OpenStack-Nova-API-Version"] = legacy or (asked or "compute 2.1").split()[-1]
+        if request.method not in ("GET", "HEAD"):
+            store.save()
+        return resp
+
+    @flask_app.teardown_request
+    def _teardown(_: BaseException | None) -> None:
+        if g.pop("locked", False):
+            store.lock.release()
+
+    @flask_app.errorhandler(SandboxError)
+    def _sandbox_error(err: SandboxError) -> Response:
+        return render_error(_dialect(), err)
+
+    @flask_app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException) -> Response:
+        code = err.code or 500
+        message = {404: "The resource could not be found.",
+                   405: f"The method {request.method} is not allowed for this resource."}.get(code, err.description)
+        return render_error(_dialect(), SandboxError(code, message or "", None))
+
+    @flask_app.errorhandler(Exception)
+    def _unexpected(err: Exception) -> Response:
+        log.exception("sandbox: unexpected error in %s %s", request.method, request.path)
+        return render_error(_dialect(), SandboxError(500, f"Unexpected error: {err!r}", "InternalServerError"))
+
+    return flask_app
+
+
+__all__ = ["create_app"]

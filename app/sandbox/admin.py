@@ -1,0 +1,111 @@
+"""The sandbox admin API (under ``/sandbox``; no token needed — the sandbox listens on loopback):
+
+- ``GET  /sandbox/health`` — ``{"status": "ok"}``
+- ``POST /sandbox/reset`` — forget everything, seed the defaults again; faults and latency cleared.
+  Returns ``{"ids": {...bootstrap ids...}}``.
+- ``GET  /sandbox/inventory`` — every live object: ``{"objects": {collection: [summary...]},
+  "created": {collection: [summary...]}}``; ``created`` leaves out the bootstrap objects (and
+  tokens), so a test that cleaned up after itself sees ``created == {}``.
+- ``GET/PUT /sandbox/behaviour`` — ``{"delays": {...}, "latency": [...], "faults": [...], "seed": n}``
+- ``POST /sandbox/faults`` (one rule) / ``DELETE /sandbox/faults`` (all)
+- ``GET  /sandbox/ids`` — bootstrap ids (``"project:admin"``, ``"network:public"``...)
+
+Rules are described in :mod:`app.sandbox.behaviour`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from app.sandbox.http import body, reply
+from app.sandbox.runtime import Sandbox, sb
+from app.sandbox.seed import seed
+
+bp = Blueprint("sandbox", __name__, url_prefix="/sandbox")
+
+HIDDEN = {"tokens", "assignments", "quotas", "metrics"}
+
+
+def reseed(sandbox: Sandbox) -> dict[str, str]:
+    """Reset ``sandbox``'s store to the bootstrap state and remember which objects that is."""
+    st = sandbox.store
+    with st.lock:
+        st.reset()
+        ids = seed(st)
+        st.meta["bootstrap"] = {name: [o["id"] for o in st.all(name)] for name in st.collections()}
+        st.meta["ids"] = ids
+        st.save()
+    return ids
+
+
+def summary(obj: dict[str, Any]) -> dict[str, Any]:
+    keys = ("id", "name", "status", "provisioning_status", "project_id", "tenant_id", "owner",
+            "device_owner", "device_id", "floating_ip_address", "state")
+    return {k: obj[k] for k in keys if k in obj and obj[k] not in (None, "")}
+
+
+def inventory() -> dict[str, Any]:
+    st = sb().store
+    boot = st.meta.get("bootstrap", {})
+    objects: dict[str, list[Any]] = {}
+    created: dict[str, list[Any]] = {}
+    with st.lock:
+        for name in sorted(st.collections()):
+            if name in HIDDEN:
+                continue
+            items = st.all(name)
+            if items:
+                objects[name] = [summary(o) for o in items]
+            fresh = [summary(o) for o in items if o["id"] not in set(boot.get(name, []))]
+            if fresh:
+                created[name] = fresh
+    return {"objects": objects, "created": created}
+
+
+@bp.get("/health")
+def health() -> Any:
+    return reply({"status": "ok"})
+
+
+@bp.post("/reset")
+def reset() -> Any:
+    sandbox = sb()
+    sandbox.behaviour.configure(latency=[], faults=[])
+    return reply({"ids": reseed(sandbox)})
+
+
+@bp.get("/inventory")
+def get_inventory() -> Any:
+    return reply(inventory())
+
+
+@bp.get("/ids")
+def ids() -> Any:
+    return reply({"ids": sb().store.meta.get("ids", {})})
+
+
+@bp.get("/behaviour")
+def get_behaviour() -> Any:
+    return reply(sb().behaviour.as_dict())
+
+
+@bp.put("/behaviour")
+def put_behaviour() -> Any:
+    data = body()
+    sb().behaviour.configure(delays=data.get("delays"), latency=data.get("latency"),
+                             faults=data.get("faults"), seed=data.get("seed"))
+    return reply(sb().behaviour.as_dict())
+
+
+@bp.post("/faults")
+def add_fault() -> Any:
+    behaviour = sb().behaviour
+    behaviour.configure(faults=behaviour.faults + [body()])
+    return reply(behaviour.as_dict(), 201)
+
+
+@bp.delete("/faults")
+def clear_faults() -> Any:
+    sb().behaviour.configure(faults=[])
+    return reply(sb().behaviour.as_dict())

@@ -1,0 +1,107 @@
+"""Behaviour controls of the sandbox cloud: transition delays, per-operation latency and fault
+injection. Pure data plus a seeded random generator; the admin API (``app.sandbox.admin``)
+changes it at run time and ``create_app`` takes its initial values.
+
+An *operation* is named ``"<service>.<METHOD>.<collection>"``, e.g. ``"compute.POST.servers"`` or
+``"network.DELETE.ports"``; rules match with shell-style globs (``"compute.*"``).
+
+Latency rule: ``{"match": "compute.POST.*", "seconds": 0.2}`` or
+``{"match": "*", "min": 0.01, "max": 0.05}`` (uniform random).
+
+Fault rule: ``{"match": "compute.POST.servers", "rate": 1.0, "times": 1, "kind": ...}`` where kind is
+``"error"`` (HTTP ``status``, default 500, with ``message``), ``"quota"`` (the service's quota
+exceeded error) or ``"server_error"`` (the request succeeds but the server goes to ERROR instead of
+ACTIVE). ``times`` (optional) limits how often the rule fires; ``rate`` is the probability.
+"""
+from __future__ import annotations
+
+import fnmatch
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_DELAYS: dict[str, float] = {
+    "server_build": 1.0,       # BUILD -> ACTIVE
+    "server_delete": 0.5,      # DELETED -> gone
+    "server_action": 0.3,      # REBOOT/RESIZE/... -> final state
+    "volume_create": 0.5,      # creating -> available
+    "volume_delete": 0.3,      # deleting -> gone
+    "snapshot_create": 0.3,
+    "backup_create": 0.5,
+    "lb_provision": 1.0,       # PENDING_CREATE/UPDATE -> ACTIVE (Octavia)
+    "lb_delete": 0.5,          # PENDING_DELETE -> gone
+    "image_import": 0.2,
+}
+
+
+@dataclass
+class Behaviour:
+    """Mutable behaviour settings; methods are thread-safe."""
+
+    delays: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_DELAYS))
+    latency: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._random = random.Random(self.seed)
+
+    def delay(self, name: str) -> float:
+        """Seconds for the named transition (``DEFAULT_DELAYS`` keys)."""
+        return float(self.delays.get(name, 0.0))
+
+    def configure(self, *, delays: dict[str, float] | None = None,
+                  latency: list[dict[str, Any]] | None = None,
+                  faults: list[dict[str, Any]] | None = None,
+                  seed: int | None = None) -> None:
+        with self._lock:
+            if delays is not None:
+                self.delays.update({k: float(v) for k, v in delays.items()})
+            if latency is not None:
+                self.latency = [dict(r) for r in latency]
+            if faults is not None:
+                self.faults = [dict(r) for r in faults]
+            if seed is not None:
+                self.seed = seed
+                self._random = random.Random(seed)
+
+    def as_dict(self) -> dict[str, Any]:
+        with self._lock:
+            return {"delays": dict(self.delays), "latency": list(self.latency),
+                    "faults": list(self.faults), "seed": self.seed}
+
+    def latency_for(self, operation: str) -> float:
+        """Seconds to sleep before handling ``operation`` (first matching rule wins; 0 if none)."""
+        with self._lock:
+            for rule in self.latency:
+                if fnmatch.fnmatchcase(operation, rule.get("match", "*")):
+                    if "seconds" in rule:
+                        return float(rule["seconds"])
+                    return self._random.uniform(float(rule.get("min", 0)), float(rule.get("max", 0)))
+        return 0.0
+
+    def apply_latency(self, operation: str) -> None:
+        seconds = self.latency_for(operation)
+        if seconds > 0:
+            time.sleep(seconds)
+
+    def fault_for(self, operation: str, kinds: tuple[str, ...] = ("error", "quota")) -> dict[str, Any] | None:
+        """The fault rule that fires for ``operation`` now (consuming one of its ``times``), or None."""
+        with self._lock:
+            for rule in self.faults:
+                if rule.get("kind", "error") not in kinds:
+                    continue
+                if not fnmatch.fnmatchcase(operation, rule.get("match", "*")):
+                    continue
+                if rule.get("times") is not None and int(rule["times"]) <= 0:
+                    continue
+                if self._random.random() >= float(rule.get("rate", 1.0)):
+                    continue
+                if rule.get("times") is not None:
+                    rule["times"] = int(rule["times"]) - 1
+                rule["fired"] = int(rule.get("fired", 0)) + 1
+                return dict(rule)
+        return None

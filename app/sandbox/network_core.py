@@ -1,0 +1,398 @@
+"""Neutron v2.0 networks, subnets and ports for the sandbox, with Neutron's IPAM behaviour and
+conflict errors (IP in use, subnet overlap, network or subnet in use).
+
+:func:`create_port` and :func:`release_port` are also used by Nova (server NICs), the L3 module
+(router interfaces, floating IPs) and Octavia (VIP ports).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from app.sandbox import auth, ipam, quotas
+from app.sandbox.http import SandboxError, body, filter_by_args, no_content, paginate, public, reply
+from app.sandbox.network_sg import ensure_default_sg, resolve_sg, stamp
+from app.sandbox.runtime import store
+from app.sandbox.store import Obj
+
+bp = Blueprint("network", __name__)
+
+NET_FIELDS = ("id", "name", "status", "shared", "router:external", "admin_state_up", "project_id",
+              "tenant_id", "description", "mtu", "is_default")
+SUBNET_FIELDS = ("id", "name", "network_id", "cidr", "ip_version", "gateway_ip", "enable_dhcp",
+                 "project_id", "tenant_id", "description", "subnetpool_id")
+PORT_FIELDS = ("id", "name", "network_id", "device_id", "device_owner", "mac_address", "status",
+               "project_id", "tenant_id", "admin_state_up", "description")
+
+
+def net_visible(net: Obj) -> bool:
+    return net.get("shared") or net.get("router:external") or auth.can_see(net)
+
+
+def get_network(net_id: str) -> Obj:
+    net = store().get("networks", net_id)
+    if net is None or not net_visible(net):
+        raise SandboxError(404, f"Network {net_id} could not be found.", "NetworkNotFound")
+    return net
+
+
+def get_subnet(subnet_id: str) -> Obj:
+    sub = store().get("subnets", subnet_id)
+    if sub is None or not (auth.can_see(sub) or net_visible(store().get("networks", sub["network_id"]) or {})):
+        raise SandboxError(404, f"Subnet {subnet_id} could not be found.", "SubnetNotFound")
+    return sub
+
+
+def get_port(port_id: str) -> Obj:
+    return auth.owned(store(), "ports", port_id, "Port", kind="PortNotFound")
+
+
+def net_view(net: Obj) -> Obj:
+    out = public(net)
+    out["subnets"] = [s["id"] for s in store().find("subnets", network_id=net["id"])]
+    return out
+
+
+# ---- networks -------------------------------------------------------------------------------
+def create_network(data: Obj, project_id: str | None) -> Obj:
+    st = store()
+    quotas.check(st, project_id, "network", "network", len(st.find("networks", project_id=project_id)))
+    net = stamp({"id": st.new_id(), "name": data.get("name", ""), "status": "ACTIVE",
+                 "admin_state_up": data.get("admin_state_up", True), "shared": bool(data.get("shared", False)),
+                 "router:external": bool(data.get("router:external", False)), "mtu": int(data.get("mtu", 1450)),
+                 "port_security_enabled": data.get("port_security_enabled", True),
+                 "provider:network_type": data.get("provider:network_type", "vxlan"),
+                 "provider:physical_network": data.get("provider:physical_network"),
+                 "provider:segmentation_id": data.get("provider:segmentation_id", st.next_number("vni")),
+                 "availability_zones": ["nova"], "availability_zone_hints": data.get("availability_zone_hints", []),
+                 "ipv4_address_scope": None, "ipv6_address_scope": None, "qos_policy_id": None,
+                 "is_default": bool(data.get("is_default", False)), "l2_adjacency": True,
+                 "dns_domain": data.get("dns_domain", ""), "description": data.get("description", "")},
+                project_id)
+    return st.add("networks", net)
+
+
+@bp.get("/networks")
+def list_networks() -> Any:
+    c = auth.ctx()
+    items = [n for n in store().all("networks") if c.is_admin or net_visible(n)]
+    items = filter_by_args(items, NET_FIELDS)
+    return reply({"networks": [net_view(n) for n in paginate(items)]})
+
+
+@bp.post("/networks")
+def post_network() -> Any:
+    data = body("network")
+    c = auth.ctx()
+    if (data.get("router:external") or data.get("shared") or data.get("provider:network_type")) and not c.is_admin:
+        auth.require_admin("(rule:create_network and rule:create_network:router:external) is disallowed by policy")
+    project = data.get("project_id") or data.get("tenant_id") or c.project_id
+    ensure_default_sg(project)
+    return reply({"network": net_view(create_network(data, project))}, 201)
+
+
+@bp.get("/networks/<net_id>")
+def show_network(net_id: str) -> Any:
+    return reply({"network": net_view(get_network(net_id))})
+
+
+@bp.put("/networks/<net_id>")
+def update_network(net_id: str) -> Any:
+    net = get_network(net_id)
+    if not auth.can_see(net):
+        raise SandboxError(403, "Policy doesn't allow update_network to be performed.", "PolicyNotAuthorized")
+    data = body("network")
+    for key in ("name", "admin_state_up", "description", "mtu", "port_security_enabled", "shared",
+                "router:external", "dns_domain", "is_default", "qos_policy_id"):
+        if key in data:
+            net[key] = data[key]
+    stamp(net, net["project_id"])
+    return reply({"network": net_view(net)})
+
+
+@bp.delete("/networks/<net_id>")
+def delete_network(net_id: str) -> Any:
+    st = store()
+    net = get_network(net_id)
+    if not auth.can_see(net):
+        raise SandboxError(403, "Policy doesn't allow delete_network to be performed.", "PolicyNotAuthorized")
+    ports = st.find("ports", network_id=net_id)
+    if any(not (p.get("device_owner") or "").startswith("network:dhcp") for p in ports):
+        raise SandboxError(409, f"Unable to complete operation on network {net_id}. There are one or more "
+                           "ports still in use on the network.", "NetworkInUse")
+    for sub in st.find("subnets", network_id=net_id):
+        st.remove("subnets", sub["id"])
+    st.remove("networks", net_id)
+    return no_content()
+
+
+# ---- subnets --------------------------------------------------------------------------------
+def create_subnet(data: Obj, project_id: str | None) -> Obj:
+    st = store()
+    net = get_network(str(data.get("network_id")))
+    if net["project_id"] != project_id and not auth.ctx().is_admin:
+        raise SandboxError(403, "Policy doesn't allow create_subnet to be performed.", "PolicyNotAuthorized")
+    if "cidr" not in data:
+        raise SandboxError(400, "Bad subnets request: a cidr must be specified.", "BadRequest")
+    ip_version = int(data.get("ip_version", 4))
+    cidr = ipam.parse_cidr(data["cidr"], ip_version)
+    for other in st.find("subnets", network_id=net["id"]):
+        if ipam.overlaps(other["cidr"], str(cidr)):
+            raise SandboxError(400, f"Invalid input for operation: Requested subnet with cidr: {cidr} for "
+                               f"network: {net['id']} overlaps with another subnet.", "InvalidInput")
+    quotas.check(st, project_id, "network", "subnet", len(st.find("subnets", project_id=project_id)))
+    gateway = data["gateway_ip"] if "gateway_ip" in data else ipam.default_gateway(cidr)
+    if gateway is not None and not ipam.in_subnet(gateway, str(cidr)):
+        raise SandboxError(400, f"Invalid input for operation: Gateway is not valid on subnet {cidr}.",
+                           "InvalidInput")
+    pools = (ipam.check_pools(cidr, data["allocation_pools"], gateway) if data.get("allocation_pools")
+             else ipam.default_pools(cidr, gateway))
+    sub = stamp({"id": st.new_id(), "name": data.get("name", ""), "network_id": net["id"],
+                 "ip_version": ip_version, "cidr": str(cidr), "gateway_ip": gateway, "allocation_pools": pools,
+                 "enable_dhcp": data.get("enable_dhcp", True), "dns_nameservers": data.get("dns_nameservers", []),
+                 "host_routes": data.get("host_routes", []), "ipv6_ra_mode": data.get("ipv6_ra_mode"),
+                 "ipv6_address_mode": data.get("ipv6_address_mode"), "subnetpool_id": None,
+                 "service_types": data.get("service_types", []), "segment_id": None,
+                 "dns_publish_fixed_ip": False, "description": data.get("description", "")}, project_id)
+    st.add("subnets", sub)
+    stamp(net, net["project_id"])
+    return sub
+
+
+@bp.get("/subnets")
+def list_subnets() -> Any:
+    c = auth.ctx()
+    st = store()
+    items = [s for s in st.all("subnets")
+             if c.is_admin or auth.can_see(s) or net_visible(st.get("networks", s["network_id"]) or {})]
+    items = filter_by_args(items, SUBNET_FIELDS)
+    return reply({"subnets": [public(s) for s in paginate(items)]})
+
+
+@bp.post("/subnets")
+def post_subnet() -> Any:
+    data = body("subnet")
+    project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
+    return reply({"subnet": public(create_subnet(data, project))}, 201)
+
+
+@bp.get("/subnets/<subnet_id>")
+def show_subnet(subnet_id: str) -> Any:
+    return reply({"subnet": public(get_subnet(subnet_id))})
+
+
+@bp.put("/subnets/<subnet_id>")
+def update_subnet(subnet_id: str) -> Any:
+    sub = get_subnet(subnet_id)
+    data = body("subnet")
+    for key in ("name", "description", "enable_dhcp", "dns_nameservers", "host_routes", "gateway_ip"):
+        if key in data:
+            sub[key] = data[key]
+    if data.get("allocation_pools"):
+        sub["allocation_pools"] = ipam.check_pools(ipam.parse_cidr(sub["cidr"]), data["allocation_pools"],
+                                                   sub["gateway_ip"])
+    stamp(sub, sub["project_id"])
+    return reply({"subnet": public(sub)})
+
+
+def ips_in_subnet(subnet_id: str) -> list[str]:
+    return [ip["ip_address"] for p in store().all("ports") for ip in p["fixed_ips"]
+            if ip["subnet_id"] == subnet_id]
+
+
+@bp.delete("/subnets/<subnet_id>")
+def delete_subnet(subnet_id: str) -> Any:
+    st = store()
+    sub = get_subnet(subnet_id)
+    if ips_in_subnet(subnet_id):
+        raise SandboxError(409, f"Unable to complete operation on subnet {subnet_id}: One or more ports have "
+                           "an IP allocation from this subnet.", "SubnetInUse")
+    st.remove("subnets", sub["id"])
+    return no_content()
+
+
+# ---- ports ----------------------------------------------------------------------------------
+def _allocate_ips(net: Obj, requested: list[Obj] | None) -> list[Obj]:
+    st = store()
+    subnets = st.find("subnets", network_id=net["id"])
+    out: list[Obj] = []
+    if requested is None:
+        for version in (4, 6):
+            for sub in subnets:
+                if sub["ip_version"] == version:
+                    requested = (requested or []) + [{"subnet_id": sub["id"]}]
+                    break
+        requested = requested or []
+    for req in requested:
+        ip, subnet_id = req.get("ip_address"), req.get("subnet_id")
+        if subnet_id:
+            sub = next((s for s in subnets if s["id"] == subnet_id), None)
+            if sub is None:
+                raise SandboxError(400, f"Invalid input for operation: Failed to create port on network "
+                                   f"{net['id']}, because fixed_ips included invalid subnet {subnet_id}.",
+                                   "InvalidInput")
+        elif ip:
+            sub = next((s for s in subnets if ipam.in_subnet(ip, s["cidr"])), None)
+            if sub is None:
+                raise SandboxError(400, f"IP address {ip} is not a valid IP for the specified subnet.",
+                                   "InvalidIpForNetwork")
+        else:
+            raise SandboxError(400, "Invalid input for operation: fixed_ips requires subnet_id or ip_address.",
+                               "InvalidInput")
+        used = ips_in_subnet(sub["id"]) + [o["ip_address"] for o in out if o["subnet_id"] == sub["id"]]
+        if ip:
+            if not ipam.valid_ip(ip) or not ipam.in_subnet(ip, sub["cidr"]):
+                raise SandboxError(400, f"IP address {ip} is not a valid IP for the specified subnet.",
+                                   "InvalidIpForSubnet")
+            if ip in used or ip == sub.get("gateway_ip") and net.get("_router_gw_taken"):
+                raise SandboxError(409, f"IP address {ip} already allocated in subnet {sub['id']}",
+                                   "IpAddressAlreadyAllocated")
+        else:
+            ip = ipam.allocate(sub["allocation_pools"], used)
+            if ip is None:
+                raise SandboxError(409, f"No more IP addresses available on network {net['id']}.",
+                                   "IpAddressGenerationFailure")
+        out.append({"subnet_id": sub["id"], "ip_address": ip})
+    return out
+
+
+def create_port(data: Obj, project_id: str | None, *, check_quota: bool = True) -> Obj:
+    """Create a port on ``data["network_id"]`` with Neutron's defaults and IP allocation.
+
+    :raises SandboxError: 404 NetworkNotFound, 409 IpAddressAlreadyAllocated /
+        IpAddressGenerationFailure / MacAddressInUse / OverQuota, 400 InvalidIpForSubnet.
+    """
+    st = store()
+    net = get_network(str(data.get("network_id")))
+    if check_quota:
+        quotas.check(st, project_id, "network", "port", len(st.find("ports", project_id=project_id)))
+    mac = data.get("mac_address") or ipam.mac_address(st.next_number("mac"))
+    if any(p["mac_address"] == mac and p["network_id"] == net["id"] for p in st.all("ports")):
+        raise SandboxError(409, f"Unable to complete operation for network {net['id']}. The mac address "
+                           f"{mac} is in use.", "MacAddressInUse")
+    fixed_ips = _allocate_ips(net, data.get("fixed_ips"))
+    owner = data.get("device_owner", "") or ""
+    port_security = data.get("port_security_enabled", net.get("port_security_enabled", True))
+    if "security_groups" in data and data["security_groups"] is not None:
+        sgs = [resolve_sg(s, project_id)["id"] for s in data["security_groups"]]
+    elif port_security and not owner.startswith("network:"):
+        default = ensure_default_sg(project_id)
+        sgs = [default["id"]] if default else []
+    else:
+        sgs = []
+    device_id = data.get("device_id", "") or ""
+    port = stamp({"id": st.new_id(), "name": data.get("name", ""), "network_id": net["id"],
+                  "admin_state_up": data.get("admin_state_up", True), "mac_address": mac,
+                  "fixed_ips": fixed_ips, "device_id": device_id, "device_owner": owner,
+                  "status": "ACTIVE" if device_id else "DOWN", "security_groups": sgs,
+                  "allowed_address_pairs": [_pair(p, mac) for p in data.get("allowed_address_pairs", [])],
+                  "port_security_enabled": port_security, "binding:vnic_type": data.get("binding:vnic_type", "normal"),
+                  "binding:host_id": data.get("binding:host_id", "sandbox" if device_id else ""),
+                  "binding:profile": data.get("binding:profile", {}), "binding:vif_type": "ovs" if device_id else "unbound",
+                  "binding:vif_details": {}, "extra_dhcp_opts": data.get("extra_dhcp_opts", []),
+                  "dns_name": data.get("dns_name", ""), "dns_assignment": [], "qos_policy_id": data.get("qos_policy_id"),
+                  "qos_network_policy_id": None, "propagate_uplink_status": False,
+                  "description": data.get("description", "")}, project_id)
+    return st.add("ports", port)
+
+
+def _pair(pair: Obj, mac: str) -> Obj:
+    if "ip_address" not in pair:
+        raise SandboxError(400, "Invalid input for allowed_address_pairs: ip_address is required.",
+                           "InvalidInput")
+    return {"ip_address": pair["ip_address"], "mac_address": pair.get("mac_address") or mac}
+
+
+def bind_port(port: Obj, device_id: str, device_owner: str) -> None:
+    port.update(device_id=device_id, device_owner=device_owner, status="ACTIVE" if device_id else "DOWN",
+                **{"binding:host_id": "sandbox" if device_id else "",
+                   "binding:vif_type": "ovs" if device_id else "unbound"})
+    stamp(port, port["project_id"])
+
+
+def release_port(port_id: str) -> None:
+    """Delete a port and whatever hangs on it (floating IP associations)."""
+    st = store()
+    for fip in st.find("floatingips", port_id=port_id):
+        fip.update(port_id=None, fixed_ip_address=None, router_id=None, status="DOWN")
+    st.remove("ports", port_id)
+
+
+@bp.get("/ports")
+def list_ports() -> Any:
+    items = auth.visible(store().all("ports"), admin_sees_all=True)
+    items = filter_by_args(items, PORT_FIELDS)
+    return reply({"ports": [public(p) for p in paginate(items)]})
+
+
+@bp.post("/ports")
+def post_port() -> Any:
+    data = body("port")
+    project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
+    return reply({"port": public(create_port(data, project))}, 201)
+
+
+@bp.get("/ports/<port_id>")
+def show_port(port_id: str) -> Any:
+    return reply({"port": public(get_port(port_id))})
+
+
+@bp.put("/ports/<port_id>")
+def update_port(port_id: str) -> Any:
+    port = get_port(port_id)
+    data = body("port")
+    st = store()
+    if "fixed_ips" in data:
+        net = get_network(port["network_id"])
+        old = port["fixed_ips"]
+        port["fixed_ips"] = []
+        try:
+            port["fixed_ips"] = _allocate_ips(net, data["fixed_ips"])
+        except SandboxError:
+            port["fixed_ips"] = old
+            raise
+    if "security_groups" in data:
+        port["security_groups"] = [resolve_sg(s, port["project_id"])["id"] for s in data["security_groups"] or []]
+    if "allowed_address_pairs" in data:
+        port["allowed_address_pairs"] = [_pair(p, port["mac_address"]) for p in data["allowed_address_pairs"] or []]
+    if "port_security_enabled" in data:
+        if not data["port_security_enabled"] and port["security_groups"] and "security_groups" not in data:
+            raise SandboxError(409, f"Port {port_id} has security groups; port security cannot be disabled.",
+                               "PortSecurityPortHasSecurityGroup")
+        port["port_security_enabled"] = data["port_security_enabled"]
+    for key in ("name", "description", "admin_state_up", "binding:host_id", "binding:profile",
+                "binding:vnic_type", "dns_name", "extra_dhcp_opts", "qos_policy_id"):
+        if key in data:
+            port[key] = data[key]
+    if "device_id" in data or "device_owner" in data:
+        bind_port(port, data.get("device_id", port["device_id"]), data.get("device_owner", port["device_owner"]))
+    stamp(port, port["project_id"])
+    st.touch()
+    return reply({"port": public(port)})
+
+
+@bp.delete("/ports/<port_id>")
+def delete_port(port_id: str) -> Any:
+    port = get_port(port_id)
+    if port.get("device_owner") == "network:router_interface":
+        raise SandboxError(409, f"Port {port_id} cannot be deleted directly via the port API: has device "
+                           "owner network:router_interface.", "L3PortInUse")
+    release_port(port["id"])
+    return no_content()
+
+
+@bp.get("/network-ip-availabilities/<net_id>")
+def ip_availability(net_id: str) -> Any:
+    net = get_network(net_id)
+    subs = []
+    for sub in store().find("subnets", network_id=net_id):
+        total = sum(int(ipam.ipaddress.ip_address(p["end"])) - int(ipam.ipaddress.ip_address(p["start"])) + 1
+                    for p in sub["allocation_pools"])
+        used = len(ips_in_subnet(sub["id"]))
+        subs.append({"subnet_id": sub["id"], "subnet_name": sub["name"], "cidr": sub["cidr"],
+                     "ip_version": sub["ip_version"], "total_ips": total, "used_ips": used})
+    return reply({"network_ip_availability": {
+        "network_id": net_id, "network_name": net["name"], "project_id": net["project_id"],
+        "tenant_id": net["project_id"], "subnet_ip_availability": subs,
+        "total_ips": sum(s["total_ips"] for s in subs), "used_ips": sum(s["used_ips"] for s in subs)}})

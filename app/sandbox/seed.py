@@ -1,0 +1,111 @@
+"""The sandbox's bootstrap state (a fresh or reset sandbox): Keystone's Default domain, the admin
+(``admin`` / ``sandbox`` in project ``admin``), a ``demo`` user and project, a ``stoker`` service
+user, the usual roles; Nova flavors; Glance images (cirros, ubuntu-24.04, ...); a Neutron external
+network ``public`` and a ``private`` network for the admin project; Cinder volume types.
+"""
+from __future__ import annotations
+
+from app.sandbox import ipam
+from app.sandbox.http import iso
+from app.sandbox.store import Obj, Store
+
+ADMIN_PASSWORD = "sandbox"
+ROLES = ("admin", "member", "reader", "service", "heat_stack_owner", "heat_stack_user",
+         "load-balancer_member", "load-balancer_admin")
+FLAVORS = (("1", "m1.tiny", 512, 1, 1), ("2", "m1.small", 2048, 1, 20), ("3", "m1.medium", 4096, 2, 40),
+           ("4", "m1.large", 8192, 4, 80), ("5", "m1.xlarge", 16384, 8, 160), ("c1", "cirros256", 256, 1, 1),
+           ("d1", "ds512M", 512, 1, 5), ("d2", "ds1G", 1024, 1, 10))
+IMAGES = (("cirros", 21430272, 1, 64, "cirros"), ("cirros-0.6.2-x86_64-disk", 21430272, 1, 64, "cirros"),
+          ("ubuntu-24.04", 596000000, 3, 512, "ubuntu"), ("debian-12", 420000000, 2, 512, "debian"),
+          ("fedora-40", 450000000, 5, 1024, "fedora"))
+
+
+def _add(st: Store, collection: str, obj: Obj) -> Obj:
+    return st.add(collection, obj)
+
+
+def seed(st: Store) -> dict[str, str]:
+    """Populate an empty store; returns the ids of the bootstrap objects by name."""
+    ids: dict[str, str] = {}
+    now = st.clock()
+    _add(st, "domains", {"id": "default", "name": "Default", "description": "The default domain",
+                         "enabled": True, "tags": [], "options": {}})
+    for name in ROLES:
+        ids[f"role:{name}"] = _add(st, "roles", {"id": st.new_id(hex_only=True), "name": name, "description": "",
+                                                 "domain_id": None, "options": {}})["id"]
+    for name in ("admin", "service", "demo"):
+        ids[f"project:{name}"] = _add(st, "projects", {
+            "id": st.new_id(hex_only=True), "name": name, "description": f"Bootstrap project {name}",
+            "enabled": True, "domain_id": "default", "parent_id": "default", "is_domain": False,
+            "tags": [], "options": {}})["id"]
+    users = (("admin", "admin", ("admin", "member", "reader")), ("demo", "demo", ("member", "reader")),
+             ("stoker", "service", ("admin", "service")))
+    for name, project, roles in users:
+        uid = _add(st, "users", {"id": st.new_id(hex_only=True), "name": name, "description": "",
+                                 "enabled": True, "domain_id": "default",
+                                 "default_project_id": ids[f"project:{project}"], "email": None,
+                                 "options": {}, "password_expires_at": None,
+                                 "_password": ADMIN_PASSWORD})["id"]
+        ids[f"user:{name}"] = uid
+        for role in roles:
+            _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": uid,
+                                     "project_id": ids[f"project:{project}"], "role_id": ids[f"role:{role}"]})
+    _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": ids["user:admin"], "domain_id": "default",
+                             "role_id": ids["role:admin"]})
+    admin_project = ids["project:admin"]
+    for fid, name, ram, vcpus, disk in FLAVORS:
+        _add(st, "flavors", {"id": fid, "name": name, "ram": ram, "vcpus": vcpus, "disk": disk,
+                             "OS-FLV-EXT-DATA:ephemeral": 0, "swap": 0, "rxtx_factor": 1.0,
+                             "os-flavor-access:is_public": True, "OS-FLV-DISABLED:disabled": False,
+                             "description": None, "extra_specs": {}})
+    for name, size, min_disk, min_ram, distro in IMAGES:
+        ids[f"image:{name}"] = _add(st, "images", {
+            "id": st.new_id(), "name": name, "status": "active", "visibility": "public", "protected": False,
+            "owner": admin_project, "container_format": "bare", "disk_format": "qcow2", "size": size,
+            "virtual_size": size * 4, "min_disk": min_disk, "min_ram": min_ram, "checksum": None,
+            "os_hash_algo": "sha512", "os_hash_value": None, "tags": [], "os_hidden": False,
+            "os_distro": distro, "hw_architecture": "x86_64",
+            "created_at": iso(now), "updated_at": iso(now), "_stored": True})["id"]
+    for name, description in (("__DEFAULT__", "Default Volume Type"), ("lvmdriver-1", "LVM backend")):
+        ids[f"volume_type:{name}"] = _add(st, "volume_types", {
+            "id": st.new_id(), "name": name, "description": description, "is_public": True,
+            "os-volume-type-access:is_public": True, "extra_specs": {}, "qos_specs_id": None,
+            "_default": name == "__DEFAULT__"})["id"]
+    _seed_networks(st, ids, admin_project)
+    return ids
+
+
+def _network(st: Store, name: str, project: str, *, external: bool) -> Obj:
+    stamp = iso(st.clock())
+    return _add(st, "networks", {
+        "id": st.new_id(), "name": name, "status": "ACTIVE", "admin_state_up": True, "shared": False,
+        "router:external": external, "mtu": 1500 if external else 1450, "port_security_enabled": True,
+        "provider:network_type": "flat" if external else "vxlan",
+        "provider:physical_network": "public" if external else None,
+        "provider:segmentation_id": None if external else st.next_number("vni"),
+        "availability_zones": ["nova"], "availability_zone_hints": [], "ipv4_address_scope": None,
+        "ipv6_address_scope": None, "qos_policy_id": None, "is_default": external, "l2_adjacency": True,
+        "dns_domain": "", "description": "", "tags": [], "tenant_id": project, "project_id": project,
+        "created_at": stamp, "updated_at": stamp, "revision_number": 1})
+
+
+def _subnet(st: Store, net: Obj, name: str, cidr: str, project: str) -> Obj:
+    parsed = ipam.parse_cidr(cidr)
+    gateway = ipam.default_gateway(parsed)
+    stamp = iso(st.clock())
+    return _add(st, "subnets", {
+        "id": st.new_id(), "name": name, "network_id": net["id"], "ip_version": 4, "cidr": cidr,
+        "gateway_ip": gateway, "allocation_pools": ipam.default_pools(parsed, gateway), "enable_dhcp": True,
+        "dns_nameservers": [], "host_routes": [], "ipv6_ra_mode": None, "ipv6_address_mode": None,
+        "subnetpool_id": None, "service_types": [], "segment_id": None, "dns_publish_fixed_ip": False,
+        "description": "", "tags": [], "tenant_id": project, "project_id": project,
+        "created_at": stamp, "updated_at": stamp, "revision_number": 0})
+
+
+def _seed_networks(st: Store, ids: dict[str, str], admin_project: str) -> None:
+    public = _network(st, "public", admin_project, external=True)
+    ids["network:public"] = public["id"]
+    ids["subnet:public-subnet"] = _subnet(st, public, "public-subnet", "172.24.4.0/24", admin_project)["id"]
+    private = _network(st, "private", admin_project, external=False)
+    ids["network:private"] = private["id"]
+    ids["subnet:private-subnet"] = _subnet(st, private, "private-subnet", "10.0.0.0/26", admin_project)["id"]
