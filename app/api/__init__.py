@@ -1,1 +1,121 @@
-"""app.api — see DESIGN.md."""
+"""app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
+
+``create_app()`` is the WSGI entry (``gunicorn 'app.api:create_app()'``). One blueprint per noun
+(stacks, outputs, resources, events, validate, template_versions, resource_types, build_info,
+versions); views are short and call ``app.services`` only. Per request:
+
+1. ``x-openstack-request-id`` (``req-<uuid>``) is chosen and set on every response, errors too;
+2. the ``{tenant_id}`` of ``/v1/{tenant_id}/...`` and the headers become a
+   :class:`app.context.RequestContext` in ``flask.g.context`` (``app.auth``);
+3. a JSON body is size-checked (``Settings.max_json_body_size`` → 400 ``RequestLimitExceeded``,
+   as heat-api's ``JSONRequestDeserializer``) and parsed (malformed → 400 ``HTTPBadRequest``);
+4. any error is rendered as Heat's fault body (``app.api.errors``).
+
+The OpenAPI document is served at ``/v1/openapi.json``.
+"""
+from __future__ import annotations
+
+import json as _json
+import uuid
+from typing import Any
+
+from flask import Flask, g, request
+from flask_smorest import Api
+
+from app import auth, config, errors, models
+from app.api import faults
+
+API_TITLE = "Stoker Orchestration API"
+API_VERSION = "v1"
+
+
+class StokerApi(Api):
+    """flask-smorest's Api whose HTTP error handler answers with Heat's fault body."""
+
+    def handle_http_exception(self, error: Any) -> Any:
+        return faults.http_exception(error)
+
+
+def _blueprints() -> list[Any]:
+    from app.api import (build_info, events, outputs, resource_types, resources, stacks,
+                         template_versions, validate, versions)
+    return [versions.blp, stacks.blp, outputs.blp, resources.blp, events.blp, validate.blp,
+            template_versions.blp, resource_types.blp, build_info.blp]
+
+
+def create_app(settings: config.Settings | None = None) -> Flask:
+    """Build the API application.
+
+    :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
+        it is installed as the process-wide settings so that the services see the same ones.
+    Initialises the database engine for ``settings.database_url`` (no schema changes).
+    """
+    if settings is None:
+        settings = config.get()
+    else:
+        config.set_current(settings)
+    models.init(settings.database_url)
+
+    app = Flask("stoker.api")
+    app.config.update(
+        API_TITLE=API_TITLE, API_VERSION=API_VERSION, OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/v1", OPENAPI_JSON_PATH="openapi.json",
+        # Chunked bodies have no Content-Length: cap what werkzeug will read (413 beyond).
+        MAX_CONTENT_LENGTH=settings.max_json_body_size * 2,
+        STOKER_SETTINGS=settings,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    api = StokerApi(app)
+    faults.register(app)
+    for blp in _blueprints():
+        api.register_blueprint(blp)
+
+    app.url_value_preprocessor(_pull_tenant)
+    app.before_request(_read_body)
+    app.after_request(_stamp_request_id)
+    return app
+
+
+def _request_id() -> str:
+    if "request_id" not in g:
+        g.request_id = f"req-{uuid.uuid4()}"
+    return str(g.request_id)
+
+
+def _pull_tenant(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """Turn the URL's ``tenant_id`` into ``g.context`` (views never see the tenant argument)."""
+    if values and "tenant_id" in values:
+        from flask import current_app
+        settings = current_app.config["STOKER_SETTINGS"]
+        g.context = auth.context_from_headers(request.headers, values.pop("tenant_id"),
+                                              settings, _request_id())
+
+
+def _read_body() -> None:
+    """heat-api's body rules: a body is JSON when its type is JSON (or absent, or text/plain)
+    and it starts with ``{``; larger than ``max_json_body_size`` → 400 RequestLimitExceeded;
+    malformed → 400 HTTPBadRequest with the parser's message."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    from flask import current_app
+    limit = current_app.config["STOKER_SETTINGS"].max_json_body_size
+    length = request.content_length
+    if length is not None and length > limit:
+        raise errors.RequestLimitExceeded(
+            f"JSON body size ({length} bytes) exceeds maximum allowed size ({limit} bytes).")
+    data = request.get_data(cache=True)
+    if len(data) > limit:
+        raise errors.RequestLimitExceeded(
+            f"JSON body size ({len(data)} bytes) exceeds maximum allowed size ({limit} bytes).")
+    mimetype = request.mimetype or "application/json"
+    if mimetype not in ("application/json", "text/plain") or not data.lstrip().startswith(b"{"):
+        return
+    try:
+        _json.loads(data)
+    except ValueError as exc:
+        raise errors.BadRequest(str(exc)) from None
+
+
+def _stamp_request_id(response: Any) -> Any:
+    response.headers["x-openstack-request-id"] = _request_id()
+    return response

@@ -1,0 +1,78 @@
+"""Events of a stack and of its resources (heat-api's ``EventController``).
+
+- ``GET /stacks/{name}/{id}/events`` and ``GET .../resources/{r}/events`` → ``{"events": [...]}``
+  in Heat's summary form; query ``limit``, ``marker`` (an event id), ``sort_dir`` and filters
+  ``resource_status``, ``resource_action``, ``resource_name``, ``resource_type`` (repeatable).
+  A resource with no events is a 404 ``HTTPNotFound`` "No events found for resource r".
+- ``GET .../resources/{r}/events/{event_id}`` → ``{"event": {...}}`` with ``resource_type`` and
+  ``resource_properties``; unknown: 404 ``HTTPNotFound`` "No event <id> found".
+Stack-level events carry the stack's name as resource name and its id as physical id.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from app import errors
+from app.api import formats
+from app.api.params import MIXED, SINGLE, allowed, extract_int
+from app.api.views_common import ctx, services
+
+blp = Blueprint("events", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
+                description="Events.")
+
+PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE}
+FILTERS = {key: MIXED for key in ("resource_status", "resource_action", "resource_name",
+                                  "resource_type")}
+
+
+def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str, Any]:
+    args = allowed(request.args, PARAMS)
+    kwargs: dict[str, Any] = {"filters": allowed(request.args, FILTERS) or None}
+    if "limit" in args:
+        kwargs["limit"] = extract_int("limit", args["limit"])
+    if "marker" in args:
+        kwargs["marker"] = args["marker"]
+    if "sort_dir" in args:
+        kwargs["sort_dir"] = args["sort_dir"]
+    stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+    rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
+    if not rows and resource_name is not None:
+        raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
+                              message=f"No events found for resource {resource_name}")
+    return {"events": [formats.event(stack, row) for row in rows]}
+
+
+@blp.route("/events")
+class StackEvents(MethodView):
+    @blp.response(200, description='{"events": [...]}')
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """List the events of a stack and its resources."""
+        return _list(stack_name, stack_id, None)
+
+
+@blp.route("/resources/<resource_name>/events")
+class ResourceEvents(MethodView):
+    @blp.response(200, description='{"events": [...]}')
+    def get(self, stack_name: str, stack_id: str, resource_name: str) -> Any:
+        """List the events of one resource."""
+        return _list(stack_name, stack_id, resource_name)
+
+
+@blp.route("/resources/<resource_name>/events/<event_id>")
+class Event(MethodView):
+    @blp.response(200, description='{"event": {...}}')
+    def get(self, stack_name: str, stack_id: str, resource_name: str, event_id: str) -> Any:
+        """Show one event."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        try:
+            row = services.resources.get_event(ctx(), stack, resource_name, event_id)
+        except errors.NotFound as exc:
+            if exc.data.get("entity") == "Stack":
+                raise
+            raise errors.NotFound("Event", event_id, heat_type="HTTPNotFound",
+                                  message=f"No event {event_id} found") from exc
+        return {"event": formats.event(stack, row, detail=True)}

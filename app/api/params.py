@@ -1,0 +1,79 @@
+"""Query-string and body parameter helpers with heat-api's semantics and wording.
+
+Follows ``heat.api.openstack.v1.util.get_allowed_params`` (whitelists; ``single`` / ``multi`` /
+``mixed`` values) and ``heat.common.param_utils`` (strict booleans, non-negative integers, tags).
+Every failure is a 400 ``HTTPBadRequest`` as heat-api raises it.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from werkzeug.datastructures import MultiDict
+
+from app import errors
+
+SINGLE, MULTI, MIXED = "single", "multi", "mixed"
+
+
+def allowed(args: MultiDict[str, str], whitelist: Mapping[str, str]) -> dict[str, Any]:
+    """The entries of ``args`` named in ``whitelist``: ``single`` → the first value, ``multi`` →
+    the list of values, ``mixed`` → a value, or a list when repeated. Empty values are dropped."""
+    out: dict[str, Any] = {}
+    for key, kind in whitelist.items():
+        if kind == SINGLE:
+            value: Any = args.get(key)
+        else:
+            value = args.getlist(key)
+            if kind == MIXED and len(value) == 1:
+                value = value[0]
+        if value:
+            out[key] = value
+    return out
+
+
+def extract_bool(name: str, value: Any) -> bool:
+    """``true`` / ``false`` in any case (also JSON booleans); anything else is a 400."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise errors.BadRequest(f'Unrecognized value "{value}" for "{name}", acceptable values '
+                                "are: true, false.")
+    return text == "true"
+
+
+def extract_int(name: str, value: Any, allow_zero: bool = True) -> int:
+    """A non-negative integer (``0`` allowed unless ``allow_zero`` is false); else a 400."""
+    try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError(value)
+        number = int(value)
+    except (TypeError, ValueError):
+        raise errors.BadRequest(f"Only integer is acceptable by '{name}'.") from None
+    if number < 0 or (number == 0 and not allow_zero):
+        kind = "non-negative" if allow_zero else "positive"
+        raise errors.BadRequest(f"Value '{value}' is invalid for '{name}' which only accepts "
+                                f"{kind} integer.")
+    return number
+
+
+def extract_tags(value: Any) -> list[str] | None:
+    """Tags as heatclient sends them (``"a,b"``) or as a list; each at most 80 characters."""
+    if value is None:
+        return None
+    tags = value.split(",") if isinstance(value, str) else [str(t) for t in value]
+    tags = [t.strip() for t in tags if t.strip()]
+    for tag in tags:
+        if len(tag) > 80:
+            raise errors.BadRequest(f'Invalid tag, "{tag}" is longer than 80 characters')
+    return tags
+
+
+def template_type(value: str | None) -> str:
+    """``cfn`` (default) or ``hot`` for ``GET /resource_types/{type}/template``."""
+    if value is None:
+        return "cfn"
+    if value.lower() not in ("cfn", "hot"):
+        raise errors.BadRequest(f'Template type is not supported: Invalid template type "{value}", '
+                                "valid types are: cfn, hot.")
+    return value.lower()

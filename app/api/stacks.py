@@ -1,0 +1,189 @@
+"""Stacks: create, list, look up, show, delete; the stored template, environment and files.
+
+Routes and answers as heat-api's ``StackController`` (``heat/api/openstack/v1/stacks.py``) and the
+api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
+
+- ``POST /stacks`` → 201, ``Location`` and ``{"stack": {"id", "links"}}``;
+- ``GET /stacks`` → ``{"stacks": [...]}`` (+ a ``next`` link when a page is full);
+- ``/stacks/{name_or_id}`` (any method) and ``GET /stacks/{name}/{resources|events|template|
+  actions|environment|files}`` → 302 to the canonical ``/stacks/{name}/{id}[/sub-path]``;
+- ``GET /stacks/{name}/{id}`` → ``{"stack": {...}}``; ``DELETE`` → 204.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from werkzeug.exceptions import MethodNotAllowed
+
+from app import errors
+from app.api import formats
+from app.api.params import MULTI, SINGLE, MIXED, allowed, extract_bool, extract_int, extract_tags
+from app.api.schemas import StackCreateBody
+from app.api.views_common import (collection_links, ctx, no_content, redirect_found, services,
+                                  with_query)
+
+blp = Blueprint("stacks", __name__, url_prefix="/v1/<tenant_id>",
+                description="Stacks (Heat's StackController).")
+
+# Sub-paths heat-api's router sends to the stack lookup (``stack_lookup_subpath[_post]``).
+GET_SUBPATHS = ("resources", "events", "template", "actions", "environment", "files")
+POST_SUBPATHS = ("resources", "events", "template", "actions")
+
+LIST_PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "sort_keys": MULTI,
+               "show_deleted": SINGLE}
+# heat-api's filter whitelist: the legacy names plus the stack keys it can filter on.
+FILTERS = {key: MIXED for key in (
+    "id", "status", "name", "action", "tenant", "username", "owner_id", "stack_name",
+    "stack_action", "stack_status", "stack_status_reason", "disable_rollback", "timeout_mins",
+    "stack_owner", "parent", "stack_user_project_id")}
+
+
+def instantiation_args(body: dict[str, Any]) -> dict[str, Any]:
+    """Template, files, environment and parameters of a create/validate body, checked as heat-api's
+    ``InstantiationData``: a template is required; ``template_url`` is never fetched."""
+    template = body.get("template")
+    if template is None:
+        if body.get("template_url"):
+            raise errors.BadRequest(
+                "Could not retrieve template: fetching template_url is disabled on this server "
+                "(Stoker does not fetch URLs on a request's behalf); send the template itself "
+                "in \"template\" (python-heatclient does this for local files).")
+        raise errors.BadRequest("No template specified")
+    return {"template": template, "files": body.get("files") or {},
+            "environment": body.get("environment") or {},
+            "environment_files": body.get("environment_files"),
+            "parameters": body.get("parameters") or {}}
+
+
+def lookup(stack_identity: str, path: str | None = None) -> Any:
+    """302 to the canonical URL of the stack named (or with the id) ``stack_identity``."""
+    stack = services.stacks.lookup_stack(ctx(), stack_identity)
+    location = formats.stack_href(stack) + (f"/{path}" if path else "")
+    return redirect_found(with_query(location))
+
+
+def _stack(stack_name: str, stack_id: str) -> Any:
+    return services.stacks.get_stack(ctx(), stack_name, stack_id)
+
+
+@blp.route("/stacks")
+class Stacks(MethodView):
+    @blp.response(200, description="The stacks of the project, Heat's summary form.")
+    def get(self) -> Any:
+        """List stacks.
+
+        Query: ``limit``, ``marker`` (a stack id), ``sort_keys`` (repeatable), ``sort_dir``
+        (asc|desc), ``show_deleted``, and filters by stack field (``name``, ``status``,
+        ``action``, ``id``, ``stack_name``, ``stack_status``...; repeated values mean "any of").
+        Deleted stacks are listed only with ``show_deleted=true``."""
+        args = allowed(request.args, LIST_PARAMS)
+        show_deleted = extract_bool("show_deleted", args["show_deleted"]) \
+            if "show_deleted" in args else False
+        limit = extract_int("limit", args["limit"]) if "limit" in args else None
+        rows = services.stacks.list_stacks(
+            ctx(), show_deleted=show_deleted, filters=allowed(request.args, FILTERS) or None,
+            limit=limit, marker=args.get("marker"), sort_keys=args.get("sort_keys"),
+            sort_dir=args.get("sort_dir"))
+        include_project = "admin" in ctx().roles
+        stacks = [formats.stack_summary(row, include_project) for row in rows]
+        body: dict[str, Any] = {"stacks": stacks}
+        links = collection_links(stacks)
+        if links:
+            body["links"] = links
+        return body
+
+    @blp.arguments(StackCreateBody)
+    @blp.response(201, description="Created: Location is the stack's URL.")
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a stack.
+
+        Body as python-heatclient sends it: ``stack_name``, ``template`` (mapping or text),
+        ``files``, ``environment``, ``environment_files``, ``parameters``, ``timeout_mins``,
+        ``disable_rollback`` (default true), ``tags`` ("a,b"). 409 ``StackExists`` for a live
+        stack of the same name."""
+        timeout = body.get("timeout_mins")
+        timeout = extract_int("timeout_mins", timeout) if timeout is not None else None
+        tags = extract_tags(body.get("tags"))
+        if not body.get("stack_name"):
+            raise errors.BadRequest("No stack name specified")
+        rollback = body.get("disable_rollback")
+        stack = services.stacks.create_stack(
+            ctx(), stack_name=body["stack_name"], **instantiation_args(body),
+            timeout_mins=timeout, tags=tags,
+            disable_rollback=True if rollback is None else extract_bool("disable_rollback",
+                                                                        rollback))
+        created = formats.created_stack(stack)
+        return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
+
+
+@blp.route("/stacks/<stack_name>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+class StackLookup(MethodView):
+    """Find a stack by name or id and redirect to its canonical URL (302, Heat's lookup)."""
+
+    @blp.response(302, description="Found: Location is /stacks/{stack_name}/{stack_id}.")
+    def get(self, stack_name: str) -> Any:
+        """Look up a stack by name (live stacks) or id (also deleted ones)."""
+        return lookup(stack_name)
+
+    post = put = patch = delete = get
+
+
+@blp.route("/stacks/<stack_name>/<stack_id>", methods=["GET", "POST", "DELETE"])
+class Stack(MethodView):
+    @blp.response(200, description="The stack, with its resolved outputs.")
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """Show a stack (``resolve_outputs=false`` leaves the outputs out).
+
+        ``GET /stacks/{name}/{resources|events|template|environment|files|actions}`` is the
+        lookup form of those sub-paths and redirects."""
+        if stack_id in GET_SUBPATHS:
+            return lookup(stack_name, stack_id)
+        resolve = extract_bool("resolve_outputs", request.args["resolve_outputs"]) \
+            if "resolve_outputs" in request.args else True
+        stack = _stack(stack_name, stack_id)
+        outputs = None
+        if resolve and not (stack.action == "DELETE" and stack.status == "COMPLETE"):
+            outputs = services.stacks.stack_outputs(stack)
+        return {"stack": formats.stack_detail(stack, outputs)}
+
+    @blp.response(302, description="Lookup form of a POST sub-path.")
+    def post(self, stack_name: str, stack_id: str) -> Any:
+        """``POST /stacks/{name}/{resources|events|template|actions}`` redirects (lookup)."""
+        if stack_id not in POST_SUBPATHS:
+            raise MethodNotAllowed(valid_methods=["GET", "DELETE"])
+        return lookup(stack_name, stack_id)
+
+    @blp.response(204, description="Deletion started (or done).")
+    def delete(self, stack_name: str, stack_id: str) -> Any:
+        """Delete a stack: 204 with an empty body; the stack goes DELETE_IN_PROGRESS, then
+        leaves the list when DELETE_COMPLETE (still readable by id)."""
+        services.stacks.delete_stack(ctx(), stack_name, stack_id)
+        return no_content()
+
+
+@blp.route("/stacks/<stack_name>/<stack_id>/template")
+class StackTemplate(MethodView):
+    @blp.response(200, description="The template as it was sent (a mapping).")
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """The stack's template."""
+        return services.stacks.get_template(ctx(), _stack(stack_name, stack_id))
+
+
+@blp.route("/stacks/<stack_name>/<stack_id>/environment")
+class StackEnvironment(MethodView):
+    @blp.response(200, description="parameters, parameter_defaults, resource_registry, "
+                                   "event_sinks, encrypted_param_names.")
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """The stack's merged environment."""
+        return services.stacks.get_environment(ctx(), _stack(stack_name, stack_id))
+
+
+@blp.route("/stacks/<stack_name>/<stack_id>/files")
+class StackFiles(MethodView):
+    @blp.response(200, description="The files map: {name: content}.")
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """The files sent with the stack."""
+        return services.stacks.get_files(ctx(), _stack(stack_name, stack_id))

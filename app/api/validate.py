@@ -1,0 +1,46 @@
+"""``POST /v1/{tenant_id}/validate`` (heat-api's ``validate_template``).
+
+Body as for stack create (``template``, ``files``, ``environment``, ``environment_files``,
+``parameters``); query ``show_nested`` and ``ignore_errors`` (comma separated error codes).
+200 with Heat's body (``Description``, ``Parameters``, ``ParameterGroups``, ``Environment``...);
+an invalid template is a 400 whose ``error.type`` is ``HTTPBadRequest`` whatever the cause,
+because heat-api turns the engine's ``{"Error": message}`` into ``HTTPBadRequest(message)``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from app import errors
+from app.api.params import extract_bool
+from app.api.schemas import ValidateBody
+from app.api.stacks import instantiation_args
+from app.api.views_common import ctx, services
+
+blp = Blueprint("validate", __name__, url_prefix="/v1/<tenant_id>",
+                description="Template validation.")
+
+
+@blp.route("/validate")
+class Validate(MethodView):
+    @blp.arguments(ValidateBody)
+    @blp.response(200, description="The template's description, parameters and environment.")
+    def post(self, body: dict[str, Any]) -> Any:
+        """Validate a template without creating a stack."""
+        show_nested = extract_bool("show_nested", request.args["show_nested"]) \
+            if request.args.get("show_nested") else False
+        ignore = request.args.get("ignore_errors")
+        try:
+            result = services.validation.validate_template(
+                ctx(), **instantiation_args(body), show_nested=show_nested,
+                ignore_errors=ignore.split(",") if ignore else None)
+        except errors.StokerError as exc:
+            if exc.http_status >= 500:
+                raise
+            raise errors.BadRequest(exc.message) from exc
+        if isinstance(result, dict) and "Error" in result:
+            raise errors.BadRequest(str(result["Error"]))
+        return result

@@ -1,0 +1,120 @@
+"""Formatting helpers shared by every view: times, URLs and links, redirects, empty responses.
+
+Heat prints times as ``2026-11-29T08:06:07Z`` (``heat.common.timeutils.isotime``) and builds every
+link as an absolute URL from the request's own host (``heat.api.openstack.v1.util.make_url``:
+``http://<host>/v1/<tenant>/stacks/<name>/<id>``), with names percent-quoted.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import html
+import importlib
+from types import ModuleType
+from typing import Any, Iterable
+from urllib.parse import quote, urlencode
+
+from flask import Response, current_app, g, json, request
+
+
+class _Services:
+    """``services.stacks`` etc.: the ``app.services`` module of that name, imported on first use
+    (so that the API imports while the service modules are still being written, and tests can
+    substitute a module in ``sys.modules``)."""
+
+    def __getattr__(self, name: str) -> ModuleType:
+        return importlib.import_module(f"app.services.{name}")
+
+
+services = _Services()
+
+
+def isotime(value: dt.datetime | None) -> str | None:
+    """``2026-11-29T08:06:07Z`` for a naive-UTC (or aware) datetime; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _q(part: str) -> str:
+    return quote(str(part), safe="")
+
+
+def api_root() -> str:
+    """``http://<host>/v1`` of the current request (honours a WSGI script root)."""
+    return request.url_root.rstrip("/") + "/v1"
+
+
+def stack_url(tenant: str, stack_name: str, stack_id: str) -> str:
+    """Absolute URL of a stack: ``.../v1/<tenant>/stacks/<name>/<id>``."""
+    return f"{api_root()}/{_q(tenant)}/stacks/{_q(stack_name)}/{_q(stack_id)}"
+
+
+def resource_url(stack_href: str, resource_name: str) -> str:
+    return f"{stack_href}/resources/{_q(resource_name)}"
+
+
+def event_url(stack_href: str, resource_name: str, event_id: str) -> str:
+    return f"{resource_url(stack_href, resource_name)}/events/{_q(event_id)}"
+
+
+def link(href: str, rel: str = "self") -> dict[str, str]:
+    """Heat's link object ``{"href": ..., "rel": ...}``."""
+    return {"href": href, "rel": rel}
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response with ``Content-Type: application/json``."""
+    resp = current_app.response_class(json.dumps(body), status=status,
+                                      mimetype="application/json")
+    for key, value in (headers or {}).items():
+        resp.headers[key] = value
+    return resp
+
+
+def no_content() -> Response:
+    """``204 No Content`` with an empty body and no Content-Type (Heat's delete answer)."""
+    resp = current_app.response_class(status=204)
+    resp.headers.pop("Content-Type", None)
+    return resp
+
+
+def redirect_found(location: str) -> Response:
+    """``302 Found`` to ``location`` with the JSON body heat-api sends (webob's HTTPFound)::
+
+        {"message": "The resource was found at <a href=...>...</a>;\\nyou should be redirected
+         automatically.\\n\\n", "code": "302 Found", "title": "Found"}
+    """
+    shown = html.escape(location, quote=True)
+    body = {"message": f"The resource was found at <a href=\"{shown}\">{shown}</a>;\n"
+                       "you should be redirected automatically.\n\n",
+            "code": "302 Found", "title": "Found"}
+    return json_response(body, 302, {"Location": location})
+
+
+def with_query(url: str) -> str:
+    """``url`` plus the current request's query string (a lookup redirect keeps the parameters,
+    which clients drop when they follow it)."""
+    params = list(request.args.items(multi=True))
+    return f"{url}?{urlencode(params)}" if params else url
+
+
+def collection_links(items: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
+    """Heat's ``next`` link (``views_common.get_collection_links``): present when ``limit`` was
+    given and the page is full; its href repeats the query with ``marker`` = the last item's id."""
+    items = list(items)
+    try:
+        limit = int(request.args.get("limit") or 0)
+    except ValueError:
+        limit = 0
+    if not (limit > 0 and len(items) == limit):
+        return []
+    params = [(k, v) for k, v in request.args.items(multi=True) if k != "marker"]
+    params.append(("marker", items[-1]["id"]))
+    return [{"rel": "next", "href": f"{request.base_url}?{urlencode(params)}"}]
+
+
+def ctx() -> Any:
+    """The :class:`app.context.RequestContext` of the current ``/v1/{tenant_id}`` request."""
+    return g.context
