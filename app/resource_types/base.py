@@ -22,20 +22,20 @@ Plugins never import Flask, SQLAlchemy or Celery; cloud calls go through ``self.
 """
 from __future__ import annotations
 
-import base64
-import secrets
+import copy
 import time
-import uuid as uuid_mod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 from app import errors
 from app.resource_types import schema as s
+from app.resource_types.names import random_short_id, reduce_physical_resource_name, short_id
 
 __all__ = [
     "SHOW",
     "NotSupported",
     "Resource",
+    "ResourceActionNotSupported",
     "StackIdentityLike",
     "UpdateReplace",
     "action_failed_reason",
@@ -52,7 +52,6 @@ __all__ = [
 #: Heat's base attribute, present on every type (``Resource.base_attributes_schema``).
 SHOW = "show"
 _SHOW_SCHEMA = s.attr("Detailed information about resource.", "map")
-_B32_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _SHORT_ID_KEY = "_short_id"
 
 
@@ -87,6 +86,16 @@ class NotSupported(errors.StokerError):
 
     def __init__(self, feature: str) -> None:
         super().__init__(f"{feature} is not supported.", feature=feature)
+
+
+class ResourceActionNotSupported(errors.StokerError):
+    """Heat's ``ResourceActionNotSupported``: ``"<action> is not supported for resource."``."""
+
+    http_status = 400
+    heat_type = "ResourceActionNotSupported"
+
+    def __init__(self, action: str) -> None:
+        super().__init__(f"{action} is not supported for resource.", action=action)
 
 
 class Resource:
@@ -140,6 +149,15 @@ class Resource:
         return f"{type(self).__name__} {self.name!r}"
 
     # ---- schema ----------------------------------------------------------------------------
+    def get_property(self, name: str) -> Any:
+        """``properties[name]``, or the schema's default when absent or ``None`` (Heat's
+        ``Properties.__getitem__``); ``None`` when there is neither."""
+        value = self.properties.get(name)
+        if value is None:
+            default = self.properties_schema.get(name, {}).get("default")
+            return copy.deepcopy(default)
+        return value
+
     @classmethod
     def validation_schema(cls, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The properties schema to validate ``values`` against, or ``None`` when the type
@@ -220,6 +238,13 @@ class Resource:
         """``True`` when the delete has finished; raises to fail it."""
         return True
 
+    def handle_signal(self, details: Any = None) -> Any:
+        """Receive a signal (wait condition handles, scaling policies, alarms override this).
+
+        :raises ResourceActionNotSupported: by default, as Heat for a type without a handler.
+        """
+        raise ResourceActionNotSupported("signal")
+
     def poll_delay(self, handle: Any, attempt: int) -> float:
         """Seconds to wait before the next ``check_*_complete`` (``attempt`` counts from 0).
 
@@ -271,10 +296,13 @@ class Resource:
         Heat's ``short_id.get_id``, else random and kept in ``self.data`` so a redelivered task
         gets the same one."""
         if self.uuid:
-            return short_id(self.uuid)
+            try:
+                return short_id(self.uuid)
+            except ValueError:
+                pass    # not a version-4 UUID: fall back to a remembered random id
         sid = self.data.get(_SHORT_ID_KEY)
         if not sid:
-            sid = "".join(secrets.choice(_B32_ALPHABET) for _ in range(12))
+            sid = random_short_id()
             self.data[_SHORT_ID_KEY] = sid
         return str(sid)
 
@@ -291,33 +319,6 @@ class Resource:
         if self.physical_resource_name_limit:
             name = reduce_physical_resource_name(name, self.physical_resource_name_limit)
         return name
-
-
-# ---- physical names ------------------------------------------------------------------------------
-def short_id(source_uuid: str | uuid_mod.UUID) -> str:
-    """Heat's ``short_id.get_id``: the 60 random bits of a version-4 UUID's ``time`` field,
-    base32-encoded, lower case: 12 characters of ``[a-z2-7]``.
-
-    :raises ValueError: not a version-4 UUID (Heat: ``"Invalid UUID version (n)"``).
-    """
-    u = source_uuid if isinstance(source_uuid, uuid_mod.UUID) else uuid_mod.UUID(str(source_uuid))
-    if u.version != 4:
-        raise ValueError(f"Invalid UUID version ({u.version})")
-    raw = (u.time << 4).to_bytes(8, "big")   # 60 bits, left-aligned in 64
-    return base64.b32encode(raw).decode("ascii")[:12].lower()
-
-
-def reduce_physical_resource_name(name: str, limit: int) -> str:
-    """Heat's rule: a name longer than ``limit`` becomes its first 2 characters, ``-``, and its
-    last ``limit - 3`` characters (so the unique suffix survives).
-
-    :raises ValueError: ``limit < 4`` (Heat: ``"limit cannot be less than 4"``).
-    """
-    if len(name) <= limit:
-        return name
-    if limit < 4:
-        raise ValueError("limit cannot be less than 4")
-    return name[:2] + "-" + name[-(limit - 3):]
 
 
 # ---- failure reasons -----------------------------------------------------------------------------

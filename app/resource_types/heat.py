@@ -147,16 +147,16 @@ class RandomString(Resource):
             }))),
         "salt": s.prop("string", "Ignored by the generator; change it to get a new string."),
     }
-    attributes_schema: ClassVar[dict[str, Any]] = {"value": s.attr("The generated string (also the reference id).",
-                                         "string")}
+    attributes_schema: ClassVar[dict[str, Any]] = {
+        "value": s.attr("The generated string (also the reference id).", "string"),
+    }
 
     def validate(self) -> None:
         """:raises errors.ValidationError: the minimum counts add up to more than ``length``
         (Heat's message, no path)."""
-        length = self.properties.get("length", 32)
+        length = self.get_property("length")
         try:
-            minimum = (sum(int(c.get("min", 1)) for c in self._sequences())
-                       + sum(int(c.get("min", 1)) for c in self._classes()))
+            minimum = sum(_min_count(e) for e in [*self._sequences(), *self._classes()])
         except (TypeError, ValueError, AttributeError):
             return  # not resolved yet (e.g. placeholders at validation time)
         if isinstance(length, int) and minimum > length:
@@ -168,7 +168,7 @@ class RandomString(Resource):
         """Generates and stores the value unless ``data`` already has one; physical id = the
         physical resource name (Heat's order: data first, then the id)."""
         if "value" not in self.data:
-            self.data["value"] = generate(int(self.properties.get("length", 32)),
+            self.data["value"] = generate(int(self.get_property("length")),
                                           self._classes(), self._sequences())
         if self.resource_id is None:
             self.resource_id = self.physical_resource_name()
@@ -183,7 +183,7 @@ class RandomString(Resource):
         return str(self.name)
 
     def _classes(self) -> list[Mapping[str, Any]]:
-        return list(self.properties.get("character_classes") or [])
+        return list(self.get_property("character_classes") or [])
 
     def _sequences(self) -> list[Mapping[str, Any]]:
         return list(self.properties.get("character_sequences") or [])
@@ -201,16 +201,22 @@ def generate(length: int, classes: list[Mapping[str, Any]],
     The result is longer than ``length`` only if the minimums are (``validate`` forbids it).
     :raises IndexError: an empty ``sequence`` (Heat fails the same way).
     """
-    pools = [str(e["sequence"]) for e in sequences] + [SEQUENCES[e.get("class", "lettersdigits")]
+    pools = [str(e["sequence"]) for e in sequences] + [SEQUENCES[e.get("class") or "lettersdigits"]
                                                       for e in classes]
-    mins = [int(e.get("min", 1)) for e in sequences] + [int(e.get("min", 1)) for e in classes]
+    mins = [_min_count(e) for e in [*sequences, *classes]]
     if not pools:
         pools, mins = [SEQUENCES["lettersdigits"]], [0]
-    chars = [secrets.choice(pool) for pool, count in zip(pools, mins) for _ in range(count)]
+    chars = [secrets.choice(pool) for pool, count in zip(pools, mins, strict=True) for _ in range(count)]
     while len(chars) < length:
         chars.append(secrets.choice(secrets.choice(pools)))
     secrets.SystemRandom().shuffle(chars)
     return "".join(chars)
+
+
+def _min_count(entry: Mapping[str, Any]) -> int:
+    """An entry's ``min`` (schema default 1 when absent or null)."""
+    value = entry.get("min")
+    return 1 if value is None else int(value)
 
 
 # ---- OS::Heat::TestResource ----------------------------------------------------------------------
@@ -263,7 +269,7 @@ class TestResource(Resource):
     def handle_create(self) -> dict[str, float]:
         """Stores ``value`` and the physical name unless ``fail``; starts the create wait."""
         if not self.properties.get("fail"):
-            self.data["value"] = self.properties.get("value", "test_string")
+            self.data["value"] = self.get_property("value")
             if self.resource_id is None:
                 self.resource_id = self.physical_resource_name()
         return self._start("create")
@@ -322,7 +328,7 @@ class TestResource(Resource):
         per_action = self.properties.get("action_wait_secs") or {}
         secs = per_action.get(action) if isinstance(per_action, Mapping) else None
         if secs is None:
-            secs = self.properties.get("wait_secs", 0)
+            secs = self.get_property("wait_secs")
         return float(secs or 0)
 
     def _start(self, action: str) -> dict[str, float]:

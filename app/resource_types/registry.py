@@ -2,8 +2,8 @@
 
 As in Heat, every plugin module of this package exposes ``resource_mapping() -> {type_name:
 class}``; the registry imports them on first use (never at import time), so adding a service is
-adding a module. Modules named ``base``, ``registry``, ``schema`` or starting with ``_`` are not
-plugins. An import error or a type claimed by two modules is raised, not hidden (Heat's
+adding a module. Modules named ``base``, ``names``, ``registry``, ``schema`` or starting with
+``_`` are not plugins. An import error or a type claimed by two modules is raised, not hidden (Heat's
 ``plugin_loader`` raises too unless told to ignore errors).
 
 Environment ``resource_registry`` mappings (aliases, template resources) are the templates
@@ -21,7 +21,7 @@ from typing import Any
 from app.resource_types import schema as s
 from app.resource_types.base import Resource
 
-_NOT_PLUGINS = frozenset({"base", "registry", "schema"})
+_NOT_PLUGINS = frozenset({"base", "names", "registry", "schema"})
 _lock = threading.Lock()
 _types: Mapping[str, type[Resource]] | None = None
 

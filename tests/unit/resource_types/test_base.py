@@ -148,7 +148,7 @@ def test_update_diff_in_place() -> None:
 
 def test_update_diff_replace_when_not_update_allowed() -> None:
     res = Thing("r", {"size": 1, "name": "a"})
-    with pytest.raises(UpdateReplace, match="The Resource r requires replacement."):
+    with pytest.raises(UpdateReplace, match=r"^The Resource r requires replacement\.$"):
         res.update_diff({"size": 1, "name": "b"})
     with pytest.raises(UpdateReplace):   # removal counts as a change
         res.update_diff({"size": 1})
@@ -224,3 +224,30 @@ def test_nested_failure_reason_from_child_status_reason() -> None:
         "ValueError: resources.g.resources[0]: Test Resource failed 0")
     # a reason in another form is kept as the message
     assert base.nested_failure_reason("Timed out", "CREATE", "g") == "resources.g: Timed out"
+
+
+# ---- small behaviours -----------------------------------------------------------------------------
+def test_get_property_falls_back_to_schema_default() -> None:
+    class WithDefault(Thing):
+        properties_schema: ClassVar[dict[str, Any]] = {
+            "tags": s.prop("list", "Tags.", default=["a"]), "n": s.prop("integer", "N.")}
+
+    res = WithDefault("r", {"n": None})
+    assert res.get_property("tags") == ["a"]
+    res.get_property("tags").append("b")        # a copy: the schema is untouched
+    assert WithDefault.properties_schema["tags"]["default"] == ["a"]
+    assert res.get_property("n") is None
+    assert WithDefault("r", {"tags": []}).get_property("tags") == []   # given values win
+
+
+def test_handle_signal_not_supported_by_default() -> None:
+    with pytest.raises(base.ResourceActionNotSupported,
+                       match=r"^signal is not supported for resource\.$"):
+        Thing("r", {}).handle_signal({"data": 1})
+
+
+def test_non_v4_uuid_falls_back_to_a_remembered_short_id(stack: Identity) -> None:
+    res = Thing("r", {}, stack=stack, uuid=str(uuid.uuid1()))
+    name = res.physical_resource_name()
+    assert re.fullmatch(r"vstack-r-[a-z2-7]{12}", name)
+    assert res.physical_resource_name() == name

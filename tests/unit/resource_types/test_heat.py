@@ -257,7 +257,7 @@ def test_test_resource_fail(clock: FakeClock) -> None:
     res.clock = clock
     handle = res.handle_create()
     assert res.resource_id is None and "value" not in res.data
-    with pytest.raises(ValueError, match="^Test Resource failed boom$") as info:
+    with pytest.raises(ValueError, match=r"^Test Resource failed boom$") as info:
         res.check_create_complete(handle)
     assert base.failure_reason(info.value, "boom") == (
         "ValueError: resources.boom: Test Resource failed boom")
@@ -327,3 +327,15 @@ def test_test_resource_update_replace(clock: FakeClock) -> None:
     assert res.update_diff({**res.properties, "update_replace": True}) == {"update_replace": True}
     with pytest.raises(UpdateReplace):   # update_replace_value is not update_allowed
         res.update_diff({**res.properties, "update_replace_value": "x"})
+
+
+def test_null_properties_take_schema_defaults(clock: FakeClock) -> None:
+    # ver-if-null-wallaby: value resolved to null -> output "test_string"
+    res = TestResource("t", {"value": None, "wait_secs": None}, stack=Identity())
+    res.clock = clock
+    run_create(res)
+    assert res.resolve_attribute("output") == "test_string"
+    rs = RandomString("r", {"length": None, "character_classes": None}, stack=Identity())
+    rs.handle_create()
+    assert re.fullmatch(r"[A-Za-z0-9]{32}", rs.data["value"])
+    assert generate(3, [{"class": None, "min": None}], []).isalnum()
