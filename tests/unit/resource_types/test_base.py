@@ -12,7 +12,7 @@ from app.resource_types import base
 from app.resource_types import schema as s
 from app.resource_types.base import NotSupported, Resource, UpdateReplace
 
-from .conftest import Identity
+from .helpers import Identity
 
 SHORT_ID = re.compile(r"[a-z2-7]{12}")
 

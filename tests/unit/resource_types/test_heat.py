@@ -13,7 +13,7 @@ from app.resource_types import base
 from app.resource_types.base import UpdateReplace
 from app.resource_types.heat import SEQUENCES, NoneResource, RandomString, TestResource, Value, generate
 
-from .conftest import FakeClock, Identity
+from .helpers import FakeClock, Identity
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 PHYS = re.compile(r"vstack-{}-[a-z0-9]{{12}}")
