@@ -106,3 +106,22 @@ def test_strip_descriptions_keeps_a_property_named_description() -> None:
                      "schema": {"k": {"type": "string", "description": "y"}}}}
     assert strip_descriptions(entries) == {"description": {"type": "string"},
                                            "m": {"type": "map", "schema": {"k": {"type": "string"}}}}
+
+
+def test_plugins_never_import_flask_sqlalchemy_or_celery() -> None:
+    import ast
+    from pathlib import Path
+
+    import app.resource_types as package
+
+    forbidden = {"flask", "flask_smorest", "sqlalchemy", "celery"}
+    for path in Path(package.__path__[0]).glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            assert not roots & forbidden, f"{path.name} imports {roots & forbidden}"
