@@ -35,8 +35,10 @@ def _stack_common(stack: Any) -> dict[str, Any]:
 
 def stack_summary(stack: Any, include_project: bool) -> dict[str, Any]:
     """One entry of ``GET /stacks`` (Heat's ``stacks_view.basic_keys``); ``project`` only for
-    admin contexts; ``tags`` is ``null`` when the stack has none."""
+    admin contexts; ``tags`` is ``null`` when the stack has none. ``description`` is ``""``:
+    heat-api lists stacks without loading their templates (see api-samples/stack_list.txt)."""
     body = _stack_common(stack)
+    body["description"] = ""
     body["tags"] = list(stack.tags) if stack.tags else None
     if include_project:
         body["project"] = stack.tenant
