@@ -1,1 +1,18 @@
-"""app.templates — see DESIGN.md."""
+"""The HOT template language (pure: stdlib, yaml, yaql and app.errors only).
+
+Public API (see docs/contracts.md)::
+
+    tmpl = parse(text_or_mapping, files=None, max_size=None)      # -> Template
+    stack = tmpl.instantiate(params, env, identity, type_schema)   # -> StackDefinition
+    stack.resolve_properties(name, ctx); stack.resolve_outputs(ctx)
+"""
+from app.templates.environment import Environment
+from app.templates.functions.base import ABSENT, UNKNOWN, FunctionError
+from app.templates.resources import ResourceDefinition
+from app.templates.scope import ParentFacade, ResolveContext
+from app.templates.stack import StackDefinition, StackIdentity
+from app.templates.template import Template, parse
+
+__all__ = ["ABSENT", "UNKNOWN", "Environment", "FunctionError", "ParentFacade",
+           "ResolveContext", "ResourceDefinition", "StackDefinition", "StackIdentity",
+           "Template", "parse"]

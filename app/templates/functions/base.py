@@ -1,0 +1,216 @@
+"""The function tree: parsing snippets into :class:`Function` nodes and resolving them.
+
+Shapes:
+
+* a *snippet* is plain JSON-like data from the template;
+* a *tree* is the same data where every single-key mapping ``{name: args}`` whose ``name`` is in
+  the version's function table became a :class:`Function` (args parsed recursively);
+* resolution walks a tree with a :class:`Resolver` (a small protocol: params, refs, attrs, files,
+  conditions), never a live stack.
+
+Heat behaviour followed (``heat/engine/function.py``): a key the version does not know as a
+function is plain data; a function the version *removed* is an error naming the version; ``if`` is
+a macro resolved as soon as conditions are known (so only the chosen branch contributes
+dependencies). ``ABSENT`` (from wallaby's one-branch ``if``) removes the enclosing map entry or list
+item. ``UNKNOWN`` stands for a value not known at validation time (a reference id, an attribute):
+functions that receive it return it, so static validation checks only what is known.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Mapping, Protocol
+
+from app import errors
+
+Path = tuple[Any, ...]
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN: Any = _Sentinel("UNKNOWN")
+ABSENT: Any = _Sentinel("ABSENT")
+
+
+class FunctionError(errors.ValidationError):
+    """A function's arguments or result are invalid. ``raw`` is Heat's message without the path;
+    ``message`` is ``"<path>: <raw>"`` as Heat prints it for outputs and conditions."""
+
+    def __init__(self, raw: str, path: Path, *, heat_type: str | None = None, **data: Any) -> None:
+        dotted = ".".join(str(p) for p in path)
+        super().__init__(f"{dotted}: {raw}" if dotted else raw, path=path, heat_type=heat_type,
+                         **data)
+        self.raw = raw
+
+    def with_heat_type(self, heat_type: str) -> "FunctionError":
+        """Return self with ``heat_type`` replaced (Heat reports some causes as
+        StackValidationFailed in one place and by their own name in another)."""
+        self.heat_type = heat_type
+        return self
+
+
+class Resolver(Protocol):
+    """What functions resolve against (see :mod:`app.templates.scope`)."""
+
+    static: bool
+
+    def param(self, name: str, path: Path) -> Any: ...
+    def ref(self, name: str, path: Path) -> Any: ...
+    def attr(self, name: str, attr: str | None, rest: tuple[Any, ...], path: Path) -> Any: ...
+    def file(self, key: str, path: Path) -> str: ...
+    def condition(self, name: Any, path: Path) -> bool: ...
+    def has_param(self, name: str) -> bool: ...
+    def facade(self, key: str, path: Path) -> Any: ...
+
+
+FunctionTable = Mapping[str, "type[Function]"]
+
+
+class Function:
+    """A parsed function call ``{fn_name: args}``.
+
+    Subclasses override :meth:`check` (syntax of the parsed args, raised at parse time),
+    :meth:`result` (value from resolved args) and, if they reference resources, :meth:`refs`.
+    ``lazy = True`` subclasses get unresolved args in :meth:`result` (``if``, ``repeat``).
+    """
+
+    lazy = False
+    condition_function = False
+
+    def __init__(self, fn_name: str, args: Any, path: Path, table: FunctionTable) -> None:
+        self.fn_name = fn_name
+        self.args = args
+        self.path = path
+        self.table = table
+        self.check()
+
+    def error(self, raw: str, **kw: Any) -> FunctionError:
+        return FunctionError(raw, self.path, **kw)
+
+    def check(self) -> None:
+        """Validate the argument shape at parse time. :raises FunctionError:"""
+
+    def evaluate(self, r: Resolver) -> Any:
+        """Resolve args, then :meth:`result`; UNKNOWN args give UNKNOWN."""
+        if self.lazy:
+            return self.result(self.args, r)
+        args = resolve(self.args, r)
+        if r.static and contains_unknown(args):
+            return UNKNOWN
+        return self.result(args, r)
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        raise NotImplementedError
+
+    def refs(self) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
+        """Resource references made by this node itself: (name, attribute path or None, path)."""
+        return iter(())
+
+    def __repr__(self) -> str:
+        return f"{{{self.fn_name!r}: {self.args!r}}}"
+
+
+class Removed(Function):
+    """A function a version removed: Heat's "not supported in this version of HOT"."""
+
+    def check(self) -> None:
+        raise self.error(
+            f"The template version is invalid: The function {self.fn_name} is not supported in "
+            f"this version of HOT.")
+
+
+def parse(snippet: Any, table: FunctionTable, path: Path = ()) -> Any:
+    """Turn ``snippet`` into a tree (see module doc). :raises FunctionError: bad arguments."""
+    if isinstance(snippet, dict):
+        if len(snippet) == 1:
+            (key, value), = snippet.items()
+            if isinstance(key, str) and key in table:
+                cls = table[key]
+                fpath = path + (key,)
+                return cls(key, parse(value, table, fpath), fpath, table)
+        return {k: parse(v, table, path + (k,)) for k, v in snippet.items()}
+    if isinstance(snippet, list):
+        return [parse(v, table, path + (i,)) for i, v in enumerate(snippet)]
+    return snippet
+
+
+def resolve(tree: Any, r: Resolver) -> Any:
+    """Resolve every function in ``tree``; ABSENT entries are dropped from maps and lists."""
+    if isinstance(tree, Function):
+        return tree.evaluate(r)
+    if isinstance(tree, dict):
+        out = {}
+        for k, v in tree.items():
+            val = resolve(v, r)
+            if val is not ABSENT:
+                out[k] = val
+        return out
+    if isinstance(tree, list):
+        return [x for x in (resolve(v, r) for v in tree) if x is not ABSENT]
+    return tree
+
+
+def contains_unknown(value: Any) -> bool:
+    """True if ``value`` is or contains UNKNOWN."""
+    if value is UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def walk(tree: Any) -> Iterator[Function]:
+    """Every Function node in ``tree``, outermost first."""
+    if isinstance(tree, Function):
+        yield tree
+        yield from walk(tree.args)
+    elif isinstance(tree, dict):
+        for v in tree.values():
+            yield from walk(v)
+    elif isinstance(tree, list):
+        for v in tree:
+            yield from walk(v)
+
+
+class Macro(Function):
+    """A function resolved as soon as conditions are known (``if``): :meth:`expand` returns the
+    replacement tree."""
+
+    def expand(self, r: Resolver) -> Any:
+        raise NotImplementedError
+
+    def evaluate(self, r: Resolver) -> Any:
+        return resolve(self.expand(r), r)
+
+
+def expand_macros(tree: Any, r: Resolver) -> Any:
+    """Copy of ``tree`` with every :class:`Macro` replaced by its expansion (recursively)."""
+    if isinstance(tree, Macro):
+        return expand_macros(tree.expand(r), r)
+    if isinstance(tree, Function):
+        new = object.__new__(type(tree))
+        new.__dict__.update(tree.__dict__)
+        new.args = expand_macros(tree.args, r)
+        return new
+    if isinstance(tree, dict):
+        out = {}
+        for k, v in tree.items():
+            val = expand_macros(v, r)
+            if val is not ABSENT:
+                out[k] = val
+        return out
+    if isinstance(tree, list):
+        return [x for x in (expand_macros(v, r) for v in tree) if x is not ABSENT]
+    return tree
+
+
+Factory = Callable[[str, Any, Path, FunctionTable], Function]

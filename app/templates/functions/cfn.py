@@ -1,0 +1,155 @@
+"""The CloudFormation functions HOT 2013-05-23 still accepts.
+
+As Heat's cfn functions: ``Ref`` (a parameter's value, else a resource's reference id),
+``Fn::Select: [index, collection]`` (out of range -> ``""``), ``Fn::Join: [delim, [strings]]``,
+``Fn::Split: [delim, string]``, ``Fn::Replace: [{placeholder: value}, template]``,
+``Fn::Base64: string`` (identity), ``Fn::MemberListToMap: [key_name, value_name, list]``,
+``Fn::GetAZs`` and ``Fn::ResourceFacade``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from app.templates.functions.base import Function, Path, Resolver
+from app.templates.functions.strings import Join, Replace
+
+
+class Ref(Function):
+    """``Ref: name``."""
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, str):
+            raise self.error(f'Argument to "{self.fn_name}" must be a string')
+        if r.has_param(args):
+            return r.param(args, self.path)
+        return r.ref(args, self.path)
+
+    def refs(self) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
+        if isinstance(self.args, str):
+            yield self.args, None, self.path
+
+
+class Select(Function):
+    """``Fn::Select: [index, collection]``."""
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(f'Arguments to "{self.fn_name}" must be of the form '
+                             f'[index, collection]')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        index, collection = args
+        if collection is None:
+            return ""
+        if isinstance(collection, dict):
+            if not isinstance(index, str):
+                raise self.error(f'Index to "{self.fn_name}" must be a string')
+            return collection.get(index, "")
+        if isinstance(collection, list):
+            try:
+                return collection[int(index)]
+            except (IndexError, ValueError, TypeError):
+                return ""
+        raise self.error(f'Arguments to "{self.fn_name}" not fully resolved')
+
+
+class CfnJoin(Join):
+    """``Fn::Join: [delim, [strings]]``."""
+
+    example = '"{0}" : [ " ", [ "str1", "str2"]]'
+
+
+class Split(Function):
+    """``Fn::Split: [delim, string]``."""
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'"{self.fn_name}" : [ ",", "str1,str2"]]')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        delim, text = args
+        if not isinstance(text, str):
+            raise self.error(f'Function "{self.fn_name}" should be: '
+                             f'"{self.fn_name}" : [ ",", "str1,str2"]]')
+        return text.split(delim)
+
+
+class CfnReplace(Replace):
+    """``Fn::Replace: [{placeholder: value}, template]``."""
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(f'Arguments to "{self.fn_name}" must be of the form '
+                             f'[{{"var": "value"}}, "template"]')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        return super().result({"params": args[0], "template": args[1]}, r)
+
+
+class Base64(Function):
+    """``Fn::Base64: string`` -> the string (Heat does not encode)."""
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, str):
+            raise self.error(f'Arguments to "{self.fn_name}" not fully resolved')
+        return args
+
+
+class MemberListToMap(Function):
+    """``Fn::MemberListToMap: [key_name, value_name, [".member.N.key=value", ...]]``."""
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 3:
+            raise self.error(f'Wrong Arguments try: "{self.fn_name}" : '
+                             f'[ "Name", "Value", [ "member.1.Name=a", "member.1.Value=b" ] ]')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        keyname, valuename, members = args
+        if not isinstance(members, list):
+            raise self.error(f'Member list to "{self.fn_name}" must be a list')
+        pairs: dict[str, dict[str, str]] = {}
+        pattern = re.compile(r"\.member\.([0-9]+)\.(.*)")
+        for item in members:
+            if not isinstance(item, str):
+                raise self.error(f'Member list items of "{self.fn_name}" must be strings')
+            key, _, value = item.partition("=")
+            m = pattern.match(key)
+            if m:
+                pairs.setdefault(m.group(1), {})[m.group(2)] = value
+        out: dict[str, str] = {}
+        for entry in pairs.values():
+            if keyname in entry and valuename in entry:
+                out[entry[keyname]] = entry[valuename]
+        return out
+
+
+class GetAZs(Function):
+    """``Fn::GetAZs: region`` -> the availability zones (the resolver's; default ["nova"])."""
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        return ["nova"]
+
+
+class CfnResourceFacade(Function):
+    """``Fn::ResourceFacade: Metadata|DeletionPolicy|UpdatePolicy``."""
+
+    KEYS = {"Metadata": "metadata", "DeletionPolicy": "deletion_policy",
+            "UpdatePolicy": "update_policy"}
+
+    def check(self) -> None:
+        if self.args not in self.KEYS:
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be one of: '
+                             f'{", ".join(self.KEYS)}')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        return r.facade(self.KEYS[args], self.path)

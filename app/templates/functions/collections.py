@@ -1,0 +1,243 @@
+"""Collection functions: repeat, map_merge, map_replace, list_concat(_unique), filter.
+
+As Heat's hot_spec:
+
+* ``repeat: {for_each: {"%v%": [..]}, template: T}`` (2015-04-30): T with every placeholder
+  replaced (strings, and map keys/values, recursively), one copy per item; several placeholders
+  iterate their product. newton: a for_each value may be a map (its keys are used). pike:
+  ``permutations: false`` zips lists of equal length instead.
+* ``map_merge: [m1, m2, ...]`` (2016-04-08): later keys win, null counts as ``{}``.
+* ``map_replace: [M, {keys: {old: new}, values: {old: new}}]`` (newton).
+* ``list_concat: [l1, l2, ...]`` / ``list_concat_unique`` (pike): null counts as ``[]``.
+* ``filter: [values_to_remove, list]`` (ocata).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from app.templates.functions.base import UNKNOWN, Function, Resolver, contains_unknown, resolve
+
+
+class Repeat(Function):
+    """2015-04-30 ``repeat``: for_each values must be lists."""
+
+    lazy = True
+    allow_map_values = False
+    allow_permutations = False
+
+    def _syntax(self) -> str:
+        return (f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
+                "              template: This is %var%\n"
+                "              for_each:\n"
+                "                %var%: ['a', 'b', 'c']")
+
+    def check(self) -> None:
+        args = self.args
+        if isinstance(args, Function):
+            return
+        if not isinstance(args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map')
+        if "for_each" not in args or "template" not in args:
+            raise self.error(repr(self._syntax()))
+        if not isinstance(args["for_each"], (dict, Function)):
+            raise self.error(f'The "for_each" argument to "{self.fn_name}" must contain a map')
+
+    def _values(self, value: Any) -> list[Any]:
+        if isinstance(value, dict) and self.allow_map_values:
+            return list(value)
+        if not isinstance(value, list):
+            kinds = "lists or maps" if self.allow_map_values else "lists"
+            raise self.error(f'The values of the "for_each" argument to "{self.fn_name}" '
+                             f'must be {kinds}')
+        return value
+
+    def _replace(self, keys: tuple[str, ...], values: tuple[Any, ...], tmpl: Any) -> Any:
+        if isinstance(tmpl, str):
+            for key, value in zip(keys, values):
+                if not isinstance(value, str):
+                    raise self.error(f"replace() argument 2 must be str, not "
+                                     f"{type(value).__name__}")
+                tmpl = tmpl.replace(key, value)
+            return tmpl
+        if isinstance(tmpl, list):
+            return [self._replace(keys, values, v) for v in tmpl]
+        if isinstance(tmpl, dict):
+            return {self._replace(keys, values, k): self._replace(keys, values, v)
+                    for k, v in tmpl.items()}
+        return tmpl
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        args = resolve(args, r) if isinstance(args, Function) else args
+        if not isinstance(args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map')
+        for_each = resolve(args["for_each"], r)
+        if not isinstance(for_each, dict):
+            raise self.error(f'The "for_each" argument to "{self.fn_name}" must contain a map')
+        if r.static and contains_unknown(for_each):
+            return UNKNOWN
+        keys = tuple(for_each)
+        lists = [self._values(for_each[k]) for k in keys]
+        template = resolve(args["template"], r)
+        if r.static and contains_unknown(template):
+            return UNKNOWN
+        permutations = (resolve(args.get("permutations", True), r)
+                        if self.allow_permutations else True)
+        if not isinstance(permutations, bool):
+            raise self.error(f'"permutations" should be boolean type for {self.fn_name} '
+                             f'function.')
+        if permutations:
+            combos = list(itertools.product(*lists))
+        else:
+            if len({len(lst) for lst in lists}) > 1:
+                raise self.error(f"For {self.fn_name}, the length of for_each values should be "
+                                 f"equal if no nested loop.")
+            combos = list(zip(*lists))
+        return [self._replace(keys, combo, template) for combo in combos]
+
+
+class RepeatWithMap(Repeat):
+    """newton ``repeat``: a for_each value may be a map (its keys)."""
+
+    allow_map_values = True
+
+
+class RepeatWithNestedLoop(RepeatWithMap):
+    """pike ``repeat``: ``permutations`` (default true)."""
+
+    allow_permutations = True
+
+
+class MapMerge(Function):
+    """``map_merge: [map, ...]``."""
+
+    def _usage(self) -> str:
+        return (f'Incorrect arguments to "{self.fn_name}" should be: '
+                f'"{self.fn_name}" : [ [ {{"k1": "v1", "k2": "v2"}}, {{"k1": "v2"}} ] ]')
+
+    def check(self) -> None:
+        if not isinstance(self.args, (list, Function)):
+            raise self.error(self._usage())
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list):
+            raise self.error(self._usage())
+        out: dict[Any, Any] = {}
+        for m in args:
+            if m is None:
+                continue
+            if not isinstance(m, dict):
+                raise self.error("Incorrect arguments: Items to merge must be maps. "
+                                 f"{m!r} is type {type(m)!r} instead of a dict")
+            out.update(m)
+        return out
+
+
+class MapReplace(Function):
+    """``map_replace: [map, {keys: {old: new}, values: {old: new}}]``; a renamed key may not
+    collide with a key of the input map (so swaps are refused, as Heat)."""
+
+    EXAMPLE = ('"map_replace" : [ { "key1": "val1" }, {"keys": {"key1": "key2"}, '
+               '"values": {"val1": "val2"}}]')
+
+    def check(self) -> None:
+        if isinstance(self.args, list) and len(self.args) != 2:
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'{self.EXAMPLE}')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not (isinstance(args, list) and len(args) == 2 and isinstance(args[0], dict)
+                and isinstance(args[1], dict)):
+            raise self.error(f'Incorrect arguments: to "{self.fn_name}", arguments must be a '
+                             f'list of maps. Example:  {self.EXAMPLE}')
+        mapping, spec = args
+        if set(spec) - {"keys", "values"}:
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'{self.EXAMPLE}')
+        keys = spec.get("keys") or {}
+        values = spec.get("values") or {}
+        if not isinstance(keys, dict) or not isinstance(values, dict):
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'{self.EXAMPLE}')
+        out: dict[Any, Any] = {}
+        for k, v in mapping.items():
+            new_key = k
+            if isinstance(k, (str, int, float, bool)) and k in keys:
+                new_key = keys[k]
+                if new_key in mapping:
+                    raise self.error(f"key replacement {new_key} collides with a key in the "
+                                     f"input map")
+                if new_key in out:
+                    raise self.error(f"key replacement {new_key} collides with a key in the "
+                                     f"output map")
+            if isinstance(v, (str, int, float, bool)) and v in values:
+                v = values[v]
+            out[new_key] = v
+        return out
+
+
+class ListConcat(Function):
+    """``list_concat: [list, ...]``."""
+
+    unique = False
+
+    def _usage(self) -> str:
+        return (f'Incorrect arguments to "{self.fn_name}" should be: '
+                f'"{self.fn_name}" : [ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]')
+
+    def check(self) -> None:
+        if not isinstance(self.args, (list, Function)):
+            raise self.error(self._usage())
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list):
+            raise self.error(self._usage())
+        out: list[Any] = []
+        for item in args:
+            if item is None:
+                continue
+            if not isinstance(item, list):
+                raise self.error(f"Incorrect arguments: Items to concat must be lists. {args!r} "
+                                 f"contains an item that is not a list: {item!r}")
+            out.extend(item)
+        if self.unique:
+            uniq: list[Any] = []
+            for v in out:
+                if v not in uniq:
+                    uniq.append(v)
+            return uniq
+        return out
+
+
+class ListConcatUnique(ListConcat):
+    """``list_concat_unique``: first occurrence of each item kept."""
+
+    unique = True
+
+
+class Filter(Function):
+    """``filter: [values_to_remove, list]``."""
+
+    def _usage(self) -> str:
+        return (f'Arguments to "{self.fn_name}" must be of the form: '
+                f'[values_to_filter, sequence]')
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(self._usage())
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list) or len(args) != 2:
+            raise self.error(self._usage())
+        remove, seq = args
+        if seq is None:
+            return None
+        if not isinstance(seq, list):
+            raise self.error(f'"{self.fn_name}": {seq!r} must be a list')
+        if remove is None:
+            return list(seq)
+        if not isinstance(remove, list):
+            remove = [remove]
+        return [v for v in seq if v not in remove]

@@ -1,0 +1,279 @@
+"""String functions: str_replace (+ strict, vstrict), list_join, str_split, digest, make_url.
+
+As Heat's hot_spec:
+
+* ``str_replace`` replaces longer placeholders first; before newton only strings and numbers are
+  accepted as values, from newton maps/lists are JSON-encoded (``sort_keys``); ``None`` -> ``""``.
+  ``str_replace_strict`` (ocata) fails when a param is absent from the template;
+  ``str_replace_vstrict`` (pike) also fails on a null or empty value.
+* ``list_join: [delim, list]`` until 2015-04-30; from 2015-10-15 any number of lists, and
+  maps/lists inside are JSON-encoded; ``None`` items join as ``""``.
+* ``str_split: [delim, string(, index)]`` (2015-10-15).
+* ``digest: [algorithm, value]`` (2015-04-30): md5, sha1, sha224, sha256, sha384, sha512.
+* ``make_url: {scheme, host, port, path, query, fragment}`` (pike).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+from urllib import parse as urlparse
+
+from app.templates.functions.base import Function, Resolver
+
+
+def dumps(value: Any) -> str:
+    """JSON text as Heat's jsonutils.dumps(sort_keys=True)."""
+    return json.dumps(value, sort_keys=True)
+
+
+class Replace(Function):
+    """``str_replace`` (2013-05-23 .. 2016-04-08): values must be strings or numbers."""
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map')
+        if "params" not in self.args or "template" not in self.args:
+            raise self.error(
+                f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
+                "              template: This is var1 template var2\n"
+                "              params:\n                var1: a\n                var2: string")
+        params = self.args["params"]
+        if not isinstance(params, (dict, Function)):
+            raise self.error(f'"{self.fn_name}" parameters must be a mapping')
+
+    def replacement(self, value: Any) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, (str, int, float, bool)):
+            raise self.error(f'"{self.fn_name}" params must be strings or numbers')
+        return str(value)
+
+    def validate_params(self, template: str, params: dict[str, Any]) -> None:
+        """Hook for the strict variants."""
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map')
+        template, params = args.get("template"), args.get("params")
+        if not isinstance(template, str):
+            raise self.error(f'"{self.fn_name}" template must be a string')
+        if not isinstance(params, dict):
+            raise self.error(f'"{self.fn_name}" parameters must be a mapping')
+        for key in params:
+            if not isinstance(key, str):
+                raise self.error(f'"{self.fn_name}" param placeholders must be strings')
+        self.validate_params(template, params)
+        values = {k: self.replacement(v) for k, v in params.items()}
+        keys = sorted(sorted(values), key=len, reverse=True)
+
+        def replace(text: str, remaining: list[str]) -> str:
+            if not remaining:
+                return text
+            head, rest = remaining[0], remaining[1:]
+            return values[head].join(replace(part, rest) for part in text.split(head))
+
+        return replace(template, keys)
+
+
+class ReplaceJson(Replace):
+    """newton ``str_replace``: maps and lists are JSON-encoded."""
+
+    def replacement(self, value: Any) -> str:
+        if isinstance(value, (dict, list)):
+            return dumps(value)
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise self.error(f'"{self.fn_name}" params must be strings, numbers, list or map.')
+        return super().replacement(value)
+
+
+class ReplaceJsonStrict(ReplaceJson):
+    """``str_replace_strict``: every param must occur in the template."""
+
+    def validate_params(self, template: str, params: dict[str, Any]) -> None:
+        missing = [k for k in params if k not in template]
+        if missing:
+            raise self.error("The following params were not found in the template: "
+                             + ",".join(missing))
+
+
+class ReplaceJsonVeryStrict(ReplaceJsonStrict):
+    """``str_replace_vstrict``: as strict, and values may not be null or empty."""
+
+    def validate_params(self, template: str, params: dict[str, Any]) -> None:
+        for key, value in params.items():
+            if value is None or value == "" or value == [] or value == {}:
+                raise self.error(f"{self.fn_name} has an undefined or empty value for param "
+                                 f"{key}, must be a defined non-empty value")
+        super().validate_params(template, params)
+
+
+class Join(Function):
+    """``list_join: [delim, list]`` (2013-05-23 .. 2015-04-30): items must be strings."""
+
+    example = '"{0}" : [ " ", [ "str1", "str2"]]'
+
+    def _usage(self) -> str:
+        return f'Incorrect arguments to "{self.fn_name}" should be: ' + \
+            self.example.format(self.fn_name)
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(self._usage())
+
+    def item(self, value: Any) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise self.error(f"Items to join must be strings not {repr(value)[:200]}")
+        return value
+
+    def lists(self, args: list[Any]) -> list[Any]:
+        return [args[1]]
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list) or len(args) < 2:
+            raise self.error(self._usage())
+        items: list[Any] = []
+        for lst in self.lists(args):
+            if lst is None:
+                continue
+            if not isinstance(lst, list):
+                raise self.error(f'"{self.fn_name}" must operate on a list')
+            items.extend(lst)
+        delim = args[0]
+        if not isinstance(delim, str):
+            raise self.error(f'"{self.fn_name}" delimiter must be a string')
+        return delim.join(self.item(v) for v in items)
+
+
+class JoinMultiple(Join):
+    """2015-10-15+ ``list_join: [delim, list1, list2, ...]``; maps/lists JSON-encoded."""
+
+    example = '"{0}" : [ " ", [ "str1", "str2"] ...]'
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) < 2:
+            raise self.error(self._usage())
+
+    def lists(self, args: list[Any]) -> list[Any]:
+        return [a for a in args[1:] if a]
+
+    def item(self, value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (dict, list)):
+            return dumps(value)
+        raise self.error(f"Items to join must be string, map or list not {repr(value)[:200]}")
+
+
+class StrSplit(Function):
+    """``str_split: [delim, string(, index)]``."""
+
+    def _usage(self) -> str:
+        return (f'Incorrect arguments to "{self.fn_name}" should be: '
+                f'"{self.fn_name}" : [ ",", "apples,pears", <index>]')
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, list) or len(self.args) not in (2, 3):
+            raise self.error(self._usage())
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list) or len(args) not in (2, 3):
+            raise self.error(self._usage())
+        delim, text = args[0], args[1]
+        if not isinstance(text, str):
+            raise self.error(f'"{self.fn_name}" must operate on a string')
+        if not isinstance(delim, str) or not delim:
+            raise self.error(f'"{self.fn_name}" delimiter must be a non-empty string')
+        parts = text.split(delim)
+        if len(args) == 3:
+            try:
+                return parts[int(args[2])]
+            except (IndexError, ValueError, TypeError):
+                raise self.error(f'Incorrect index to "{self.fn_name}" should be between 0 and '
+                                 f'{len(parts) - 1}') from None
+        return parts
+
+
+class Digest(Function):
+    """``digest: [algorithm, value]`` -> hex digest of value's latin-1 bytes (as Heat)."""
+
+    ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+            raise self.error(f'Argument to function "{self.fn_name}" must be a list of strings')
+        if len(args) != 2:
+            raise self.error(f'Function "{self.fn_name}" usage: ["<algorithm>", "<value>"]')
+        algorithm, value = args[0].lower(), args[1]
+        if algorithm not in self.ALGORITHMS:
+            raise self.error(f"Algorithm must be one of {', '.join(self.ALGORITHMS)}")
+        try:
+            data = value.encode("latin-1")
+        except UnicodeEncodeError:
+            data = value.encode("utf-8")
+        return hashlib.new(algorithm, data).hexdigest()
+
+
+class MakeURL(Function):
+    """``make_url``: builds a URL; the port must be 1-65535; IPv6 hosts are bracketed."""
+
+    KEYS = ("scheme", "username", "password", "host", "port", "path", "query", "fragment")
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, dict):
+            raise self.error(f'The arguments to "{self.fn_name}" must be a map')
+        extra = [k for k in self.args if k not in self.KEYS]
+        if extra:
+            raise self.error(f'Invalid arguments to "{self.fn_name}": {", ".join(map(str, extra))}')
+        port = self.args.get("port")
+        if isinstance(port, (int, str)) and not isinstance(port, bool) and port != "":
+            self._port(port)
+
+    def _port(self, port: Any) -> str:
+        try:
+            num = int(port)
+        except (TypeError, ValueError):
+            raise self.error(f"Invalid URL port {port!r}") from None
+        if not 0 < num < 65536:
+            raise self.error(f"Invalid URL port {num}, must be in range 1-65535")
+        return str(num)
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, dict):
+            raise self.error(f'The arguments to "{self.fn_name}" must be a map')
+        scheme = args.get("scheme") or ""
+        if ":" in str(scheme):
+            raise self.error(f'Illegal character in scheme "{scheme}"')
+        host = str(args.get("host") or "")
+        port = args.get("port") or ""
+        if port != "":
+            port = self._port(port)
+        query = args.get("query") or {}
+        if not isinstance(query, dict):
+            raise self.error(f'The "query" argument to "{self.fn_name}" must be a map')
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = f"{host}:{port}" if port else host
+        user, password = args.get("username"), args.get("password")
+        if user:
+            creds = urlparse.quote(str(user), safe="")
+            if password:
+                creds += ":" + urlparse.quote(str(password), safe="")
+            netloc = f"{creds}@{netloc}"
+        path = urlparse.quote(str(args.get("path") or ""))
+        fragment = urlparse.quote(str(args.get("fragment") or ""))
+        return urlparse.urlunsplit((str(scheme), netloc, path, urlparse.urlencode(query), fragment))

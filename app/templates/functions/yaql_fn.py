@@ -1,0 +1,98 @@
+"""``yaql: {expression: E, data: D}`` (newton), bounded.
+
+As Heat's hot_spec: ``E`` is evaluated with ``$.data`` bound to the resolved ``D`` (default
+``{}``); a syntax error is "Bad expression <yaql message>." (at parse time when ``E`` is a
+literal). Bounds (Heat's ``[yaql]`` options, plus sizes Stoker adds): ``limit_iterators`` 200,
+``memory_quota`` 10000, expression at most :data:`MAX_EXPRESSION` characters and data at most
+:data:`MAX_DATA` bytes of JSON. Results are converted back to plain lists/dicts.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaql
+from yaql.language import exceptions as yaql_exc
+
+from app.templates.functions.base import Function, Resolver
+
+MAX_EXPRESSION = 4096
+MAX_DATA = 1_000_000
+LIMIT_ITERATORS = 200
+MEMORY_QUOTA = 10000
+
+_ENGINE: Any = None
+_CONTEXT: Any = None
+
+
+def _engine() -> Any:
+    global _ENGINE, _CONTEXT
+    if _ENGINE is None:
+        _ENGINE = yaql.YaqlFactory().create({"yaql.limitIterators": LIMIT_ITERATORS,
+                                             "yaql.memoryQuota": MEMORY_QUOTA})
+        _CONTEXT = yaql.create_context()
+    return _ENGINE
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict) or hasattr(value, "items") and callable(value.items):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "__iter__"):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Yaql(Function):
+    """``yaql``; see module doc."""
+
+    condition_function = True
+
+    def _syntax(self) -> str:
+        return (f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
+                "  expression: $.data.var1.sum()\n  data:\n    var1: [3, 2, 1]")
+
+    def check(self) -> None:
+        if isinstance(self.args, Function):
+            return
+        if not isinstance(self.args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map.')
+        if "expression" not in self.args or set(self.args) - {"expression", "data"}:
+            raise self.error(self._syntax())
+        expr = self.args["expression"]
+        if isinstance(expr, str):
+            self._parse(expr)
+
+    def _parse(self, expr: str) -> Any:
+        if len(expr) > MAX_EXPRESSION:
+            raise self.error(f"Expression is longer than {MAX_EXPRESSION} characters")
+        try:
+            return _engine()(expr)
+        except yaql_exc.YaqlException as exc:
+            raise self.error(f"Bad expression {exc}.") from None
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, dict):
+            raise self.error(f'Arguments to "{self.fn_name}" must be a map.')
+        expr = args.get("expression")
+        if not isinstance(expr, str):
+            raise self.error(f'The "expression" argument to "{self.fn_name}" must be a string')
+        data = args.get("data", {})
+        try:
+            size = len(json.dumps(data))
+        except (TypeError, ValueError):
+            size = 0
+        if size > MAX_DATA:
+            raise self.error(f"Data for {self.fn_name} is larger than {MAX_DATA} bytes")
+        statement = self._parse(expr)
+        try:
+            value = statement.evaluate({"data": data}, _CONTEXT.create_child_context())
+            return _plain(value)
+        except yaql_exc.YaqlException as exc:
+            raise self.error(str(exc)) from None
+        except (TypeError, ValueError, KeyError, IndexError, ArithmeticError,
+                RecursionError, MemoryError) as exc:
+            raise self.error(str(exc)) from None

@@ -1,0 +1,160 @@
+"""Loading template and environment text: YAML or JSON, with Heat's limits.
+
+Follows Heat's ``template_format.parse``: text that starts with ``{`` is JSON, anything else YAML
+(YAML 1.1, PyYAML's safe loader) with timestamps kept as strings (so
+``heat_template_version: 2018-08-31`` stays ``"2018-08-31"``). On top of Heat:
+
+* alias expansion is bounded ("billion laughs"): the composed node graph, with every alias
+  expanded, may hold at most :data:`MAX_NODES` nodes, and recursive aliases are refused;
+* nesting depth is bounded by :data:`MAX_DEPTH`;
+* the loader records where each value starts: :class:`Loaded` carries ``locations``, a map from
+  a path (tuple of keys / list indexes) to ``(line, column)``, both 1-based.
+
+Errors: :class:`app.errors.BadRequest` (heat_type ``HTTPBadRequest``) for text that is not
+YAML/JSON or not a mapping; :class:`app.errors.RequestLimitExceeded` when ``max_size`` is passed
+and exceeded.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import yaml
+
+from app import errors
+
+MAX_NODES = 200_000
+MAX_DEPTH = 100
+
+Path = tuple[Any, ...]
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without timestamp construction (Heat keeps dates as strings)."""
+
+
+def _construct_str(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
+
+
+@dataclass
+class Loaded:
+    """A loaded document: ``data`` (plain JSON-like values) and ``locations`` (path -> (line, col))."""
+
+    data: Any
+    locations: dict[Path, tuple[int, int]] = field(default_factory=dict)
+
+
+def _measure(node: yaml.Node, sizes: dict[int, tuple[int, int]], active: set[int]) -> tuple[int, int]:
+    """Return (expanded node count, depth) of ``node``; memoised per node so aliases are O(1)."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in active:
+        raise errors.BadRequest("Template not in valid format: recursive YAML alias",
+                                heat_type="HTTPBadRequest")
+    active.add(key)
+    count, depth = 1, 0
+    children: list[yaml.Node] = []
+    if isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            children.extend((k, v))
+    for child in children:
+        c, d = _measure(child, sizes, active)
+        count += c
+        depth = max(depth, d)
+        if count > MAX_NODES:
+            raise errors.RequestLimitExceeded(
+                f"Template expands to more than {MAX_NODES} nodes (YAML aliases)")
+    active.discard(key)
+    sizes[key] = (count, depth + 1)
+    if depth + 1 > MAX_DEPTH:
+        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")
+    return sizes[key]
+
+
+def _locate(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]], budget: list[int]) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    out.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                _locate(v, path + (k.value,), out, budget)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            _locate(v, path + (i,), out, budget)
+
+
+def _json_depth(value: Any, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        for v in value.values():
+            _json_depth(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _json_depth(v, depth + 1)
+
+
+def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "template") -> Loaded:
+    """Load ``text`` (YAML or JSON) into plain values, bounded as the module says.
+
+    :raises errors.RequestLimitExceeded: ``len(text) > max_size`` or alias/nesting limits.
+    :raises errors.BadRequest: not valid YAML/JSON ("Error parsing template ...").
+    """
+    if isinstance(text, bytes):
+        size = len(text)
+        text = text.decode("utf-8")
+    else:
+        size = len(text.encode("utf-8"))
+    if max_size is not None and size > max_size:
+        raise errors.RequestLimitExceeded(
+            f"Template size ({size} bytes) exceeds maximum allowed size ({max_size} bytes).")
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
+        _json_depth(data)
+        return Loaded(data)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return Loaded(None)
+        _measure(node, {}, set())
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
+    finally:
+        loader.dispose()
+    locations: dict[Path, tuple[int, int]] = {}
+    _locate(node, (), locations, [MAX_NODES])
+    return Loaded(data, locations)
+
+
+def load_mapping(source: str | bytes | Mapping[str, Any], *, max_size: int | None = None,
+                 what: str = "template") -> Loaded:
+    """Load ``source`` and check it is a mapping (as heat-api: "Template not in valid format").
+
+    An already-loaded mapping is taken as is (no locations).
+    :raises errors.BadRequest: not a mapping / not YAML.
+    """
+    if isinstance(source, Mapping):
+        return Loaded(dict(source))
+    try:
+        loaded = load_text(source, max_size=max_size, what=what)
+    except errors.BadRequest as exc:
+        raise errors.BadRequest(f"Template not in valid format: {exc.message}") from exc
+    if not isinstance(loaded.data, dict):
+        raise errors.BadRequest(
+            "Template not in valid format: The template is not a JSON object or YAML mapping.")
+    return loaded

@@ -1,0 +1,152 @@
+"""The ``resources`` section: per-version keys, structure checks, parsed snippets.
+
+As Heat's HOT resource definitions: keys ``type``, ``properties``, ``metadata``,
+``depends_on``, ``update_policy``, ``deletion_policy``, ``description`` (all versions),
+``condition`` (newton+), ``external_id`` (ocata+); unknown keys are '"x" is not a valid keyword
+inside a resource definition'; ``deletion_policy`` is ``Delete``/``Retain``/``Snapshot`` (newton
+adds lower-case aliases) and may be a ``get_param``; ``depends_on`` is a name or a list of names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import errors
+from app.templates.functions.base import parse
+from app.templates.versions import HotVersion, condition_table
+
+
+@dataclass(frozen=True)
+class ResourceDefinition:
+    """One resource of an instantiated stack (contract shape, see docs/contracts.md).
+
+    ``properties`` and ``metadata`` are the template snippets (functions unresolved; the
+    stack's ``resolve_properties`` resolves them). ``deletion_policy`` is normalised to
+    ``Delete``/``Retain``/``Snapshot``. ``condition`` is the template's raw condition or None.
+    """
+
+    name: str
+    type: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    metadata: Any = None
+    depends_on: list[str] = field(default_factory=list)
+    deletion_policy: str = "Delete"
+    update_policy: Any = None
+    description: str = ""
+    external_id: Any = None
+    condition: Any = None
+
+
+@dataclass
+class RawResource:
+    """A resource as parsed from the template (before conditions and parameters)."""
+
+    name: str
+    snippet: dict[str, Any]
+    type: str
+    properties: Any
+    metadata: Any
+    depends_on: list[str]
+    deletion_policy: Any
+    update_policy: Any
+    description: Any
+    external_id: Any
+    condition: Any
+    has_condition: bool
+
+
+def _shape_error(name: str, key: str, typename: str) -> errors.ValidationError:
+    return errors.ValidationError(f"Resource {name} {key} type must be {typename}",
+                                  path=("resources", name, key))
+
+
+def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]:
+    """Parse and structurally validate the ``resources`` section.
+
+    :raises errors.ValidationError: Heat's structure messages (see module doc).
+    :raises FunctionError: a bad function call inside a resource.
+    """
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise errors.ValidationError(f"'{type(section).__name__}' object has no attribute "
+                                     f"'items'", path=("resources",))
+    out: dict[str, RawResource] = {}
+    for name, snippet in section.items():
+        if not isinstance(name, str):
+            raise errors.ValidationError(f"Resource name {name!r} must be a string",
+                                         path=("resources", str(name)))
+        if not isinstance(snippet, dict):
+            raise errors.ValidationError(
+                f'"resources" must contain a map of resource maps. Found a '
+                f"[<class '{type(snippet).__name__}'>] instead", path=("resources", name))
+        out[name] = _parse_one(name, snippet, version)
+    return out
+
+
+def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawResource:
+    base = ("resources", name)
+    for key in snippet:
+        if key not in version.resource_keys:
+            raise errors.ValidationError(f'"{key}" is not a valid keyword inside a resource '
+                                         f'definition', path=base + (key,))
+    if "type" not in snippet:
+        raise errors.ValidationError("Each resource must contain a type key.", path=base)
+    rtype = snippet["type"]
+    if not isinstance(rtype, str):
+        raise _shape_error(name, "type", "string")
+    props = snippet.get("properties")
+    if props is not None and not isinstance(props, dict):
+        if not (isinstance(props, dict) or _is_fn(props, version)):
+            raise _shape_error(name, "properties", "object")
+    metadata = snippet.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise _shape_error(name, "metadata", "object")
+    depends = snippet.get("depends_on")
+    if depends is None:
+        depends_on: list[str] = []
+    elif isinstance(depends, str):
+        depends_on = [depends]
+    elif isinstance(depends, list) and all(isinstance(d, str) for d in depends):
+        depends_on = list(depends)
+    else:
+        raise _shape_error(name, "depends_on", "list of strings")
+    update_policy = snippet.get("update_policy")
+    if update_policy is not None and not isinstance(update_policy, dict) \
+            and not _is_fn(update_policy, version):
+        raise _shape_error(name, "update_policy", "object")
+    policy = snippet.get("deletion_policy")
+    if isinstance(policy, str) and policy not in version.deletion_policies:
+        raise errors.ValidationError(f'Invalid deletion policy "{policy}"',
+                                     path=base + ("deletion_policy",))
+    table = version.functions
+    cond = snippet.get("condition")
+    if "condition" in snippet and not isinstance(cond, (bool, str)):
+        cond = parse(cond, condition_table(version), base + ("condition",))
+    return RawResource(
+        name=name, snippet=snippet, type=rtype,
+        properties=parse(props or {}, table, base + ("properties",)),
+        metadata=parse(metadata, table, base + ("metadata",)),
+        depends_on=depends_on,
+        deletion_policy=parse(policy, table, base + ("deletion_policy",)),
+        update_policy=parse(update_policy, table, base + ("update_policy",)),
+        description=snippet.get("description", ""),
+        external_id=parse(snippet.get("external_id"), table, base + ("external_id",)),
+        condition=cond, has_condition="condition" in snippet)
+
+
+def _is_fn(value: Any, version: HotVersion) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in version.functions
+
+
+def normalise_policy(value: Any, version: HotVersion, name: str) -> str:
+    """Map a resolved deletion_policy to Delete/Retain/Snapshot.
+
+    :raises errors.ValidationError: 'Invalid deletion policy "x"'.
+    """
+    if value is None:
+        return "Delete"
+    if not isinstance(value, str) or value not in version.deletion_policies:
+        raise errors.ValidationError(f'Invalid deletion policy "{value}"',
+                                     path=("resources", name, "deletion_policy"))
+    return version.deletion_policies[value]

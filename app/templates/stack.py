@@ -1,0 +1,289 @@
+"""StackDefinition: a template bound to parameters and conditions, validated statically.
+
+``instantiate`` (called by :meth:`Template.instantiate`) follows Heat's stack validation:
+parameters (user values; environment ``parameters`` win over them, then ``parameter_defaults``,
+then template defaults), parameter_groups, conditions, then each resource whose condition holds:
+its type (``type_schema``), its references (an unknown or condition-removed resource is
+``InvalidTemplateReference`` "(in r.Properties.p)"), the values of its properties that are known
+now (``Property error: resources.r.properties.p: ...``), its deletion policy; then dependency
+cycles and the outputs' references. The result resolves properties and outputs later against
+the engine's :class:`~.scope.ResolveContext`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from app import errors
+from app.templates import properties as props_mod
+from app.templates.conditions import Conditions
+from app.templates.dependencies import check_acyclic, references, topological_order
+from app.templates.functions.base import (ABSENT, Function, FunctionError, expand_macros,
+                                          resolve)
+from app.templates.functions.cfn import Ref
+from app.templates.functions.core import GetAtt
+from app.templates.parameters import PSEUDO, Parameters, resolve_values, validate_groups
+from app.templates.resources import RawResource, ResourceDefinition, normalise_policy
+from app.templates.scope import (ParentFacade, ResolveContext, RuntimeResolver, Scope,
+                                 StaticResolver, bad_reference)
+
+if TYPE_CHECKING:
+    from app.templates.environment import Environment
+    from app.templates.template import Template
+
+TypeSchema = Callable[[str], "dict[str, Any] | None"]
+#: Types that accept any property and attribute (Heat's OS::Heat::None placeholder).
+LAX_TYPES = frozenset({"OS::Heat::None"})
+
+
+@dataclass(frozen=True)
+class StackIdentity:
+    """Who the stack is: feeds OS::stack_name, OS::stack_id, OS::project_id."""
+
+    stack_name: str = "stack"
+    stack_id: str = ""
+    project_id: str = ""
+
+
+@dataclass
+class _Bound:
+    """A resource after conditions: expanded trees (macros resolved)."""
+
+    raw: RawResource
+    properties: Any
+    metadata: Any
+    schema: dict[str, Any] | None
+
+
+@dataclass
+class StackDefinition:
+    """An instantiated stack (see docs/contracts.md for the contract)."""
+
+    template: "Template"
+    identity: StackIdentity
+    params: Parameters
+    resources: dict[str, ResourceDefinition]
+    dependencies: dict[str, frozenset[str]]
+    condition_values: dict[str, bool]
+    scope: Scope
+    _bound: dict[str, _Bound]
+    _outputs: dict[str, tuple[bool, Any, Any]]
+    warnings: list[str] = field(default_factory=list)
+
+    # -- queries -----------------------------------------------------------------------------
+    def parameters_for_show(self) -> dict[str, str]:
+        """Heat's stack-show ``parameters`` (strings; hidden as ``******``; pseudo-params)."""
+        return self.params.for_show()
+
+    def order(self) -> list[str]:
+        """Resource names, requirements first (template order breaks ties)."""
+        return topological_order(self.dependencies)
+
+    def type_schema_of(self, name: str) -> dict[str, Any] | None:
+        """The schema ``type_schema`` gave for resource ``name`` (None if not checked)."""
+        return self._bound[name].schema
+
+    def _all_refs(self) -> list[tuple[str, str, tuple[Any, ...] | None]]:
+        out: list[tuple[str, str, tuple[Any, ...] | None]] = []
+        for owner, bound in self._bound.items():
+            for name, attr, _ in references([bound.properties, bound.metadata]):
+                out.append((owner, name, attr))
+        for key, (enabled, tree, _) in self._outputs.items():
+            if enabled:
+                for name, attr, _ in references(tree):
+                    out.append(("outputs." + key, name, attr))
+        return out
+
+    def referenced_attributes(self, name: str) -> set[tuple[Any, ...]]:
+        """Attribute paths of ``name`` that other resources or outputs reference; ``()`` stands
+        for "all attributes" (get_attr without an attribute, or a computed attribute name)."""
+        return {attr if attr is not None else () for owner, ref, attr in self._all_refs()
+                if ref == name and attr is not None}
+
+    def output_resources(self) -> set[str]:
+        """Names of (enabled) resources that outputs reference."""
+        return {ref for owner, ref, _ in self._all_refs()
+                if owner.startswith("outputs.") and ref in self.resources}
+
+    # -- resolution --------------------------------------------------------------------------
+    def resolve_properties(self, name: str, ctx: ResolveContext) -> dict[str, Any]:
+        """Resolve resource ``name``'s properties with the engine's context.
+
+        :returns: ``{prop: value}``; a property whose value resolves to null or to an omitted
+            ``if`` branch is left out (unset: its default applies).
+        :raises errors.TemplateError: a function failed (``FunctionError`` with its path).
+        """
+        value = resolve(self._bound[name].properties, RuntimeResolver(self.scope, ctx))
+        return {k: v for k, v in (value or {}).items() if v is not None and v is not ABSENT}
+
+    def resolve_metadata(self, name: str, ctx: ResolveContext) -> Any:
+        """Resolve resource ``name``'s metadata. :raises errors.TemplateError:"""
+        return resolve(self._bound[name].metadata, RuntimeResolver(self.scope, ctx))
+
+    def resolve_outputs(self, ctx: ResolveContext) -> list[dict[str, Any]]:
+        """Resolve every output: ``[{"output_key", "description", "output_value"
+        [, "output_error"]}]`` in template order. A failing function gives a null value and
+        ``output_error`` (Heat's message); an output whose condition is false is null."""
+        out = []
+        resolver = RuntimeResolver(self.scope, ctx)
+        for key, (enabled, tree, description) in self._outputs.items():
+            item: dict[str, Any] = {"output_key": key, "description": description or "No "
+                                    "description given", "output_value": None}
+            if enabled:
+                try:
+                    value = resolve(tree, resolver)
+                    item["output_value"] = None if value is ABSENT else value
+                except errors.StokerError as exc:
+                    item["output_error"] = getattr(exc, "raw", exc.message)
+            out.append(item)
+        return out
+
+
+def _pseudo(identity: StackIdentity) -> dict[str, Any]:
+    return {"OS::stack_name": identity.stack_name, "OS::stack_id": identity.stack_id,
+            "OS::project_id": identity.project_id}
+
+
+def instantiate(tmpl: "Template", params: Mapping[str, Any] | None, env: "Environment | None",
+                identity: StackIdentity | None, type_schema: TypeSchema | None, *,
+                parent: ParentFacade | None = None) -> StackDefinition:
+    """Bind and validate; see the module doc. :raises errors.TemplateError: (and subclasses)."""
+    identity = identity or StackIdentity()
+    user = dict(params or {})
+    defaults: dict[str, Any] = {}
+    if env is not None:
+        user.update(env.parameters)
+        defaults = {k: v for k, v in env.parameter_defaults.items() if k in tmpl.parameters}
+    values = resolve_values(tmpl.parameters, user, defaults, _pseudo(identity))
+    validate_groups(tmpl.parameter_groups, tmpl.parameters)
+
+    scope = Scope(params=values, files=tmpl.files, active=frozenset(), parent=parent)
+    conds = Conditions(tmpl.conditions, lambda c: StaticResolver(scope))
+    scope.conditions = conds
+    condition_values = conds.evaluate_all()
+    static = StaticResolver(scope)
+
+    active: dict[str, RawResource] = {}
+    for name, raw in tmpl.resources.items():
+        if raw.has_condition and not conds.value(raw.condition, ("resources", name, "condition")):
+            continue
+        active[name] = raw
+    scope.active = frozenset(active)
+
+    bound: dict[str, _Bound] = {}
+    for name, raw in active.items():
+        schema = None
+        if type_schema is not None:
+            schema = type_schema(raw.type)
+            if schema is None:
+                raise errors.ValidationError(f"The Resource Type ({raw.type}) could not be found.",
+                                             path=("resources", name, "type"))
+        if raw.type in LAX_TYPES:
+            schema = None
+        bound[name] = _Bound(raw, expand_macros(raw.properties, static),
+                             expand_macros(raw.metadata, static), schema)
+
+    definitions: dict[str, ResourceDefinition] = {}
+    graph: dict[str, frozenset[str]] = {}
+    for name, b in bound.items():
+        graph[name] = _requirements(tmpl, b, values, scope)
+        _check_attributes(b.properties, bound, type_schema)
+        policy = normalise_policy(resolve(expand_macros(b.raw.deletion_policy, static), static),
+                                  tmpl.hot, name)
+        _static_properties(b, static)
+        definitions[name] = ResourceDefinition(
+            name=name, type=b.raw.type, properties=dict(b.raw.snippet.get("properties") or {}),
+            metadata=b.raw.snippet.get("metadata"), depends_on=list(b.raw.depends_on),
+            deletion_policy=policy,
+            update_policy=resolve(expand_macros(b.raw.update_policy, static), static),
+            description=b.raw.description if isinstance(b.raw.description, str) else "",
+            external_id=resolve(expand_macros(b.raw.external_id, static), static),
+            condition=b.raw.snippet.get("condition"))
+    check_acyclic(graph)
+
+    outputs: dict[str, tuple[bool, Any, Any]] = {}
+    for key, out in tmpl.outputs.items():
+        path = ("outputs", key, "condition")
+        enabled = not out.has_condition or conds.value(out.condition, path)
+        tree = expand_macros(out.value, static) if enabled else None
+        if enabled:
+            for fn_name, attr, fpath in references(tree):
+                fn = _fn_at(tree, fpath)
+                if isinstance(fn, GetAtt) and fn_name not in scope.active:
+                    raise bad_reference(fn_name, fpath).with_heat_type("StackValidationFailed")
+            _check_attributes(tree, bound, type_schema)
+        outputs[key] = (enabled, tree, out.description)
+    return StackDefinition(tmpl, identity, values, definitions, graph, condition_values, scope,
+                           bound, outputs, list(tmpl.warnings))
+
+
+def _fn_at(tree: Any, path: tuple[Any, ...]) -> Function | None:
+    from app.templates.functions.base import walk
+    for fn in walk(tree):
+        if fn.path == path:
+            return fn
+    return None
+
+
+def _requirements(tmpl: "Template", b: _Bound, values: Parameters,
+                  scope: Scope) -> frozenset[str]:
+    name = b.raw.name
+    deps: set[str] = set()
+    for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
+        for ref, attr, fpath in references(tree):
+            fn = _fn_at(tree, fpath)
+            if isinstance(fn, Ref) and ref in values:
+                continue
+            if ref not in scope.active:
+                prop = fpath[3] if where == "Properties" and len(fpath) > 3 else None
+                loc = f"{name}.{where}.{prop}" if prop is not None else f"{name}.{where}"
+                exc = bad_reference(ref, fpath, loc)
+                raise errors.TemplateError(exc.raw, path=fpath,
+                                           heat_type="InvalidTemplateReference")
+            deps.add(ref)
+    for dep in b.raw.depends_on:
+        if dep not in tmpl.resources:
+            raise errors.TemplateError(f'The specified reference "{dep}" (in {name}) is '
+                                       f'incorrect.', path=("resources", name, "depends_on"),
+                                       heat_type="InvalidTemplateReference")
+        if dep in scope.active:
+            deps.add(dep)
+    return frozenset(deps)
+
+
+def _check_attributes(tree: Any, bound: Mapping[str, _Bound],
+                      type_schema: TypeSchema | None) -> None:
+    if type_schema is None:
+        return
+    for ref, attr, fpath in references(tree):
+        if not attr or ref not in bound:
+            continue
+        schema = bound[ref].schema
+        if schema is None or schema.get("attributes") is None:
+            continue
+        name = attr[0]
+        if isinstance(name, str) and name not in schema["attributes"] and name != "show":
+            raise FunctionError(f"The Referenced Attribute ({ref} {name}) is incorrect.", fpath,
+                                heat_type="InvalidTemplateAttribute").with_heat_type(
+                                    "StackValidationFailed")
+
+
+def _static_properties(b: _Bound, static: StaticResolver) -> None:
+    name = b.raw.name
+    tree = b.properties
+    values: dict[str, Any] = {}
+    items = tree.items() if isinstance(tree, dict) else []
+    for key, sub in items:
+        try:
+            value = resolve(sub, static)
+        except FunctionError as exc:
+            raise errors.ValidationError(
+                f"Property error: resources.{name}.properties.{key}: {exc.raw}",
+                path=("resources", name, "properties", key)) from None
+        if value is not ABSENT and value is not None:
+            values[key] = value
+    if isinstance(tree, Function):
+        return
+    if b.schema is not None:
+        props_mod.validate(b.schema.get("properties"), values,
+                           ("resources", name, "properties"), partial=True)

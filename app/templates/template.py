@@ -1,0 +1,180 @@
+"""Template: a parsed HOT template (version, sections, parsed function trees), before parameters.
+
+``parse(source, files)`` follows Heat's order: load (size, YAML/JSON, mapping), detect the
+version, check the top-level sections, then parse parameters (schemas), parameter_groups,
+conditions, resources and outputs into function trees. Errors carry the template path and, when
+the text was YAML, the line/column of the offending value. Heat's lax spots are accepted but
+recorded in :attr:`Template.warnings` (a non-string description, a description that swallowed a
+``resources:`` section, a non-boolean ``immutable``, unknown output keys).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from app import errors
+from app.templates import loader
+from app.templates.conditions import parse_section as parse_conditions
+from app.templates.functions.base import parse as parse_tree
+from app.templates.parameters import ParamSchema, parse_schema
+from app.templates.resources import RawResource, parse_resources
+from app.templates.versions import HOT_KEY, HotVersion, condition_table, detect, hot_version
+
+if TYPE_CHECKING:
+    from app.templates.environment import Environment
+    from app.templates.scope import ParentFacade
+    from app.templates.stack import StackDefinition, StackIdentity
+
+TypeSchema = Callable[[str], "dict[str, Any] | None"]
+
+
+@dataclass
+class RawOutput:
+    """An output as parsed: value tree, description, condition (raw or parsed)."""
+
+    name: str
+    value: Any
+    description: Any
+    condition: Any
+    has_condition: bool
+
+
+@dataclass
+class Template:
+    """A parsed template. ``version`` is ``(key, normalised date)``; ``raw`` the loaded map."""
+
+    version: tuple[str, str]
+    description: str
+    raw: dict[str, Any]
+    files: Mapping[str, str]
+    hot: HotVersion
+    parameters: dict[str, ParamSchema]
+    parameter_groups: Any
+    conditions: dict[str, Any]
+    resources: dict[str, RawResource]
+    outputs: dict[str, RawOutput]
+    warnings: list[str] = field(default_factory=list)
+    locations: dict[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+
+    def instantiate(self, params: Mapping[str, Any] | None = None,
+                    env: "Environment | None" = None, identity: "StackIdentity | None" = None,
+                    type_schema: TypeSchema | None = None, *,
+                    parent: "ParentFacade | None" = None) -> "StackDefinition":
+        """Bind parameters and conditions and validate statically (see :mod:`.stack`)."""
+        from app.templates.stack import instantiate
+        try:
+            return instantiate(self, params, env, identity, type_schema, parent=parent)
+        except errors.TemplateError as exc:
+            raise self.locate(exc) from None
+
+    def locate(self, exc: errors.TemplateError) -> errors.TemplateError:
+        """Attach the YAML line/column of the longest known prefix of ``exc.path``."""
+        if exc.line is None and exc.path:
+            path = tuple(exc.path)
+            while path:
+                if path in self.locations:
+                    exc.line, exc.column = self.locations[path]
+                    break
+                path = path[:-1]
+        return exc
+
+
+def _mapping_section(raw: dict[str, Any], key: str) -> Any:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, dict):
+        raise errors.ValidationError(f"'{type(value).__name__}' object has no attribute 'items'",
+                                     path=(key,))
+    return value
+
+
+def _description(raw: dict[str, Any], warnings: list[str]) -> str:
+    desc = raw.get("description", "")
+    if desc is None:
+        return ""
+    if isinstance(desc, str):
+        return desc
+    warnings.append("description is not a string; Heat accepts it and ignores it")
+    if isinstance(desc, dict):
+        swallowed = [k for k in desc if k in ("resources", "outputs", "parameters",
+                                              "conditions", "parameter_groups")]
+        if swallowed:
+            warnings.append(f"description contains {', '.join(swallowed)}: a section indented "
+                            f"under description is not part of the template (the stack will "
+                            f"have no {swallowed[0]})")
+    return str(desc)
+
+
+def _parse_outputs(section: Any, hot: HotVersion, warnings: list[str]) -> dict[str, RawOutput]:
+    out: dict[str, RawOutput] = {}
+    for name, spec in (section or {}).items():
+        path = ("outputs", name)
+        if not isinstance(spec, dict) or "value" not in spec:
+            raise errors.ValidationError(f"Output validation error: outputs.{name}: Each output "
+                                         f"definition must contain a value key.", path=path)
+        extra = [k for k in spec if k not in hot.output_keys]
+        if extra:
+            warnings.append(f"outputs.{name}: unknown keys ignored: "
+                            f"{', '.join(map(str, extra))}")
+        cond = spec.get("condition")
+        if "condition" in hot.output_keys and "condition" in spec \
+                and not isinstance(cond, (bool, str)):
+            cond = parse_tree(cond, condition_table(hot), path + ("condition",))
+        out[name] = RawOutput(name, parse_tree(spec["value"], hot.functions, path + ("value",)),
+                              spec.get("description"),
+                              cond, "condition" in hot.output_keys and "condition" in spec)
+    return out
+
+
+def parse(source: str | bytes | Mapping[str, Any], files: Mapping[str, str] | None = None, *,
+          max_size: int | None = None) -> Template:
+    """Load and parse a template (see module doc).
+
+    :param source: YAML/JSON text or an already-loaded mapping.
+    :param files: the request's files map (``get_file`` targets, nested templates).
+    :param max_size: Heat's ``max_template_size`` in bytes (the caller passes it).
+    :raises errors.BadRequest: not YAML/JSON, not a mapping, no version key.
+    :raises errors.RequestLimitExceeded: size or alias/nesting limits.
+    :raises errors.TemplateError: invalid version, sections, parameters, resources, functions.
+    """
+    loaded = loader.load_mapping(source, max_size=max_size)
+    raw: dict[str, Any] = loaded.data
+    tmpl: Template | None = None
+    try:
+        key, date = detect(raw)
+        if key != HOT_KEY:
+            raise errors.TemplateError(
+                f"CloudFormation-format templates ({key}) are not supported yet",
+                heat_type="InvalidTemplateVersion", path=(key,))
+        hot = hot_version(date)
+        for section in raw:
+            if section not in hot.sections:
+                raise errors.ValidationError(f"The template section is invalid: {section}",
+                                             path=(str(section),))
+        warnings: list[str] = []
+        description = _description(raw, warnings)
+        params_section = _mapping_section(raw, "parameters") or {}
+        schemas: dict[str, ParamSchema] = {}
+        for name, spec in params_section.items():
+            if isinstance(spec, dict) and "immutable" in spec \
+                    and not isinstance(spec["immutable"], bool):
+                warnings.append(f"parameters.{name}.immutable is not a boolean "
+                                f"({spec['immutable']!r}); Heat ignores it")
+            schemas[str(name)] = parse_schema(str(name), spec, hot)
+        outputs_section = _mapping_section(raw, "outputs")
+        tmpl = Template(
+            version=(key, date), description=description, raw=raw, files=dict(files or {}),
+            hot=hot, parameters=schemas, parameter_groups=raw.get("parameter_groups"),
+            conditions=parse_conditions(raw.get("conditions"), hot),
+            resources=parse_resources(raw.get("resources"), hot),
+            outputs=_parse_outputs(outputs_section, hot, warnings),
+            warnings=warnings, locations=loaded.locations)
+        return tmpl
+    except errors.TemplateError as exc:
+        if exc.line is None and exc.path:
+            path = tuple(exc.path)
+            while path:
+                if path in loaded.locations:
+                    exc.line, exc.column = loaded.locations[path]
+                    break
+                path = path[:-1]
+        raise
