@@ -113,10 +113,10 @@ class World:
     events: list[Any] = field(default_factory=_events)
     calls: list[tuple[str, Any]] = field(default_factory=list)
 
-    def record(self, name: str, *args: Any, **kwargs: Any) -> None:
+    def record(self, name: str, /, *args: Any, **kwargs: Any) -> None:
         self.calls.append((name, {"args": args, **kwargs}))
 
-    def called(self, name: str) -> dict[str, Any]:
+    def called(self, name: str, /) -> dict[str, Any]:
         matches = [c for n, c in self.calls if n == name]
         assert matches, f"{name} was not called; calls: {[n for n, _ in self.calls]}"
         return matches[-1]

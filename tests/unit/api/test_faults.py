@@ -1,0 +1,118 @@
+"""The single error path, request ids, body limits and the noauth request context."""
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from app import errors
+from tests.unit.api.conftest import BASE
+from tests.unit.api.shapes import REQUEST_ID
+
+
+def _fault(resp, status, heat_type):
+    body = resp.get_json()
+    assert resp.status_code == status and body["code"] == status
+    assert body["error"]["type"] == heat_type and body["error"]["traceback"] is None
+    assert set(body) == {"code", "title", "explanation", "error"}
+    assert REQUEST_ID.match(resp.headers["x-openstack-request-id"])
+    return body
+
+
+def test_unknown_route_is_404_fault(api):
+    _fault(api.get("/v1/admin/nowhere"), 404, "HTTPNotFound")
+
+
+def test_wrong_method_is_405_fault_with_allow(api):
+    resp = api.delete("/v1/admin/stacks")
+    _fault(resp, 405, "HTTPMethodNotAllowed")
+    assert "GET" in resp.headers["Allow"] and "POST" in resp.headers["Allow"]
+
+
+def test_malformed_json_is_400(api):
+    resp = api.post("/v1/admin/stacks", data="{nope", content_type="application/json")
+    body = _fault(resp, 400, "HTTPBadRequest")
+    assert "Expecting property name" in body["error"]["message"]
+
+
+def test_body_over_max_json_body_size_is_request_limit_exceeded(api, settings):
+    size = settings.max_json_body_size + 1
+    resp = api.post("/v1/admin/stacks", data="{" + " " * (size - 2) + "}",
+                    content_type="application/json")
+    body = _fault(resp, 400, "RequestLimitExceeded")
+    assert body["error"]["message"] == (
+        f"Request limit exceeded: JSON body size ({size} bytes) exceeds maximum allowed size "
+        f"({settings.max_json_body_size} bytes).")
+
+
+def test_schema_type_errors_are_400(api):
+    resp = api.post("/v1/admin/stacks", json={"stack_name": "x", "template": {},
+                                              "parameters": [1]})
+    body = _fault(resp, 400, "HTTPBadRequest")
+    assert "parameters" in body["error"]["message"]
+
+
+def test_unexpected_error_is_500_without_traceback(api, world, monkeypatch, caplog):
+    def boom(*_a, **_k):
+        raise KeyError("secret detail")
+    monkeypatch.setattr(world, "get_stack", boom)
+    import sys
+    monkeypatch.setattr(sys.modules["app.services.stacks"], "get_stack", boom)
+    with caplog.at_level(logging.ERROR):
+        resp = api.get(BASE)
+    body = _fault(resp, 500, "HTTPInternalServerError")
+    assert "secret" not in json.dumps(body)
+    assert "Traceback" in caplog.text or any(r.exc_info for r in caplog.records)
+
+
+@pytest.mark.parametrize("exc,status,heat_type", [
+    (errors.TemplateError("bad", heat_type="InvalidTemplateVersion"), 400,
+     "InvalidTemplateVersion"),
+    (errors.ParameterError("missing", heat_type="UserParameterMissing"), 400,
+     "UserParameterMissing"),
+    (errors.RequestLimitExceeded("too many"), 400, "RequestLimitExceeded"),
+    (errors.Conflict("busy", heat_type="ActionInProgress"), 409, "ActionInProgress"),
+    (errors.Forbidden("no"), 403, "Forbidden"),
+])
+def test_stoker_errors_keep_status_and_type(api, monkeypatch, exc, status, heat_type):
+    import sys
+
+    def fail(*_a, **_k):
+        raise exc
+    monkeypatch.setattr(sys.modules["app.services.stacks"], "list_stacks", fail)
+    body = _fault(api.get("/v1/admin/stacks"), status, heat_type)
+    assert body["error"]["message"] == exc.message
+
+
+def test_every_response_has_a_fresh_request_id(api):
+    a = api.get("/v1/admin/stacks").headers["x-openstack-request-id"]
+    b = api.get("/v1/admin/stacks").headers["x-openstack-request-id"]
+    assert REQUEST_ID.match(a) and a != b
+
+
+def test_noauth_context_from_url_and_headers(api, world):
+    api.get("/v1/proj-1/stacks", headers={"X-Auth-Token": "anything", "X-User-Id": "u-1",
+                                          "X-User-Name": "alice", "X-Roles": "member,reader"})
+    ctx = world.called("list_stacks")["ctx"]
+    assert ctx.tenant_id == "proj-1" and ctx.user_id == "u-1" and ctx.username == "alice"
+    assert ctx.roles == ("member", "reader") and ctx.auth_token == "anything"
+    assert REQUEST_ID.match(ctx.request_id)
+    api.get("/v1/proj-2/stacks")
+    ctx = world.called("list_stacks")["ctx"]
+    assert (ctx.tenant_id, ctx.user_id, ctx.username, ctx.auth_token) == (
+        "proj-2", "admin", "admin", None)
+
+
+def test_context_request_id_is_the_response_request_id(api, world):
+    resp = api.get("/v1/admin/stacks")
+    assert world.called("list_stacks")["ctx"].request_id == \
+        resp.headers["x-openstack-request-id"]
+
+
+def test_unknown_auth_strategy_is_refused(settings, world):
+    from app.api import create_app
+    app = create_app(settings.replace(auth_strategy="kerberos"))
+    resp = app.test_client().get("/v1/admin/stacks")
+    assert resp.status_code == 401
+    assert resp.get_json()["error"]["type"] == "NotAuthenticated"
