@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None),
     ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
-    ("compute_servers", "/compute/v2.1"), ("compute_misc", "/compute/v2.1"),
+    ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
+    ("compute_misc", "/compute/v2.1"), ("volume_extras", "/volume/v3"),
     ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2"),
     ("alarming", "/alarming/v2"),
 )

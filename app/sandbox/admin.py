@@ -4,8 +4,8 @@
 - ``POST /sandbox/reset`` — forget everything, seed the defaults again; faults and latency cleared.
   Returns ``{"ids": {...bootstrap ids...}}``.
 - ``GET  /sandbox/inventory`` — every live object: ``{"objects": {collection: [summary...]},
-  "created": {collection: [summary...]}}``; ``created`` leaves out the bootstrap objects (and
-  tokens), so a test that cleaned up after itself sees ``created == {}``.
+  "created": {collection: [summary...]}}``; ``created`` leaves out the bootstrap objects, tokens
+  and what a service makes by itself (each project's ``default`` security group), so a test that cleaned up after itself sees ``created == {}``.
 - ``GET/PUT /sandbox/behaviour`` — ``{"delays": {...}, "latency": [...], "faults": [...], "seed": n}``
 - ``POST /sandbox/faults`` (one rule) / ``DELETE /sandbox/faults`` (all)
 - ``GET  /sandbox/ids`` — bootstrap ids (``"project:admin"``, ``"network:public"``...)
@@ -57,7 +57,8 @@ def inventory() -> dict[str, Any]:
             items = st.all(name)
             if items:
                 objects[name] = [summary(o) for o in items]
-            fresh = [summary(o) for o in items if o["id"] not in set(boot.get(name, []))]
+            known = set(boot.get(name, []))
+            fresh = [summary(o) for o in items if o["id"] not in known and not o.get("_auto")]
             if fresh:
                 created[name] = fresh
     return {"objects": objects, "created": created}

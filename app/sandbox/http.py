@@ -183,3 +183,23 @@ def paginate(items: list[Obj], key: str = "id") -> list[Obj]:
             raise SandboxError(400, "limit must be an integer", "BadRequest") from None
         items = items[:n]
     return items
+
+
+def microversion(service: str) -> tuple[int, int]:
+    """The microversion the request asked for (``OpenStack-API-Version: compute 2.10`` or the
+    legacy ``X-OpenStack-Nova-API-Version``) as ``(major, minor)``; ``(0, 0)`` when absent."""
+    header = request.headers.get("OpenStack-API-Version", "")
+    text = ""
+    for part in header.split(","):
+        words = part.split()
+        if len(words) == 2 and words[0] == service:
+            text = words[1]
+    if not text and service == "compute":
+        text = request.headers.get("X-OpenStack-Nova-API-Version", "")
+    if text == "latest":
+        return (99, 999)
+    try:
+        major, minor = text.split(".")
+        return int(major), int(minor)
+    except ValueError:
+        return (0, 0)

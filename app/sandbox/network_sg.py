@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint
 
 from app.sandbox import auth, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, iso, no_content, paginate, public, reply
@@ -42,7 +42,8 @@ def _rule(sg: Obj, direction: str, ethertype: str, remote_group: str | None = No
     rule = {"id": store().new_id(), "security_group_id": sg["id"], "direction": direction,
             "ethertype": ethertype, "protocol": None, "port_range_min": None, "port_range_max": None,
             "remote_ip_prefix": None, "remote_group_id": remote_group, "remote_address_group_id": None,
-            "normalized_cidr": None, "belongs_to_default_sg": sg["name"] == "default"}
+            "normalized_cidr": None, "belongs_to_default_sg": sg["name"] == "default",
+            "_auto": sg.get("_auto", False)}
     return store().add("security_group_rules", stamp(rule, sg["project_id"]))
 
 
@@ -54,7 +55,7 @@ def ensure_default_sg(project_id: str | None) -> Obj | None:
     for sg in st.find("security_groups", project_id=project_id, name="default"):
         return sg
     sg = stamp({"id": st.new_id(), "name": "default", "description": "Default security group",
-                "stateful": True, "shared": False}, project_id)
+                "stateful": True, "shared": False, "_auto": True}, project_id)
     st.add("security_groups", sg)
     for eth in ("IPv4", "IPv6"):
         _rule(sg, "egress", eth)
@@ -259,7 +260,3 @@ def show_extension(alias: str) -> Any:
 def list_azs() -> Any:
     return reply({"availability_zones": [{"name": "nova", "resource": r, "state": "available"}
                                          for r in ("network", "router")]})
-
-
-def _unused(_: Any = None) -> None:  # pragma: no cover - keeps request imported for filters
-    _ = request
