@@ -103,24 +103,25 @@ class ParamSchema:
             return parsed
         raise ValueError(f"Value must be valid JSON: {value}")
 
-    def check(self, value: Any) -> str | None:
-        """Coerce and check constraints: Heat's reason text or None."""
+    def check(self, value: Any, *, custom: bool = True) -> str | None:
+        """Coerce and check constraints: Heat's reason text or None. ``custom=False`` skips
+        custom constraints (Heat does not look them up for defaults)."""
         try:
             typed = self.coerce(value)
         except ValueError as exc:
             return str(exc)
+        constraints = [c for c in self.constraints if custom or "custom_constraint" not in c]
         if self.type == "comma_delimited_list":
-            for c in self.constraints:
+            for c in constraints:
                 if "allowed_values" in c:
                     for item in typed:
                         msg = cons.check_one("allowed_values", c["allowed_values"], item,
                                              c.get("description"))
                         if msg:
                             return msg
-            other = [{k: v for k, v in c.items() if k != "allowed_values"}
-                     for c in self.constraints]
+            other = [{k: v for k, v in c.items() if k != "allowed_values"} for c in constraints]
             return cons.check_all([c for c in other if set(c) - {"description"}], typed)
-        return cons.check_all(self.constraints, typed)
+        return cons.check_all(constraints, typed)
 
     def show(self, value: Any, raw: Any) -> str:
         """The stack-show string of a (coerced) value."""
@@ -211,7 +212,7 @@ def parse_schema(name: str, raw: Any, version: HotVersion) -> ParamSchema:
         immutable=immutable, tags=list(raw.get("tags") or []),
         constraints=_parse_constraints(name, raw.get("constraints"), ptype, version))
     if schema.has_default and schema.default is not None:
-        why = schema.check(schema.default)
+        why = schema.check(schema.default, custom=False)
         if why:
             raise _schema_error(f"Parameter '{name}' is invalid: Invalid default "
                                 f"{_default_text(schema.default)} ({why})")

@@ -116,6 +116,13 @@ class StackDefinition:
         value = resolve(self._bound[name].properties, RuntimeResolver(self.scope, ctx))
         return {k: v for k, v in (value or {}).items() if v is not None and v is not ABSENT}
 
+    def static_properties(self, name: str) -> dict[str, Any]:
+        """Properties of ``name`` as known at validation time: values that depend on other
+        resources are :data:`~.functions.base.UNKNOWN` (for plugins' own static checks)."""
+        static = StaticResolver(self.scope)
+        value = resolve(self._bound[name].properties, static)
+        return {k: v for k, v in (value or {}).items() if v is not None and v is not ABSENT}
+
     def resolve_metadata(self, name: str, ctx: ResolveContext) -> Any:
         """Resolve resource ``name``'s metadata. :raises errors.TemplateError:"""
         return resolve(self._bound[name].metadata, RuntimeResolver(self.scope, ctx))

@@ -83,7 +83,7 @@ def _mapping_section(raw: dict[str, Any], key: str) -> Any:
     value = raw.get(key)
     if value is not None and not isinstance(value, dict):
         raise errors.ValidationError(f"'{type(value).__name__}' object has no attribute 'items'",
-                                     path=(key,))
+                                     path=(key,), heat_type="AttributeError")
     return value
 
 

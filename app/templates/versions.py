@@ -91,11 +91,12 @@ F_2014 = _derive({"get_attr": core.GetAtt, "get_file": core.GetFile, "get_param"
                   "Fn::Select": cfn.Select}, remove=_REMOVED_2014)
 F_2015_04 = _derive(F_2014, {"repeat": collections.Repeat, "digest": strings.Digest})
 F_2015_10 = _derive(F_2015_04, {"get_attr": core.GetAttAllAttributes,
-                                "list_join": strings.JoinMultiple, "str_split": strings.StrSplit},
+                                "list_join": strings.JoinMultiple, "str_split": strings.StrSplit,
+                                "str_replace": strings.ReplaceJson},
                     remove=("Fn::Select",))
 F_2016_04 = _derive(F_2015_10, {"map_merge": collections.MapMerge})
 F_NEWTON = _derive(F_2016_04, {"repeat": collections.RepeatWithMap,
-                               "str_replace": strings.ReplaceJson, "yaql": yaql_fn.Yaql,
+                               "yaql": yaql_fn.Yaql,
                                "map_replace": collections.MapReplace, "if": conditions.If})
 F_OCATA = _derive(F_NEWTON, {"filter": collections.Filter,
                              "str_replace_strict": strings.ReplaceJsonStrict})
@@ -113,9 +114,20 @@ C_PIKE = _derive(C_NEWTON, {"yaql": yaql_fn.Yaql, "contains": conditions.Contain
 _NONE: FnTable = MappingProxyType({})
 
 
+def _bind_if(fns: FnTable, cond: FnTable) -> FnTable:
+    """Give the version's ``if`` its condition table (for inline conditions)."""
+    if_cls = fns.get("if")
+    if if_cls is None or not issubclass(if_cls, conditions.If):
+        return fns
+    ctable: dict[str, type[Function]] = {n: conditions.InvalidInContext for n in fns}
+    ctable.update(cond)
+    return _derive(fns, {"if": if_cls.bind(MappingProxyType(ctable))})
+
+
 def _v(date: str, fns: FnTable, cond: FnTable = _NONE, *, conditions_ok: bool = False,
        lower: bool = False, external_id: bool = False, modulo: bool = False,
        tags: bool = False) -> HotVersion:
+    fns = _bind_if(fns, cond)
     return HotVersion(
         date=date, functions=fns, condition_functions=cond,
         sections=_SECTIONS | ({"conditions"} if conditions_ok else set()),

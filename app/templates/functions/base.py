@@ -91,6 +91,11 @@ class Function:
         self.table = table
         self.check()
 
+    @classmethod
+    def parse_args(cls, value: Any, table: FunctionTable, path: Path) -> Any:
+        """Parse this function's raw arguments (default: with the same table)."""
+        return parse(value, table, path)
+
     def error(self, raw: str, **kw: Any) -> FunctionError:
         return FunctionError(raw, self.path, **kw)
 
@@ -134,7 +139,7 @@ def parse(snippet: Any, table: FunctionTable, path: Path = ()) -> Any:
             if isinstance(key, str) and key in table:
                 cls = table[key]
                 fpath = path + (key,)
-                return cls(key, parse(value, table, fpath), fpath, table)
+                return cls(key, cls.parse_args(value, table, fpath), fpath, table)
         return {k: parse(v, table, path + (k,)) for k, v in snippet.items()}
     if isinstance(snippet, list):
         return [parse(v, table, path + (i,)) for i, v in enumerate(snippet)]

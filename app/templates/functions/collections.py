@@ -14,9 +14,17 @@ As Heat's hot_spec:
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 from app.templates.functions.base import UNKNOWN, Function, Resolver, contains_unknown, resolve
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 class Repeat(Function):
@@ -197,8 +205,9 @@ class ListConcat(Function):
             if item is None:
                 continue
             if not isinstance(item, list):
-                raise self.error(f"Incorrect arguments: Items to concat must be lists. {args!r} "
-                                 f"contains an item that is not a list: {item!r}")
+                raise self.error(f"Incorrect arguments: Items to concat must be lists. "
+                                 f"{_json(args)} contains an item that is not a list: "
+                                 f"{_json(item)}")
             out.extend(item)
         if self.unique:
             uniq: list[Any] = []
@@ -235,7 +244,7 @@ class Filter(Function):
         if seq is None:
             return None
         if not isinstance(seq, list):
-            raise self.error(f'"{self.fn_name}": {seq!r} must be a list')
+            raise self.error(f'"{self.fn_name}" only works with lists')
         if remove is None:
             return list(seq)
         if not isinstance(remove, list):

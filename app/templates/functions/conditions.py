@@ -13,15 +13,33 @@ version is "The function "x" is invalid in this context" (:class:`InvalidInConte
 """
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
-from app.templates.functions.base import ABSENT, Function, Macro, Resolver
+from app.templates.functions.base import (ABSENT, Function, FunctionTable, Macro, Path, Resolver,
+                                          parse)
 
 
 class If(Macro):
-    """``if: [condition, value_if_true, value_if_false]``."""
+    """``if: [condition, value_if_true, value_if_false]``; the condition may be a name or an
+    inline condition expression (parsed with the version's condition table, ``cond_table``,
+    bound per version by :func:`bind`)."""
 
     nullable = False
+    cond_table: ClassVar[FunctionTable] = MappingProxyType({})
+
+    @classmethod
+    def bind(cls, cond_table: FunctionTable) -> type["If"]:
+        """A subclass whose inline conditions parse with ``cond_table``."""
+        return type(cls.__name__, (cls,), {"cond_table": cond_table,
+                                           "__doc__": cls.__doc__})
+
+    @classmethod
+    def parse_args(cls, value: Any, table: FunctionTable, path: Path) -> Any:
+        if isinstance(value, list) and value:
+            return [parse(value[0], cls.cond_table, path + (0,))] + \
+                [parse(v, table, path + (i,)) for i, v in enumerate(value) if i > 0]
+        return parse(value, table, path)
 
     def _usage(self) -> str:
         return (f'Arguments to "{self.fn_name}" must be of the form: '

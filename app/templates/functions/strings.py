@@ -2,8 +2,8 @@
 
 As Heat's hot_spec:
 
-* ``str_replace`` replaces longer placeholders first; before newton only strings and numbers are
-  accepted as values, from newton maps/lists are JSON-encoded (``sort_keys``); ``None`` -> ``""``.
+* ``str_replace`` replaces longer placeholders first; before 2015-10-15 only strings and numbers
+  are accepted as values, from 2015-10-15 maps/lists are JSON-encoded (``sort_keys``); ``None`` -> ``""``.
   ``str_replace_strict`` (ocata) fails when a param is absent from the template;
   ``str_replace_vstrict`` (pike) also fails on a null or empty value.
 * ``list_join: [delim, list]`` until 2015-04-30; from 2015-10-15 any number of lists, and
@@ -28,7 +28,7 @@ def dumps(value: Any) -> str:
 
 
 class Replace(Function):
-    """``str_replace`` (2013-05-23 .. 2016-04-08): values must be strings or numbers."""
+    """``str_replace`` (2013-05-23 .. 2015-04-30): values must be strings or numbers."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
@@ -44,11 +44,12 @@ class Replace(Function):
         if not isinstance(params, (dict, Function)):
             raise self.error(f'"{self.fn_name}" parameters must be a mapping')
 
-    def replacement(self, value: Any) -> str:
+    def replacement(self, key: str, value: Any) -> str:
         if value is None:
             return ""
         if not isinstance(value, (str, int, float, bool)):
-            raise self.error(f'"{self.fn_name}" params must be strings or numbers')
+            raise self.error(f'"{self.fn_name}" params must be strings or numbers, param '
+                             f'{key} is not valid')
         return str(value)
 
     def validate_params(self, template: str, params: dict[str, Any]) -> None:
@@ -66,7 +67,7 @@ class Replace(Function):
             if not isinstance(key, str):
                 raise self.error(f'"{self.fn_name}" param placeholders must be strings')
         self.validate_params(template, params)
-        values = {k: self.replacement(v) for k, v in params.items()}
+        values = {k: self.replacement(k, v) for k, v in params.items()}
         keys = sorted(sorted(values), key=len, reverse=True)
 
         def replace(text: str, remaining: list[str]) -> str:
@@ -79,14 +80,14 @@ class Replace(Function):
 
 
 class ReplaceJson(Replace):
-    """newton ``str_replace``: maps and lists are JSON-encoded."""
+    """2015-10-15+ ``str_replace``: maps and lists are JSON-encoded."""
 
-    def replacement(self, value: Any) -> str:
+    def replacement(self, key: str, value: Any) -> str:
         if isinstance(value, (dict, list)):
             return dumps(value)
         if value is not None and not isinstance(value, (str, int, float, bool)):
             raise self.error(f'"{self.fn_name}" params must be strings, numbers, list or map.')
-        return super().replacement(value)
+        return super().replacement(key, value)
 
 
 class ReplaceJsonStrict(ReplaceJson):
@@ -193,7 +194,7 @@ class StrSplit(Function):
             raise self.error(self._usage())
         delim, text = args[0], args[1]
         if not isinstance(text, str):
-            raise self.error(f'"{self.fn_name}" must operate on a string')
+            raise self.error(f"'{type(text).__name__}' object has no attribute 'split'")
         if not isinstance(delim, str) or not delim:
             raise self.error(f'"{self.fn_name}" delimiter must be a non-empty string')
         parts = text.split(delim)
