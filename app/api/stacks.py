@@ -33,7 +33,7 @@ GET_SUBPATHS = ("resources", "events", "template", "actions", "environment", "fi
 POST_SUBPATHS = ("resources", "events", "template", "actions")
 
 LIST_PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "sort_keys": MULTI,
-               "show_deleted": SINGLE}
+               "show_deleted": SINGLE, "show_nested": SINGLE, "with_count": SINGLE}
 # heat-api's filter whitelist: the legacy names plus the stack keys it can filter on.
 FILTERS = {key: MIXED for key in (
     "id", "status", "name", "action", "tenant", "username", "owner_id", "stack_name",
@@ -76,16 +76,22 @@ class Stacks(MethodView):
         """List stacks.
 
         Query: ``limit``, ``marker`` (a stack id), ``sort_keys`` (repeatable), ``sort_dir``
-        (asc|desc), ``show_deleted``, and filters by stack field (``name``, ``status``,
-        ``action``, ``id``, ``stack_name``, ``stack_status``...; repeated values mean "any of").
-        Deleted stacks are listed only with ``show_deleted=true``."""
+        (asc|desc), ``show_deleted``, ``show_nested``, ``with_count`` (adds ``count``, the
+        number of matching stacks without paging) and filters by stack field (``name``,
+        ``status``, ``action``, ``id``, ``stack_name``, ``stack_status``...; repeated values
+        mean "any of"). Deleted stacks are listed only with ``show_deleted=true``."""
         args = allowed(request.args, LIST_PARAMS)
-        show_deleted = extract_bool("show_deleted", args["show_deleted"]) \
-            if "show_deleted" in args else False
-        limit = extract_int("limit", args["limit"]) if "limit" in args else None
+        query: dict[str, Any] = {
+            "show_deleted": extract_bool("show_deleted", args["show_deleted"])
+            if "show_deleted" in args else False,
+            "filters": allowed(request.args, FILTERS) or None}
+        if "show_nested" in args and extract_bool("show_nested", args["show_nested"]):
+            query["show_nested"] = True
+        with_count = extract_bool("with_count", args["with_count"]) \
+            if "with_count" in args else False
         rows = services.stacks.list_stacks(
-            ctx(), show_deleted=show_deleted, filters=allowed(request.args, FILTERS) or None,
-            limit=limit, marker=args.get("marker"), sort_keys=args.get("sort_keys"),
+            ctx(), **query, limit=extract_int("limit", args["limit"]) if "limit" in args else None,
+            marker=args.get("marker"), sort_keys=args.get("sort_keys"),
             sort_dir=args.get("sort_dir"))
         include_project = "admin" in ctx().roles
         stacks = [formats.stack_summary(row, include_project) for row in rows]
@@ -93,6 +99,8 @@ class Stacks(MethodView):
         links = collection_links(stacks)
         if links:
             body["links"] = links
+        if with_count:
+            body["count"] = len(services.stacks.list_stacks(ctx(), **query))
         return body
 
     @blp.arguments(StackCreateBody)

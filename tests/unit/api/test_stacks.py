@@ -211,3 +211,13 @@ def test_output_error_and_unknown_output(api, world):
     assert resp.status_code == 404
     assert resp.get_json()["error"] == {"type": "NotFound", "traceback": None,
                                         "message": "Specified output key nope not found."}
+
+
+def test_list_show_nested_and_with_count(api, world):
+    body = api.get("/v1/admin/stacks?limit=1&with_count=true&show_nested=true").get_json()
+    assert len(body["stacks"]) == 1 and body["count"] == 2
+    call = world.called("list_stacks")
+    assert call["show_nested"] is True and "limit" not in call and "marker" not in call
+    api.get("/v1/admin/stacks")
+    assert "show_nested" not in world.called("list_stacks")
+    assert "count" not in api.get("/v1/admin/stacks").get_json()
