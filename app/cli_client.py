@@ -1,0 +1,145 @@
+"""The CLI's HTTP client for the Orchestration API v1 (``requests``), and the CLI's error.
+
+Every foreign failure is translated here, once, into :class:`CliError` with a one-line message:
+an unreachable API, a timeout, a Heat fault body (``{"error": {"type", "message"}}``), a body that
+is not JSON. Stacks are addressed by name or id; :meth:`Client.stack` resolves either into the
+canonical ``stacks/<name>/<id>`` path (heat-api answers a name-only lookup with a 302).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+import click
+import requests
+
+
+class CliError(click.ClickException):
+    """A user-facing failure: one line on stderr, exit status 2 (bad input, API unreachable,
+    API fault)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"stoker: error: {self.format_message()}", file=file, err=True)
+
+
+def fault_message(resp: requests.Response) -> str:
+    """One line describing an error response: Heat's fault body (``error.type: error.message``),
+    else the body's text, else the HTTP reason."""
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and (err.get("message") or err.get("type")):
+            kind = err.get("type") or body.get("title") or ""
+            msg = err.get("message") or body.get("explanation") or ""
+            return f"{kind}: {msg}" if kind and msg else str(kind or msg)
+        for key in ("message", "explanation", "title"):
+            if isinstance(body.get(key), str) and body[key]:
+                return str(body[key])
+    text = (resp.text or "").strip()
+    return text[:300] if text else (resp.reason or "")
+
+
+class Client:
+    """A thin client of ``<endpoint>`` = ``http://host:port/v1/<tenant>``.
+
+    :param endpoint: the tenant-scoped API root.
+    :param token: sent as ``X-Auth-Token`` when given (keystone mode).
+    :param timeout: seconds per request.
+    """
+
+    def __init__(self, endpoint: str, token: str | None = None, timeout: float = 30.0,
+                 session: requests.Session | None = None) -> None:
+        self.endpoint = endpoint.rstrip("/")
+        self.timeout = timeout
+        self.session = session or requests.Session()
+        self.session.headers.update({"Accept": "application/json", "User-Agent": "stoker-cli"})
+        if token:
+            self.session.headers["X-Auth-Token"] = token
+
+    def request(self, method: str, path: str, *, body: Any = None,
+                params: dict[str, Any] | None = None, ok404: bool = False) -> Any:
+        """Send one request; return the decoded JSON body (``None`` for an empty one).
+
+        :param ok404: return ``None`` on 404 instead of raising.
+        :raises CliError: connection failure, timeout, an HTTP error status or a non-JSON body.
+        """
+        url = f"{self.endpoint}/{path.lstrip('/')}"
+        data = None if body is None else json.dumps(body)
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        try:
+            resp = self.session.request(method, url, data=data, params=params, headers=headers,
+                                        timeout=self.timeout)
+        except requests.ConnectionError:
+            raise CliError(f"cannot reach the Orchestration API at {self.endpoint} "
+                           "(is `stoker up` running? set --url or STOKER_API_URL)") from None
+        except requests.Timeout:
+            raise CliError(f"the Orchestration API at {self.endpoint} did not answer "
+                           f"within {self.timeout:g}s") from None
+        except requests.RequestException as exc:
+            raise CliError(f"request to {url} failed: {exc}") from None
+        if resp.status_code == 404 and ok404:
+            return None
+        if resp.status_code >= 400:
+            raise CliError(f"HTTP {resp.status_code} {fault_message(resp)}")
+        if not resp.content:
+            return None
+        try:
+            return resp.json()
+        except ValueError:
+            raise CliError(f"{method} {url} answered HTTP {resp.status_code} with a body that is "
+                           "not JSON") from None
+
+    # -- stacks ---------------------------------------------------------------------------
+    def stack(self, name_or_id: str, ok404: bool = False) -> dict[str, Any] | None:
+        """``GET /stacks/<name or id>`` (following heat-api's redirect): the stack body."""
+        body = self.request("GET", f"stacks/{quote(name_or_id, safe='')}", ok404=ok404)
+        return None if body is None else dict(body["stack"])
+
+    @staticmethod
+    def stack_path(stack: dict[str, Any]) -> str:
+        return f"stacks/{quote(stack['stack_name'], safe='')}/{stack['id']}"
+
+    def create_stack(self, body: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.request("POST", "stacks", body=body)["stack"])
+
+    def list_stacks(self) -> list[dict[str, Any]]:
+        return list(self.request("GET", "stacks")["stacks"])
+
+    def delete_stack(self, stack: dict[str, Any]) -> None:
+        self.request("DELETE", self.stack_path(stack))
+
+    def show(self, stack: dict[str, Any], ok404: bool = False) -> dict[str, Any] | None:
+        body = self.request("GET", self.stack_path(stack), ok404=ok404)
+        return None if body is None else dict(body["stack"])
+
+    def resources(self, stack: dict[str, Any], ok404: bool = False) -> list[dict[str, Any]]:
+        body = self.request("GET", f"{self.stack_path(stack)}/resources", ok404=ok404)
+        return [] if body is None else list(body["resources"])
+
+    def events(self, stack: dict[str, Any], marker: str | None = None,
+               ok404: bool = False) -> list[dict[str, Any]]:
+        """The stack's events, oldest first; only those after event id ``marker`` when given."""
+        params = {"sort_dir": "asc"}
+        if marker:
+            params["marker"] = marker
+        body = self.request("GET", f"{self.stack_path(stack)}/events", params=params, ok404=ok404)
+        return [] if body is None else list(body["events"])
+
+    def output(self, stack: dict[str, Any], key: str) -> dict[str, Any]:
+        path = f"{self.stack_path(stack)}/outputs/{quote(key, safe='')}"
+        return dict(self.request("GET", path)["output"])
+
+    def template(self, stack: dict[str, Any]) -> Any:
+        return self.request("GET", f"{self.stack_path(stack)}/template")
+
+    def validate(self, body: dict[str, Any]) -> Any:
+        return self.request("POST", "validate", body=body)
