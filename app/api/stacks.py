@@ -127,6 +127,15 @@ class Stacks(MethodView):
         return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
 
 
+@blp.route("/stacks/detail")
+class StacksDetail(MethodView):
+    @blp.response(200, description="The stacks of the project in the show form, no outputs.")
+    def get(self) -> Any:
+        """List stacks with every field of stack show except outputs (heat-api's ``detail``)."""
+        rows = services.stacks.list_stacks(ctx())
+        return {"stacks": [formats.stack_detail(row, None) for row in rows]}
+
+
 @blp.route("/stacks/<stack_name>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
 class StackLookup(MethodView):
     """Find a stack by name or id and redirect to its canonical URL (302, Heat's lookup)."""

@@ -221,3 +221,12 @@ def test_list_show_nested_and_with_count(api, world):
     api.get("/v1/admin/stacks")
     assert "show_nested" not in world.called("list_stacks")
     assert "count" not in api.get("/v1/admin/stacks").get_json()
+
+
+def test_detail_lists_show_form_without_outputs(api, sample):
+    resp = api.get("/v1/admin/stacks/detail")
+    assert resp.status_code == 200
+    first = resp.get_json()["stacks"][0]
+    expected = dict(sample("stack_show").body["stack"])
+    del expected["outputs"]
+    assert first == expected
