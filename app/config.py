@@ -36,6 +36,11 @@ class Settings:
     api_port: int = 8004
     cfn_port: int = 8000
     sandbox_port: int = 8090
+    sandbox_host: str = "127.0.0.1"
+    sandbox_state_path: str = ""       # sandbox cloud state file; default <data_dir>/sandbox.json; ":memory:"
+    sandbox_deterministic_ids: bool = False
+    sandbox_delays: str = ""           # transition delays, e.g. "server_build=0.1,volume_create=0.1"
+    sandbox_latency: str = ""          # added to every sandbox request: "0.05" or a range "0.01-0.05"
     workers: int = 2                # worker processes `stoker up` starts
     worker_concurrency: int = 4
     default_user: str = "admin"

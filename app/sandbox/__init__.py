@@ -34,7 +34,8 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
     ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
     ("compute_misc", "/compute/v2.1"), ("volume_extras", "/volume/v3"),
-    ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2"),
+    ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2/lbaas"),
+    ("loadbalancer", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
@@ -102,11 +103,13 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
         reseed(sandbox)
 
     for module_name, prefix in BLUEPRINTS:
-        try:
-            module = import_module(f"app.sandbox.{module_name}")
-        except ModuleNotFoundError:  # TEMP
+        module = import_module(f"app.sandbox.{module_name}")
+        if module.bp.name in flask_app.blueprints:  # the same API under a second prefix
+            flask_app.register_blueprint(module.bp, url_prefix=prefix, name=f"{module.bp.name}_alias")
             continue
         flask_app.register_blueprint(module.bp, url_prefix=prefix)
+        for extra in getattr(module, "EXTRA_BLUEPRINTS", ()):
+            flask_app.register_blueprint(extra)
 
     @flask_app.before_request
     def _before() -> Response | None:

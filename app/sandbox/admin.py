@@ -24,7 +24,7 @@ from app.sandbox.seed import seed
 
 bp = Blueprint("sandbox", __name__, url_prefix="/sandbox")
 
-HIDDEN = {"tokens", "assignments", "quotas", "metrics"}
+HIDDEN = {"tokens", "assignments", "quotas", "metrics", "alarm_history"}
 
 
 def reseed(sandbox: Sandbox) -> dict[str, str]:
@@ -73,6 +73,7 @@ def health() -> Any:
 def reset() -> Any:
     sandbox = sb()
     sandbox.behaviour.configure(latency=[], faults=[])
+    sandbox.options.pop("notifications", None)
     return reply({"ids": reseed(sandbox)})
 
 
