@@ -1,8 +1,9 @@
 """Events of a stack and of its resources (heat-api's ``EventController``).
 
 - ``GET /stacks/{name}/{id}/events`` and ``GET .../resources/{r}/events`` → ``{"events": [...]}``
-  in Heat's summary form; query ``limit``, ``marker`` (an event id), ``sort_dir`` and filters
-  ``resource_status``, ``resource_action``, ``resource_name``, ``resource_type`` (repeatable).
+  in Heat's summary form, newest first by default; query ``limit``, ``marker`` (an event id),
+  ``sort_dir`` and filters ``resource_status``, ``resource_action``, ``resource_name``,
+  ``resource_type`` (repeatable).
   A resource with no events is a 404 ``HTTPNotFound`` "No events found for resource r".
 - ``GET .../resources/{r}/events/{event_id}`` → ``{"event": {...}}`` with ``resource_type`` and
   ``resource_properties``; unknown: 404 ``HTTPNotFound`` "No event <id> found".
@@ -36,8 +37,8 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
         kwargs["limit"] = extract_int("limit", args["limit"])
     if "marker" in args:
         kwargs["marker"] = args["marker"]
-    if "sort_dir" in args:
-        kwargs["sort_dir"] = args["sort_dir"]
+    # heat's event query: newest first unless asked otherwise (_events_paginate_query)
+    kwargs["sort_dir"] = args.get("sort_dir", "desc")
     stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
     rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
     if not rows and resource_name is not None:

@@ -180,7 +180,7 @@ class World:
                     **kw: Any) -> list[Any]:
         self.record("list_events", resource_name=resource_name, **kw)
         rows = [e for e in self.events if resource_name in (None, e.resource_name)]
-        return rows[::-1] if kw.get("sort_dir", "desc") == "desc" else rows
+        return rows[::-1] if kw.get("sort_dir", "asc") == "desc" else rows
 
     def get_event(self, ctx: Any, stack: Any, resource_name: str, event_id: str) -> Any:
         for e in self.events:
