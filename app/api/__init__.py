@@ -24,13 +24,16 @@ from flask_smorest import Api
 
 from app import auth, config, errors, models
 from app.api import faults
+from app.api.schemas import FaultSchema
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
 
 
 class StokerApi(Api):
-    """flask-smorest's Api whose HTTP error handler answers with Heat's fault body."""
+    """flask-smorest's Api whose HTTP error handler answers (and documents) Heat's fault body."""
+
+    ERROR_SCHEMA = FaultSchema
 
     def handle_http_exception(self, error: Any) -> Any:
         return faults.http_exception(error)

@@ -45,10 +45,11 @@ def stoker_error(exc: errors.StokerError) -> Response:
 def http_exception(exc: HTTPException) -> Response:
     """A werkzeug HTTP exception (routing 404/405, 413...) in Heat's fault shape.
 
-    A 422 from request-schema validation (webargs) is reported as heat-api's 400."""
+    A request-schema validation failure (webargs, 400 or 422) is heat-api's 400 with the
+    fields' problems as the message."""
     status = exc.code or 500
     message = exc.description or ""
-    if status == 422:
+    if getattr(exc, "data", None) and exc.data.get("messages"):  # type: ignore[attr-defined]
         status, message = 400, _validation_message(exc)
     if status >= 500:
         LOG.error("HTTP %s: %s", status, message, exc_info=exc)

@@ -44,3 +44,17 @@ class StackCreateBody(_Body):
 
 class ValidateBody(_Body):
     """``POST /v1/{tenant_id}/validate``."""
+
+
+class _FaultError(Schema):
+    type = fields.String(metadata={"description": "Heat's exception name, e.g. EntityNotFound."})
+    traceback = fields.Raw(allow_none=True, metadata={"description": "Always null."})
+    message = fields.String()
+
+
+class FaultSchema(Schema):
+    """Heat's fault body: every error answer (``heat/api/middleware/fault.py``)."""
+    code = fields.Integer()
+    title = fields.String()
+    explanation = fields.String()
+    error = fields.Nested(_FaultError)

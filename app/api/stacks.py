@@ -103,7 +103,7 @@ class Stacks(MethodView):
             body["count"] = len(services.stacks.list_stacks(ctx(), **query))
         return body
 
-    @blp.arguments(StackCreateBody)
+    @blp.arguments(StackCreateBody, error_status_code=400)
     @blp.response(201, description="Created: Location is the stack's URL.")
     def post(self, body: dict[str, Any]) -> Any:
         """Create a stack.

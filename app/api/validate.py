@@ -26,7 +26,7 @@ blp = Blueprint("validate", __name__, url_prefix="/v1/<tenant_id>",
 
 @blp.route("/validate")
 class Validate(MethodView):
-    @blp.arguments(ValidateBody)
+    @blp.arguments(ValidateBody, error_status_code=400)
     @blp.response(200, description="The template's description, parameters and environment.")
     def post(self, body: dict[str, Any]) -> Any:
         """Validate a template without creating a stack."""
