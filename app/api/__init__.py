@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json as _json
 import uuid
+from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, g, request
@@ -120,5 +121,11 @@ def _read_body() -> None:
 
 
 def _stamp_request_id(response: Any) -> Any:
+    """Every answer carries ``x-openstack-request-id``; its status line uses the standard
+    reason phrase as webob's (``302 Found``, not werkzeug's ``302 FOUND``)."""
     response.headers["x-openstack-request-id"] = _request_id()
+    try:
+        response.status = f"{response.status_code} {HTTPStatus(response.status_code).phrase}"
+    except ValueError:
+        pass
     return response

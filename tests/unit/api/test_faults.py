@@ -116,3 +116,9 @@ def test_unknown_auth_strategy_is_refused(settings, world):
     resp = app.test_client().get("/v1/admin/stacks")
     assert resp.status_code == 401
     assert resp.get_json()["error"]["type"] == "NotAuthenticated"
+
+
+def test_status_lines_use_standard_reason_phrases(api):
+    assert api.get("/v1/admin/stacks/cap1795939567").status == "302 Found"
+    assert api.get("/").status == "300 Multiple Choices"
+    assert api.get("/v1/admin/nowhere").status == "404 Not Found"
