@@ -1,0 +1,162 @@
+"""``stoker up``'s pieces without the real services: the process list, the children's environment,
+the supervisor's start/stop of process groups, the live view on a terminal."""
+from __future__ import annotations
+
+import io
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from app import cli_render, cli_up, config
+from app.cli_client import CliError, Client
+from tests.unit.cli.conftest import FakeApi
+
+
+def _settings(tmp_path: Path, **kw: object) -> config.Settings:
+    return config.load({}, data_dir=str(tmp_path / "data"), **kw)
+
+
+def test_procfile_embedded(tmp_path: Path) -> None:
+    s = _settings(tmp_path, workers=3, worker_concurrency=6, api_port=18123)
+    procs = cli_up.procfile(s, sandbox=True)
+    names = [p.name for p in procs]
+    assert names == ["api", "worker1", "worker2", "worker3", "beat", "sandbox"]
+    api = procs[0].argv
+    assert "app.api:create_app()" in api and "127.0.0.1:18123" in api
+    assert api[api.index("--workers") + 1] == "2" and api[api.index("--threads") + 1] == "4"
+    w2 = procs[2].argv
+    assert w2[w2.index("--pool") + 1] == "threads" and w2[w2.index("-c") + 1] == "6"
+    assert w2[w2.index("-n") + 1] == "worker2@%h"
+    beat = procs[4].argv
+    assert beat[beat.index("-s") + 1] == str(Path(s.data_dir) / "celerybeat-schedule")
+    assert procs[5].argv[-2:] == ["--port", str(s.sandbox_port)]
+    assert "sandbox" not in [p.name for p in cli_up.procfile(s, sandbox=False)]
+
+
+def test_child_env_carries_every_setting(tmp_path: Path) -> None:
+    s = _settings(tmp_path, api_port=18124, workers=1)
+    env = cli_up.child_env(s, {"PATH": "/bin"})
+    assert env["PATH"] == "/bin"
+    assert env["STOKER_DATA_DIR"] == s.data_dir and env["STOKER_API_PORT"] == "18124"
+    assert env["STOKER_BROKER_URL"] == s.broker_url and "STOKER_EXTRA" not in env
+    assert config.load({k: v for k, v in env.items() if k.startswith("STOKER_")}) == s
+
+
+def test_redis_argv_unix_socket_only(tmp_path: Path) -> None:
+    s = _settings(tmp_path)
+    argv = cli_up.redis_argv(s)
+    assert Path(argv[0]).name == "redis-server" and os.access(argv[0], os.X_OK)
+    assert argv[argv.index("--port") + 1] == "0"
+    assert argv[argv.index("--unixsocket") + 1] == str(Path(s.data_dir) / "redis.sock")
+    assert argv[argv.index("--save") + 1] == "" and argv[argv.index("--appendonly") + 1] == "no"
+
+
+def test_redis_starts_and_stops(tmp_path: Path) -> None:
+    s = _settings(tmp_path)
+    Path(s.data_dir).mkdir(parents=True)
+    out = io.StringIO()
+    sup = cli_up.Supervisor(cli_up.child_env(s), out)
+    try:
+        cli_up.start_redis(sup, s)
+        assert cli_up.ping_redis(Path(s.data_dir) / "redis.sock")
+        with pytest.raises(CliError, match="already answers"):
+            cli_up.start_redis(cli_up.Supervisor({}, io.StringIO()), s)
+    finally:
+        sup.stop(grace=5)
+    assert not cli_up.ping_redis(Path(s.data_dir) / "redis.sock")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+SPAWNER = """
+import subprocess, sys, time, signal
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+print("grandchild", child.pid, flush=True)
+time.sleep(600)
+"""
+
+STUBBORN = """
+import signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_supervisor_stops_groups_with_grandchildren(tmp_path: Path) -> None:
+    out = io.StringIO()
+    sup = cli_up.Supervisor(dict(os.environ), out)
+    a = sup.start(cli_up.Proc("spawner", [sys.executable, "-c", SPAWNER]))
+    b = sup.start(cli_up.Proc("stubborn", [sys.executable, "-c", STUBBORN]))
+    deadline = time.time() + 10
+    while ("grandchild" not in out.getvalue() or "ready" not in out.getvalue()) and time.time() < deadline:
+        time.sleep(0.05)
+    grand = int(out.getvalue().split("grandchild ")[1].split()[0])
+    assert a.popen and b.popen and _alive(grand) and sup.exited() is None
+    t0 = time.time()
+    sup.stop(grace=1)
+    assert time.time() - t0 < 8
+    for pid in (a.popen.pid, b.popen.pid, grand):
+        for _ in range(50):
+            if not _alive(pid):
+                break
+            time.sleep(0.05)
+        assert not _alive(pid), f"pid {pid} survived"
+    assert "spawner  | grandchild" in out.getvalue()
+    assert "stubborn did not stop in 1s; killing it" in out.getvalue()
+
+
+def test_supervisor_reports_an_exited_child() -> None:
+    sup = cli_up.Supervisor(dict(os.environ), io.StringIO())
+    proc = sup.start(cli_up.Proc("quick", [sys.executable, "-c", "raise SystemExit(3)"]))
+    for _ in range(100):
+        if sup.exited():
+            break
+        time.sleep(0.05)
+    assert sup.exited() is proc and proc.popen and proc.popen.returncode == 3
+    sup.stop(grace=1)
+
+
+def test_start_all_refuses_a_busy_port(tmp_path: Path) -> None:
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        s = _settings(tmp_path, api_port=busy.getsockname()[1])
+        with pytest.raises(CliError, match=f"port {s.api_port} is already in use"):
+            cli_up.start_all(cli_up.Supervisor({}, io.StringIO()), s, sandbox=False)
+
+
+def test_live_view_on_a_terminal(fake_api: FakeApi) -> None:
+    fake_api.statuses = ["CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
+    fake_api.resources = [
+        {"resource_name": "a", "resource_status": "CREATE_COMPLETE"},
+        {"resource_name": "b", "resource_status": "CREATE_IN_PROGRESS"},
+        {"resource_name": "c", "resource_status": "INIT_COMPLETE"}]
+    fake_api.events = [{"id": "e1", "event_time": "t1", "resource_name": "a",
+                        "resource_status": "CREATE_COMPLETE", "resource_status_reason": "ok"}]
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=120, color_system=None)
+    watch = cli_render.Watch(Client(fake_api.url), {"stack_name": "s1", "id": "x"}, "CREATE",
+                             console, poll=0.0)
+    final = watch.run()
+    assert final["stack_status"] == "CREATE_COMPLETE"
+    text = buf.getvalue()
+    assert "1/3" in text and "CREATE_IN_PROGRESS (1)" in text and "INIT_COMPLETE (1)" in text
+    assert "Recent events" in text
+
+
+def test_done_counts_deleted_rows() -> None:
+    rows = [{"resource_status": "DELETE_COMPLETE"}, {"resource_status": "DELETE_IN_PROGRESS"}]
+    assert cli_render._done("DELETE", rows, 5) == 4
+    assert cli_render._done("CREATE", rows, 5) == 0
