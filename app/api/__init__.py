@@ -69,6 +69,8 @@ def create_app(settings: config.Settings | None = None) -> Flask:
         STOKER_SETTINGS=settings,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    from app.api.stacks import ArnConverter
+    app.url_map.converters["arn"] = ArnConverter
     api = StokerApi(app)
     faults.register(app)
     for blp in _blueprints():

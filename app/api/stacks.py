@@ -11,19 +11,22 @@ api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
 """
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import unquote
 
 from flask import request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from werkzeug.exceptions import MethodNotAllowed
+from werkzeug.routing import BaseConverter
 
 from app import errors
 from app.api import formats
 from app.api.params import MULTI, SINGLE, MIXED, allowed, extract_bool, extract_int, extract_tags
 from app.api.schemas import StackCreateBody
 from app.api.views_common import (collection_links, ctx, no_content, redirect_found, services,
-                                  with_query)
+                                  stack_url, with_query)
 
 blp = Blueprint("stacks", __name__, url_prefix="/v1/<tenant_id>",
                 description="Stacks (Heat's StackController).")
@@ -63,6 +66,24 @@ def lookup(stack_identity: str, path: str | None = None) -> Any:
     stack = services.stacks.lookup_stack(ctx(), stack_identity)
     location = formats.stack_href(stack) + (f"/{path}" if path else "")
     return redirect_found(with_query(location))
+
+
+class ArnConverter(BaseConverter):
+    """``arn:openstack:heat::<tenant>:stacks/<name>/<id>[/<path>]`` (slashes included)."""
+    regex = r"arn:.*"
+    part_isolating = False
+    weight = 50
+
+
+def arn_location(arn: str) -> str:
+    """The canonical URL for a stack ARN (heat's ``HeatIdentifier.from_arn``), no engine call.
+
+    :raises errors.BadRequest: not a stack ARN."""
+    match = re.fullmatch(r"arn:openstack:heat::([^:]*):stacks/([^/]+)/([^/]+)(/.*)?", arn)
+    if not match:
+        raise errors.BadRequest(f'"{arn}" is not a valid ARN')
+    tenant, name, stack_id, path = (unquote(p) if p else "" for p in match.groups())
+    return stack_url(tenant, name, stack_id) + (path or "")
 
 
 def _stack(stack_name: str, stack_id: str) -> Any:
@@ -144,6 +165,18 @@ class StackLookup(MethodView):
     def get(self, stack_name: str) -> Any:
         """Look up a stack by name (live stacks) or id (also deleted ones)."""
         return lookup(stack_name)
+
+    post = put = patch = delete = get
+
+
+@blp.route("/stacks/<arn:stack_arn>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+class StackArnLookup(MethodView):
+    """Redirect a stack ARN to its canonical URL (302, Heat's lookup of ``{stack_name:arn:.*}``)."""
+
+    @blp.response(302, description="Found: Location is the stack's URL (plus the ARN's path).")
+    def get(self, stack_arn: str) -> Any:
+        """Look up a stack by ARN."""
+        return redirect_found(with_query(arn_location(stack_arn)))
 
     post = put = patch = delete = get
 

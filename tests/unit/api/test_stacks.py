@@ -230,3 +230,13 @@ def test_detail_lists_show_form_without_outputs(api, sample):
     expected = dict(sample("stack_show").body["stack"])
     del expected["outputs"]
     assert first == expected
+
+
+def test_arn_lookup_redirects_without_asking_the_engine(api, world):
+    arn = f"arn:openstack:heat::admin:stacks/{STACK_NAME}/{STACK_ID}"
+    resp = api.get(f"/v1/admin/stacks/{arn}")
+    assert resp.status_code == 302 and resp.headers["Location"] == f"{HOST}{BASE}"
+    resp = api.delete(f"/v1/admin/stacks/{arn}/resources/rs")
+    assert resp.headers["Location"] == f"{HOST}{BASE}/resources/rs"
+    assert not [c for c in world.calls if c[0] == "lookup_stack"]
+    assert api.get("/v1/admin/stacks/arn:aws:nope").status_code == 400
