@@ -1,0 +1,125 @@
+"""``stoker up`` end to end, as a user (and ``../shared/tools/stoker.py``) runs it: a fresh HOME, the
+console script in a new session, the API port, a stack created with ``stoker stack create --wait``,
+then SIGTERM to the process group — and no child may survive."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.integration
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.3)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (from /proc's parent links)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _stoker() -> list[str]:
+    script = Path(sys.executable).parent / "stoker"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+
+
+@pytest.fixture()
+def home() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="stk-up-"))  # short: the Redis socket path is limited
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
+    port, sandbox_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
+    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port))
+    log_path = home / "up.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([*_stoker(), "up", "--workers", "1"], cwd=home, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    seen: set[int] = set()
+    try:
+        t0 = time.time()
+        while not _port_open(port):
+            assert proc.poll() is None, f"stoker up exited {proc.returncode}: {log_path.read_text()[-2000:]}"
+            assert time.time() - t0 < 90, f"no API after 90s: {log_path.read_text()[-2000:]}"
+            time.sleep(0.3)
+        assert (home / ".stoker" / "redis.sock").exists()
+        seen |= _descendants(proc.pid)
+
+        create = subprocess.run(
+            [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"), "it",
+             "--wait"], env=env, cwd=home, capture_output=True, text=True, timeout=180)
+        assert create.returncode == 0, create.stdout + create.stderr + log_path.read_text()[-3000:]
+        assert "CREATE_COMPLETE" in create.stdout and "database_url" in create.stdout
+
+        listed = subprocess.run([*_stoker(), "stack", "list"], env=env, capture_output=True,
+                                text=True, timeout=60)
+        assert listed.returncode == 0 and "it" in listed.stdout
+        seen |= _descendants(proc.pid)
+        assert len(seen) >= 5  # redis, gunicorn master + workers, a worker, beat
+    finally:
+        seen |= _descendants(proc.pid)
+        running = proc.poll() is None
+        if running:
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(40)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            pytest.fail(f"stoker up did not stop after SIGTERM: {log_path.read_text()[-2000:]}")
+    assert proc.returncode == 0, log_path.read_text()[-2000:]
+    deadline = time.time() + 5
+    while time.time() < deadline and any(_alive(pid) for pid in seen):
+        time.sleep(0.1)
+    survivors = [pid for pid in seen if _alive(pid)]
+    assert not survivors, f"children survived SIGTERM: {survivors}"
+    assert not _port_open(port)
+    assert "all processes stopped" in log_path.read_text()
