@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from app import errors
-from app.templates.functions.base import Function, FunctionError, Path, Resolver, parse
+from app.templates.functions.base import UNKNOWN, Function, FunctionError, Path, Resolver, parse
 from app.templates.versions import HotVersion, condition_table
 
 
@@ -60,11 +60,15 @@ class Conditions:
     """Evaluates named conditions once each (cached), detecting cycles.
 
     ``make_resolver`` builds the resolver used inside definitions (parameters only).
+    ``lenient`` (``POST /validate``, parameters may lack values): a condition whose value is
+    not known counts as true, so everything it guards is validated.
     """
 
     def __init__(self, definitions: Mapping[str, Any],
-                 make_resolver: Callable[["Conditions"], Resolver]) -> None:
+                 make_resolver: Callable[["Conditions"], Resolver], *,
+                 lenient: bool = False) -> None:
         self.definitions = dict(definitions)
+        self.lenient = lenient
         self._cache: dict[str, bool | FunctionError] = {}
         self._active: list[str] = []
         self._resolver = make_resolver(self)
@@ -107,6 +111,8 @@ class Conditions:
         """
         if isinstance(cond, bool):
             return cond
+        if cond is UNKNOWN and self.lenient:
+            return True
         if isinstance(cond, Function):
             try:
                 result = cond.evaluate(self._resolver)

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from app import errors
 from app.templates import constraints as cons
+from app.templates.functions.base import UNKNOWN
 from app.templates.versions import HotVersion
 
 TYPES = ("string", "number", "json", "comma_delimited_list", "boolean")
@@ -243,17 +244,21 @@ class Parameters:
 
     def for_show(self) -> dict[str, str]:
         """Heat's stack-show ``parameters``: every value a string, hidden ones masked."""
-        out = {n: self.schemas[n].show(self.values[n], self.raw[n]) for n in self.values}
+        out = {n: self.schemas[n].show(self.values[n], self.raw[n]) for n in self.values
+               if self.values[n] is not UNKNOWN}
         out.update({k: str(v) for k, v in self.pseudo.items()})
         return out
 
 
 def resolve_values(schemas: Mapping[str, ParamSchema], user: Mapping[str, Any],
-                   defaults: Mapping[str, Any], pseudo: Mapping[str, Any]) -> Parameters:
+                   defaults: Mapping[str, Any], pseudo: Mapping[str, Any], *,
+                   strict: bool = True) -> Parameters:
     """Combine user values, environment ``parameter_defaults`` and template defaults.
 
     Precedence as Heat: user/environment ``parameters`` > ``parameter_defaults`` > template
-    default. :raises errors.ParameterError: UnknownUserParameter, UserParameterMissing or
+    default. ``strict=False`` (Heat's ``validate_value=False``, for ``POST /validate``): a
+    parameter without value is UNKNOWN and values are not checked against constraints.
+    :raises errors.ParameterError: UnknownUserParameter, UserParameterMissing or
     "Parameter 'x' is invalid: ...".
     """
     for name in user:
@@ -269,11 +274,21 @@ def resolve_values(schemas: Mapping[str, ParamSchema], user: Mapping[str, Any],
             value = defaults[name]
         elif schema.has_default:
             value = schema.default
+        elif not strict:
+            values[name] = raw[name] = UNKNOWN
+            continue
         else:
             raise errors.ParameterError(f"The Parameter ({name}) was not provided.",
                                         heat_type="UserParameterMissing", path=("parameters", name))
         if value is None and schema.type != "json":
             value = ""
+        if not strict:
+            try:
+                values[name] = schema.coerce(value)
+            except ValueError:
+                values[name] = value
+            raw[name] = value
+            continue
         why = schema.check(value)
         if why:
             raise errors.ParameterError(f"Parameter '{name}' is invalid: {why}",

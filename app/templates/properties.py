@@ -119,13 +119,26 @@ def _validate_map(schema: Mapping[str, Any], values: Mapping[str, Any], path: tu
     return out
 
 
+def _check_names(schema: Mapping[str, Any], values: Mapping[str, Any],
+                 path: tuple[Any, ...]) -> None:
+    for key in values:
+        if key not in schema and values[key] is not None:
+            raise _PropError(path, f"Unknown Property {key}")
+    for key, sub in schema.items():
+        if sub.get("required") and values.get(key) is None and sub.get("default") is None:
+            raise _PropError(path, f"Property {key} not assigned")
+
+
 def validate(schema: Mapping[str, Any] | None, values: Mapping[str, Any] | None,
-             path: Sequence[Any], *, partial: bool = False) -> dict[str, Any]:
+             path: Sequence[Any], *, partial: bool = False,
+             names_only: bool = False) -> dict[str, Any]:
     """Coerce ``values`` against the type's properties ``schema``; defaults applied.
 
     :param schema: the ``properties`` map of a type schema (``None``: accept anything).
     :param path: the template path of the properties, e.g. ``("resources", "srv",
         "properties")``; errors name ``<path>.<prop>``.
+    :param names_only: check only unknown names and missing required properties (Heat's
+        ``validate(with_value=False)``, used by ``POST /validate``).
     :returns: the coerced property values (only declared properties; ``None`` means unset).
     :raises errors.ValidationError: "Property error: <path>: <why>".
     """
@@ -133,6 +146,9 @@ def validate(schema: Mapping[str, Any] | None, values: Mapping[str, Any] | None,
     if schema is None:
         return values
     try:
+        if names_only:
+            _check_names(schema, values, tuple(path))
+            return values
         return _validate_map(schema, values, tuple(path), partial)
     except _PropError as exc:
         dotted = ".".join(str(p) for p in exc.path)

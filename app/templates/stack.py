@@ -153,19 +153,25 @@ def _pseudo(identity: StackIdentity) -> dict[str, Any]:
 
 def instantiate(tmpl: "Template", params: Mapping[str, Any] | None, env: "Environment | None",
                 identity: StackIdentity | None, type_schema: TypeSchema | None, *,
-                parent: ParentFacade | None = None) -> StackDefinition:
-    """Bind and validate; see the module doc. :raises errors.TemplateError: (and subclasses)."""
+                parent: ParentFacade | None = None, strict: bool = True) -> StackDefinition:
+    """Bind and validate; see the module doc.
+
+    ``strict=False`` is Heat's ``POST /validate`` mode (``strict_validate=False``,
+    ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
+    unknown conditions count as true and properties are checked for names and presence only.
+    :raises errors.TemplateError: (and subclasses).
+    """
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
     if env is not None:
         user.update(env.parameters)
         defaults = {k: v for k, v in env.parameter_defaults.items() if k in tmpl.parameters}
-    values = resolve_values(tmpl.parameters, user, defaults, _pseudo(identity))
+    values = resolve_values(tmpl.parameters, user, defaults, _pseudo(identity), strict=strict)
     validate_groups(tmpl.parameter_groups, tmpl.parameters)
 
     scope = Scope(params=values, files=tmpl.files, active=frozenset(), parent=parent)
-    conds = Conditions(tmpl.conditions, lambda c: StaticResolver(scope))
+    conds = Conditions(tmpl.conditions, lambda c: StaticResolver(scope), lenient=not strict)
     scope.conditions = conds
     condition_values = conds.evaluate_all()
     static = StaticResolver(scope)
@@ -195,9 +201,10 @@ def instantiate(tmpl: "Template", params: Mapping[str, Any] | None, env: "Enviro
     for name, b in bound.items():
         graph[name] = _requirements(tmpl, b, values, scope)
         _check_attributes(b.properties, bound, type_schema)
+        _check_attr_paths(b.properties, values)
         policy = normalise_policy(resolve(expand_macros(b.raw.deletion_policy, static), static),
                                   tmpl.hot, name)
-        _static_properties(b, static)
+        _static_properties(b, static, strict)
         definitions[name] = ResourceDefinition(
             name=name, type=b.raw.type, properties=dict(b.raw.snippet.get("properties") or {}),
             metadata=b.raw.snippet.get("metadata"), depends_on=list(b.raw.depends_on),
@@ -219,6 +226,7 @@ def instantiate(tmpl: "Template", params: Mapping[str, Any] | None, env: "Enviro
                 if isinstance(fn, GetAtt) and fn_name not in scope.active:
                     raise bad_reference(fn_name, fpath).with_heat_type("StackValidationFailed")
             _check_attributes(tree, bound, type_schema)
+            _check_attr_paths(tree, values)
         outputs[key] = (enabled, tree, out.description)
     return StackDefinition(tmpl, identity, values, definitions, graph, condition_values, scope,
                            bound, outputs, list(tmpl.warnings))
@@ -258,6 +266,22 @@ def _requirements(tmpl: "Template", b: _Bound, values: Parameters,
     return frozenset(deps)
 
 
+def _check_attr_paths(tree: Any, values: Parameters) -> None:
+    """Attribute names and paths must resolve now (Heat resolves them to know which attributes
+    to record): a ``get_param`` there needs a value even under ``POST /validate``."""
+    from app.templates.functions.base import UNKNOWN, walk
+    from app.templates.functions.core import GetParam
+    for fn in walk(tree):
+        if isinstance(fn, GetAtt) and isinstance(fn.args, list):
+            for inner in walk(fn.args[1:]):
+                if isinstance(inner, GetParam) and isinstance(inner.args, str) \
+                        and inner.args in values.values \
+                        and values.values[inner.args] is UNKNOWN:
+                    raise errors.ParameterError(
+                        f"The Parameter ({inner.args}) was not provided.", path=inner.path,
+                        heat_type="UserParameterMissing")
+
+
 def _check_attributes(tree: Any, bound: Mapping[str, _Bound],
                       type_schema: TypeSchema | None) -> None:
     if type_schema is None:
@@ -275,9 +299,14 @@ def _check_attributes(tree: Any, bound: Mapping[str, _Bound],
                                     "StackValidationFailed")
 
 
-def _static_properties(b: _Bound, static: StaticResolver) -> None:
+def _static_properties(b: _Bound, static: StaticResolver, strict: bool) -> None:
     name = b.raw.name
     tree = b.properties
+    if not strict:
+        if b.schema is not None and isinstance(tree, dict):
+            props_mod.validate(b.schema.get("properties"), tree,
+                               ("resources", name, "properties"), names_only=True)
+        return
     values: dict[str, Any] = {}
     items = tree.items() if isinstance(tree, dict) else []
     for key, sub in items:

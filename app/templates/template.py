@@ -59,11 +59,14 @@ class Template:
     def instantiate(self, params: Mapping[str, Any] | None = None,
                     env: "Environment | None" = None, identity: "StackIdentity | None" = None,
                     type_schema: TypeSchema | None = None, *,
-                    parent: "ParentFacade | None" = None) -> "StackDefinition":
-        """Bind parameters and conditions and validate statically (see :mod:`.stack`)."""
+                    parent: "ParentFacade | None" = None,
+                    strict: bool = True) -> "StackDefinition":
+        """Bind parameters and conditions and validate statically (see :mod:`.stack`);
+        ``strict=False`` is ``POST /validate``'s mode."""
         from app.templates.stack import instantiate
         try:
-            return instantiate(self, params, env, identity, type_schema, parent=parent)
+            return instantiate(self, params, env, identity, type_schema, parent=parent,
+                               strict=strict)
         except errors.TemplateError as exc:
             raise self.locate(exc) from None
 
