@@ -61,6 +61,36 @@ def instantiation_args(body: dict[str, Any]) -> dict[str, Any]:
             "parameters": body.get("parameters") or {}}
 
 
+def create_args(body: dict[str, Any]) -> dict[str, Any]:
+    """``create_stack``'s keyword arguments from a create body, checked as heat-api does
+    (``prepare_args``: timeout and tags first; then stack name; then template)."""
+    timeout = body.get("timeout_mins")
+    rollback = body.get("disable_rollback")
+    args = {"timeout_mins": None if timeout is None else extract_int("timeout_mins", timeout),
+            "tags": extract_tags(body.get("tags")),
+            "disable_rollback": True if rollback is None else extract_bool("disable_rollback",
+                                                                           rollback)}
+    if not body.get("stack_name"):
+        raise errors.BadRequest("No stack name specified")
+    return {"stack_name": body["stack_name"], **instantiation_args(body), **args}
+
+
+def list_args() -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """``(query, paging, with_count)`` from ``GET /stacks``'s query string: what selects stacks
+    (show_deleted, show_nested, filters), how they are paged and sorted, and ``with_count``."""
+    args = allowed(request.args, LIST_PARAMS)
+    query: dict[str, Any] = {"filters": allowed(request.args, FILTERS) or None,
+                             "show_deleted": extract_bool("show_deleted", args["show_deleted"])
+                             if "show_deleted" in args else False}
+    if "show_nested" in args and extract_bool("show_nested", args["show_nested"]):
+        query["show_nested"] = True
+    paging = {"limit": extract_int("limit", args["limit"]) if "limit" in args else None,
+              "marker": args.get("marker"), "sort_keys": args.get("sort_keys"),
+              "sort_dir": args.get("sort_dir")}
+    with_count = extract_bool("with_count", args["with_count"]) if "with_count" in args else False
+    return query, paging, with_count
+
+
 def lookup(stack_identity: str, path: str | None = None) -> Any:
     """302 to the canonical URL of the stack named (or with the id) ``stack_identity``."""
     stack = services.stacks.lookup_stack(ctx(), stack_identity)
@@ -101,21 +131,9 @@ class Stacks(MethodView):
         number of matching stacks without paging) and filters by stack field (``name``,
         ``status``, ``action``, ``id``, ``stack_name``, ``stack_status``...; repeated values
         mean "any of"). Deleted stacks are listed only with ``show_deleted=true``."""
-        args = allowed(request.args, LIST_PARAMS)
-        query: dict[str, Any] = {
-            "show_deleted": extract_bool("show_deleted", args["show_deleted"])
-            if "show_deleted" in args else False,
-            "filters": allowed(request.args, FILTERS) or None}
-        if "show_nested" in args and extract_bool("show_nested", args["show_nested"]):
-            query["show_nested"] = True
-        with_count = extract_bool("with_count", args["with_count"]) \
-            if "with_count" in args else False
-        rows = services.stacks.list_stacks(
-            ctx(), **query, limit=extract_int("limit", args["limit"]) if "limit" in args else None,
-            marker=args.get("marker"), sort_keys=args.get("sort_keys"),
-            sort_dir=args.get("sort_dir"))
-        include_project = "admin" in ctx().roles
-        stacks = [formats.stack_summary(row, include_project) for row in rows]
+        query, paging, with_count = list_args()
+        rows = services.stacks.list_stacks(ctx(), **query, **paging)
+        stacks = [formats.stack_summary(row, "admin" in ctx().roles) for row in rows]
         body: dict[str, Any] = {"stacks": stacks}
         links = collection_links(stacks)
         if links:
@@ -133,17 +151,7 @@ class Stacks(MethodView):
         ``files``, ``environment``, ``environment_files``, ``parameters``, ``timeout_mins``,
         ``disable_rollback`` (default true), ``tags`` ("a,b"). 409 ``StackExists`` for a live
         stack of the same name."""
-        timeout = body.get("timeout_mins")
-        timeout = extract_int("timeout_mins", timeout) if timeout is not None else None
-        tags = extract_tags(body.get("tags"))
-        if not body.get("stack_name"):
-            raise errors.BadRequest("No stack name specified")
-        rollback = body.get("disable_rollback")
-        stack = services.stacks.create_stack(
-            ctx(), stack_name=body["stack_name"], **instantiation_args(body),
-            timeout_mins=timeout, tags=tags,
-            disable_rollback=True if rollback is None else extract_bool("disable_rollback",
-                                                                        rollback))
+        stack = services.stacks.create_stack(ctx(), **create_args(body))
         created = formats.created_stack(stack)
         return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
 
