@@ -120,4 +120,5 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float
 
 def pytest_configure(config: Any) -> None:
     # openstacksdk's own deprecation notices about its proxies are not the sandbox's concern
-    config.addinivalue_line("filterwarnings", "ignore::openstack.warnings.OpenStackDeprecationWarning")
+    config.addinivalue_line("filterwarnings", "ignore::openstack.warnings._RemovedInSDKWarning")
+    config.addinivalue_line("filterwarnings", "ignore::openstack.warnings.RemovedFieldWarning")

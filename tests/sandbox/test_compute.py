@@ -1,0 +1,211 @@
+"""Nova v2.1 of the sandbox through openstacksdk's compute proxy."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+from openstack import exceptions
+
+from tests.sandbox.conftest import wait_for
+
+
+def boot(conn, name="srv", **kwargs):
+    image = conn.image.find_image("cirros")
+    if "networks" not in kwargs:
+        kwargs["networks"] = [{"uuid": conn.network.find_network("private").id}]
+    return conn.compute.create_server(name=name, flavor_id="1", image_id=image.id, **kwargs)
+
+
+def wait_status(conn, server, status):
+    return conn.compute.wait_for_server(server, status=status, interval=0.05, wait=5)
+
+
+def test_server_build_active_delete(no_leaks, conn):
+    kp = conn.compute.create_keypair(name="t-key")
+    user_data = base64.b64encode(b"#!/bin/sh\necho hi\n").decode()
+    server = boot(conn, key_name="t-key", metadata={"role": "web"}, user_data=user_data, config_drive=True,
+                  security_groups=[{"name": "default"}])
+    assert conn.compute.get_server(server).status == "BUILD"
+    server = wait_status(conn, server, "ACTIVE")
+    assert server.key_name == "t-key" and server.metadata == {"role": "web"}
+    assert server.flavor.name == "m1.tiny" and server.image.id == conn.image.find_image("cirros").id
+    (addr,) = server.addresses["private"]
+    port = next(conn.network.ports(device_id=server.id))
+    assert addr["addr"] == port.fixed_ips[0]["ip_address"] and port.device_owner == "compute:nova"
+    assert server.id in {s.id for s in conn.compute.servers()}
+    assert conn.compute.find_server("srv").id == server.id
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    assert not list(conn.network.ports(device_id=server.id))
+    conn.compute.delete_keypair(kp)
+
+
+def test_server_on_existing_port_keeps_the_port(no_leaks, conn):
+    port = conn.network.create_port(network_id=conn.network.find_network("private").id)
+    server = wait_status(conn, boot(conn, networks=[{"port": port.id}]), "ACTIVE")
+    assert conn.network.get_port(port).device_id == server.id
+    ifaces = list(conn.compute.server_interfaces(server))
+    assert [i.port_id for i in ifaces] == [port.id]
+    with pytest.raises(exceptions.ConflictException):
+        boot(conn, networks=[{"port": port.id}])
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    assert conn.network.get_port(port).device_id == ""
+    conn.network.delete_port(port)
+
+
+def test_bad_requests(conn):
+    with pytest.raises(exceptions.BadRequestException, match="Flavor"):
+        conn.compute.create_server(name="x", flavor_id="nope", image_id=conn.image.find_image("cirros").id,
+                                   networks="none")
+    with pytest.raises(exceptions.BadRequestException, match="Image"):
+        conn.compute.create_server(name="x", flavor_id="1", image_id="nope", networks="none")
+    with pytest.raises(exceptions.BadRequestException, match="key_name"):
+        boot(conn, key_name="missing")
+    with pytest.raises(exceptions.NotFoundException):
+        conn.compute.get_server("00000000-0000-0000-0000-000000000000")
+
+
+def test_actions(no_leaks, conn):
+    server = wait_status(conn, boot(conn), "ACTIVE")
+    conn.compute.reboot_server(server, "HARD")
+    assert conn.compute.get_server(server).status == "HARD_REBOOT"
+    with pytest.raises(exceptions.ConflictException):
+        conn.compute.suspend_server(server)          # busy: a task is in progress
+    wait_status(conn, server, "ACTIVE")
+    conn.compute.resize_server(server, "2")
+    server = wait_status(conn, server, "VERIFY_RESIZE")
+    assert server.flavor.name == "m1.small"
+    conn.compute.confirm_server_resize(server)
+    assert conn.compute.get_server(server).status == "ACTIVE"
+    conn.compute.suspend_server(server)
+    wait_status(conn, server, "SUSPENDED")
+    conn.compute.resume_server(server)
+    wait_status(conn, server, "ACTIVE")
+    conn.compute.pause_server(server)
+    wait_status(conn, server, "PAUSED")
+    conn.compute.unpause_server(server)
+    wait_status(conn, server, "ACTIVE")
+    conn.compute.stop_server(server)
+    wait_status(conn, server, "SHUTOFF")
+    conn.compute.start_server(server)
+    wait_status(conn, server, "ACTIVE")
+    conn.compute.rebuild_server(server, image=conn.image.find_image("ubuntu-24.04").id, name="rebuilt")
+    server = wait_status(conn, server, "ACTIVE")
+    assert server.name == "rebuilt"
+    conn.compute.lock_server(server, locked_reason="testing")
+    assert conn.compute.get_server(server).is_locked
+    conn.compute.unlock_server(server)
+    conn.compute.set_server_metadata(server, tier="db")
+    assert conn.compute.get_server_metadata(server).metadata["tier"] == "db"
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_locked_server_refuses_delete_for_non_admin(no_leaks, demo_conn):
+    net = demo_conn.network.create_network(name="demo-compute")
+    demo_conn.network.create_subnet(network_id=net.id, cidr="10.20.0.0/24", ip_version=4)
+    server = wait_status(demo_conn, boot(demo_conn, networks=[{"uuid": net.id}]), "ACTIVE")
+    demo_conn.compute.lock_server(server)
+    with pytest.raises(exceptions.ConflictException, match="locked"):
+        demo_conn.compute.delete_server(server)
+    demo_conn.compute.unlock_server(server)
+    demo_conn.compute.delete_server(server)
+    demo_conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    demo_conn.network.delete_network(net)
+
+
+def test_interfaces_and_volume_attachments(no_leaks, conn):
+    server = wait_status(conn, boot(conn), "ACTIVE")
+    net = conn.network.create_network(name="second")
+    conn.network.create_subnet(network_id=net.id, cidr="10.30.0.0/24", ip_version=4)
+    iface = conn.compute.create_server_interface(server, net_id=net.id)
+    assert iface.net_id == net.id
+    assert set(conn.compute.get_server(server).addresses) == {"private", "second"}
+    conn.compute.delete_server_interface(iface, server=server)
+    assert set(conn.compute.get_server(server).addresses) == {"private"}
+    volume = conn.block_storage.create_volume(size=1, name="data")
+    conn.block_storage.wait_for_status(volume, "available", interval=0.05, wait=5)
+    attachment = conn.compute.create_volume_attachment(server, volume_id=volume.id)
+    assert attachment.volume_id == volume.id
+    volume = conn.block_storage.get_volume(volume)
+    assert volume.status == "in-use" and volume.attachments[0]["server_id"] == server.id
+    with pytest.raises(exceptions.BadRequestException):
+        conn.block_storage.delete_volume(volume)
+    conn.compute.delete_volume_attachment(server, volume)
+    assert conn.block_storage.get_volume(volume).status == "available"
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    conn.block_storage.delete_volume(volume)
+    conn.network.delete_network(net)
+
+
+def test_boot_from_volume_deletes_on_termination(no_leaks, conn):
+    image = conn.image.find_image("cirros")
+    server = conn.compute.create_server(
+        name="bfv", flavor_id="1", networks=[{"uuid": conn.network.find_network("private").id}],
+        block_device_mapping=[{"boot_index": 0, "uuid": image.id, "source_type": "image",
+                               "destination_type": "volume", "volume_size": 2, "delete_on_termination": True}])
+    server = wait_status(conn, server, "ACTIVE")
+    (attached,) = server.attached_volumes
+    assert conn.block_storage.get_volume(attached["id"]).status == "in-use"
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_keypairs(no_leaks, conn):
+    generated = conn.compute.create_keypair(name="gen")
+    assert generated.private_key.startswith("-----BEGIN") and generated.public_key.startswith("ssh-rsa ")
+    imported = conn.compute.create_keypair(name="imp", public_key=generated.public_key)
+    assert imported.fingerprint == generated.fingerprint and not imported.private_key
+    with pytest.raises(exceptions.ConflictException):
+        conn.compute.create_keypair(name="gen")
+    assert {k.name for k in conn.compute.keypairs()} >= {"gen", "imp"}
+    conn.compute.delete_keypair("gen")
+    conn.compute.delete_keypair("imp")
+    with pytest.raises(exceptions.NotFoundException):
+        conn.compute.get_keypair("gen")
+
+
+def test_flavors(no_leaks, conn, demo_conn):
+    assert {"m1.tiny", "m1.small"} <= {f.name for f in conn.compute.flavors()}
+    flavor = conn.compute.create_flavor(name="t.custom", ram=128, vcpus=1, disk=1)
+    assert conn.compute.find_flavor("t.custom").ram == 128
+    with pytest.raises(exceptions.ForbiddenException):
+        demo_conn.compute.create_flavor(name="nope", ram=1, vcpus=1, disk=1)
+    conn.compute.delete_flavor(flavor)
+
+
+def test_server_groups_azs_limits(no_leaks, conn):
+    group = conn.compute.create_server_group(name="anti", policy="anti-affinity")
+    server = boot(conn, scheduler_hints={"group": group.id})
+    assert conn.compute.get_server_group(group).member_ids == [server.id]
+    assert [z.name for z in conn.compute.availability_zones()] == ["nova"]
+    limits = conn.compute.get_limits()
+    assert limits.absolute.instances_used >= 1 and limits.absolute.instances == 10
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    conn.compute.delete_server_group(group)
+
+
+def test_instance_quota(no_leaks, conn):
+    project = conn.current_project_id
+    used = len(list(conn.compute.servers()))
+    conn.compute.update_quota_set(project, instances=used)
+    try:
+        with pytest.raises(exceptions.ForbiddenException, match="Quota exceeded for instances"):
+            boot(conn)
+    finally:
+        conn.compute.revert_quota_set(project)
+
+
+def test_another_project_cannot_see_servers(no_leaks, conn, demo_conn):
+    server = boot(conn, name="private-srv")
+    with pytest.raises(exceptions.NotFoundException):
+        demo_conn.compute.get_server(server.id)
+    assert server.id not in {s.id for s in demo_conn.compute.servers()}
+    with pytest.raises(exceptions.NotFoundException):
+        demo_conn.compute.delete_server(server.id, ignore_missing=False)
+    wait_for(lambda: conn.compute.get_server(server).status == "ACTIVE")
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
