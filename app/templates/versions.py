@@ -56,9 +56,18 @@ class HotVersion:
 
 
 def _derive(base: Mapping[str, type[Function]], add: Mapping[str, type[Function]] | None = None,
-            remove: tuple[str, ...] = ()) -> FnTable:
+            remove: tuple[str, ...] = (), before: Mapping[str, str] | None = None) -> FnTable:
+    """``base`` plus ``add`` (new names appended, or placed before ``before[name]`` so listings
+    keep Heat's order), with ``remove`` names marked :class:`Removed`; frozen."""
     table = dict(base)
-    table.update(add or {})
+    for name, fn in (add or {}).items():
+        anchor = (before or {}).get(name)
+        if anchor in table and name not in table:
+            items = list(table.items())
+            idx = [k for k, _ in items].index(anchor)
+            table = dict(items[:idx] + [(name, fn)] + items[idx:])
+        else:
+            table[name] = fn
     for name in remove:
         table[name] = Removed
     return MappingProxyType(table)
@@ -89,7 +98,8 @@ F_2014 = _derive({"get_attr": core.GetAtt, "get_file": core.GetFile, "get_param"
                   "get_resource": core.GetResource, "list_join": strings.Join,
                   "resource_facade": core.ResourceFacade, "str_replace": strings.Replace,
                   "Fn::Select": cfn.Select}, remove=_REMOVED_2014)
-F_2015_04 = _derive(F_2014, {"repeat": collections.Repeat, "digest": strings.Digest})
+F_2015_04 = _derive(F_2014, {"repeat": collections.Repeat, "digest": strings.Digest},
+                    before={"repeat": "resource_facade"})
 F_2015_10 = _derive(F_2015_04, {"get_attr": core.GetAttAllAttributes,
                                 "list_join": strings.JoinMultiple, "str_split": strings.StrSplit,
                                 "str_replace": strings.ReplaceJson},
