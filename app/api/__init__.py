@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json as _json
 import uuid
+from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, g, request
-from flask_smorest import Api
+from flask_smorest import Api  # type: ignore[import-untyped]
 
 from app import auth, config, errors, models
 from app.api import faults
@@ -41,8 +42,17 @@ class StokerApi(Api):
 
 
 def _blueprints() -> list[Any]:
-    from app.api import (build_info, events, outputs, resource_types, resources, stacks,
-                         template_versions, validate, versions)
+    from app.api import (
+        build_info,
+        events,
+        outputs,
+        resource_types,
+        resources,
+        stacks,
+        template_versions,
+        validate,
+        versions,
+    )
     return [versions.blp, stacks.blp, outputs.blp, resources.blp, events.blp, validate.blp,
             template_versions.blp, resource_types.blp, build_info.blp]
 
@@ -93,8 +103,9 @@ def _pull_tenant(endpoint: str | None, values: dict[str, Any] | None) -> None:
     if values and "tenant_id" in values:
         from flask import current_app
         settings = current_app.config["STOKER_SETTINGS"]
-        g.context = auth.context_from_headers(request.headers, values.pop("tenant_id"),
-                                              settings, _request_id())
+        headers = cast(Mapping[str, str], request.headers)  # case-insensitive .get
+        g.context = auth.context_from_headers(headers, values.pop("tenant_id"), settings,
+                                              _request_id())
 
 
 def _read_body() -> None:

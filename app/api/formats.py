@@ -7,7 +7,8 @@ Status and action are joined into Heat's ``stack_status`` / ``resource_status``
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from app.api.views_common import event_url, isotime, link, resource_url, stack_url
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app import errors
 from app.api import formats

@@ -6,7 +6,8 @@ Every failure is a 400 ``HTTPBadRequest`` as heat-api raises it.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from werkzeug.datastructures import MultiDict
 

@@ -17,16 +17,23 @@ from urllib.parse import unquote
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint  # type: ignore[import-untyped]
 from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.routing import BaseConverter
 
 from app import errors
 from app.api import formats
-from app.api.params import MULTI, SINGLE, MIXED, allowed, extract_bool, extract_int, extract_tags
+from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags
 from app.api.schemas import StackCreateBody
-from app.api.views_common import (collection_links, ctx, no_content, redirect_found, services,
-                                  stack_url, with_query)
+from app.api.views_common import (
+    collection_links,
+    ctx,
+    no_content,
+    redirect_found,
+    services,
+    stack_url,
+    with_query,
+)
 
 blp = Blueprint("stacks", __name__, url_prefix="/v1/<tenant_id>",
                 description="Stacks (Heat's StackController).")

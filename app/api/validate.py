@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app import errors
 from app.api.params import extract_bool

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app.api.views_common import json_response
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import html
 import importlib
+from collections.abc import Iterable
 from types import ModuleType
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from flask import Response, current_app, g, json, request
@@ -33,7 +34,7 @@ def isotime(value: dt.datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -6,7 +6,7 @@ setting ``X-User-Id`` / ``X-Project-Id`` / ``X-Roles``) plugs in behind the same
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from app import errors
 from app.config import Settings

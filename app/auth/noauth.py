@@ -7,7 +7,7 @@ accepted, as with heat-api's ``noauth`` paste pipeline; the user comes from ``X-
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from app.config import Settings
 from app.context import RequestContext

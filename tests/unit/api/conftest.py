@@ -7,9 +7,10 @@ import datetime as dt
 import json
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -58,14 +59,15 @@ def ns(**kw: Any) -> types.SimpleNamespace:
 
 
 def stack_row(**kw: Any) -> types.SimpleNamespace:
-    row = dict(id=STACK_ID, name=STACK_NAME, tenant="admin", username="admin",
-               action="CREATE", status="COMPLETE",
-               status_reason="Stack CREATE completed successfully",
-               description="anchor RandomString stack",
-               parameters_show={"OS::stack_id": STACK_ID, "OS::project_id": "admin",
-                                "OS::stack_name": STACK_NAME, "len": "16"},
-               disable_rollback=True, timeout_mins=10, tags=None, parent_id=None,
-               created_at=t("2026-11-29T08:06:07Z"), updated_at=None, deleted_at=None)
+    row: dict[str, Any] = {
+        "id": STACK_ID, "name": STACK_NAME, "tenant": "admin", "username": "admin",
+        "action": "CREATE", "status": "COMPLETE",
+        "status_reason": "Stack CREATE completed successfully",
+        "description": "anchor RandomString stack",
+        "parameters_show": {"OS::stack_id": STACK_ID, "OS::project_id": "admin",
+                            "OS::stack_name": STACK_NAME, "len": "16"},
+        "disable_rollback": True, "timeout_mins": 10, "tags": None, "parent_id": None,
+        "created_at": t("2026-11-29T08:06:07Z"), "updated_at": None, "deleted_at": None}
     row.update(kw)
     return ns(**row)
 

@@ -115,5 +115,5 @@ def test_event_show_unknown_is_404(api):
     assert resp.status_code == 404
     assert resp.get_json()["error"] == {"type": "HTTPNotFound", "traceback": None,
                                         "message": "No event nope found"}
-    resp = api.get(f"/v1/admin/stacks/other/x/resources/rs/events/nope")
+    resp = api.get("/v1/admin/stacks/other/x/resources/rs/events/nope")
     assert resp.get_json()["error"]["type"] == "EntityNotFound"

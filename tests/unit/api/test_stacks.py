@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.api.conftest import BASE, HOST, STACK_ID, STACK_NAME, t
-from tests.unit.api.shapes import assert_headers, assert_shape
+from tests.unit.api.shapes import assert_headers
 
 CREATE = {"stack_name": STACK_NAME, "disable_rollback": True, "parameters": {"len": 16},
           "template": {"heat_template_version": "2018-08-31", "resources": {}},
