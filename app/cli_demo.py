@@ -46,7 +46,7 @@ def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str |
         sup = Supervisor(child_env(settings), log)
         try:
             with out.status(f"Starting Stoker (data {settings.data_dir}, logs {log_path}) ..."):
-                start_all(sup, settings, sandbox=sandbox)
+                sandbox = start_all(sup, settings, sandbox=sandbox)
             out.print(f"[green]Stoker is up[/green]: {settings.api_endpoint}"
                       + (f"  sandbox cloud: http://127.0.0.1:{settings.sandbox_port}" if sandbox else ""))
             code = _scenario(Client(settings.api_endpoint), out, path, keep)
@@ -88,8 +88,9 @@ def _scenario(client: Client, out: Console, template: Path, keep: bool) -> int:
     if keep:
         return 0
     out.rule(f"stack delete {name}")
+    marker = cli_render.last_event_id(client, stack)
     client.delete_stack(stack)
-    final = cli_render.watch(client, stack, "DELETE", out)
+    final = cli_render.watch(client, stack, "DELETE", out, marker=marker)
     status = str(final.get("stack_status"))
     out.print(cli_render.status_text(status), final.get("stack_status_reason") or "")
     return 0 if status == "DELETE_COMPLETE" else 1

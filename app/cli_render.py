@@ -129,11 +129,12 @@ class Watch:
     """Follow ``stack`` through ``action`` until it ends; see :func:`watch`."""
 
     def __init__(self, client: Client, stack: dict[str, Any], action: str, console: Console,
-                 poll: float = 1.0, sleep: Callable[[float], None] = time.sleep) -> None:
+                 poll: float = 1.0, sleep: Callable[[float], None] = time.sleep,
+                 marker: str | None = None) -> None:
         self.client, self.stack, self.action, self.console = client, stack, action, console
         self.poll, self.sleep = poll, sleep
         self.events: deque[dict[str, Any]] = deque(maxlen=8)
-        self.marker: str | None = None
+        self.marker: str | None = marker
         self.resources: list[dict[str, Any]] = []
         self.total = 0
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -197,13 +198,20 @@ class Watch:
         return True
 
 
+def last_event_id(client: Client, stack: dict[str, Any]) -> str | None:
+    """The id of ``stack``'s newest event (the marker from which to follow a new action)."""
+    events = client.events(stack, ok404=True)
+    return str(events[-1]["id"]) if events and events[-1].get("id") else None
+
+
 def watch(client: Client, stack: dict[str, Any], action: str, console: Console,
-          poll: float = 1.0) -> dict[str, Any]:
+          poll: float = 1.0, marker: str | None = None) -> dict[str, Any]:
     """Show ``action``'s progress on ``stack`` until the stack is no longer IN_PROGRESS.
 
     :param stack: a stack body with ``stack_name`` and ``id``.
     :param action: ``CREATE``, ``UPDATE`` or ``DELETE``.
+    :param marker: show only the events after this event id (those of earlier actions are old).
     :returns: the final stack body (``stack_status`` ``<ACTION>_COMPLETE|FAILED`` or ``ROLLBACK_*``).
     :raises CliError: the API failed while polling.
     """
-    return Watch(client, stack, action, console, poll).run()
+    return Watch(client, stack, action, console, poll, marker=marker).run()

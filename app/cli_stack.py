@@ -69,12 +69,12 @@ def find(client: Client, name_or_id: str) -> dict[str, Any]:
 
 
 def wait_and_report(client: Client, stack: dict[str, Any], action: str,
-                    outputs: bool = True) -> int:
-    """Follow ``action`` live, then print the outcome (and the outputs). :returns: exit status:
-    0 on ``<action>_COMPLETE``, 1 otherwise."""
+                    outputs: bool = True, marker: str | None = None) -> int:
+    """Follow ``action`` live (events after ``marker``), then print the outcome and the outputs.
+    :returns: exit status: 0 on ``<action>_COMPLETE``, 1 otherwise."""
     out = console()
     try:
-        final = cli_render.watch(client, stack, action, out)
+        final = cli_render.watch(client, stack, action, out, marker=marker)
     except KeyboardInterrupt:
         click.echo(f"\nstopped watching; the stack's {action} continues on the server "
                    f"(stoker stack show {stack.get('stack_name')})", err=True)
@@ -153,9 +153,10 @@ def delete(client: Client, name: str, wait: bool, yes: bool) -> None:
     if not yes and sys.stdin.isatty():
         if not click.confirm(f"Delete stack {stack['stack_name']} ({stack['id']})?", default=False):
             raise CliError("not deleted")
+    marker = cli_render.last_event_id(client, stack) if wait else None
     client.delete_stack(stack)
     if wait:
-        sys.exit(wait_and_report(client, stack, "DELETE", outputs=False))
+        sys.exit(wait_and_report(client, stack, "DELETE", outputs=False, marker=marker))
     click.echo(f"Deleting stack {stack['stack_name']} ({stack['id']})")
 
 

@@ -280,8 +280,9 @@ def wait_for_port(sup: Supervisor, host: str, port: int, timeout: float) -> None
 
 
 def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
-              upgrade: Callable[[str], None] | None = None, ready_timeout: float = 60.0) -> None:
+              upgrade: Callable[[str], None] | None = None, ready_timeout: float = 60.0) -> bool:
     """Steps 1–4 of ``stoker up`` and wait until the API listens.
+    :returns: whether the sandbox cloud was started (not when its port is taken).
     :raises CliError: a port is taken, a process failed to start, the migration failed."""
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     if port_open(settings.api_host, settings.api_port):
@@ -298,9 +299,14 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
         raise CliError(f"database upgrade of {settings.database_url} failed: "
                        f"{type(exc).__name__}: {exc}") from None
     sup.log("system", f"database {settings.database_url} is at the latest revision")
+    if sandbox and port_open("127.0.0.1", settings.sandbox_port):
+        sup.log("system", f"port {settings.sandbox_port} is in use: not starting the sandbox cloud "
+                          "(set STOKER_SANDBOX_PORT to start it elsewhere)")
+        sandbox = False
     for proc in procfile(settings, sandbox=sandbox):
         sup.start(proc)
     wait_for_port(sup, settings.api_host, settings.api_port, ready_timeout)
+    return sandbox
 
 
 def banner(settings: config.Settings, *, sandbox: bool) -> list[str]:
@@ -325,7 +331,7 @@ def run_up(settings: config.Settings, *, sandbox: bool, out: IO[str] | None = No
     code = 0
     with stop_signals():
         try:
-            start_all(sup, settings, sandbox=sandbox)
+            sandbox = start_all(sup, settings, sandbox=sandbox)
             for line in banner(settings, sandbox=sandbox):
                 sup.log("system", line)
             while True:

@@ -232,3 +232,12 @@ def test_non_json_error_body(fake_api: FakeApi) -> None:
     from app.cli_client import CliError, Client
     with pytest.raises(CliError, match=r"HTTP 500 <html>oops</html>"):
         Client(fake_api.url).request("GET", "boom")
+
+
+def test_delete_wait_shows_only_new_events(fake_api: FakeApi) -> None:
+    fake_api.events = [_event(1, "old", "CREATE_COMPLETE", "from the create")]
+    fake_api.gone_after_delete = True
+    res = run("stack", "delete", "s1", "--wait", "-y", "--url", fake_api.url)
+    assert res.exit_code == 0, res.output
+    assert "from the create" not in res.output
+    assert any("marker=ev1" in p for m, p, _ in fake_api.requests if "/events" in p)
