@@ -8,7 +8,8 @@ template_versions.txt): ``{"Description", "Parameters": {name: {"Type", "Descrip
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from app import errors
 from app.templates.environment import Environment
@@ -131,7 +132,7 @@ def validate_body(tmpl: Template, env: Environment | None = None,
 def validate_template(source: str | bytes | Mapping[str, Any], *,
                       files: Mapping[str, str] | None = None, env: Environment | None = None,
                       params: Mapping[str, Any] | None = None,
-                      type_schema: Callable[[str], "dict[str, Any] | None"] | None = None,
+                      type_schema: Callable[[str], dict[str, Any] | None] | None = None,
                       max_size: int | None = None, with_warnings: bool = False) -> dict[str, Any]:
     """Parse, validate as Heat's ``POST /validate`` (no parameter values needed) and build the
     body. :raises errors.StokerError: as :func:`~.template.parse` / ``instantiate``."""

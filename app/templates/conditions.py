@@ -12,7 +12,8 @@ into a boolean; Heat then fails with a 500, Stoker with a 400 saying so.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from app import errors
 from app.templates.functions.base import UNKNOWN, Function, FunctionError, Path, Resolver, parse
@@ -65,7 +66,7 @@ class Conditions:
     """
 
     def __init__(self, definitions: Mapping[str, Any],
-                 make_resolver: Callable[["Conditions"], Resolver], *,
+                 make_resolver: Callable[[Conditions], Resolver], *,
                  lenient: bool = False) -> None:
         self.definitions = dict(definitions)
         self.lenient = lenient

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 ConstraintCheck = Callable[[Any], bool]
 
@@ -131,7 +132,7 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
     return msg
 
 
-def check_all(constraints: list[Mapping[str, Any]], value: Any) -> str | None:
+def check_all(constraints: Sequence[Mapping[str, Any]], value: Any) -> str | None:
     """First failure of ``constraints`` (each ``{kind: spec, "description"?: str}``) or None."""
     for c in constraints:
         desc = c.get("description")

@@ -8,7 +8,8 @@ order (``a -> b -> a``).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from app import errors
 from app.templates.functions.base import Function, Path, walk

@@ -6,8 +6,9 @@ Unknown sections are Heat's 'environment has wrong section "x"'.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from app import errors
 from app.templates import loader
@@ -28,7 +29,7 @@ class Environment:
     parameter_merge_strategies: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any] | str | bytes | None) -> "Environment":
+    def from_mapping(cls, mapping: Mapping[str, Any] | str | bytes | None) -> Environment:
         """Build from a loaded mapping (or YAML text).
 
         :raises errors.BadRequest: not a mapping, or an unknown section (Heat's messages).

@@ -15,8 +15,9 @@ As Heat's ``heat/engine/parameters.py`` and ``hot/parameters.py``:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from app import errors
 from app.templates import constraints as cons
@@ -52,7 +53,7 @@ def to_bool(value: Any) -> bool:
 def to_number(value: Any) -> int | float:
     """``int`` when the text is integral, else ``float``. :raises ValueError:"""
     if isinstance(value, bool):
-        raise ValueError(f"could not convert string to float: '{value}'")
+        raise ValueError(f"could not convert string to float: '{value}'")  # noqa: TRY004
     if isinstance(value, (int, float)):
         return value
     text = str(value)
@@ -100,7 +101,7 @@ class ParamSchema:
             except ValueError as exc:
                 raise ValueError(f"Value must be valid JSON: {exc}") from None
             if not isinstance(parsed, (dict, list)):
-                raise ValueError(f"Value must be valid JSON: {value}")
+                raise ValueError(f"Value must be valid JSON: {value}")  # noqa: TRY004
             return parsed
         raise ValueError(f"Value must be valid JSON: {value}")
 
@@ -172,9 +173,9 @@ def _check_kind(name: str, kind: str, spec: Any, ptype: str) -> None:
                  "allowed_pattern": "AllowedPattern"}[kind]
         raise _schema_error(f"Parameter '{name}' is invalid: {title} constraint invalid for "
                             f"{ptype}")
-    if kind in ("range", "length"):
-        if not isinstance(spec, dict) or set(spec) - {"min", "max"} or not spec:
-            raise _schema_error(f"Invalid {kind} constraint for parameter {name}")
+    if kind in ("range", "length") and (not isinstance(spec, dict) or not spec
+                                        or set(spec) - {"min", "max"}):
+        raise _schema_error(f"Invalid {kind} constraint for parameter {name}")
     if kind == "modulo":
         if not isinstance(spec, dict) or set(spec) != {"step", "offset"}:
             raise _schema_error("Modulo constraint must have both 'step' and 'offset'")
@@ -208,7 +209,7 @@ def parse_schema(name: str, raw: Any, version: HotVersion) -> ParamSchema:
     immutable = immutable if isinstance(immutable, bool) else False
     schema = ParamSchema(
         name=name, type=ptype, label=raw.get("label"),
-        description=raw.get("description") if isinstance(raw.get("description"), str) else "",
+        description=raw["description"] if isinstance(raw.get("description"), str) else "",
         default=raw.get("default"), has_default="default" in raw, hidden=hidden,
         immutable=immutable, tags=list(raw.get("tags") or []),
         constraints=_parse_constraints(name, raw.get("constraints"), ptype, version))

@@ -17,7 +17,8 @@ validation time; the engine calls :func:`validate` again with resolved values at
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from app import errors
 from app.templates import constraints as cons
@@ -46,7 +47,7 @@ def _coerce(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...], partia
     elif ptype == "integer":
         try:
             if isinstance(value, bool):
-                raise ValueError
+                raise ValueError  # noqa: TRY004
             out = int(value) if not isinstance(value, float) or value.is_integer() else None
             if out is None:
                 raise ValueError

@@ -96,9 +96,8 @@ def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawRe
     if not isinstance(rtype, str):
         raise _shape_error(name, "type", "string")
     props = snippet.get("properties")
-    if props is not None and not isinstance(props, dict):
-        if not (isinstance(props, dict) or _is_fn(props, version)):
-            raise _shape_error(name, "properties", "object")
+    if props is not None and not isinstance(props, dict) and not _is_fn(props, version):
+        raise _shape_error(name, "properties", "object")
     metadata = snippet.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise _shape_error(name, "metadata", "object")

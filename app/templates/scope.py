@@ -10,8 +10,9 @@ Heat's 'The specified reference "x" (in unknown) is incorrect.'.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.templates.functions.base import UNKNOWN, FunctionError, Path
 from app.templates.parameters import Parameters
@@ -45,7 +46,7 @@ class Scope:
     params: Parameters
     files: Mapping[str, str]
     active: frozenset[str]
-    conditions: "Conditions | None" = None
+    conditions: Conditions | None = None
     parent: ParentFacade | None = None
     templates: frozenset[str] = field(default_factory=frozenset)
 

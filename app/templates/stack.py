@@ -11,21 +11,27 @@ the engine's :class:`~.scope.ResolveContext`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from app import errors
 from app.templates import properties as props_mod
 from app.templates.conditions import Conditions
 from app.templates.dependencies import check_acyclic, references, topological_order
-from app.templates.functions.base import (ABSENT, Function, FunctionError, expand_macros,
-                                          resolve)
+from app.templates.functions.base import ABSENT, Function, FunctionError, expand_macros, resolve
 from app.templates.functions.cfn import Ref
 from app.templates.functions.core import GetAtt
-from app.templates.parameters import PSEUDO, Parameters, resolve_values, validate_groups
+from app.templates.parameters import Parameters, resolve_values, validate_groups
 from app.templates.resources import RawResource, ResourceDefinition, normalise_policy
-from app.templates.scope import (ParentFacade, ResolveContext, RuntimeResolver, Scope,
-                                 StaticResolver, bad_reference)
+from app.templates.scope import (
+    ParentFacade,
+    ResolveContext,
+    RuntimeResolver,
+    Scope,
+    StaticResolver,
+    bad_reference,
+)
 
 if TYPE_CHECKING:
     from app.templates.environment import Environment
@@ -59,7 +65,7 @@ class _Bound:
 class StackDefinition:
     """An instantiated stack (see docs/contracts.md for the contract)."""
 
-    template: "Template"
+    template: Template
     identity: StackIdentity
     params: Parameters
     resources: dict[str, ResourceDefinition]
@@ -151,7 +157,7 @@ def _pseudo(identity: StackIdentity) -> dict[str, Any]:
             "OS::project_id": identity.project_id}
 
 
-def instantiate(tmpl: "Template", params: Mapping[str, Any] | None, env: "Environment | None",
+def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
                 identity: StackIdentity | None, type_schema: TypeSchema | None, *,
                 parent: ParentFacade | None = None, strict: bool = True) -> StackDefinition:
     """Bind and validate; see the module doc.
@@ -240,7 +246,7 @@ def _fn_at(tree: Any, path: tuple[Any, ...]) -> Function | None:
     return None
 
 
-def _requirements(tmpl: "Template", b: _Bound, values: Parameters,
+def _requirements(tmpl: Template, b: _Bound, values: Parameters,
                   scope: Scope) -> frozenset[str]:
     name = b.raw.name
     deps: set[str] = set()

@@ -9,8 +9,9 @@ recorded in :attr:`Template.warnings` (a non-string description, a description t
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from app import errors
 from app.templates import loader
@@ -57,10 +58,10 @@ class Template:
     locations: dict[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
 
     def instantiate(self, params: Mapping[str, Any] | None = None,
-                    env: "Environment | None" = None, identity: "StackIdentity | None" = None,
+                    env: Environment | None = None, identity: StackIdentity | None = None,
                     type_schema: TypeSchema | None = None, *,
-                    parent: "ParentFacade | None" = None,
-                    strict: bool = True) -> "StackDefinition":
+                    parent: ParentFacade | None = None,
+                    strict: bool = True) -> StackDefinition:
         """Bind parameters and conditions and validate statically (see :mod:`.stack`);
         ``strict=False`` is ``POST /validate``'s mode."""
         from app.templates.stack import instantiate

@@ -8,9 +8,10 @@ and ``.../functions``) omits removed functions, as Heat does.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from app import errors
 from app.templates.functions import cfn, collections, conditions, core, strings, yaql_fn

@@ -17,7 +17,8 @@ functions that receive it return it, so static validation checks only what is kn
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping, Protocol
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol
 
 from app import errors
 
@@ -49,7 +50,7 @@ class FunctionError(errors.ValidationError):
                          **data)
         self.raw = raw
 
-    def with_heat_type(self, heat_type: str) -> "FunctionError":
+    def with_heat_type(self, heat_type: str) -> FunctionError:
         """Return self with ``heat_type`` replaced (Heat reports some causes as
         StackValidationFailed in one place and by their own name in another)."""
         self.heat_type = heat_type

@@ -9,7 +9,9 @@ As Heat's cfn functions: ``Ref`` (a parameter's value, else a resource's referen
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from app.templates.functions.base import Function, Path, Resolver
 from app.templates.functions.strings import Join, Replace
@@ -143,8 +145,9 @@ class GetAZs(Function):
 class CfnResourceFacade(Function):
     """``Fn::ResourceFacade: Metadata|DeletionPolicy|UpdatePolicy``."""
 
-    KEYS = {"Metadata": "metadata", "DeletionPolicy": "deletion_policy",
-            "UpdatePolicy": "update_policy"}
+    KEYS: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "Metadata": "metadata", "DeletionPolicy": "deletion_policy",
+        "UpdatePolicy": "update_policy"})
 
     def check(self) -> None:
         if self.args not in self.KEYS:

@@ -16,8 +16,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from app.templates.functions.base import (ABSENT, Function, FunctionTable, Macro, Path, Resolver,
-                                          parse)
+from app.templates.functions.base import ABSENT, Function, FunctionTable, Macro, Path, Resolver, parse
 
 
 class If(Macro):
@@ -29,7 +28,7 @@ class If(Macro):
     cond_table: ClassVar[FunctionTable] = MappingProxyType({})
 
     @classmethod
-    def bind(cls, cond_table: FunctionTable) -> type["If"]:
+    def bind(cls, cond_table: FunctionTable) -> type[If]:
         """A subclass whose inline conditions parse with ``cond_table``."""
         return type(cls.__name__, (cls,), {"cond_table": cond_table,
                                            "__doc__": cls.__doc__})

@@ -12,7 +12,8 @@ As Heat's hot_spec:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from app.templates.functions.base import Function, Path, Resolver
 

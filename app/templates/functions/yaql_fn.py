@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaql
-from yaql.language import exceptions as yaql_exc
+import yaql  # type: ignore[import-untyped]
+from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
 
 from app.templates.functions.base import Function, Resolver
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.templates import StackDefinition, UNKNOWN
+from app.templates import UNKNOWN, StackDefinition
 from app.templates import properties as props
 from app.templates.parameters import to_bool, to_number
 

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from app import errors
 from app.templates import Environment, parse
-from app.templates.api_bodies import (template_functions_body, template_versions_body,
-                                      validate_body, validate_template)
+from app.templates.api_bodies import (
+    template_functions_body,
+    template_versions_body,
+    validate_body,
+    validate_template,
+)
 
 from .conftest import SHARED, heat_type_schema
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app import errors
-from app.templates import Environment, StackIdentity, parse
+from app.templates import StackIdentity, parse
 
 from .conftest import heat_type_schema
 from .oracle_evaluator import create, plugin_validate
