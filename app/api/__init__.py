@@ -26,6 +26,7 @@ from flask_smorest import Api  # type: ignore[import-untyped]
 
 from app import auth, config, errors, models
 from app.api import faults
+from app.api.blueprint import is_json_body
 from app.api.schemas import FaultSchema
 
 API_TITLE = "Stoker Orchestration API"
@@ -124,8 +125,7 @@ def _read_body() -> None:
     if len(data) > limit:
         raise errors.RequestLimitExceeded(
             f"JSON body size ({len(data)} bytes) exceeds maximum allowed size ({limit} bytes).")
-    mimetype = request.mimetype or "application/json"
-    if mimetype not in ("application/json", "text/plain") or not data.lstrip().startswith(b"{"):
+    if not is_json_body(request):
         return
     try:
         _json.loads(data)

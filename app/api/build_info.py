@@ -7,7 +7,8 @@ from importlib import metadata
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
+
+from app.api.blueprint import Blueprint
 
 blp = Blueprint("build_info", __name__, url_prefix="/v1/<tenant_id>",
                 description="Build information.")

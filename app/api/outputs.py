@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app import errors
 from app.api import formats
+from app.api.blueprint import Blueprint
 from app.api.views_common import ctx, services
 
 blp = Blueprint("outputs", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",

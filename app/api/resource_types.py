@@ -13,8 +13,8 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
+from app.api.blueprint import Blueprint
 from app.api.params import extract_bool, template_type
 from app.api.views_common import ctx, services
 

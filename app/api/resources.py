@@ -12,10 +12,10 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app import errors
 from app.api import formats
+from app.api.blueprint import Blueprint
 from app.api.params import MIXED, allowed, extract_bool, extract_int
 from app.api.views_common import ctx, services
 

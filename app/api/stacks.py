@@ -17,12 +17,12 @@ from urllib.parse import unquote
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.routing import BaseConverter
 
 from app import errors
 from app.api import formats
+from app.api.blueprint import Blueprint
 from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags
 from app.api.schemas import StackCreateBody
 from app.api.views_common import (

@@ -11,8 +11,8 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
+from app.api.blueprint import Blueprint
 from app.api.params import extract_bool
 from app.api.views_common import services
 

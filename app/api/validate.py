@@ -12,9 +12,9 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
 from app import errors
+from app.api.blueprint import Blueprint
 from app.api.params import extract_bool
 from app.api.schemas import ValidateBody
 from app.api.stacks import instantiation_args

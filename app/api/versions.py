@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint  # type: ignore[import-untyped]
 
+from app.api.blueprint import Blueprint
 from app.api.views_common import json_response
 
 blp = Blueprint("versions", __name__, description="API version discovery.")

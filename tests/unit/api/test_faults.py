@@ -122,3 +122,11 @@ def test_status_lines_use_standard_reason_phrases(api):
     assert api.get("/v1/admin/stacks/cap1795939567").status == "302 Found"
     assert api.get("/").status == "300 Multiple Choices"
     assert api.get("/v1/admin/nowhere").status == "404 Not Found"
+
+
+def test_json_body_rules_follow_heat(api, world):
+    body = json.dumps({"stack_name": "plain", "template": {"heat_template_version": "2018-08-31"}})
+    assert api.post("/v1/admin/stacks", data=body, content_type="text/plain").status_code == 201
+    assert world.called("create_stack")["stack_name"] == "plain"
+    resp = api.post("/v1/admin/stacks", data=body, content_type="application/x-www-form-urlencoded")
+    assert resp.get_json()["error"]["message"] == "No stack name specified"

@@ -1,0 +1,31 @@
+"""The flask-smorest Blueprint every API module uses, with heat-api's rule for what a JSON body
+is (``heat.common.wsgi.is_json_content_type``): a body whose Content-Type is JSON, ``text/plain``
+or absent, and which starts with ``{``. Anything else reads as no body at all."""
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+import flask_smorest  # type: ignore[import-untyped]
+from webargs import core
+from webargs.flaskparser import FlaskParser
+
+
+def is_json_body(request: flask.Request) -> bool:
+    mimetype = request.mimetype or "application/json"
+    if mimetype not in ("application/json", "text/plain") and not core.is_json(mimetype):
+        return False
+    return request.get_data(cache=True).lstrip().startswith(b"{")
+
+
+class HeatBodyParser(FlaskParser):
+    """webargs' Flask parser with heat-api's notion of a JSON body."""
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        if not is_json_body(req):
+            return core.missing
+        return core.parse_json(req.get_data(cache=True))
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    ARGUMENTS_PARSER = HeatBodyParser()
