@@ -17,18 +17,12 @@ from typing import Any
 import click
 
 from app import config
-from app.cli_client import CliError
+from app.cli_client import CliError, load_settings
 from app.cli_stack import stack_group, validate
 
 
 def _settings(**overrides: Any) -> config.Settings:
-    """Settings from the environment plus the given (non-None) overrides, installed process-wide."""
-    try:
-        settings = config.load(**{k: v for k, v in overrides.items() if v is not None})
-    except (TypeError, ValueError) as exc:
-        raise CliError(f"bad STOKER_* setting: {exc}") from None
-    config.set_current(settings)
-    return settings
+    return load_settings(**overrides)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -14,6 +14,8 @@ from urllib.parse import quote
 import click
 import requests
 
+from app import config
+
 
 class CliError(click.ClickException):
     """A user-facing failure: one line on stderr, exit status 2 (bad input, API unreachable,
@@ -26,6 +28,18 @@ class CliError(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.echo(f"stoker: error: {self.format_message()}", file=file, err=True)
+
+
+def load_settings(install: bool = True, **overrides: Any) -> config.Settings:
+    """Settings from ``STOKER_*`` plus the non-None ``overrides``, installed process-wide unless
+    ``install`` is false. :raises CliError: a variable cannot be read as its field's type."""
+    try:
+        settings = config.load(**{k: v for k, v in overrides.items() if v is not None})
+    except (TypeError, ValueError) as exc:
+        raise CliError(f"bad STOKER_* setting: {exc}") from None
+    if install:
+        config.set_current(settings)
+    return settings
 
 
 def fault_message(resp: requests.Response) -> str:

@@ -114,7 +114,9 @@ def _read(url: str) -> bytes:
             data: bytes = resp.read()
             return data
     except (urlerror.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
+        reason: Any = getattr(exc, "reason", None) or exc
+        if isinstance(reason, OSError) and reason.strerror:
+            reason = reason.strerror
         raise RequestError(f"cannot read {_show(url)}: {reason}") from None
 
 

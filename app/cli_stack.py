@@ -17,8 +17,8 @@ import click
 import yaml
 from rich.console import Console
 
-from app import cli_files, cli_render, config
-from app.cli_client import CliError, Client
+from app import cli_files, cli_render
+from app.cli_client import CliError, Client, load_settings
 
 FORMATS = click.Choice(["table", "json", "yaml"])
 
@@ -40,7 +40,7 @@ def client_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--token", metavar="TOKEN", default=None, help="X-Auth-Token (keystone mode).")
     @functools.wraps(fn)
     def wrapper(*args: Any, url: str | None, token: str | None, **kwargs: Any) -> Any:
-        endpoint = url or config.get().api_endpoint
+        endpoint = url or load_settings(install=False).api_endpoint
         return fn(*args, client=Client(endpoint, token=token), **kwargs)
     return wrapper
 

@@ -142,6 +142,15 @@ def fake_api() -> Iterator[FakeApi]:
 
 
 @pytest.fixture(autouse=True)
+def _keep_settings() -> Iterator[None]:
+    """CLI commands install their Settings process-wide; give other tests theirs back."""
+    from app import config
+    previous = config._current
+    yield
+    config._current = previous
+
+
+@pytest.fixture(autouse=True)
 def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     """The live view polls once a second; tests poll at once."""
     from app import cli_render

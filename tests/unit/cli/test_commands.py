@@ -141,11 +141,18 @@ def test_unreachable_api_exit_2(tpl: Path) -> None:
 
 
 def test_url_from_environment(fake_api: FakeApi, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app import config
-    monkeypatch.setattr(config, "_current", config.load({"STOKER_API_URL": fake_api.url}))
+    monkeypatch.setenv("STOKER_API_URL", fake_api.url)
     res = run("stack", "list")
     assert res.exit_code == 0, res.output
     assert "s1" in res.output
+
+
+def test_bad_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STOKER_API_PORT", "abc")
+    res = run("stack", "list")
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        "stoker: error: bad STOKER_* setting: invalid literal for int() with base 10: 'abc'"]
 
 
 def test_default_endpoint_uses_port_and_tenant() -> None:
