@@ -88,3 +88,25 @@ def test_not_found_and_bad_template(real):
     assert bad.status_code == 400
     assert "OS::Nope" in bad.get_json()["error"]["message"]
     assert real.get("/v1/admin/stacks").get_json()["stacks"] == []
+
+
+def test_heatclient_over_the_real_services(real):
+    """What ``openstack stack create --wait`` / ``stack show`` / ``stack delete`` do."""
+    from heatclient import client as heat_client
+    from heatclient.common import event_utils
+    from keystoneauth1 import session as ks_session
+
+    from tests.unit.api.test_heatclient import WSGIAdapter
+
+    sess = ks_session.Session()
+    sess.session.mount("http://127.0.0.1:8004", WSGIAdapter(real.application))
+    heat = heat_client.Client("1", endpoint="http://127.0.0.1:8004/v1/admin", session=sess)
+    heat.stacks.create(stack_name="hc1", template=TEMPLATE, parameters={"len": 12},
+                       disable_rollback=True, files={}, environment={})
+    status, message = event_utils.poll_for_events(heat, "hc1", action="CREATE", poll_period=0)
+    assert status == "CREATE_COMPLETE", message
+    stack = heat.stacks.get("hc1")
+    assert len(next(o["output_value"] for o in stack.outputs if o["output_key"] == "pw")) == 12
+    assert sorted(r.resource_name for r in heat.resources.list("hc1")) == ["rs", "v"]
+    heat.stacks.delete("hc1")
+    assert heat.stacks.get(stack.id).stack_status == "DELETE_COMPLETE"
