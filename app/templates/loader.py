@@ -122,6 +122,9 @@ def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "te
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise errors.RequestLimitExceeded(
+                f"Template nesting exceeds {MAX_DEPTH} levels") from None
         except ValueError as exc:
             raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
         _json_depth(data)
@@ -133,6 +136,8 @@ def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "te
             return Loaded(None)
         _measure(node, {}, set())
         data = loader.construct_document(node)
+    except RecursionError:
+        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels") from None
     except yaml.YAMLError as exc:
         raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
     finally:

@@ -59,3 +59,30 @@ def heat_type_schema(name: str) -> dict[str, Any] | None:
 @pytest.fixture
 def ctx() -> DictContext:
     return DictContext()
+
+
+def resolve_output(snippet: Any, version: str = "2021-04-16", params: dict[str, Any] | None = None,
+                   param_defs: str = "", files: dict[str, str] | None = None,
+                   extra: str = "") -> dict[str, Any]:
+    """Resolve ``snippet`` as the output ``o`` of a template of ``version``; returns the
+    output dict (``output_value`` and maybe ``output_error``)."""
+    from app.templates import StackIdentity, parse
+    text = (f"heat_template_version: {version}\n{param_defs}{extra}"
+            + "outputs:\n  o:\n    value: " + json.dumps(snippet) + "\n")
+    stack = parse(text, files=files).instantiate(params or {}, None,
+                                                 StackIdentity("vstack", "sid", "pid"), None)
+    return stack.resolve_outputs(DictContext())[0]
+
+
+def value(snippet: Any, version: str = "2021-04-16", **kw: Any) -> Any:
+    """The resolved value; fails the test if the output reported an error."""
+    out = resolve_output(snippet, version, **kw)
+    assert "output_error" not in out, out
+    return out["output_value"]
+
+
+def error(snippet: Any, version: str = "2021-04-16", **kw: Any) -> str:
+    """The output error text (the output must fail at resolution)."""
+    out = resolve_output(snippet, version, **kw)
+    assert "output_error" in out, out
+    return str(out["output_error"])
