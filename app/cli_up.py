@@ -188,23 +188,29 @@ class Supervisor:
         """The first child that has exited, if any."""
         return next((p for p in self.procs if p.popen is not None and p.popen.poll() is not None), None)
 
-    def stop(self, grace: float = 10.0) -> None:
-        """SIGTERM every child's process group (the API first, Redis once the others are gone),
-        SIGKILL whatever is left after ``grace`` seconds; reap them all."""
-        order = sorted(self.procs, key=lambda p: p.name == "redis")
-        for proc in order:
-            if proc.name == "redis":
-                self._wait([p for p in order if p.name != "redis"], grace)
+    def stop(self, grace: float = 8.0) -> None:
+        """Stop every child within about ``grace`` + 3 seconds and reap it.
+
+        SIGTERM to each process group, the API first; whatever is still running after ``grace``
+        seconds gets SIGKILL. Redis goes last (SIGTERM, then SIGKILL after 3 s), so that workers
+        can acknowledge or requeue their messages while they shut down.
+        """
+        others = [p for p in self.procs if p.name != "redis"]
+        last = [p for p in self.procs if p.name == "redis"]
+        for proc in others:
             self._signal(proc, signal.SIGTERM)
-        self._wait(order, grace)
-        for proc in order:  # anything left in a group (a stubborn grandchild) goes now
+        self._wait(others, grace)
+        for proc in last:
+            self._signal(proc, signal.SIGTERM)
+        self._wait(last, 3.0)
+        for proc in self.procs:  # anything left in a group (a stubborn grandchild) goes now
             self._signal(proc, signal.SIGKILL, group_even_if_exited=True)
-        for proc in order:
+        for proc in self.procs:
             if proc.popen is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.popen.wait(5)
+                    proc.popen.wait(3)
         for thread in self._threads:
-            thread.join(2)
+            thread.join(1)
 
     @staticmethod
     def _signal(proc: Proc, sig: int, group_even_if_exited: bool = False) -> None:
