@@ -12,8 +12,9 @@ default policies: a token carrying the ``admin`` role.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from flask import g, request
 

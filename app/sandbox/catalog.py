@@ -27,7 +27,7 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
 
 
 def _stable_id(*parts: str) -> str:
-    return hashlib.md5("/".join(parts).encode()).hexdigest()  # noqa: S324 - an id, not security
+    return hashlib.md5("/".join(parts).encode()).hexdigest()
 
 
 def catalog(host_url: str, extra: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:

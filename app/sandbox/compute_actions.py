@@ -9,13 +9,20 @@ is a 409 ``conflictingRequest`` as in Nova.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import Blueprint
 
 from app.sandbox import auth
-from app.sandbox.compute_servers import (ACTIVE_STATE, _security_groups, check_unlocked, find_flavor,
-                                         find_image, get_server, server_view)
+from app.sandbox.compute_servers import (
+    _security_groups,
+    check_unlocked,
+    find_flavor,
+    find_image,
+    get_server,
+    server_view,
+)
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
@@ -343,7 +350,3 @@ def delete_meta_item(server_id: str, key: str) -> Any:
 def server_ips(server_id: str) -> Any:
     from app.sandbox.compute_servers import addresses
     return reply({"addresses": addresses(get_server(server_id))})
-
-
-def _unused() -> Obj:  # pragma: no cover - ACTIVE_STATE re-exported for callers
-    return ACTIVE_STATE

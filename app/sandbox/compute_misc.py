@@ -121,7 +121,7 @@ def _fingerprint(public_key: str) -> str:
         blob = base64.b64decode(public_key.split()[1], validate=True)
     except (IndexError, ValueError):
         raise SandboxError(400, "Keypair data is invalid: failed to generate fingerprint") from None
-    digest = hashlib.md5(blob).hexdigest()  # noqa: S324 - Nova's fingerprint format
+    digest = hashlib.md5(blob).hexdigest()
     return ":".join(digest[i:i + 2] for i in range(0, 32, 2))
 
 

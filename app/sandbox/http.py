@@ -14,7 +14,8 @@ Error bodies follow the real services (facts from their api-ref pages):
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from flask import Response, jsonify, request
 
@@ -113,7 +114,7 @@ def no_content(status: int = 204) -> Response:
 def iso(ts: float, style: str = "nova") -> str:
     """Format epoch seconds: ``nova``/``neutron`` ``2026-11-29T10:00:00Z``; ``cinder``
     ``2026-11-29T10:00:00.000000``; ``keystone`` ``2026-11-29T10:00:00.000000Z``."""
-    d = _dt.datetime.fromtimestamp(ts, _dt.timezone.utc)
+    d = _dt.datetime.fromtimestamp(ts, _dt.UTC)
     if style == "cinder":
         return d.strftime("%Y-%m-%dT%H:%M:%S.%f")
     if style == "keystone":
@@ -130,7 +131,7 @@ def parse_iso(text: str | None) -> float | None:
     except ValueError:
         return None
     if d.tzinfo is None:
-        d = d.replace(tzinfo=_dt.timezone.utc)
+        d = d.replace(tzinfo=_dt.UTC)
     return d.timestamp()
 
 

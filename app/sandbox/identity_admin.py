@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth
-from app.sandbox.http import SandboxError, body, iso, parse_iso, reply
+from app.sandbox.http import SandboxError, body, parse_iso, reply
 from app.sandbox.identity import roles_on
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
@@ -86,7 +86,7 @@ def _register(collection: str) -> None:
         st = store()
         obj: Obj = {k: data.get(k, v) for k, v in FIELDS[collection].items()}
         if not obj["name"]:
-            raise SandboxError(400, f"Invalid input for field 'name': None is not of type 'string'",
+            raise SandboxError(400, "Invalid input for field 'name': None is not of type 'string'",
                                "ValidationError")
         clash = [i for i in st.all(collection) if i["name"] == obj["name"]
                  and i.get("domain_id") == obj.get("domain_id")]
@@ -440,7 +440,3 @@ def one_ec2(user_id: str, access: str) -> Any:
         store().remove("credentials", cred_id)
         return reply({}, 204)
     return reply({"credential": _ec2_view(cred)})
-
-
-def _unused() -> str:  # pragma: no cover
-    return iso(0)

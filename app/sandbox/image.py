@@ -84,7 +84,7 @@ def create_image() -> Any:
         raise SandboxError(400, "Malformed request body")
     bad = READ_ONLY & set(data) - {"id"}
     if bad:
-        raise SandboxError(403, f"Attribute '{sorted(bad)[0]}' is read-only.")
+        raise SandboxError(403, f"Attribute '{min(bad)}' is read-only.")
     st = store()
     image_id = str(data.get("id") or st.new_id())
     if st.get("images", image_id):
@@ -152,7 +152,7 @@ def delete_image(image_id: str) -> Any:
 
 
 def _store_data(img: Obj, data: bytes) -> None:
-    img.update(size=len(data), virtual_size=len(data), checksum=hashlib.md5(data).hexdigest(),  # noqa: S324
+    img.update(size=len(data), virtual_size=len(data), checksum=hashlib.md5(data).hexdigest(),
                os_hash_algo="sha512", os_hash_value=hashlib.sha512(data).hexdigest(),
                updated_at=iso(store().clock()))
     if len(data) <= KEEP_BYTES:

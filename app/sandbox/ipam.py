@@ -8,7 +8,9 @@ broadcast addresses); allocation takes the lowest free address from the pools.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Iterable
+import itertools
+from collections.abc import Iterable
+from typing import Any
 
 from app.sandbox.http import SandboxError
 
@@ -73,7 +75,7 @@ def check_pools(net: Net, pools: list[dict[str, Any]], gateway: str | None) -> l
                                f"subnet cidr {net}.", "OutOfBoundsAllocationPool")
         ranges.append((start, end))
     ranges.sort()
-    for (s1, e1), (s2, e2) in zip(ranges, ranges[1:]):
+    for (s1, e1), (s2, e2) in itertools.pairwise(ranges):
         if s2 <= e1:
             raise SandboxError(400, f"Found overlapping allocation pools: {s1}-{e1} and {s2}-{e2}",
                                "OverlappingAllocationPools")
@@ -120,4 +122,4 @@ def allocate(pools: list[dict[str, str]], used: Iterable[str]) -> str | None:
 
 def mac_address(n: int) -> str:
     """A locally administered MAC, ``fa:16:3e:xx:xx:xx`` as Neutron's default base MAC."""
-    return "fa:16:3e:%02x:%02x:%02x" % ((n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF)
+    return f"fa:16:3e:{(n >> 16) & 0xFF:02x}:{(n >> 8) & 0xFF:02x}:{n & 0xFF:02x}"

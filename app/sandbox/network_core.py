@@ -245,7 +245,7 @@ def _allocate_ips(net: Obj, requested: list[Obj] | None) -> list[Obj]:
             if not ipam.valid_ip(ip) or not ipam.in_subnet(ip, sub["cidr"]):
                 raise SandboxError(400, f"IP address {ip} is not a valid IP for the specified subnet.",
                                    "InvalidIpForSubnet")
-            if ip in used or ip == sub.get("gateway_ip") and net.get("_router_gw_taken"):
+            if ip in used:
                 raise SandboxError(409, f"IP address {ip} already allocated in subnet {sub['id']}",
                                    "IpAddressAlreadyAllocated")
         else:

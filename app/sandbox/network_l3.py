@@ -146,7 +146,7 @@ def add_interface(router_id: str) -> Any:
         if port["device_id"]:
             raise SandboxError(409, f"Port {port['id']} is in use by {port['device_id']}.", "PortInUse")
         if not port["fixed_ips"]:
-            raise SandboxError(400, f"Bad router request: Router port must have at least one fixed IP",
+            raise SandboxError(400, "Bad router request: Router port must have at least one fixed IP",
                                "BadRequest")
         for ip in port["fixed_ips"]:
             if ip["subnet_id"] in attached:
@@ -156,7 +156,7 @@ def add_interface(router_id: str) -> Any:
     elif data.get("subnet_id"):
         sub = get_subnet(data["subnet_id"])
         if not sub.get("gateway_ip"):
-            raise SandboxError(400, f"Bad router request: Subnet for router interface must have a gateway IP.",
+            raise SandboxError(400, "Bad router request: Subnet for router interface must have a gateway IP.",
                                "BadRequest")
         if sub["id"] in attached:
             raise SandboxError(400, f"Bad router request: Router already has a port on subnet {sub['id']}.",
@@ -218,10 +218,9 @@ def _router_for(port: Obj, fip_net: str) -> str:
     for iface in st.all("ports"):
         if iface["device_owner"] != "network:router_interface":
             continue
-        if subnets & {ip["subnet_id"] for ip in iface["fixed_ips"]}:
-            if st.find("ports", device_id=iface["device_id"], device_owner="network:router_gateway",
-                       network_id=fip_net):
-                return str(iface["device_id"])
+        if subnets & {ip["subnet_id"] for ip in iface["fixed_ips"]} and st.find(
+                "ports", device_id=iface["device_id"], device_owner="network:router_gateway", network_id=fip_net):
+            return str(iface["device_id"])
     sub = next(iter(subnets), None)
     raise SandboxError(404, f"External network {fip_net} is not reachable from subnet {sub}.  Therefore, cannot "
                        f"associate Port {port['id']} with a Floating IP.", "ExternalGatewayForFloatingIPNotFound")

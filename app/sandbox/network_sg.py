@@ -133,6 +133,9 @@ def update_sg(sg_id: str) -> Any:
 def delete_sg(sg_id: str) -> Any:
     st = store()
     sg = auth.owned(st, "security_groups", sg_id, "Security group", kind="SecurityGroupNotFound")
+    if sg["name"] == "default" and not auth.ctx().is_admin:
+        raise SandboxError(409, "Insufficient rights for removing default security group.",
+                           "SecurityGroupCannotRemoveDefault")
     if any(sg_id in p.get("security_groups", []) for p in st.all("ports")):
         raise SandboxError(409, f"Security Group {sg_id} in use.", "SecurityGroupInUse")
     for r in st.find("security_group_rules", security_group_id=sg_id):

@@ -19,8 +19,9 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 Obj = dict[str, Any]
 

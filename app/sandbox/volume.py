@@ -75,7 +75,7 @@ def new_volume(project_id: str | None, size: int, *, name: str = "", description
     if image_id:
         image = st.get("images", image_id)
         if image is None:
-            raise SandboxError(400, f"Invalid image identifier or unable to access requested image.")
+            raise SandboxError(400, "Invalid image identifier or unable to access requested image.")
         if image.get("min_disk", 0) > size:
             raise SandboxError(400, f"Invalid input received: Image minDisk size {image['min_disk']} is larger than "
                                f"the volume size {size}.")
@@ -92,7 +92,7 @@ def new_volume(project_id: str | None, size: int, *, name: str = "", description
     if source_volid:
         src = get_volume(source_volid)
         if size < src["size"]:
-            raise SandboxError(400, f"Invalid input received: Clones currently must be >= original volume size.")
+            raise SandboxError(400, "Invalid input received: Clones currently must be >= original volume size.")
     mine = st.find("volumes", _project_id=project_id)
     quotas.check(st, project_id, "volume", "volumes", len(mine))
     quotas.check(st, project_id, "volume", "gigabytes", sum(v["size"] for v in mine), size)

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 import requests
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-DELAYS = {"server_build": 0.2, "server_delete": 0.1, "server_action": 0.1, "volume_create": 0.1,
-          "volume_delete": 0.1, "snapshot_create": 0.1, "backup_create": 0.1, "lb_provision": 0.2,
-          "lb_delete": 0.1, "image_import": 0.05}
+# Short enough for a fast suite, long enough that a test can observe each transitional state.
+DELAYS = {"server_build": 0.3, "server_delete": 0.1, "server_action": 0.3, "volume_create": 0.3,
+          "volume_delete": 0.1, "snapshot_create": 0.1, "backup_create": 0.1, "lb_provision": 0.3,
+          "lb_delete": 0.2, "image_import": 0.05}
 
 
 class _QuietHandler(WSGIRequestHandler):

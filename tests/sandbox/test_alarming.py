@@ -21,7 +21,7 @@ def webhook():
     received: queue.Queue = queue.Queue()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             received.put((self.path, dict(self.headers), json.loads(self.rfile.read(length) or b"{}")))
             self.send_response(202)

@@ -58,7 +58,7 @@ def test_token_validation_as_keystonemiddleware_does(sandbox, kc):
                                                                      "X-Subject-Token": "bogus"})
     assert resp.status_code == 404
     kc.tokens.revoke_token(token)
-    with pytest.raises(Exception):
+    with pytest.raises(ks_exc.NotFound):
         kc.tokens.validate(token)
 
 
@@ -117,7 +117,7 @@ def test_trusts_with_impersonation_and_role_delegation(sandbox, kc):
     assert access.role_names == ["member"]     # only the delegated role
     assert access.project_id == project_id
     # a role the trustor does not hold cannot be delegated
-    with pytest.raises(Exception):
+    with pytest.raises(ks_exc.Forbidden):
         kc.trusts.create(trustor_user=admin_id, trustee_user=trustee.id, project=project_id,
                          role_names=["heat_stack_user"])
     # someone who is not the trustee cannot use the trust
