@@ -31,12 +31,16 @@ MAX_DEPTH = 100
 Path = tuple[Any, ...]
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader without timestamp construction (Heat keeps dates as strings)."""
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available, as Heat
 
 
-def _construct_str(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+class _Loader(_Base):  # type: ignore[misc]
+    """SafeLoader (libyaml's when available) without timestamp construction (Heat keeps dates
+    as strings)."""
+
+
+def _construct_str(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    return loader.construct_scalar(node)
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
