@@ -63,6 +63,7 @@ class Settings:
     poll_initial_seconds: float = 0.05
     poll_max_seconds: float = 5.0
     visibility_timeout: int = 300      # seconds before an unacknowledged task is redelivered
+    restore_interval: int = 10         # seconds between scans for such tasks
     reconcile_after_seconds: int = 60  # a fired node idle this long is re-enqueued by beat
     always_eager: bool = False         # run tasks in-process (tests of the engine without workers)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -14,7 +14,10 @@ import socket
 import threading
 import time
 
+from typing import Any
+
 from sqlalchemy import select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
 from app.models import Resource, WorkerHeartbeat, session, utcnow
@@ -29,14 +32,16 @@ def engine_id() -> str:
 
 
 def beat() -> None:
-    """Write this engine's heartbeat now."""
+    """Write this engine's heartbeat now (an upsert: safe from any thread)."""
     me, now = engine_id(), utcnow()
     with session() as s:
-        hb = s.get(WorkerHeartbeat, me)
-        if hb is None:
-            s.add(WorkerHeartbeat(engine_id=me, last_seen=now))
-        else:
-            hb.last_seen = now
+        ins: Any = (postgresql.insert if s.get_bind().dialect.name == "postgresql"
+                    else sqlite.insert)(WorkerHeartbeat).values(engine_id=me, last_seen=now)
+        s.execute(ins.on_conflict_do_update(index_elements=["engine_id"],
+                                            set_={"last_seen": now}))
+
+
+_hb_lock = threading.Lock()
 
 
 def ensure_heartbeat() -> None:
@@ -44,6 +49,14 @@ def ensure_heartbeat() -> None:
     global _hb_thread, _hb_pid
     if _hb_thread is not None and _hb_pid == os.getpid():
         return
+    with _hb_lock:
+        if _hb_thread is not None and _hb_pid == os.getpid():
+            return
+        _start_heartbeat()
+
+
+def _start_heartbeat() -> None:
+    global _hb_thread, _hb_pid
     beat()
     period = config.get().heartbeat_seconds
 

@@ -10,11 +10,18 @@ from __future__ import annotations
 import logging
 
 from celery import Celery, signals
-from sqlalchemy.exc import OperationalError
 
 from app import config
 
 log = logging.getLogger(__name__)
+
+
+def transport_options(settings: config.Settings) -> dict[str, object]:
+    """Redis transport: unacknowledged tasks of a dead worker are restored after
+    ``visibility_timeout`` seconds, scanned for every ``restore_interval`` seconds."""
+    return {"visibility_timeout": settings.visibility_timeout,
+            "unacked_restore_interval": settings.restore_interval,
+            "unacked_restore_throttle": 1}
 
 
 def make_celery() -> Celery:
@@ -29,7 +36,7 @@ def make_celery() -> Celery:
         accept_content=["json"],
         worker_prefetch_multiplier=int(settings.extra.get("prefetch", 4)),
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": settings.visibility_timeout},
+        broker_transport_options=transport_options(settings),
         worker_hijack_root_logger=False,
         beat_schedule={
             "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
@@ -43,6 +50,13 @@ def make_celery() -> Celery:
 celery_app = make_celery()
 
 
+def configure(settings: config.Settings) -> None:
+    """Point the (not yet used) Celery app of this process at ``settings``' broker (tests)."""
+    celery_app.conf.broker_url = settings.broker_url
+    celery_app.conf.result_backend = settings.result_backend
+    celery_app.conf.broker_transport_options = transport_options(settings)
+
+
 @signals.worker_process_init.connect
 def _init_process(**_: object) -> None:
     """Each worker process: its own DB engine (never share connections across fork)."""
@@ -50,10 +64,13 @@ def _init_process(**_: object) -> None:
     models.init(config.get().database_url)
 
 
-@celery_app.task(name="stoker.check_resource", autoretry_for=(OperationalError,),
-                 retry_backoff=0.2, retry_backoff_max=5, max_retries=20)
+@celery_app.task(name="stoker.check_resource", autoretry_for=(Exception,),
+                 retry_backoff=0.2, retry_backoff_max=10, max_retries=10)
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-    """One step of one traversal node (``app.services.convergence.check_resource``)."""
+    """One step of one traversal node (``app.services.convergence.check_resource``).
+
+    An unexpected error (a database hiccup) is retried with backoff; after the retries the beat
+    reconciler re-drives the node from the database."""
     from app.services import convergence
     convergence.check_resource(stack_id, traversal_id, resource_id, is_update)
 

@@ -1,0 +1,137 @@
+"""Integration fixtures: a private PostgreSQL database, a private Redis database, and real
+``celery worker`` processes (``--pool threads``) running the engine against them.
+
+Services: PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 (``make test`` starts them);
+override with STOKER_TEST_PG (a server URL without database) and STOKER_TEST_REDIS.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from app import config
+
+REPO = Path(__file__).resolve().parents[2]
+PG = os.environ.get("STOKER_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
+REDIS = os.environ.get("STOKER_TEST_REDIS", "redis://127.0.0.1:6379")
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for the session, dropped afterwards."""
+    import psycopg
+    name = f"stoker_test_{uuid.uuid4().hex[:10]}"
+    admin = PG.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"{PG}/{name}"
+    from app.models import migrate
+    migrate.upgrade(url)
+    yield url
+    from app.models import base
+    if base._engine is not None:
+        base._engine.dispose()
+        base._engine = None
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """A Redis database number of its own (flushed) for the session."""
+    import redis
+    db = 11
+    url = f"{REDIS}/{db}"
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+ENGINE_ENV = {"STOKER_VISIBILITY_TIMEOUT": "5", "STOKER_RESTORE_INTERVAL": "1", "STOKER_LOCK_STALE_SECONDS": "4",
+              "STOKER_HEARTBEAT_SECONDS": "1", "STOKER_RECONCILE_AFTER_SECONDS": "10"}
+
+
+class Workers:
+    """Real ``celery worker`` processes; ``kill(i)`` SIGKILLs one (and its process group)."""
+
+    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+        self.env, self.log_dir = env, log_dir
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, n: int, concurrency: int = 4) -> None:
+        for _ in range(n):
+            i = len(self.procs)
+            log = open(self.log_dir / f"worker{i}.log", "wb")
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
+                 "-c", str(concurrency), "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
+                 "--without-gossip", "--without-mingle"],
+                cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True))
+        from app.tasks import celery_app
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            replies = celery_app.control.ping(timeout=0.5) or []
+            if len(replies) >= len([p for p in self.procs if p.poll() is None]):
+                return
+        raise RuntimeError("workers did not answer ping: " + self.logs())
+
+    def kill(self, i: int) -> None:
+        os.killpg(self.procs[i].pid, signal.SIGKILL)
+        self.procs[i].wait(10)
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-2000:]
+                         for p in sorted(self.log_dir.glob("worker*.log")))
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+
+
+@pytest.fixture()
+def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[config.Settings]:
+    """This process's settings: PostgreSQL + Redis, Celery dispatcher (no inline work)."""
+    from app import models
+    from app.services import definitions, dispatch
+    import redis
+    redis.Redis.from_url(redis_url).flushdb()
+    s = config.load({k: v for k, v in ENGINE_ENV.items()}, data_dir=str(tmp_path / "data"),
+                    database_url=pg_url, broker_url=redis_url, always_eager=False)
+    previous = config._current
+    config.set_current(s)
+    models.init(pg_url)
+    from app.tasks import configure
+    configure(s)
+    dispatch.set_dispatcher(None)
+    definitions._cache.clear()
+    yield s
+    dispatch.set_dispatcher(None)
+    config._current = previous
+
+
+@pytest.fixture()
+def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Workers]:
+    """Two real worker processes on the session's PostgreSQL and Redis."""
+    env = dict(os.environ, STOKER_DATABASE_URL=engine_settings.database_url,
+               STOKER_BROKER_URL=engine_settings.broker_url,
+               STOKER_DATA_DIR=engine_settings.data_dir, **ENGINE_ENV)
+    w = Workers(env, tmp_path)
+    w.start(2)
+    yield w
+    w.stop()

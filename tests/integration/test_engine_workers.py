@@ -1,0 +1,139 @@
+"""The engine with two real Celery worker processes, real Redis and real PostgreSQL."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+from sqlalchemy import select
+
+from app.context import RequestContext
+from app.models import Event, Resource, Stack, read_session
+from app.services import maintenance, stacks
+from tests.fixtures.stacks import layered_random_stack, none_stack, wait_for
+
+pytestmark = pytest.mark.integration
+CTX = RequestContext(tenant_id="itest")
+
+
+def _final(stack_id: str, timeout: float = 120) -> Stack:
+    def done():
+        st = stacks.get_by_id(CTX, stack_id)
+        return st if st.status != "IN_PROGRESS" else None
+    return wait_for(done, timeout, 0.1, f"stack {stack_id} to finish")
+
+
+def _resources(stack_id: str) -> dict[str, Resource]:
+    with read_session() as s:
+        return {r.name: r for r in s.execute(select(Resource).where(
+            Resource.stack_id == stack_id)).scalars()}
+
+
+def _events(stack_id: str) -> list[Event]:
+    with read_session() as s:
+        return list(s.execute(select(Event).where(Event.stack_id == stack_id)
+                              .order_by(Event.id)).scalars())
+
+
+def test_create_and_delete_converge_on_two_workers(workers):
+    tmpl = layered_random_stack(levels=3, width=6)
+    tmpl["outputs"] = {"first": {"value": {"get_attr": ["l0_0", "value"]}},
+                       "joined": {"value": {"get_attr": ["l1_0", "value"]}}}
+    st = stacks.create_stack(CTX, stack_name="two-workers", template=tmpl)
+    st = _final(st.id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    assert st.status_reason == "Stack CREATE completed successfully"
+    res = _resources(st.id)
+    assert {r.action + "_" + r.status for r in res.values()} == {"CREATE_COMPLETE"}
+    outs = {o["output_key"]: o["output_value"] for o in st.outputs}
+    a, b = res["l0_0"].attr_data["attrs"]["value"], res["l0_1"].attr_data["attrs"]["value"]
+    assert outs == {"first": a, "joined": f"{a}-{b}"}
+    stacks.delete_stack(CTX, st.name, st.id)
+    st = _final(st.id)
+    assert st.stack_status == "DELETE_COMPLETE"
+    assert st.deleted_at is not None
+    kinds = Counter((e.resource_name, e.action, e.status) for e in _events(st.id))
+    for name in res:
+        assert kinds[(name, "CREATE", "COMPLETE")] == 1
+        assert kinds[(name, "DELETE", "COMPLETE")] == 1
+
+
+def test_failure_stops_dependents_but_not_independent_branches(workers):
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "boom": {"type": "OS::Heat::TestResource", "properties": {"fail": True}},
+        "after": {"type": "OS::Heat::None", "depends_on": ["boom"]},
+        "slow": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 1}},
+        "independent": {"type": "OS::Heat::None", "depends_on": ["slow"]}}}
+    st = _final(stacks.create_stack(CTX, stack_name="fails", template=tmpl).id)
+    assert st.stack_status == "CREATE_FAILED"
+    assert st.status_reason == \
+        "Resource CREATE failed: ValueError: resources.boom: Test Resource failed boom"
+    res = _resources(st.id)
+    got = {n: f"{r.action}_{r.status}" for n, r in res.items()}
+    assert got == {"boom": "CREATE_FAILED", "after": "INIT_COMPLETE",
+                   "slow": "CREATE_COMPLETE", "independent": "CREATE_COMPLETE"}
+
+
+def test_stack_timeout_fails_the_stack_and_stops_the_traversal(workers, engine_settings):
+    from app import config
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "slow": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 60}},
+        "next": {"type": "OS::Heat::None", "depends_on": ["slow"]}}}
+    st = stacks.create_stack(CTX, stack_name="times-out", template=tmpl)
+    wait_for(lambda: _resources(st.id)["slow"].status == "IN_PROGRESS", 30, what="slow starts")
+    config.set_current(engine_settings.replace(stack_action_timeout=1))
+    time.sleep(1.2)
+    assert maintenance.check_timeouts() == 1
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "CREATE_FAILED" and st.status_reason == "Timed out"
+    res = _resources(st.id)
+    assert f"{res['slow'].action}_{res['slow'].status}" == "CREATE_FAILED"
+    assert res["next"].action == "INIT"
+    config.set_current(engine_settings)
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert _final(st.id).stack_status == "DELETE_COMPLETE"
+
+
+def test_sigkilled_worker_is_redelivered_and_nothing_is_created_twice(workers):
+    tmpl = layered_random_stack(levels=10, width=20, wait=0.3)
+    assert len(tmpl["resources"]) == 200
+    st = stacks.create_stack(CTX, stack_name="kill-one", template=tmpl)
+
+    def some_done():
+        with read_session() as s:
+            return s.execute(select(Resource.id).where(
+                Resource.stack_id == st.id, Resource.status == "COMPLETE",
+                Resource.action == "CREATE")).all().__len__() >= 40
+    wait_for(some_done, 60, 0.02, "40 resources")
+    workers.kill(0)
+    st = _final(st.id, timeout=180)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + workers.logs()
+    res = _resources(st.id)
+    assert len(res) == 200
+    creates = Counter(e.resource_name for e in _events(st.id)
+                      if e.action == "CREATE" and e.status == "COMPLETE"
+                      and e.resource_name != st.name)
+    assert set(creates) == set(res) and set(creates.values()) == {1}
+    # values never regenerated: every resource was created from its parents' final values
+    def final(n: str) -> str:
+        if n.startswith("l0_"):
+            return res[n].attr_data["attrs"]["value"]
+        return res[n].properties_data["value"]
+    for name in res:
+        if name.startswith("l0_"):
+            continue
+        k, i = (int(x) for x in name[1:].split("_"))
+        assert final(name) == f"{final(f'l{k-1}_{i}')}-{final(f'l{k-1}_{(i + 1) % 20}')}"
+        passed = res[name].attr_data["attrs"]
+        if k < 9:  # what dependents were handed is what the resource holds
+            assert passed.get("value", passed.get("output")) == final(name)
+
+
+def test_wide_and_chained_none_stacks(workers):
+    for chain in (False, True):
+        st = stacks.create_stack(CTX, stack_name=f"none-{int(chain)}",
+                                 template=none_stack(60, chain=chain))
+        st = _final(st.id)
+        assert st.stack_status == "CREATE_COMPLETE"
+        stacks.delete_stack(CTX, st.name, st.id)
+        assert _final(st.id).stack_status == "DELETE_COMPLETE"
