@@ -17,10 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app import errors  # noqa: E402
-from app.templates import StackIdentity, parse  # noqa: E402
-from tests.unit.templates.corpus_support import (CORPUS, corpus_type_schema,  # noqa: E402
-                                                 entries, files_map)
+from app import errors
+from app.templates import StackIdentity, parse
+from tests.unit.templates.corpus_support import CORPUS, corpus_type_schema, entries, files_map
 
 
 def time_one(path: Path, repeat: int) -> tuple[float, str, int]:

@@ -42,10 +42,11 @@ def test_pseudo_parameters_and_hidden() -> None:
 
 @pytest.mark.parametrize("schema,given,message", [
     ("{type: number}", "four", "could not convert string to float: 'four'"),
-    ("{type: boolean}", "maybe", "Unrecognized value 'maybe', acceptable values are: '0', "
-     "'1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'"),
-    ("{type: json}", "{x", "Value must be valid JSON: Expecting property name enclosed in "
-     "double quotes: line 1 column 2 (char 1)"),
+    ("{type: boolean}", "maybe", ("Unrecognized value 'maybe', acceptable values are: '0', "
+                                  "'1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', "
+                                  "'y', 'yes'")),
+    ("{type: json}", "{x", ("Value must be valid JSON: Expecting property name enclosed in "
+                            "double quotes: line 1 column 2 (char 1)")),
     ("{type: string, constraints: [{length: {min: 4}}]}", "ab",
      "length (2) is out of range (min: 4, max: None)"),
     ("{type: number, constraints: [{range: {min: 1, max: 10}}]}", "11",
@@ -90,8 +91,8 @@ def test_custom_constraint_registry() -> None:
     ("{type: string, constraints: [{range: {min: 1}}]}",
      "Parameter 'p' is invalid: Range constraint invalid for string", "InvalidSchemaError"),
     ("{type: string, default: toolong, constraints: [{length: {max: 3}}]}",
-     "Parameter 'p' is invalid: Invalid default toolong (length (7) is out of range "
-     "(min: None, max: 3))", "InvalidSchemaError"),
+     ("Parameter 'p' is invalid: Invalid default toolong (length (7) is out of range "
+      "(min: None, max: 3))"), "InvalidSchemaError"),
 ])
 def test_schema_errors(schema: str, message: str, heat_type: str) -> None:
     with pytest.raises(errors.TemplateError) as exc:

@@ -1,6 +1,7 @@
 """Per-version function tables: derived, frozen, removals are errors naming the version."""
 from __future__ import annotations
 
+import itertools
 import json
 from types import MappingProxyType
 
@@ -34,7 +35,7 @@ def test_tables_are_frozen(date: str) -> None:
 
 def test_each_table_derives_from_previous() -> None:
     dates = list(HOT_VERSIONS)
-    for prev, cur in zip(dates[1:], dates[2:]):  # 2013-05-23 is the CFN-flavoured root
+    for prev, cur in itertools.pairwise(dates[1:]):  # 2013-05-23 is the CFN-flavoured root
         assert set(HOT_VERSIONS[prev].functions) <= set(HOT_VERSIONS[cur].functions), cur
 
 
