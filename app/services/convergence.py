@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app import errors
+from app import clients, errors
 from app.models import Resource, Stack, read_session, session, utcnow
 from app.resource_types import registry
 from app.services import completion, definitions, dispatch, locks, syncpoints
@@ -71,7 +71,8 @@ def _plugin(r: Resource, st: Any, properties: dict[str, Any] | None) -> Any:
         raise errors.ResourceFailure(f"The Resource Type ({r.type}) could not be found.")
     ident = definitions.identity(st.name, st.id, st.tenant)
     return cls(r.name, dict(properties or {}), resource_id=r.physical_resource_id,
-               data=dict(r.rsrc_data or {}), stack=ident, clients=None, uuid=r.uuid)
+               data=dict(r.rsrc_data or {}), stack=ident, clients=clients.for_stack(ident),
+               uuid=r.uuid)
 
 
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:

@@ -5,7 +5,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app import errors
+from app import clients, errors
 from app.context import RequestContext
 from app.engine import graph
 from app.models import Event, Resource, Stack, read_session
@@ -39,8 +39,10 @@ def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
         return stored
     from app.services.definitions import identity
     try:
+        ident = identity(stack.name, stack.id, stack.tenant)
         plugin = cls(r.name, dict(r.properties_data), resource_id=r.physical_resource_id,
-                     data=dict(r.rsrc_data or {}), stack=identity(stack.name, stack.id, stack.tenant))
+                     data=dict(r.rsrc_data or {}), stack=ident, clients=clients.for_stack(ident),
+                     uuid=r.uuid)
     except Exception:
         return stored
     out: dict[str, Any] = {}
