@@ -2,14 +2,20 @@
 
 As Heat's hot_spec: ``E`` is evaluated with ``$.data`` bound to the resolved ``D`` (default
 ``{}``); a syntax error is "Bad expression <yaql message>." (at parse time when ``E`` is a
-literal). Bounds (Heat's ``[yaql]`` options, plus sizes Stoker adds): ``limit_iterators`` 200,
-``memory_quota`` 10000, expression at most :data:`MAX_EXPRESSION` characters and data at most
-:data:`MAX_DATA` bytes of JSON. Results are converted back to plain lists/dicts.
+literal). Bounds (Heat's ``[yaql]`` options, plus what Stoker adds): ``limit_iterators`` 200,
+``memory_quota`` 10000, expression at most :data:`MAX_EXPRESSION` characters, data at most
+:data:`MAX_DATA` bytes of JSON, and evaluation at most :data:`MAX_SECONDS` (wall clock) (a trace
+function interrupts it, so ``range(100000000).len()`` cannot hold a worker). Results are
+converted back to plain lists/dicts.
 """
 from __future__ import annotations
 
+import collections.abc  # noqa: F401  (yaql uses collections.abc without importing it)
 import json
-from typing import Any
+import sys
+import time
+from types import FrameType
+from typing import Any, Callable
 
 import yaql  # type: ignore[import-untyped]
 from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
@@ -20,6 +26,7 @@ MAX_EXPRESSION = 4096
 MAX_DATA = 1_000_000
 LIMIT_ITERATORS = 200
 MEMORY_QUOTA = 10000
+MAX_SECONDS = 2.0
 
 _ENGINE: Any = None
 _CONTEXT: Any = None
@@ -32,6 +39,39 @@ def _engine() -> Any:
                                              "yaql.memoryQuota": MEMORY_QUOTA})
         _CONTEXT = yaql.create_context()
     return _ENGINE
+
+
+class _OverBudget(BaseException):
+    """Raised by the trace function; a BaseException so yaql's ``except Exception`` (overload
+    resolution) cannot swallow it."""
+
+
+Tracer = Callable[[FrameType, str, Any], Any]
+
+
+def evaluate_bounded(run: Callable[[], Any], seconds: float | None = None) -> Any:
+    """Call ``run()`` with a time budget (default :data:`MAX_SECONDS`) enforced by
+    ``sys.settrace`` (checked every 1024 trace events). :raises TimeoutError: over budget.
+    The previous tracer is restored."""
+    seconds = MAX_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + seconds
+    count = 0
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Tracer:
+        nonlocal count
+        count += 1
+        if not count & 1023 and time.monotonic() > deadline:
+            raise _OverBudget
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        return run()
+    except _OverBudget:
+        raise TimeoutError(f"evaluation exceeded {seconds} seconds") from None
+    finally:
+        sys.settrace(previous)
 
 
 def _plain(value: Any) -> Any:
@@ -89,10 +129,14 @@ class Yaql(Function):
             raise self.error(f"Data for {self.fn_name} is larger than {MAX_DATA} bytes")
         statement = self._parse(expr)
         try:
-            value = statement.evaluate({"data": data}, _CONTEXT.create_child_context())
-            return _plain(value)
+            value = evaluate_bounded(
+                lambda: _plain(statement.evaluate({"data": data},
+                                                  _CONTEXT.create_child_context())))
+            return value
         except yaql_exc.YaqlException as exc:
             raise self.error(str(exc)) from None
+        except TimeoutError as exc:
+            raise self.error(f"yaql {exc}") from None
         except (TypeError, ValueError, KeyError, IndexError, ArithmeticError,
                 RecursionError, MemoryError) as exc:
             raise self.error(str(exc)) from None

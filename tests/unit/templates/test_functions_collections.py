@@ -93,6 +93,13 @@ def test_yaql_limits_and_errors() -> None:
     assert error({"yaql": {"expression": "range(1000000).sum()"}})
 
 
+def test_yaql_evaluation_is_time_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.templates.functions import yaql_fn
+    monkeypatch.setattr(yaql_fn, "MAX_SECONDS", 0.2)
+    assert "exceeded 0.2 seconds" in error({"yaql": {"expression": "range(100000000).len()"}})
+    assert value({"yaql": {"expression": "range(10).sum()"}}) == 45
+
+
 def test_functions_unknown_to_version_are_data() -> None:
     assert value({"yaql": {"expression": "1"}}, "2016-04-08") == {"yaql": {"expression": "1"}}
     assert value({"filter": [[1], [1, 2]]}, "2016-10-14") == {"filter": [[1], [1, 2]]}
