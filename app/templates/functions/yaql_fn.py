@@ -14,8 +14,9 @@ import collections.abc  # noqa: F401  (yaql uses collections.abc without importi
 import json
 import sys
 import time
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable
+from typing import Any
 
 import yaql  # type: ignore[import-untyped]
 from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
