@@ -30,12 +30,13 @@ log = logging.getLogger(__name__)
 
 # blueprint module -> URL prefix
 BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
-    ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None),
+    ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None), ("identity_trusts", None),
     ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
     ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
     ("compute_misc", "/compute/v2.1"), ("volume_extras", "/volume/v3"),
     ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2/lbaas"),
-    ("loadbalancer", "/load-balancer/v2.0/lbaas"),
+    ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
+    ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",

@@ -30,17 +30,21 @@ def _stable_id(*parts: str) -> str:
     return hashlib.md5("/".join(parts).encode()).hexdigest()
 
 
-def catalog(host_url: str, extra: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:
+def catalog(host_url: str, extra: list[dict[str, str]] | None = None,
+            project_id: str | None = None) -> list[dict[str, Any]]:
     """Keystone v3 catalog entries for the sandbox at ``host_url`` (``http://127.0.0.1:8090``).
 
     :param extra: more services, each ``{"type", "name", "url"}`` (e.g. Stoker's own
-        orchestration endpoint when the sandbox runs beside it).
+        orchestration endpoint when the sandbox runs beside it); as in Keystone, ``%(tenant_id)s``
+        and ``%(project_id)s`` in a URL become the token's project id.
     """
     base = host_url.rstrip("/")
     entries = [{"type": t, "name": n, "url": base + p} for t, n, p in SERVICES]
     entries += [dict(e) for e in extra or []]
     out = []
     for e in entries:
+        for key in ("%(tenant_id)s", "%(project_id)s", "$(tenant_id)s", "$(project_id)s"):
+            e["url"] = e["url"].replace(key, project_id or "")
         sid = _stable_id("service", e["type"])
         endpoints = [{"id": _stable_id("endpoint", e["type"], iface), "interface": iface,
                       "region": REGION, "region_id": REGION, "url": e["url"]}

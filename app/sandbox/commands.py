@@ -54,6 +54,14 @@ def state_path(settings: config.Settings, given: str | None) -> str | None:
     return None if path == ":memory:" else path
 
 
+def stoker_endpoints(settings: config.Settings) -> list[dict[str, str]]:
+    """Stoker's own APIs as catalog entries (Heat's service types), so ``openstack stack ...`` and
+    keystone-mode Stoker find them through the sandbox's Keystone."""
+    host = settings.api_host if settings.api_host not in ("0.0.0.0", "") else "127.0.0.1"
+    return [{"type": "orchestration", "name": "heat", "url": f"http://{host}:{settings.api_port}/v1/%(tenant_id)s"},
+            {"type": "cloudformation", "name": "heat-cfn", "url": f"http://{host}:{settings.cfn_port}/v1"}]
+
+
 def clouds_yaml_text(host: str, port: int) -> str:
     """A clouds.yaml document with one cloud, ``sandbox``, logging in as the bootstrap admin."""
     doc = {"clouds": {"sandbox": {
@@ -89,7 +97,8 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
     all_delays.update(parse_delays(list(delays)))
     app = create_app(path, latency=parse_latency(latency if latency is not None else settings.sandbox_latency),
                      delays=all_delays or None,
-                     deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids))
+                     deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids),
+                     extra_catalog=stoker_endpoints(settings))
     server = make_server(host, port, app, threaded=True)
     click.echo(f"stoker sandbox cloud on http://{host}:{server.server_port}  "
                f"(auth_url http://{host}:{server.server_port}/identity/v3, admin/{ADMIN_PASSWORD}; "

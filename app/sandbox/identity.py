@@ -118,7 +118,7 @@ def token_body(record: Obj, with_catalog: bool = True) -> Obj:
                                  "trustor_user": {"id": trust.get("trustor_user_id")},
                                  "expires_at": trust.get("expires_at"), "remaining_uses": trust.get("remaining_uses")}
     if with_catalog and (record.get("project_id") or record.get("domain_id")):
-        tok["catalog"] = catalog(request.host_url, sb().extra_catalog)
+        tok["catalog"] = catalog(request.host_url, sb().extra_catalog, record.get("project_id"))
     return {"token": tok}
 
 
@@ -229,8 +229,8 @@ def revoke() -> Any:
 
 @bp.get("/identity/v3/auth/catalog")
 def auth_catalog() -> Any:
-    auth.authenticate(store())
-    return reply({"catalog": catalog(request.host_url, sb().extra_catalog),
+    c = auth.authenticate(store())
+    return reply({"catalog": catalog(request.host_url, sb().extra_catalog, c.project_id),
                   "links": {"self": request.base_url, "previous": None, "next": None}})
 
 
