@@ -165,11 +165,16 @@ def parse(source: str | bytes | Mapping[str, Any], files: Mapping[str, str] | No
                                 f"({spec['immutable']!r}); Heat ignores it")
             schemas[str(name)] = parse_schema(str(name), spec, hot)
         outputs_section = _mapping_section(raw, "outputs")
+        resources = parse_resources(raw.get("resources"), hot)
+        for rname, res in resources.items():
+            if not isinstance(res.description, str):
+                warnings.append(f"resources.{rname}.description is not a string; Heat accepts "
+                                f"it and ignores it")
         tmpl = Template(
             version=(key, date), description=description, raw=raw, files=dict(files or {}),
             hot=hot, parameters=schemas, parameter_groups=raw.get("parameter_groups"),
             conditions=parse_conditions(raw.get("conditions"), hot),
-            resources=parse_resources(raw.get("resources"), hot),
+            resources=resources,
             outputs=_parse_outputs(outputs_section, hot, warnings),
             warnings=warnings, locations=loaded.locations)
         return tmpl

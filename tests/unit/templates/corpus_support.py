@@ -13,6 +13,7 @@ from typing import Any
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.loader import load_text
+from app.templates.provider import template_resource_schema
 
 from .conftest import heat_type_schema
 
@@ -119,7 +120,12 @@ def corpus_type_schema(files: dict[str, str]) -> Callable[[str], dict[str, Any] 
     properties and attributes, dynamic attributes. A template-file type present in the files
     map is accepted with any properties/attributes (nested stacks are a later issue)."""
     def lookup(name: str) -> dict[str, Any] | None:
-        if name in files or name in HIDDEN_TYPES:
+        if name in files:
+            try:
+                return template_resource_schema(parse(files[name], files))
+            except errors.StokerError:
+                return {"properties": None, "attributes": None}
+        if name in HIDDEN_TYPES:
             return {"properties": None, "attributes": None}
         schema = heat_type_schema(name)
         if schema is None:
