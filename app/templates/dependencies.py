@@ -24,30 +24,31 @@ def references(tree: Any) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
 
 
 def find_cycle(graph: Mapping[str, frozenset[str]]) -> list[str] | None:
-    """A cycle in ``graph`` ({node: requirements}) as ``[a, b, ..., a]``, or None. O(V + E)."""
-    WHITE, GREY, BLACK = 0, 1, 2
-    colour = {n: WHITE for n in graph}
-    stack: list[str] = []
+    """A cycle in ``graph`` ({node: requirements}) as ``[a, b, ..., a]``, or None.
 
-    def visit(node: str) -> list[str] | None:
-        colour[node] = GREY
-        stack.append(node)
-        for dep in sorted(graph.get(node, ())):
-            if colour.get(dep, BLACK) == GREY:
-                return stack[stack.index(dep):] + [dep]
-            if colour.get(dep) == WHITE:
-                found = visit(dep)
-                if found:
-                    return found
-        stack.pop()
-        colour[node] = BLACK
-        return None
-
-    for node in graph:
-        if colour[node] == WHITE:
-            found = visit(node)
-            if found:
-                return found
+    Iterative depth-first search (no recursion limit on long chains); O(V + E).
+    """
+    white, grey, black = 0, 1, 2
+    colour = dict.fromkeys(graph, white)
+    for root in graph:
+        if colour[root] != white:
+            continue
+        path: list[str] = [root]
+        stack: list[Iterator[str]] = [iter(sorted(graph[root]))]
+        colour[root] = grey
+        while stack:
+            dep = next(stack[-1], None)
+            if dep is None:
+                colour[path.pop()] = black
+                stack.pop()
+                continue
+            state = colour.get(dep, black)
+            if state == grey:
+                return path[path.index(dep):] + [dep]
+            if state == white:
+                colour[dep] = grey
+                path.append(dep)
+                stack.append(iter(sorted(graph.get(dep, ()))))
     return None
 
 
@@ -60,19 +61,27 @@ def check_acyclic(graph: Mapping[str, frozenset[str]]) -> None:
 
 
 def topological_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
-    """Nodes ordered so that requirements come first (ties in ``graph`` order)."""
-    done: set[str] = set()
+    """Nodes ordered so that requirements come first; among ready nodes, ``graph`` order.
+
+    Kahn's algorithm, O((V + E) log V); nodes on a cycle (if any) are left out.
+    """
+    import heapq
+    position = {node: i for i, node in enumerate(graph)}
+    waiting = {node: len([d for d in deps if d in graph]) for node, deps in graph.items()}
+    users: dict[str, list[str]] = {node: [] for node in graph}
+    for node, deps in graph.items():
+        for dep in deps:
+            if dep in users:
+                users[dep].append(node)
+    ready = [position[n] for n, count in waiting.items() if count == 0]
+    heapq.heapify(ready)
+    names = list(graph)
     order: list[str] = []
-
-    def visit(node: str, trail: frozenset[str]) -> None:
-        if node in done or node in trail:
-            return
-        for dep in graph.get(node, ()):
-            if dep in graph:
-                visit(dep, trail | {node})
-        done.add(node)
+    while ready:
+        node = names[heapq.heappop(ready)]
         order.append(node)
-
-    for node in graph:
-        visit(node, frozenset())
+        for user in users[node]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, position[user])
     return order

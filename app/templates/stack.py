@@ -75,6 +75,8 @@ class StackDefinition:
     _bound: dict[str, _Bound]
     _outputs: dict[str, tuple[bool, Any, Any]]
     warnings: list[str] = field(default_factory=list)
+    _attr_index: dict[str, set[tuple[Any, ...]]] | None = None
+    _output_refs: set[str] | None = None
 
     # -- queries -----------------------------------------------------------------------------
     def parameters_for_show(self) -> dict[str, str]:
@@ -100,16 +102,31 @@ class StackDefinition:
                     out.append(("outputs." + key, name, attr))
         return out
 
+    def _index(self) -> None:
+        attrs: dict[str, set[tuple[Any, ...]]] = {}
+        outputs: set[str] = set()
+        for owner, ref, attr in self._all_refs():
+            if attr is not None:
+                attrs.setdefault(ref, set()).add(attr)
+            if owner.startswith("outputs.") and ref in self.resources:
+                outputs.add(ref)
+        self._attr_index, self._output_refs = attrs, outputs
+
     def referenced_attributes(self, name: str) -> set[tuple[Any, ...]]:
         """Attribute paths of ``name`` that other resources or outputs reference; ``()`` stands
-        for "all attributes" (get_attr without an attribute, or a computed attribute name)."""
-        return {attr if attr is not None else () for owner, ref, attr in self._all_refs()
-                if ref == name and attr is not None}
+        for "all attributes" (get_attr without an attribute, or a computed attribute name).
+        O(1) after a first O(stack) call."""
+        if self._attr_index is None:
+            self._index()
+        assert self._attr_index is not None
+        return set(self._attr_index.get(name, ()))
 
     def output_resources(self) -> set[str]:
         """Names of (enabled) resources that outputs reference."""
-        return {ref for owner, ref, _ in self._all_refs()
-                if owner.startswith("outputs.") and ref in self.resources}
+        if self._output_refs is None:
+            self._index()
+        assert self._output_refs is not None
+        return set(self._output_refs)
 
     # -- resolution --------------------------------------------------------------------------
     def resolve_properties(self, name: str, ctx: ResolveContext) -> dict[str, Any]:

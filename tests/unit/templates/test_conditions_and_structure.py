@@ -161,3 +161,21 @@ def test_get_param_path_and_pseudo() -> None:
     assert value({"get_param": ["l", 5]}, param_defs=defs) == ""
     assert value({"get_param": ["j", "a", 1, "c"]}, param_defs=defs) == "d"
     assert value({"get_param": "OS::stack_name"}) == "vstack"
+
+
+def test_long_reverse_chain_has_no_recursion_limit() -> None:
+    n = 3000
+    lines = ["resources:"]
+    for i in range(n - 1):
+        lines.append(f"  r{i}: {{type: OS::Heat::None, depends_on: r{i + 1}}}")
+    lines.append(f"  r{n - 1}: {{type: OS::Heat::None}}")
+    s = inst("\n".join(lines) + "\n", schema=False)
+    order = s.order()
+    assert order[0] == f"r{n - 1}" and order[-1] == "r0"
+    assert s.referenced_attributes("r0") == set()
+
+
+def test_order_keeps_template_order_among_ready() -> None:
+    s = inst("resources:\n  b: {type: OS::Heat::None}\n  a: {type: OS::Heat::None, "
+             "depends_on: c}\n  c: {type: OS::Heat::None}\n", schema=False)
+    assert s.order() == ["b", "c", "a"]
