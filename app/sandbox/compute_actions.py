@@ -350,3 +350,46 @@ def delete_meta_item(server_id: str, key: str) -> Any:
 def server_ips(server_id: str) -> Any:
     from app.sandbox.compute_servers import addresses
     return reply({"addresses": addresses(get_server(server_id))})
+
+
+# ---- tags (2.26) ----------------------------------------------------------------------------
+@bp.get("/servers/<server_id>/tags")
+def get_tags(server_id: str) -> Any:
+    return reply({"tags": get_server(server_id).get("tags", [])})
+
+
+@bp.put("/servers/<server_id>/tags")
+def set_tags(server_id: str) -> Any:
+    server = get_server(server_id)
+    tags = body().get("tags")
+    if not isinstance(tags, list) or len(tags) > 50:
+        raise SandboxError(400, "Invalid input for field/attribute tags.")
+    server["tags"] = [str(t) for t in dict.fromkeys(tags)]
+    store().touch()
+    return reply({"tags": server["tags"]})
+
+
+@bp.route("/servers/<server_id>/tags/<tag>", methods=["GET", "PUT", "DELETE"])
+def one_tag(server_id: str, tag: str) -> Any:
+    from flask import request
+    server = get_server(server_id)
+    tags = server.setdefault("tags", [])
+    if request.method == "PUT":
+        created = tag not in tags
+        if created:
+            tags.append(tag)
+        store().touch()
+        return no_content(201 if created else 204)
+    if tag not in tags:
+        raise SandboxError(404, f"Tag {tag} could not be found.")
+    if request.method == "DELETE":
+        tags.remove(tag)
+        store().touch()
+    return no_content()
+
+
+@bp.delete("/servers/<server_id>/tags")
+def clear_tags(server_id: str) -> Any:
+    get_server(server_id)["tags"] = []
+    store().touch()
+    return no_content()

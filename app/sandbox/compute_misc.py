@@ -311,3 +311,36 @@ def delete_quota(project_id: str) -> Any:
     auth.require_admin()
     quotas.reset(store(), project_id, "compute")
     return no_content(202)
+
+
+# ---- the image proxy (deprecated in Nova, still used by some clients) -----------------------
+def _nova_image(img: Obj, detail: bool) -> Obj:
+    out: Obj = {"id": img["id"], "name": img["name"], "links": links("images", img["id"])}
+    if detail:
+        out.update(status=str(img["status"]).upper(), minDisk=img.get("min_disk", 0), minRam=img.get("min_ram", 0),
+                   progress=100 if img["status"] == "active" else 0, created=img["created_at"],
+                   updated=img["updated_at"], metadata={}, **{"OS-EXT-IMG-SIZE:size": img.get("size")})
+    return out
+
+
+def _images() -> list[Obj]:
+    from app.sandbox.image import visible
+    return [i for i in store().all("images") if visible(i)]
+
+
+@bp.get("/images")
+def list_images() -> Any:
+    return reply({"images": [_nova_image(i, False) for i in paginate(_images())]})
+
+
+@bp.get("/images/detail")
+def list_images_detail() -> Any:
+    return reply({"images": [_nova_image(i, True) for i in paginate(_images())]})
+
+
+@bp.get("/images/<image_id>")
+def show_image(image_id: str) -> Any:
+    img = next((i for i in _images() if i["id"] == image_id), None)
+    if img is None:
+        raise SandboxError(404, "Image not found.")
+    return reply({"image": _nova_image(img, True)})

@@ -149,7 +149,8 @@ def arg_bool(name: str, default: bool = False) -> bool:
 
 def filter_by_args(items: Iterable[Obj], fields: Iterable[str]) -> list[Obj]:
     """Keep the items whose ``fields`` equal the query string's values (Neutron/Cinder style
-    exact-match filters; a repeated argument matches any of its values)."""
+    exact-match filters; a repeated argument matches any of its values), and Neutron's ``tags``
+    (all of) and ``tags-any`` (any of) filters."""
     out = list(items)
     for name in fields:
         values = request.args.getlist(name)
@@ -162,6 +163,12 @@ def filter_by_args(items: Iterable[Obj], fields: Iterable[str]) -> list[Obj]:
                 return v in [x.lower() for x in values]
             return str(v) in values
         out = [o for o in out if match(o)]
+    wanted = {t for v in request.args.getlist("tags") for t in v.split(",") if t}
+    if wanted:
+        out = [o for o in out if wanted <= set(o.get("tags") or [])]
+    anyof = {t for v in request.args.getlist("tags-any") for t in v.split(",") if t}
+    if anyof:
+        out = [o for o in out if anyof & set(o.get("tags") or [])]
     return out
 
 

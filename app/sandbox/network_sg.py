@@ -263,3 +263,66 @@ def show_extension(alias: str) -> Any:
 def list_azs() -> Any:
     return reply({"availability_zones": [{"name": "nova", "resource": r, "state": "available"}
                                          for r in ("network", "router")]})
+
+
+# ---- tags (standard-attr-tag) ---------------------------------------------------------------
+TAGGABLE = {"networks": "networks", "subnets": "subnets", "ports": "ports", "routers": "routers",
+            "floatingips": "floatingips", "security-groups": "security_groups"}
+
+
+def _tagged(resource: str, obj_id: str) -> Obj:
+    if resource not in TAGGABLE:
+        raise SandboxError(404, f"Resource {resource} does not support tags.", "NotFound")
+    obj = store().get(TAGGABLE[resource], obj_id)
+    if obj is None or not (auth.can_see(obj) or obj.get("shared") or obj.get("router:external")):
+        raise SandboxError(404, f"{resource} {obj_id} could not be found.", "NotFound")
+    return obj
+
+
+@bp.get("/<resource>/<obj_id>/tags")
+def get_tags(resource: str, obj_id: str) -> Any:
+    return reply({"tags": _tagged(resource, obj_id).get("tags", [])})
+
+
+@bp.put("/<resource>/<obj_id>/tags")
+def set_tags(resource: str, obj_id: str) -> Any:
+    obj = _tagged(resource, obj_id)
+    tags = body().get("tags")
+    if not isinstance(tags, list):
+        raise SandboxError(400, "Invalid input for tags.", "InvalidInput")
+    obj["tags"] = [str(t) for t in dict.fromkeys(tags)]
+    store().touch()
+    return reply({"tags": obj["tags"]})
+
+
+@bp.put("/<resource>/<obj_id>/tags/<tag>")
+def add_tag(resource: str, obj_id: str, tag: str) -> Any:
+    obj = _tagged(resource, obj_id)
+    if tag not in obj.setdefault("tags", []):
+        obj["tags"].append(tag)
+    store().touch()
+    return no_content(201)
+
+
+@bp.get("/<resource>/<obj_id>/tags/<tag>")
+def has_tag(resource: str, obj_id: str, tag: str) -> Any:
+    if tag not in _tagged(resource, obj_id).get("tags", []):
+        raise SandboxError(404, f"Tag {tag} could not be found.", "TagNotFound")
+    return no_content()
+
+
+@bp.delete("/<resource>/<obj_id>/tags/<tag>")
+def delete_tag(resource: str, obj_id: str, tag: str) -> Any:
+    obj = _tagged(resource, obj_id)
+    if tag not in obj.get("tags", []):
+        raise SandboxError(404, f"Tag {tag} could not be found.", "TagNotFound")
+    obj["tags"].remove(tag)
+    store().touch()
+    return no_content()
+
+
+@bp.delete("/<resource>/<obj_id>/tags")
+def clear_tags(resource: str, obj_id: str) -> Any:
+    _tagged(resource, obj_id)["tags"] = []
+    store().touch()
+    return no_content()

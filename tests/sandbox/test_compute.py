@@ -209,3 +209,14 @@ def test_another_project_cannot_see_servers(no_leaks, conn, demo_conn):
     wait_for(lambda: conn.compute.get_server(server).status == "ACTIVE")
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_server_tags_and_the_image_proxy(no_leaks, conn):
+    server = boot(conn)
+    server.set_tags(conn.compute, ["a", "b"])
+    server.add_tag(conn.compute, "c")
+    server.remove_tag(conn.compute, "a")
+    assert sorted(conn.compute.get_server(server).tags) == ["b", "c"]
+    assert "cirros" in {i.name for i in conn.compute.images()}
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)

@@ -166,3 +166,15 @@ def test_ec2_credentials_and_ec2tokens(sandbox, kc):
     kc.ec2.delete(user_id, ec2.access)
     kc.credentials.delete(cred.id)
     assert not [c for c in kc.credentials.list() if c.id == cred.id]
+
+
+def test_extra_catalog_entries_get_the_project_substituted():
+    from tests.sandbox.conftest import start_sandbox
+    handle = start_sandbox(extra_catalog=[{"type": "orchestration", "name": "heat",
+                                           "url": "http://127.0.0.1:8004/v1/%(tenant_id)s"}])
+    try:
+        sess = password_session(handle)
+        url = sess.get_endpoint(service_type="orchestration", interface="public")
+        assert url == f"http://127.0.0.1:8004/v1/{sess.get_project_id()}"
+    finally:
+        handle.server.shutdown()

@@ -145,3 +145,14 @@ def test_projects_are_isolated(no_leaks, conn, demo_conn):
         demo_conn.network.create_network(name="ext", is_router_external=True)
     conn.network.delete_port(admin_port)
     demo_conn.network.delete_network(mine)
+
+
+def test_tags(no_leaks, conn):
+    network = conn.network.create_network(name="tagged")
+    conn.network.set_tags(network, ["blue", "green"])
+    assert sorted(conn.network.get_network(network).tags) == ["blue", "green"]
+    assert [n.id for n in conn.network.networks(tags="blue")] == [network.id]
+    conn.network.add_tag(network, "red")
+    conn.network.remove_tag(network, "blue")
+    assert sorted(conn.network.get_network(network).tags) == ["green", "red"]
+    conn.network.delete_network(network)
