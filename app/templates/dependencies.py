@@ -18,9 +18,15 @@ from app.templates.functions.base import Function, Path, walk
 def references(tree: Any) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
     """Every resource reference in ``tree``: ``(name, attribute path or None, path)``;
     the attribute path is ``()`` for the all-attributes form of get_attr."""
+    for _, name, attr, path in reference_nodes(tree):
+        yield name, attr, path
+
+
+def reference_nodes(tree: Any) -> Iterator[tuple[Function, str, tuple[Any, ...] | None, Path]]:
+    """As :func:`references`, with the function node that makes each reference first."""
     for fn in walk(tree):
-        if isinstance(fn, Function):
-            yield from fn.refs()
+        for name, attr, path in fn.refs():
+            yield fn, name, attr, path
 
 
 def find_cycle(graph: Mapping[str, frozenset[str]]) -> list[str] | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from app import errors
 from app.templates import properties as props_mod
 from app.templates.conditions import Conditions
-from app.templates.dependencies import check_acyclic, references, topological_order
+from app.templates.dependencies import check_acyclic, reference_nodes, references, topological_order
 from app.templates.functions.base import ABSENT, Function, FunctionError, expand_macros, resolve
 from app.templates.functions.cfn import Ref
 from app.templates.functions.core import GetAtt
@@ -244,8 +244,7 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
         enabled = not out.has_condition or conds.value(out.condition, path)
         tree = expand_macros(out.value, static) if enabled else None
         if enabled:
-            for fn_name, attr, fpath in references(tree):
-                fn = _fn_at(tree, fpath)
+            for fn, fn_name, _, fpath in reference_nodes(tree):
                 if isinstance(fn, GetAtt) and fn_name not in scope.active:
                     raise bad_reference(fn_name, fpath).with_heat_type("StackValidationFailed")
             _check_attributes(tree, bound, type_schema)
@@ -255,21 +254,12 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
                            bound, outputs, list(tmpl.warnings))
 
 
-def _fn_at(tree: Any, path: tuple[Any, ...]) -> Function | None:
-    from app.templates.functions.base import walk
-    for fn in walk(tree):
-        if fn.path == path:
-            return fn
-    return None
-
-
 def _requirements(tmpl: Template, b: _Bound, values: Parameters,
                   scope: Scope) -> frozenset[str]:
     name = b.raw.name
     deps: set[str] = set()
     for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
-        for ref, attr, fpath in references(tree):
-            fn = _fn_at(tree, fpath)
+        for fn, ref, _, fpath in reference_nodes(tree):
             if isinstance(fn, Ref) and ref in values:
                 continue
             if ref not in scope.active:
