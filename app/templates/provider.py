@@ -2,10 +2,12 @@
 
 As Heat: a nested template's ``parameters`` become the resource's properties (required when
 they have no default; ``number`` -> number, ``json`` -> map, ``comma_delimited_list`` -> list,
-``boolean`` -> boolean, otherwise string) and its ``outputs`` become attributes (plus
-``OS::stack_id``). The result has the format of heat-reference/resource_types.json, so it can
-be returned by the ``type_schema`` callable given to ``Template.instantiate``; creating the
-nested stack itself is the engine's job.
+``boolean`` -> boolean, otherwise string) and its ``outputs`` are read as attributes at run
+time: Heat's template resources resolve attributes dynamically, so a name that is not an output
+is an output error at resolution, not a validation error (``"attributes": None``; the output
+names are listed under ``"outputs"``). The result has the format of
+heat-reference/resource_types.json, so it can be returned by the ``type_schema`` callable given
+to ``Template.instantiate``; creating the nested stack itself is the engine's job.
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ _PROPERTY_TYPES = {"string": "string", "number": "number", "json": "map",
 
 
 def template_resource_schema(tmpl: Template) -> dict[str, Any]:
-    """``{"properties": {...}, "attributes": {...}}`` for ``tmpl`` used as a resource type."""
+    """``{"properties": {...}, "attributes": None, "outputs": [names]}`` for ``tmpl`` used as
+    a resource type."""
     properties: dict[str, Any] = {}
     for name, p in tmpl.parameters.items():
         prop: dict[str, Any] = {"type": _PROPERTY_TYPES[p.type],
@@ -27,6 +30,4 @@ def template_resource_schema(tmpl: Template) -> dict[str, Any]:
         if p.has_default and p.type in ("string", "number", "boolean"):
             prop["default"] = p.default
         properties[name] = prop
-    attributes: dict[str, Any] = {name: {} for name in tmpl.outputs}
-    attributes.setdefault("OS::stack_id", {"type": "string"})
-    return {"properties": properties, "attributes": attributes}
+    return {"properties": properties, "attributes": None, "outputs": list(tmpl.outputs)}

@@ -10,6 +10,14 @@ Resource behaviour (as Heat's plugins, enough for the oracle vectors):
   CREATE_FAILED; reference id = the physical name.
 * OS::Heat::None: no attributes (any name gives null); reference id = a UUID.
 * ``external_id``: the resource is adopted (CHECK_COMPLETE) and its reference id is the id.
+* a type that is a file of the files map (a template resource): the file is instantiated with
+  the resolved properties as parameters and the parent's metadata/deletion_policy as its
+  resource_facade, created recursively; attributes are its outputs (an output that failed is
+  "Error in <r> output <o>: ..."); reference id = the nested stack's ARN.
+* a type that is a file of the files map (a template resource): the file is instantiated with
+  the resolved properties as parameters and the parent's metadata/deletion_policy as its
+  resource_facade, created recursively; attributes are its outputs (an output that failed is
+  "Error in <r> output <o>: ..."); reference id = the nested stack's ARN.
 Failure semantics are convergence's: dependents of a failed resource stay INIT_COMPLETE,
 independent branches complete; a property that fails to resolve fails the stack but leaves the
 resource INIT_COMPLETE (never started).
@@ -23,9 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.templates import UNKNOWN, StackDefinition
+from app.templates import UNKNOWN, ParentFacade, StackDefinition, StackIdentity, parse
 from app.templates import properties as props
 from app.templates.parameters import to_bool, to_number
+from app.templates.provider import template_resource_schema
 
 from .conftest import heat_type_schema
 
@@ -107,6 +116,11 @@ class Created:
             return None
         if attr == "show":
             return {}
+        if attr in self.errors_of.get(name, {}):
+            raise errors.TemplateError(f"Error in {name} output {attr}: "
+                                       f"{self.errors_of[name][attr]}")
+        if name in self.errors_of and attr not in self.attrs[name]:
+            raise errors.TemplateError(f"The Referenced Attribute ({name} {attr}) is incorrect.")
         if attr not in self.attrs[name]:
             schema = heat_type_schema(self.types[name]) if name in self.types else None
             if schema is not None and attr not in (schema.get("attributes") or {}) and \
@@ -131,6 +145,41 @@ class Created:
         return dict(self.attrs.get(name) or {})
 
     types: dict[str, str] = field(default_factory=dict)
+    errors_of: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def type_schema_for(files: dict[str, str]) -> Any:
+    """Heat's schemas, and template-resource schemas for types that are files."""
+    def lookup(name: str) -> dict[str, Any] | None:
+        if name in files:
+            return template_resource_schema(parse(files[name], files))
+        return heat_type_schema(name)
+    return lookup
+
+
+def create_nested(stack: StackDefinition, name: str, values: dict[str, Any], out: Created,
+                  stack_name: str) -> str:
+    """Create the template resource ``name``; returns its final state."""
+    rdef = stack.resources[name]
+    files = dict(stack.template.files)
+    child_name = physical_name(stack_name, name)
+    metadata = stack.resolve_metadata(name, out)
+    child = parse(files[rdef.type], files).instantiate(
+        values, None, StackIdentity(child_name, str(uuid.uuid4()), "project-id"),
+        type_schema_for(files),
+        parent=ParentFacade(metadata=metadata, deletion_policy=rdef.deletion_policy,
+                            update_policy=rdef.update_policy))
+    plugin_validate(child)
+    created = create(child, child_name)
+    out.refs[name] = f"arn:openstack:heat::project-id:stacks/{child_name}/{uuid.uuid4()}"
+    out.attrs[name] = {}
+    out.errors_of[name] = {}
+    for o in child.resolve_outputs(created):
+        if "output_error" in o:
+            out.errors_of[name][o["output_key"]] = o["output_error"]
+        else:
+            out.attrs[name][o["output_key"]] = o["output_value"]
+    return "CREATE_COMPLETE" if created.status == "CREATE_COMPLETE" else "CREATE_FAILED"
 
 
 def create(stack: StackDefinition, stack_name: str = "vstack") -> Created:
@@ -145,7 +194,7 @@ def create(stack: StackDefinition, stack_name: str = "vstack") -> Created:
             continue
         try:
             values = stack.resolve_properties(name, out)
-            schema = heat_type_schema(rdef.type)
+            schema = type_schema_for(dict(stack.template.files))(rdef.type)
             if schema is not None and rdef.type != "OS::Heat::None":
                 values = props.validate(schema.get("properties"), values,
                                         ("resources", name, "properties"))
@@ -158,6 +207,11 @@ def create(stack: StackDefinition, stack_name: str = "vstack") -> Created:
             out.refs[name] = str(rdef.external_id)
             out.attrs[name] = {}
             out.states[name] = "CHECK_COMPLETE"
+            continue
+        if rdef.type in stack.template.files:
+            out.states[name] = create_nested(stack, name, values, out, stack_name)
+            if out.states[name] == "CREATE_FAILED":
+                out.status = "CREATE_FAILED"
             continue
         if rdef.type == "OS::Heat::TestResource" and values.get("fail"):
             out.states[name] = "CREATE_FAILED"

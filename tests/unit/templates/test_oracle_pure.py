@@ -17,12 +17,11 @@ import pytest
 from app import errors
 from app.templates import StackIdentity, parse
 
-from .conftest import heat_type_schema
-from .oracle_evaluator import create, plugin_validate
+from .oracle_evaluator import create, plugin_validate, type_schema_for
 
 VECTORS = (Path(__file__).resolve().parents[3] / "../shared/oracle/vectors").resolve()
-PENDING_FEATURES = {"cfn", "environments", "resource_registry", "nested", "ResourceGroup",
-                    "template-resource", "merge", "wildcard", "parameter_defaults"}
+PENDING_FEATURES = {"cfn", "environments", "resource_registry", "ResourceGroup", "merge",
+                    "wildcard", "parameter_defaults"}
 #: Heat answers 500 here; Stoker must answer a clear 4xx.
 HEAT_500 = {"cond-yaml-bool-name"}
 
@@ -54,11 +53,11 @@ PENDING = [v for v in ALL if pending_reason(v) is not None]
 
 def run(v: dict[str, Any]) -> tuple[Any, Any]:
     """(stack, created) or raises the validation error."""
-    tmpl = parse(v["template"], files=v.get("files") or {})
-    env = None
-    stack = tmpl.instantiate(v.get("parameters") or {}, env,
+    files = v.get("files") or {}
+    tmpl = parse(v["template"], files=files)
+    stack = tmpl.instantiate(v.get("parameters") or {}, None,
                              StackIdentity("vstack", "8c1a-stack-id", "project-id"),
-                             heat_type_schema)
+                             type_schema_for(files))
     plugin_validate(stack)
     return stack, create(stack)
 
@@ -157,5 +156,5 @@ def test_oracle_figures(capsys: pytest.CaptureFixture[str]) -> None:
     assert ALL, f"no vectors found in {VECTORS}"
     with capsys.disabled():
         print(f"\noracle vectors: {len(ALL)} total, {len(RUNNABLE)} run here, "
-              f"{len(PENDING)} pending (cfn/environments/registry/nested/ResourceGroup), "
+              f"{len(PENDING)} pending (cfn/environments/registry/ResourceGroup), "
               f"{len(HEAT_500 & {v['id'] for v in ALL})} Heat-500 checked for a 4xx")

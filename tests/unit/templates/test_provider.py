@@ -25,7 +25,8 @@ def test_schema_shape() -> None:
                                             "update_allowed": True, "immutable": False,
                                             "default": 80}
     assert schema["properties"]["tags"]["type"] == "list"
-    assert set(schema["attributes"]) == {"url", "OS::stack_id"}
+    assert schema["attributes"] is None
+    assert schema["outputs"] == ["url"]
 
 
 def test_parent_validated_against_child() -> None:
