@@ -65,9 +65,9 @@ def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
 
 
 def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, plugin: Any,
-            *, events: bool = True) -> None:
+            *, events: bool = True, action: str | None = None) -> None:
     """Finish a node successfully: write COMPLETE (+ event), pass data on, count it."""
-    row_action = "CREATE" if is_update else "DELETE"
+    row_action = action or ("CREATE" if is_update else "DELETE")
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
     data = r.attr_data
     if plugin is not None:

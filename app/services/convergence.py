@@ -130,8 +130,12 @@ def _mark_in_progress(r: Resource, action: str, properties: dict[str, Any] | Non
 
 def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> None:
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-    if r.action == "CREATE" and r.status == "COMPLETE":
+    if r.status == "COMPLETE" and r.action in ("CREATE", "CHECK"):
         completion.succeed(st, r, traversal_id, True, loaded, None)
+        return
+    rdef = loaded.definition.resources.get(r.name)
+    if rdef is not None and rdef.external_id:
+        _adopt(st, r, traversal_id, loaded, str(rdef.external_id))
         return
     polling = r.action == "CREATE" and r.status == "IN_PROGRESS" and r.handle is not None
     try:
@@ -162,6 +166,20 @@ def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> N
         completion.succeed(st, r, traversal_id, True, loaded, plugin)
     else:
         _poll_later(st, r, traversal_id, True, plugin, handle)
+
+
+def _adopt(st: Any, r: Resource, traversal_id: str, loaded: Any, external_id: str) -> None:
+    """A resource with ``external_id`` is not created: the existing physical resource is
+    adopted as is and checked (Heat: CHECK_COMPLETE, reference id = the external id)."""
+    try:
+        props = loaded.definition.resolve_properties(r.name, InputsContext({}))
+    except Exception:
+        props = {}
+    plugin = _plugin(r, st, props)
+    plugin.resource_id = external_id
+    r.physical_resource_id = external_id
+    _mark_in_progress(r, "CHECK", props)
+    completion.succeed(st, r, traversal_id, True, loaded, plugin, action="CHECK")
 
 
 def _reverse(st: Any, r: Resource, traversal_id: str) -> None:

@@ -12,7 +12,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from app import templates
+from app import errors, templates
+from app.templates import properties as tproperties
+from app.templates.functions.base import contains_unknown
 from app.engine import graph
 from app.resource_types import registry
 
@@ -39,7 +41,33 @@ def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[s
     """Parse + instantiate a template; raises the template package's errors."""
     tmpl = templates.parse(template, files=files or {})
     env = templates.Environment.from_mapping(environment or {})
-    return tmpl.instantiate(params or {}, env, ident, registry.schema)
+    definition = tmpl.instantiate(params or {}, env, ident, registry.schema)
+    check_plugins(definition, ident)
+    return definition
+
+
+def check_plugins(definition: Any, ident: Any) -> None:
+    """Each plugin's own static checks (Heat's ``Resource.validate`` at stack validation) for
+    the resources whose properties are all known before anything is created.
+
+    :raises errors.ValidationError: with the plugin's message (Heat's ``StackValidationFailed``).
+    """
+    for name, rdef in definition.resources.items():
+        cls = registry.get(rdef.type)
+        if cls is None:
+            continue
+        props = definition.static_properties(name)
+        if contains_unknown(props):
+            continue
+        try:
+            schema = cls.validation_schema(props)
+            if schema is not None:
+                props = tproperties.validate(schema, props, ("resources", name, "properties"))
+            cls(name, props, stack=ident).validate()
+        except errors.StokerError:
+            raise
+        except Exception as exc:
+            raise errors.ValidationError(str(exc), path=("resources", name)) from exc
 
 
 def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str,

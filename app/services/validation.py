@@ -10,7 +10,7 @@ from typing import Any
 from app import config, errors, templates
 from app.context import RequestContext
 from app.resource_types import registry
-from app.services import environments
+from app.services import definitions, environments
 from app.templates import api_bodies
 
 
@@ -26,10 +26,12 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
         raise errors.BadRequest("No template specified")
     merged = environments.merge(environment, parameters, environment_files, files)
     env = templates.Environment.from_mapping(merged)
-    return api_bodies.validate_template(template, files=files or {}, env=env,
-                                        params=merged.get("parameters") or {},
-                                        type_schema=registry.schema,
-                                        max_size=config.get().max_template_size)
+    params = merged.get("parameters") or {}
+    tmpl = templates.parse(template, files or {}, max_size=config.get().max_template_size)
+    ident = templates.StackIdentity("validate")
+    definition = tmpl.instantiate(params, env, ident, registry.schema, strict=False)
+    definitions.check_plugins(definition, ident)
+    return api_bodies.validate_body(tmpl, env, params)
 
 
 def template_versions() -> list[dict[str, Any]]:
