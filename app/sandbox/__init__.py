@@ -8,8 +8,8 @@ state store, asynchronous status transitions, latency and fault injection.
 Every service path sits under a prefix of one host (``/identity/v3``, ``/compute/v2.1``,
 ``/network/v2.0``, ``/volume/v3``, ``/image/v2``, ``/load-balancer/v2``, ``/alarming/v2``); the
 Keystone catalog names them with the request's host. Requests are served one at a time under the
-store's lock (latency is applied before the lock is taken), and the state is saved after each
-request that changed it.
+store's lock (latency is applied before the lock is taken); a file-backed state is saved at most
+every half second while requests change it, and on ``Store.close()``.
 """
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
             legacy = request.headers.get("X-OpenStack-Nova-API-Version")
             resp.headers["X-OpenStack-Nova-API-Version"] = legacy or (asked or "compute 2.1").split()[-1]
         if request.method not in ("GET", "HEAD"):
-            store.save()
+            store.save_soon()
         return resp
 
     @flask_app.teardown_request

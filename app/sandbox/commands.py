@@ -9,6 +9,7 @@ Defaults come from :mod:`app.config` (``STOKER_SANDBOX_*``); the state file defa
 """
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,7 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
                      deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids),
                      extra_catalog=stoker_endpoints(settings))
     server = make_server(host, port, app, threaded=True)
+    signal.signal(signal.SIGTERM, _interrupt)   # honcho / `stoker up` stop children with SIGTERM
     click.echo(f"stoker sandbox cloud on http://{host}:{server.server_port}  "
                f"(auth_url http://{host}:{server.server_port}/identity/v3, admin/{ADMIN_PASSWORD}; "
                f"state: {path or 'memory'})")
@@ -109,6 +111,11 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
         pass
     finally:
         server.server_close()
+        app.extensions["sandbox"].store.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:  # pragma: no cover - signal handler
+    raise KeyboardInterrupt
 
 
 @sandbox.command("clouds-yaml")

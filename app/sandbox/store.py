@@ -45,6 +45,8 @@ class Store:
         self.data: dict[str, dict[str, Obj]] = {}
         self.meta: dict[str, Any] = {"counter": 0}
         self.dirty = False
+        self._last_save = 0.0
+        self._timer: threading.Timer | None = None
         if self.path and self.path.exists():
             self._load()
 
@@ -161,9 +163,37 @@ class Store:
                 self.all(name)
             return copy.deepcopy({"meta": self.meta, "data": self.data})
 
+    def save_soon(self, interval: float = 0.5) -> None:
+        """Save now if the last save is older than ``interval`` seconds, else within ``interval``
+        (a timer), so a burst of requests writes the file a few times, not once per request."""
+        with self.lock:
+            if not self.path or not self.dirty:
+                return
+            wait = self._last_save + interval - time.monotonic()
+            if wait <= 0:
+                self.save()
+            elif self._timer is None:
+                self._timer = threading.Timer(wait, self._timed_save)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _timed_save(self) -> None:
+        with self.lock:
+            self._timer = None
+            self.save()
+
+    def close(self) -> None:
+        """Cancel a pending timed save and write what is unsaved."""
+        with self.lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self.save()
+
     def save(self) -> None:
         """Write the state to :attr:`path` atomically if anything changed (no-op in memory)."""
         with self.lock:
+            self._last_save = time.monotonic()
             if not self.path or not self.dirty:
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)

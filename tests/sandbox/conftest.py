@@ -42,6 +42,12 @@ class SandboxHandle:
         resp.raise_for_status()
         return resp.json()
 
+    def stop(self) -> None:
+        """Stop serving and flush the state file, as ``stoker sandbox`` does on SIGTERM."""
+        self.server.shutdown()
+        self.server.server_close()
+        self.app.extensions["sandbox"].store.close()
+
     def created(self) -> dict[str, set[str]]:
         return {k: {o["id"] for o in v} for k, v in self.admin("GET", "inventory")["created"].items()}
 

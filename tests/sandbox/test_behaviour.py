@@ -90,8 +90,7 @@ def test_file_backed_state_survives_a_restart(tmp_path):
         net = conn.network.create_network(name="persistent")
         server = boot(conn)
     finally:
-        first.server.shutdown()
-        first.server.server_close()
+        first.stop()
     second = start_sandbox(state_path=path)
     try:
         again = connect(second)
