@@ -66,6 +66,19 @@ class Settings:
     restore_interval: int = 10         # seconds between scans for such tasks
     reconcile_after_seconds: int = 60  # a fired node idle this long is re-enqueued by beat
     always_eager: bool = False         # run tasks in-process (tests of the engine without workers)
+    # The cloud the engine drives (app.clients), through openstacksdk. Either a clouds.yaml entry
+    # (cloud_name) or these credentials; the default is the embedded sandbox cloud.
+    cloud_name: str = ""               # a clouds.yaml entry; overrides the fields below when set
+    cloud_auth_url: str = ""           # default: http://<sandbox_host>:<sandbox_port>/identity/v3
+    cloud_username: str = "admin"
+    cloud_password: str = "sandbox"
+    cloud_project: str = "admin"       # used when a stack has no project of its own
+    cloud_user_domain: str = "Default"
+    cloud_project_domain: str = "Default"
+    cloud_region: str = "RegionOne"
+    cloud_scope_to_stack: bool = True  # scope each connection to the stack's project
+    cloud_timeout: float = 30.0        # seconds per cloud request
+    client_retry_backoff: float = 0.1  # seconds before the first retry of a transient error (doubles)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -79,6 +92,9 @@ class Settings:
             object.__setattr__(self, "result_backend", self.broker_url)
         if not self.redis_url:
             object.__setattr__(self, "redis_url", self.broker_url)
+        if not self.cloud_auth_url:
+            object.__setattr__(self, "cloud_auth_url",
+                               f"http://{self.sandbox_host}:{self.sandbox_port}/identity/v3")
 
     @property
     def embedded_redis(self) -> bool:

@@ -1,0 +1,104 @@
+"""Cloud-backed custom constraints (``nova.flavor``, ``neutron.network``...) resolved against the
+cloud, with the messages Heat's constraint plugins give.
+
+    resolve(cloud, "nova.flavor", "m1.tiny")     # -> "1" (the id)
+    check(cloud, "glance.image", "nope")         # -> "The Image (nope) could not be found."
+
+:func:`check` returns ``None`` when the value is fine or the constraint is not cloud-backed (the
+pure ones, ``ip_addr`` and the like, are ``app.templates.constraints``' business), else the
+message that follows Heat's ``"Error validating value '<v>': "``. Lookups go by id, then by name
+(the SDK's ``find_*``); a name matching several objects is an error, as in Heat.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app import errors
+from app.clients.errors import cloud_error
+from app.clients.retry import Cloud
+
+# constraint name -> (service, find method, message for a missing value)
+_NEUTRON = "Unable to find {kind} with name or id '{value}'"
+LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
+    "nova.flavor": ("compute", "find_flavor",
+                    lambda v: f"No Flavor matching {{'name': '{v}'}}. (HTTP 404)"),
+    "nova.keypair": ("compute", "find_keypair", lambda v: f"The Key ({v}) could not be found."),
+    "nova.server": ("compute", "find_server", lambda v: f"The Server ({v}) could not be found."),
+    "glance.image": ("image", "find_image", lambda v: f"The Image ({v}) could not be found."),
+    "cinder.volume": ("block_storage", "find_volume",
+                      lambda v: f"The Volume ({v}) could not be found."),
+    "cinder.vtype": ("block_storage", "find_type",
+                     lambda v: f"The VolumeType ({v}) could not be found."),
+    "cinder.snapshot": ("block_storage", "find_snapshot",
+                        lambda v: f"The VolumeSnapshot ({v}) could not be found."),
+    "cinder.backup": ("block_storage", "find_backup",
+                      lambda v: f"The Volume backup ({v}) could not be found."),
+    "neutron.network": ("network", "find_network", lambda v: _NEUTRON.format(kind="network", value=v)),
+    "neutron.subnet": ("network", "find_subnet", lambda v: _NEUTRON.format(kind="subnet", value=v)),
+    "neutron.port": ("network", "find_port", lambda v: _NEUTRON.format(kind="port", value=v)),
+    "neutron.router": ("network", "find_router", lambda v: _NEUTRON.format(kind="router", value=v)),
+    "neutron.security_group": ("network", "find_security_group",
+                               lambda v: _NEUTRON.format(kind="security_group", value=v)),
+    "neutron.subnetpool": ("network", "find_subnet_pool",
+                           lambda v: _NEUTRON.format(kind="subnetpool", value=v)),
+    "neutron.qos_policy": ("network", "find_qos_policy",
+                           lambda v: _NEUTRON.format(kind="policy", value=v)),
+    "neutron.segment": ("network", "find_segment",
+                        lambda v: _NEUTRON.format(kind="segment", value=v)),
+    "octavia.loadbalancer": ("load_balancer", "find_load_balancer",
+                             lambda v: f"The LoadBalancer ({v}) could not be found."),
+    "octavia.listener": ("load_balancer", "find_listener",
+                         lambda v: f"The Listener ({v}) could not be found."),
+    "octavia.pool": ("load_balancer", "find_pool", lambda v: f"The Pool ({v}) could not be found."),
+    "octavia.flavor": ("load_balancer", "find_flavor",
+                       lambda v: f"The Flavor ({v}) could not be found."),
+}
+
+
+def is_cloud_backed(name: str) -> bool:
+    """True when :func:`check` asks the cloud about constraint ``name``."""
+    return name in LOOKUPS
+
+
+def find(cloud: Cloud, name: str, value: Any) -> Any:
+    """The cloud object constraint ``name`` designates by ``value`` (an id or a name).
+
+    :raises errors.CloudError: 404 with Heat's "not found" message when there is none; the
+        translated cloud error when the lookup itself fails (a name matching several objects is
+        permanent, status ``None``).
+    :raises KeyError: ``name`` is not a cloud-backed constraint.
+    """
+    service, method, missing = LOOKUPS[name]
+    found = getattr(getattr(cloud, service), method)(str(value), ignore_missing=True)
+    if found is None:
+        raise cloud_error(missing(str(value)), 404)
+    return found
+
+
+def resolve(cloud: Cloud, name: str, value: Any) -> str:
+    """The id of what ``value`` designates (:func:`find`); raises as :func:`find`."""
+    return str(find(cloud, name, value).id)
+
+
+def check(cloud: Cloud, name: str, value: Any) -> str | None:
+    """``None`` if ``value`` satisfies constraint ``name`` (or ``name`` is not cloud-backed, or
+    ``value`` is empty), else the reason (Heat's wording; the cloud's message for other errors).
+    Transient cloud errors are raised, not reported as a bad value."""
+    if name not in LOOKUPS or value in (None, ""):
+        return None
+    try:
+        find(cloud, name, value)
+    except errors.CloudError as exc:
+        if exc.transient:
+            raise
+        return exc.message
+    return None
+
+
+def error_message(path: str, value: Any, reason: str) -> str:
+    """Heat's wording for a value its custom constraint rejects::
+
+        Property error: resources.srv.properties.flavor: Error validating value 'x': <reason>
+    """
+    return f"Property error: {path}: Error validating value '{value}': {reason}"

@@ -1,0 +1,191 @@
+"""The base of plugins that drive a cloud through ``self.clients`` (``app.clients``).
+
+:class:`CloudResource` adds to Heat's plugin contract what every cloud type shares:
+
+* ``validate()`` checks the cloud-backed custom constraints (``nova.flavor``, ``neutron.network``...,
+  nested list/map properties included) against the cloud, failing with Heat's wording
+  ``"Property error: resources.r.properties.flavor: Error validating value 'x': ..."``;
+* ``show`` is the cloud's view of the object (``_fetch``, cached for the life of the instance,
+  ``None`` once it is gone) and attributes default to the ``show`` key of the same name;
+* a robust delete: nothing to do without a physical id; a 404 counts as deleted; a 409
+  (Neutron's "in use", Octavia's "immutable while pending") is retried at the next poll, up to
+  :data:`CONFLICT_POLLS` polls; ``check_delete_complete`` waits until the object is gone.
+
+Plugins implement ``_fetch()`` (the SDK object or raise) and ``_delete()`` (start deleting), and
+call ``self.cloud()`` for everything else. Never sleeps; never imports openstacksdk.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from app import errors
+from app.clients import constraints, is_conflict, is_not_found
+from app.resource_types.base import Resource
+
+#: Polls a delete keeps retrying a 409 before failing with the cloud's message.
+CONFLICT_POLLS = 60
+
+
+def plain(obj: Any) -> dict[str, Any] | None:
+    """An SDK resource (or a dict) as plain JSON with the API's own key names."""
+    if obj is None:
+        return None
+    if hasattr(obj, "to_dict"):
+        data = obj.to_dict(body=True, headers=False, computed=False, original_names=True)
+    else:
+        data = dict(obj)
+    data.pop("location", None)
+    out: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return out
+
+
+class CloudResource(Resource):
+    """A resource backed by a cloud object whose id is ``resource_id``."""
+
+    poll_initial: ClassVar[float] = 0.1
+    poll_max: ClassVar[float] = 2.0
+    #: Attribute name -> key of ``show`` (when they differ).
+    attribute_keys: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown: dict[str, Any] | None = None
+
+    # ---- clients ---------------------------------------------------------------------------
+    def cloud(self) -> Any:
+        """The stack's guarded connection (``app.clients.retry.Cloud``).
+
+        :raises errors.CloudError: no client factory was given or the cloud is unreachable.
+        """
+        if self.clients is None:
+            raise errors.CloudError(f"{self.type_name} needs a cloud, and none is configured",
+                                    transient=False)
+        return self.clients.cloud()
+
+    def resolve(self, constraint: str, value: Any) -> str | None:
+        """The id of what ``value`` (name or id) designates under custom ``constraint``
+        (e.g. ``"neutron.network"``); ``None`` for an empty value."""
+        if value in (None, ""):
+            return None
+        return constraints.resolve(self.cloud(), constraint, value)
+
+    # ---- validation ------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Check every cloud-backed custom constraint of the given properties.
+
+        :raises errors.ValidationError: Heat's ``Property error: ...: Error validating value``.
+        """
+        base = f"resources.{self.name}.properties"
+        for name, value in self.properties.items():
+            schema = self.properties_schema.get(name)
+            if schema is not None and value is not None:
+                self._validate_value(schema, value, f"{base}.{name}")
+
+    def _validate_value(self, schema: Mapping[str, Any], value: Any, path: str) -> None:
+        for c in schema.get("constraints") or ():
+            name = c.get("custom_constraint")
+            if name and constraints.is_cloud_backed(name):
+                reason = constraints.check(self.cloud(), name, value)
+                if reason is not None:
+                    raise errors.ValidationError(constraints.error_message(path, value, reason))
+        sub = schema.get("schema") or {}
+        if schema.get("type") == "list" and "*" in sub and isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is not None:
+                    self._validate_value(sub["*"], item, f"{path}[{i}]")
+        elif schema.get("type") == "map" and sub and isinstance(value, Mapping):
+            for key, item in value.items():
+                if key in sub and item is not None:
+                    self._validate_value(sub[key], item, f"{path}.{key}")
+
+    # ---- show and attributes ---------------------------------------------------------------
+    def _fetch(self) -> Any:
+        """The SDK object for ``resource_id``; raise ``CloudError`` (404 when gone)."""
+        raise NotImplementedError
+
+    def show_resource(self) -> dict[str, Any] | None:
+        """The cloud's view of the object as plain JSON; ``None`` when there is none."""
+        if self._shown is None and self.resource_id:
+            try:
+                self._shown = plain(self._fetch())
+            except errors.CloudError as exc:
+                if not is_not_found(exc):
+                    raise
+                return None
+        return self._shown
+
+    def refresh(self) -> None:
+        """Forget the cached ``show``."""
+        self._shown = None
+
+    def _resolve_attribute(self, name: str) -> Any:
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        return shown.get(self.attribute_keys.get(name, name))
+
+    # ---- delete ----------------------------------------------------------------------------
+    def _delete(self) -> None:
+        """Ask the cloud to delete ``resource_id`` (may raise ``CloudError``)."""
+        raise NotImplementedError
+
+    def handle_delete(self) -> dict[str, Any] | None:
+        """Start the delete. ``None`` (done) without a physical id or when it is already gone;
+        else a handle ``{"conflicts": n, "pending": bool}`` for :meth:`check_delete_complete`.
+
+        :raises errors.CloudError: any other cloud error (transient ones after retries).
+        """
+        if not self.resource_id:
+            return None
+        handle: dict[str, Any] = {"conflicts": 0, "pending": False}
+        return None if self._try_delete(handle) else handle
+
+    def _try_delete(self, handle: dict[str, Any]) -> bool:
+        """Delete once; ``True`` when the object is already gone."""
+        try:
+            self._delete()
+        except errors.CloudError as exc:
+            if is_not_found(exc):
+                return True
+            if is_conflict(exc):
+                handle["conflicts"] = int(handle.get("conflicts", 0)) + 1
+                handle["pending"] = True
+                if handle["conflicts"] > CONFLICT_POLLS:
+                    raise
+                return False
+            raise
+        handle["pending"] = False
+        return False
+
+    def check_delete_complete(self, handle: Any) -> bool:
+        """``True`` once the object is gone; a delete that met a 409 is tried again first."""
+        if handle is None:
+            return True
+        if isinstance(handle, dict) and handle.get("pending"):
+            if self._try_delete(handle):
+                return True
+            if handle.get("pending"):
+                return False
+        return self._gone()
+
+    def _gone(self) -> bool:
+        try:
+            self._fetch()
+        except errors.CloudError as exc:
+            if is_not_found(exc):
+                return True
+            raise
+        return False
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def name_or_physical(self, prop: str = "name") -> str:
+        """The ``name`` property, or Heat's physical resource name when it is not given."""
+        value = self.properties.get(prop)
+        return str(value) if value else self.physical_resource_name()
+
+    def value_specs(self, attrs: dict[str, Any], prop: str = "value_specs") -> dict[str, Any]:
+        """``attrs`` with the ``value_specs`` map merged in (Heat's ``prepare_properties``)."""
+        specs = self.properties.get(prop) or {}
+        return {**attrs, **specs}
