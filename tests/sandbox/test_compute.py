@@ -211,6 +211,7 @@ def test_another_project_cannot_see_servers(no_leaks, conn, demo_conn):
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
 
 
+@pytest.mark.filterwarnings("ignore:This API is a proxy to the image service")
 def test_server_tags_and_the_image_proxy(no_leaks, conn):
     server = boot(conn)
     server.set_tags(conn.compute, ["a", "b"])
