@@ -1,0 +1,394 @@
+"""Nova resource types: Server, KeyPair, ServerGroup and Flavor (Heat 27's schemas,
+``heat/engine/resources/openstack/nova/``).
+
+OS::Nova::Server, as Heat does it:
+
+* ``networks`` entries with ``network`` / ``subnet`` / ``fixed_ip`` get a port created by Stoker
+  (Heat's "internal ports", kept in ``data["internal_ports"]`` before the server is created and
+  deleted after it); a ``port`` entry is used as is; ``floating_ip`` is associated with the
+  entry's port once the server is ACTIVE; ``allocate_network`` auto/none is passed to Nova;
+  ``security_groups`` go to the internal ports (to Nova when there are no ``networks``).
+* ``user_data`` per ``user_data_format`` (:mod:`app.resource_types._userdata`), base64 for Nova.
+* ``block_device_mapping_v2`` (and the legacy ``block_device_mapping``) as Nova BDM v2 entries.
+* BUILD is polled until ACTIVE; ERROR fails with Heat's ``ResourceInError`` and Nova's fault.
+* Delete: floating IPs disassociated, the server deleted and polled until gone, then the
+  internal ports deleted. Reference id: the server id.
+
+Not honoured (no cloud counterpart yet): ``software_config_transport`` polling, ``personality``
+beyond passing it through, ``deployment_swift_data``, update policies (updates replace).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from app import errors
+from app.clients import is_not_found
+from app.resource_types import _userdata
+from app.resource_types._cloud import CloudResource, plain
+from app.resource_types._schemas import nova as sch
+from app.resource_types.base import Resource
+from app.resource_types.neutron import Port, in_error
+
+
+def _fault(shown: dict[str, Any]) -> str:
+    fault = shown.get("fault") or {}
+    if fault:
+        return f"Message: {fault.get('message', 'Unknown')}, Code: {fault.get('code', 'Unknown')}"
+    return "Unknown"
+
+
+class Server(CloudResource):
+    """A Nova server (see the module docstring for what Heat behaviour is followed)."""
+
+    type_name = "OS::Nova::Server"
+    support_status = sch.SERVER_SUPPORT
+    properties_schema = sch.SERVER_PROPERTIES
+    attributes_schema = sch.SERVER_ATTRIBUTES
+    poll_initial: ClassVar[float] = 0.1
+
+    def _fetch(self) -> Any:
+        return self.cloud().compute.get_server(self.resource_id)
+
+    # ---- create ----------------------------------------------------------------------------
+    def handle_create(self) -> None:
+        """Create the internal ports, then the server (adopted if ``resource_id`` is set)."""
+        if self.resource_id:
+            return
+        p = self.properties
+        cloud = self.cloud()
+        attrs: dict[str, Any] = {"name": self.name_or_physical(),
+                                 "flavor_id": self.resolve("nova.flavor", p.get("flavor"))}
+        if p.get("image"):
+            attrs["image_id"] = self.resolve("glance.image", p["image"])
+        for key, api in (("key_name", "key_name"), ("availability_zone", "availability_zone"),
+                         ("config_drive", "config_drive"), ("admin_pass", "admin_password"),
+                         ("diskConfig", "disk_config"), ("reservation_id", "reservation_id")):
+            if p.get(key) not in (None, ""):
+                attrs[api] = p[key]
+        if p.get("personality"):
+            attrs["personality"] = [{"path": k, "contents": _userdata.encode(str(v))}
+                                    for k, v in p["personality"].items()]
+        metadata = p.get("metadata") or {}
+        if metadata:
+            attrs["metadata"] = {str(k): v if isinstance(v, str) else json.dumps(v)
+                                 for k, v in metadata.items()}
+        fmt = self.get_property("user_data_format")
+        text = _userdata.build(self.get_property("user_data") or "", fmt)
+        if text:
+            attrs["user_data"] = _userdata.encode(text)
+        if p.get("scheduler_hints"):
+            attrs["scheduler_hints"] = dict(p["scheduler_hints"])
+        bdm = self.block_devices()
+        if bdm:
+            attrs["block_device_mapping"] = bdm
+        networks = p.get("networks")
+        groups = p.get("security_groups") or []
+        if networks:
+            attrs["networks"] = self._nics(networks, groups)
+        elif groups:
+            attrs["security_groups"] = [{"name": g} for g in groups]
+        server = cloud.compute.create_server(**attrs)
+        self.resource_id = server.id
+        if p.get("tags"):
+            self.data["tags"] = list(p["tags"])
+
+    def _nics(self, networks: list[dict[str, Any]], groups: list[str]) -> Any:
+        """Nova ``networks`` for the ``networks`` property, creating the internal ports."""
+        first = networks[0] if networks else {}
+        if len(networks) == 1 and first.get("allocate_network"):
+            return first["allocate_network"]
+        ports = self.data.setdefault("internal_ports", [])
+        nics: list[dict[str, Any]] = []
+        for index, net in enumerate(networks):
+            port = net.get("port")
+            if port:
+                port_id = self.resolve("neutron.port", port)
+            elif index < len(ports):
+                port_id = ports[index]["id"]      # created by an earlier, redelivered attempt
+            else:
+                port_id = self._internal_port(net, index, groups)
+            nic: dict[str, Any] = {"port": port_id}
+            if net.get("tag"):
+                nic["tag"] = net["tag"]
+            nics.append(nic)
+            self.data.setdefault("nic_ports", {})[str(index)] = port_id
+        return nics
+
+    def _internal_port(self, net: dict[str, Any], index: int, groups: list[str]) -> str:
+        props: dict[str, Any] = dict(net.get("port_extra_properties") or {})
+        network = net.get("network") or net.get("uuid")
+        if not network and net.get("subnet"):
+            subnet = self.cloud().network.get_subnet(self.resolve("neutron.subnet", net["subnet"]))
+            network = subnet.network_id
+        props["network"] = network
+        if net.get("fixed_ip") or net.get("subnet"):
+            props["fixed_ips"] = [{"ip_address": net.get("fixed_ip"), "subnet": net.get("subnet")}]
+        if groups:
+            props["security_groups"] = groups
+        helper = Port(self.name, {}, stack=self.stack, clients=self.clients, uuid=self.uuid)
+        attrs = helper.port_attrs(props, f"{self.name_or_physical()}-port-{index}")
+        port = self.cloud().network.create_port(**attrs)
+        self.data.setdefault("internal_ports", []).append({"id": port.id})
+        return str(port.id)
+
+    def block_devices(self) -> list[dict[str, Any]]:
+        """Nova BDM v2 entries from ``block_device_mapping_v2`` / ``block_device_mapping``."""
+        out: list[dict[str, Any]] = []
+        for m in self.properties.get("block_device_mapping_v2") or []:
+            entry: dict[str, Any] = {"delete_on_termination": bool(m.get("delete_on_termination"))}
+            if m.get("volume_id"):
+                entry.update(source_type="volume", destination_type="volume",
+                             uuid=self.resolve("cinder.volume", m["volume_id"]))
+            elif m.get("snapshot_id"):
+                entry.update(source_type="snapshot", destination_type="volume",
+                             uuid=self.resolve("cinder.snapshot", m["snapshot_id"]))
+            elif m.get("image") or m.get("image_id"):
+                entry.update(source_type="image", destination_type="volume",
+                             uuid=self.resolve("glance.image", m.get("image") or m.get("image_id")))
+            elif m.get("swap_size"):
+                entry.update(source_type="blank", destination_type="local", guest_format="swap",
+                             volume_size=m["swap_size"], boot_index=-1)
+            elif m.get("ephemeral_size"):
+                entry.update(source_type="blank", destination_type="local",
+                             volume_size=m["ephemeral_size"], boot_index=-1,
+                             guest_format=m.get("ephemeral_format"))
+            if entry.get("destination_type") == "volume":
+                entry.setdefault("boot_index", 0)
+            if m.get("boot_index") is not None:
+                entry["boot_index"] = m["boot_index"]
+            for key in ("device_name", "device_type", "disk_bus", "volume_type"):
+                if m.get(key):
+                    entry[key] = m[key]
+            if m.get("volume_size") and entry.get("destination_type") == "volume":
+                entry["volume_size"] = m["volume_size"]
+            out.append(entry)
+        for m in self.properties.get("block_device_mapping") or []:
+            entry = {"device_name": m.get("device_name"), "destination_type": "volume",
+                     "delete_on_termination": bool(m.get("delete_on_termination")),
+                     "boot_index": 0 if str(m.get("device_name", "")).endswith("da") else -1}
+            if m.get("volume_id"):
+                entry.update(source_type="volume", uuid=self.resolve("cinder.volume", m["volume_id"]))
+            else:
+                entry.update(source_type="snapshot",
+                             uuid=self.resolve("cinder.snapshot", m.get("snapshot_id")))
+            if m.get("volume_size"):
+                entry["volume_size"] = m["volume_size"]
+            out.append(entry)
+        return out
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """ACTIVE: associate floating IPs and tags, then done. ERROR: ResourceInError."""
+        self.refresh()
+        shown = self.show_resource()
+        if shown is None:
+            raise in_error("DELETED", "the server disappeared while building")
+        status = str(shown.get("status", "")).upper()
+        if status == "ERROR":
+            raise in_error(status, _fault(shown))
+        if status != "ACTIVE":
+            return False
+        self._associate_floating_ips()
+        for tag in self.data.pop("tags", None) or []:
+            self.cloud().compute.add_tag_to_server(self.resource_id, tag)
+        return True
+
+    def _associate_floating_ips(self) -> None:
+        done = self.data.setdefault("floating_ips", {})
+        for index, net in enumerate(self.properties.get("networks") or []):
+            fip = net.get("floating_ip")
+            port = (self.data.get("nic_ports") or {}).get(str(index))
+            if fip and port and str(index) not in done:
+                self.cloud().network.update_ip(fip, port_id=port)
+                done[str(index)] = fip
+
+    # ---- delete ----------------------------------------------------------------------------
+    def handle_delete(self) -> dict[str, Any] | None:
+        for fip in (self.data.get("floating_ips") or {}).values():
+            try:
+                self.cloud().network.update_ip(fip, port_id=None)
+            except errors.CloudError as exc:
+                if not is_not_found(exc):
+                    raise
+        if not self.resource_id:
+            self._delete_ports()
+            return None
+        return super().handle_delete() or {"conflicts": 0, "pending": False}
+
+    def _delete(self) -> None:
+        self.cloud().compute.delete_server(self.resource_id)
+
+    def check_delete_complete(self, handle: Any) -> bool:
+        """Done once the server is gone (or DELETED) and the internal ports are deleted."""
+        if handle is not None and not super().check_delete_complete(handle):
+            self.refresh()
+            shown = self.show_resource() or {}
+            if str(shown.get("status", "")).upper() != "DELETED":
+                return False
+        self._delete_ports()
+        return True
+
+    def _delete_ports(self) -> None:
+        for port in self.data.get("internal_ports") or []:
+            self.cloud().network.delete_port(port["id"], ignore_missing=True)
+        self.data["internal_ports"] = []
+
+    # ---- attributes ------------------------------------------------------------------------
+    def _resolve_attribute(self, name: str) -> Any:
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        if name == "addresses":
+            return self._addresses(shown)
+        if name == "networks":
+            return self._networks(shown)
+        if name == "instance_name":
+            return shown.get("OS-EXT-SRV-ATTR:instance_name")
+        if name == "console_urls":
+            return self._console_urls()
+        if name == "os_collect_config":
+            return {}
+        return shown.get(name)
+
+    def _ports_by_mac(self) -> dict[str, str]:
+        ports = self.cloud().network.ports(device_id=self.resource_id)
+        return {p.mac_address: p.id for p in ports}
+
+    def _addresses(self, shown: dict[str, Any]) -> dict[str, Any]:
+        """Nova's ``addresses`` with each address's ``port`` id added (Heat's attribute)."""
+        by_mac = self._ports_by_mac()
+        out: dict[str, Any] = {}
+        for net, addrs in (shown.get("addresses") or {}).items():
+            out[net] = [{**a, "port": by_mac.get(a.get("OS-EXT-IPS-MAC:mac_addr"))}
+                        for a in addrs]
+        return out
+
+    def _networks(self, shown: dict[str, Any]) -> dict[str, list[str]]:
+        """``{network name: [ips], network id: [ips]}``, as Heat's ``networks`` attribute."""
+        out: dict[str, list[str]] = {}
+        for net, addrs in (shown.get("addresses") or {}).items():
+            ips = [a.get("addr") for a in addrs]
+            out[net] = ips
+            found = self.cloud().network.find_network(net, ignore_missing=True)
+            if found is not None:
+                out[found.id] = ips
+        return out
+
+    def _console_urls(self) -> dict[str, Any]:
+        """``{console type: url}``; a type the cloud refuses gives its message, as Heat."""
+        out: dict[str, Any] = {}
+        for kind in ("novnc", "xvpvnc", "spice-html5", "rdp-html5", "serial"):
+            try:
+                found = self.cloud().compute.get_server_console_url(self.resource_id, kind)
+                out[kind] = found.get("url") if isinstance(found, dict) else found
+            except errors.CloudError as exc:
+                out[kind] = exc.message
+        return out
+
+
+class KeyPair(CloudResource):
+    """A Nova key pair named ``name``; generated when no ``public_key`` is given, the private
+    key kept (``data``) only with ``save_private_key``. Reference id: the name."""
+
+    type_name = "OS::Nova::KeyPair"
+    support_status = sch.KEY_PAIR_SUPPORT
+    properties_schema = sch.KEY_PAIR_PROPERTIES
+    attributes_schema = sch.KEY_PAIR_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        p = self.properties
+        attrs: dict[str, Any] = {"name": p["name"]}
+        if p.get("public_key"):
+            attrs["public_key"] = p["public_key"]
+        if p.get("type"):
+            attrs["type"] = p["type"]
+        if p.get("user"):
+            attrs["user_id"] = p["user"]
+        key = self.cloud().compute.create_keypair(**attrs)
+        self.resource_id = key.name
+        if self.get_property("save_private_key") and key.private_key:
+            self.data["private_key"] = key.private_key
+        self.data["public_key"] = key.public_key
+
+    def _fetch(self) -> Any:
+        return self.cloud().compute.get_keypair(self.resource_id)
+
+    def _delete(self) -> None:
+        self.cloud().compute.delete_keypair(self.resource_id)
+
+    def _resolve_attribute(self, name: str) -> Any:
+        if name == "private_key":
+            return self.data.get("private_key", "")
+        if name == "public_key":
+            return self.data.get("public_key") or (self.show_resource() or {}).get("public_key")
+        return None
+
+
+class ServerGroup(CloudResource):
+    """A Nova server group with ``policies`` (and ``rules``)."""
+
+    type_name = "OS::Nova::ServerGroup"
+    support_status = sch.SERVER_GROUP_SUPPORT
+    properties_schema = sch.SERVER_GROUP_PROPERTIES
+    attributes_schema = sch.SERVER_GROUP_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        attrs: dict[str, Any] = {"name": self.name_or_physical(),
+                                 "policies": list(self.get_property("policies"))}
+        group = self.cloud().compute.create_server_group(**attrs)
+        self.resource_id = group.id
+
+    def _fetch(self) -> Any:
+        return self.cloud().compute.get_server_group(self.resource_id)
+
+    def _delete(self) -> None:
+        self.cloud().compute.delete_server_group(self.resource_id)
+
+
+class Flavor(CloudResource):
+    """A Nova flavor (admin); ``extra_specs`` set after the create, ``tenants`` given access to
+    a private flavor."""
+
+    type_name = "OS::Nova::Flavor"
+    support_status = sch.FLAVOR_SUPPORT
+    properties_schema = sch.FLAVOR_PROPERTIES
+    attributes_schema = sch.FLAVOR_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        p = self.properties
+        attrs: dict[str, Any] = {"name": self.name_or_physical(), "ram": p["ram"],
+                                 "vcpus": p["vcpus"], "disk": self.get_property("disk"),
+                                 "swap": self.get_property("swap") or 0,
+                                 "ephemeral": self.get_property("ephemeral"),
+                                 "rxtx_factor": self.get_property("rxtx_factor"),
+                                 "is_public": self.get_property("is_public")}
+        if p.get("flavorid"):
+            attrs["id"] = p["flavorid"]
+        compute = self.cloud().compute
+        flavor = compute.create_flavor(**attrs)
+        self.resource_id = flavor.id
+        if p.get("extra_specs"):
+            compute.create_flavor_extra_specs(flavor, dict(p["extra_specs"]))
+        if not attrs["is_public"]:
+            for tenant in p.get("tenants") or []:
+                compute.flavor_add_tenant_access(flavor, tenant)
+
+    def _fetch(self) -> Any:
+        return self.cloud().compute.get_flavor(self.resource_id)
+
+    def _delete(self) -> None:
+        self.cloud().compute.delete_flavor(self.resource_id)
+
+    def _resolve_attribute(self, name: str) -> Any:
+        shown = self.show_resource() or {}
+        if name == "is_public":
+            return shown.get("os-flavor-access:is_public", shown.get("is_public"))
+        if name == "extra_specs":
+            return plain(self.cloud().compute.fetch_flavor_extra_specs(self.resource_id)
+                         ).get("extra_specs") if self.resource_id else None
+        return shown.get(name)
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    """This module's types, for :mod:`app.resource_types.registry`."""
+    return {cls.type_name: cls for cls in (Server, KeyPair, ServerGroup, Flavor)}

@@ -1,0 +1,139 @@
+"""Neutron types against the sandbox through openstacksdk: create, attributes, delete, an
+already-gone delete, a retried 5xx, a permanent 4xx with the cloud's message, 409 on delete."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app import errors
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+def test_net_subnet_life_cycle(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {"tags": ["a", "b"]})
+    assert net.resource_id and net.get_reference_id() == net.resource_id
+    assert net.resolve_attribute("status") == "ACTIVE"
+    assert net.resolve_attribute("name").startswith("cloudstack-net-")
+    assert net.resolve_attribute("show")["tags"] == ["a", "b"]
+    sub = driver.create("OS::Neutron::Subnet", "sub", {
+        "network": net.resolve_attribute("name"), "cidr": "10.9.0.0/24",
+        "dns_nameservers": ["8.8.8.8"]})
+    assert sub.resolve_attribute("network_id") == net.resource_id
+    assert sub.resolve_attribute("cidr") == "10.9.0.0/24"
+    assert sub.resolve_attribute("gateway_ip") == "10.9.0.1"
+    assert driver.again(net).resolve_attribute("subnets") == [sub.resource_id]
+    driver.delete(sub)
+    driver.delete(net)
+    gone = driver.again(net)
+    assert gone.resolve_attribute("status") is None and gone.resolve_attribute("show") is None
+    driver.delete(net)          # already gone: counts as deleted
+    driver.delete(sub)
+
+
+def test_subnet_without_gateway(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.8.0.0/24", "gateway_ip": ""})
+    assert sub.resolve_attribute("gateway_ip") is None
+    driver.delete(sub)
+    driver.delete(net)
+
+
+def test_router_interface_port_secgroup_floating_ip(driver: Any, ids: dict[str, str]) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.7.0.0/24"})
+    router = driver.create("OS::Neutron::Router", "router", {
+        "external_gateway_info": {"network": "public"}})
+    assert router.resolve_attribute("external_gateway_info")["network_id"] == ids["network:public"]
+    iface = driver.create("OS::Neutron::RouterInterface", "iface", {
+        "router": router.resource_id, "subnet": sub.resource_id})
+    assert iface.get_reference_id() == f"{router.resource_id}:subnet_id={sub.resource_id}"
+    sg = driver.create("OS::Neutron::SecurityGroup", "sg", {"rules": [
+        {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22,
+         "remote_ip_prefix": "0.0.0.0/0"},
+        {"direction": "egress", "remote_mode": "remote_group_id"}]})
+    rules = sg.resolve_attribute("show")["security_group_rules"]
+    egress = [r for r in rules if r["direction"] == "egress"]
+    assert [r["remote_group_id"] for r in egress] == [sg.resource_id]     # defaults replaced
+    rule = driver.create("OS::Neutron::SecurityGroupRule", "rule", {
+        "security_group": sg.resource_id, "protocol": "icmp", "port_range_min": None})
+    port = driver.create("OS::Neutron::Port", "port", {
+        "network": net.resource_id, "fixed_ips": [{"subnet": sub.resource_id,
+                                                   "ip_address": "10.7.0.50"}],
+        "security_groups": [sg.resource_id]})
+    assert port.resolve_attribute("fixed_ips")[0]["ip_address"] == "10.7.0.50"
+    assert port.resolve_attribute("network")["id"] == net.resource_id
+    assert port.resolve_attribute("subnets")[0]["id"] == sub.resource_id
+    assert port.resolve_attribute("security_groups") == [sg.resource_id]
+    fip = driver.create("OS::Neutron::FloatingIP", "fip", {"floating_network": "public"})
+    assert fip.resolve_attribute("floating_network_id") == ids["network:public"]
+    assoc = driver.create("OS::Neutron::FloatingIPAssociation", "assoc", {
+        "floatingip_id": fip.resource_id, "port_id": port.resource_id})
+    assert driver.again(fip).resolve_attribute("port_id") == port.resource_id
+    assert driver.again(fip).resolve_attribute("fixed_ip_address") == "10.7.0.50"
+    for res in (assoc, fip, port, rule, sg, iface, router, sub, net):
+        driver.delete(res)
+    assert driver.again(fip).resolve_attribute("show") is None
+
+
+def test_provider_net(driver: Any) -> None:
+    net = driver.create("OS::Neutron::ProviderNet", "pnet", {
+        "network_type": "vlan", "physical_network": "physnet1", "segmentation_id": "101"})
+    shown = net.resolve_attribute("show")
+    assert shown["provider:network_type"] == "vlan" and shown["shared"] is True
+    assert shown["provider:segmentation_id"] == 101
+    driver.delete(net)
+
+
+def test_transient_5xx_is_retried(driver: Any, faults: Any) -> None:
+    faults({"match": "network.POST.networks", "status": 503, "times": 2})
+    net = driver.create("OS::Neutron::Net", "net", {})
+    assert net.resolve_attribute("status") == "ACTIVE"
+    driver.delete(net)
+
+
+def test_persistent_5xx_fails_after_retries(driver: Any, faults: Any) -> None:
+    faults({"match": "network.POST.networks", "status": 500, "times": 3, "message": "db down"})
+    with pytest.raises(errors.CloudError) as info:
+        driver.create("OS::Neutron::Net", "net", {})
+    assert info.value.transient and info.value.status == 500
+    assert info.value.message == "db down"
+
+
+def test_permanent_error_fails_with_the_clouds_message(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.6.0.0/24"})
+    fixed = {"network": net.resource_id, "fixed_ips": [{"ip_address": "10.6.0.50"}]}
+    port = driver.create("OS::Neutron::Port", "port", fixed)
+    with pytest.raises(errors.CloudError) as info:
+        driver.create("OS::Neutron::Port", "port2", fixed)
+    assert info.value.status == 409 and not info.value.transient
+    assert info.value.heat_type == "Conflict"
+    assert "10.6.0.50" in info.value.message
+    for res in (port, sub, net):
+        driver.delete(res)
+
+
+def test_delete_conflict_is_retried_by_polling(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    port = driver.create("OS::Neutron::Port", "port", {"network": net.resource_id})
+    res = driver.again(net)
+    handle = res.handle_delete()
+    assert handle == {"conflicts": 1, "pending": True}     # port still on it: 409
+    assert not driver.again(net).check_delete_complete(handle)
+    driver.delete(port)
+    assert driver.again(net).check_delete_complete(handle)
+    assert driver.again(net).resolve_attribute("show") is None
+
+
+def test_unknown_network_gives_heats_message(driver: Any) -> None:
+    res = driver.make("OS::Neutron::Subnet", "sub", {"network": "nope", "cidr": "10.5.0.0/24"})
+    with pytest.raises(errors.ValidationError) as info:
+        res.validate()
+    assert info.value.message == (
+        "Property error: resources.sub.properties.network: Error validating value 'nope': "
+        "Unable to find network with name or id 'nope'")
