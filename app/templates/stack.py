@@ -190,7 +190,9 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
     if env is not None:
         user.update(env.parameters)
         defaults = {k: v for k, v in env.parameter_defaults.items() if k in tmpl.parameters}
-    values = resolve_values(tmpl.parameters, user, defaults, _pseudo(identity), strict=strict)
+    pseudo = tmpl.pseudo_parameters(identity)
+    values = resolve_values(tmpl.parameters, user, defaults,
+                            _pseudo(identity) if pseudo is None else pseudo, strict=strict)
     validate_groups(tmpl.parameter_groups, tmpl.parameters)
 
     scope = Scope(params=values, files=tmpl.files, active=frozenset(), parent=parent)

@@ -71,6 +71,10 @@ class Template:
         except errors.TemplateError as exc:
             raise self.locate(exc) from None
 
+    def pseudo_parameters(self, identity: StackIdentity) -> dict[str, Any] | None:
+        """The format's pseudo parameters; None means HOT's ``OS::stack_*`` (CFN overrides)."""
+        return None
+
     def locate(self, exc: errors.TemplateError) -> errors.TemplateError:
         """Attach the YAML line/column of the longest known prefix of ``exc.path``."""
         if exc.line is None and exc.path:
@@ -146,9 +150,8 @@ def parse(source: str | bytes | Mapping[str, Any], files: Mapping[str, str] | No
     try:
         key, date = detect(raw)
         if key != HOT_KEY:
-            raise errors.TemplateError(
-                f"CloudFormation-format templates ({key}) are not supported yet",
-                heat_type="InvalidTemplateVersion", path=(key,))
+            from app.templates.cfn.template import parse_cfn
+            return parse_cfn(loaded, key, date, files, source)
         hot = hot_version(date)
         for section in raw:
             if section not in hot.sections:

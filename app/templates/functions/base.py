@@ -90,7 +90,10 @@ class Function:
         self.args = args
         self.path = path
         self.table = table
-        self.check()
+        try:
+            self.check()
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            raise self.error(str(exc)) from None
 
     @classmethod
     def parse_args(cls, value: Any, table: FunctionTable, path: Path) -> Any:
@@ -104,13 +107,18 @@ class Function:
         """Validate the argument shape at parse time. :raises FunctionError:"""
 
     def evaluate(self, r: Resolver) -> Any:
-        """Resolve args, then :meth:`result`; UNKNOWN args give UNKNOWN."""
-        if self.lazy:
-            return self.result(self.args, r)
-        args = resolve(self.args, r)
-        if r.static and contains_unknown(args):
-            return UNKNOWN
-        return self.result(args, r)
+        """Resolve args, then :meth:`result`; UNKNOWN args give UNKNOWN. A Python error in a
+        function (arguments of an unexpected shape) becomes a :class:`FunctionError` with the
+        Python message, as Heat reports such failures."""
+        try:
+            if self.lazy:
+                return self.result(self.args, r)
+            args = resolve(self.args, r)
+            if r.static and contains_unknown(args):
+                return UNKNOWN
+            return self.result(args, r)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            raise self.error(str(exc)) from None
 
     def result(self, args: Any, r: Resolver) -> Any:
         raise NotImplementedError

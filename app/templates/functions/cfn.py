@@ -43,6 +43,9 @@ class Select(Function):
                              f'[index, collection]')
 
     def result(self, args: Any, r: Resolver) -> Any:
+        if not isinstance(args, list) or len(args) != 2:
+            raise self.error(f'Arguments to "{self.fn_name}" must be of the form '
+                             f'[index, collection]')
         index, collection = args
         if collection is None:
             return ""
@@ -150,7 +153,7 @@ class CfnResourceFacade(Function):
         "UpdatePolicy": "update_policy"})
 
     def check(self) -> None:
-        if self.args not in self.KEYS:
+        if not isinstance(self.args, str) or self.args not in self.KEYS:
             raise self.error(f'Incorrect arguments to "{self.fn_name}" should be one of: '
                              f'{", ".join(self.KEYS)}')
 

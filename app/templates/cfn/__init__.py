@@ -1,0 +1,1 @@
+"""The CloudFormation template format (pure): see :mod:`.template`."""
