@@ -22,8 +22,6 @@ from .oracle_evaluator import create, plugin_validate, type_schema_for
 VECTORS = (Path(__file__).resolve().parents[3] / "../shared/oracle/vectors").resolve()
 PENDING_FEATURES = {"cfn", "environments", "resource_registry", "ResourceGroup", "merge",
                     "wildcard", "parameter_defaults"}
-#: Heat answers 500 here; Stoker must answer a clear 4xx.
-HEAT_500 = {"cond-yaml-bool-name"}
 
 
 def _load() -> list[dict[str, Any]]:
@@ -33,6 +31,8 @@ def _load() -> list[dict[str, Any]]:
 
 
 ALL = _load()
+#: Heat answers 500 here; Stoker must answer a clear 4xx.
+HEAT_500 = {v["id"] for v in ALL if v["expect"].get("http_status") == 500}
 
 
 def pending_reason(v: dict[str, Any]) -> str | None:
@@ -48,7 +48,7 @@ def pending_reason(v: dict[str, Any]) -> str | None:
 
 
 RUNNABLE = [v for v in ALL if pending_reason(v) is None and v["id"] not in HEAT_500]
-PENDING = [v for v in ALL if pending_reason(v) is not None]
+PENDING = [v for v in ALL if pending_reason(v) is not None and v["id"] not in HEAT_500]
 
 
 def run(v: dict[str, Any]) -> tuple[Any, Any]:
@@ -141,10 +141,9 @@ def test_pending_vector(v: dict[str, Any]) -> None:
 @pytest.mark.parametrize("vid", sorted(HEAT_500))
 def test_heat_500_vectors_get_a_clear_4xx(vid: str) -> None:
     """Heat answers these with an HTTP 500; Stoker must refuse them with a clear 4xx."""
-    v = next((x for x in ALL if x["id"] == vid), None)
-    if v is None:
-        pytest.skip("vector not present")
-    assert v["expect"]["http_status"] == 500
+    v = next(x for x in ALL if x["id"] == vid)
+    if pending_reason(v):
+        pytest.skip(f"pending ({pending_reason(v)}): the 4xx belongs to the environments issue")
     with pytest.raises(errors.StokerError) as info:
         run(v)
     assert 400 <= info.value.http_status < 500
@@ -157,4 +156,6 @@ def test_oracle_figures(capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         print(f"\noracle vectors: {len(ALL)} total, {len(RUNNABLE)} run here, "
               f"{len(PENDING)} pending (cfn/environments/registry/ResourceGroup), "
-              f"{len(HEAT_500 & {v['id'] for v in ALL})} Heat-500 checked for a 4xx")
+              f"{len(HEAT_500)} where Heat answers 500 (a 4xx is asserted; "
+              f"{sum(1 for v in ALL if v['id'] in HEAT_500 and pending_reason(v))} of them "
+              f"pending)")
