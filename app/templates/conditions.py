@@ -75,6 +75,7 @@ class Conditions:
         self._resolver = make_resolver(self)
 
     def names(self) -> list[str]:
+        """Condition names in template order."""
         return list(self.definitions)
 
     def evaluate_all(self) -> dict[str, bool]:

@@ -24,9 +24,13 @@ if TYPE_CHECKING:
 class ResolveContext(Protocol):
     """The engine's side of resolution (see docs/contracts.md)."""
 
-    def get_resource(self, name: str) -> str | None: ...
-    def get_attr(self, name: str, attr: str, *path: Any) -> Any: ...
-    def get_all_attrs(self, name: str) -> dict[str, Any]: ...
+    def get_resource(self, name: str) -> str | None:
+        """Reference id of resource ``name`` (None if it was never created)."""
+    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
+        """Attribute ``attr`` of ``name`` followed along ``path`` (None if never created).
+        :raises errors.TemplateError: unknown attribute."""
+    def get_all_attrs(self, name: str) -> dict[str, Any]:
+        """Every attribute of ``name`` (get_attr without an attribute name, 2015-10-15+)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Scope:
 
 
 def bad_reference(name: Any, path: Path, where: str = "unknown") -> FunctionError:
+    """Heat's InvalidTemplateReference text for ``name`` referenced from ``where``."""
     return FunctionError(f'The specified reference "{name}" (in {where}) is incorrect.', path,
                          heat_type="InvalidTemplateReference")
 

@@ -46,6 +46,7 @@ class HotVersion:
 
     @property
     def has_conditions(self) -> bool:
+        """Whether the version has the ``conditions`` section (newton+)."""
         return "conditions" in self.sections
 
     def listed_functions(self, with_condition_func: bool = False) -> list[str]:

@@ -60,15 +60,22 @@ class FunctionError(errors.ValidationError):
 class Resolver(Protocol):
     """What functions resolve against (see :mod:`app.templates.scope`)."""
 
-    static: bool
+    static: bool  # True at validation time: references/attributes are UNKNOWN
 
-    def param(self, name: str, path: Path) -> Any: ...
-    def ref(self, name: str, path: Path) -> Any: ...
-    def attr(self, name: str, attr: str | None, rest: tuple[Any, ...], path: Path) -> Any: ...
-    def file(self, key: str, path: Path) -> str: ...
-    def condition(self, name: Any, path: Path) -> bool: ...
-    def has_param(self, name: str) -> bool: ...
-    def facade(self, key: str, path: Path) -> Any: ...
+    def param(self, name: str, path: Path) -> Any:
+        """A parameter's (or pseudo-parameter's) value. :raises FunctionError: undeclared."""
+    def ref(self, name: str, path: Path) -> Any:
+        """A resource's reference id (None if never created). :raises FunctionError:"""
+    def attr(self, name: str, attr: str | None, rest: tuple[Any, ...], path: Path) -> Any:
+        """A resource attribute (``attr`` None: all of them) followed along ``rest``."""
+    def file(self, key: str, path: Path) -> str:
+        """Content of ``key`` in the files map. :raises FunctionError: not there."""
+    def condition(self, name: Any, path: Path) -> bool:
+        """Truth of a condition (bool, name or evaluated expression). :raises FunctionError:"""
+    def has_param(self, name: str) -> bool:
+        """Whether ``name`` is a declared or pseudo parameter."""
+    def facade(self, key: str, path: Path) -> Any:
+        """The parent resource's metadata/deletion_policy/update_policy (nested stacks)."""
 
 
 FunctionTable = Mapping[str, "type[Function]"]
