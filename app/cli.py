@@ -61,8 +61,7 @@ def up(workers: int | None, port: int | None, no_sandbox: bool) -> None:
     """Start the embedded system (Redis, API, workers, beat, sandbox) until Ctrl-C."""
     from app import cli_up
     settings = _settings(workers=workers, api_port=port)
-    sandbox = not no_sandbox and cli_up.sandbox_available()
-    sys.exit(cli_up.run_up(settings, sandbox=sandbox))
+    sys.exit(cli_up.run_up(settings, sandbox=not no_sandbox))
 
 
 @cli.command()

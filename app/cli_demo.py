@@ -15,7 +15,7 @@ from rich.console import Console
 from app import cli_files, cli_render, config
 from app.cli_client import CliError, Client
 from app.cli_stack import console
-from app.cli_up import Stop, Supervisor, _stop_quietly, child_env, sandbox_available, start_all
+from app.cli_up import Stop, Supervisor, _stop_quietly, child_env, start_all
 from app.cli_up import stop_signals
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "demo.yaml"
@@ -40,7 +40,6 @@ def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str |
     logs = Path(settings.data_dir) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / "demo.log"
-    sandbox = sandbox and sandbox_available()
     code = 1
     with open(log_path, "a", encoding="utf-8") as log, stop_signals():
         sup = Supervisor(child_env(settings), log)

@@ -61,13 +61,18 @@ def child_env(settings: config.Settings, base: dict[str, str] | None = None) -> 
     return env
 
 
-def sandbox_available() -> bool:
-    """True when ``app.sandbox.commands`` (the ``stoker sandbox`` command) imports."""
+def sandbox_unavailable() -> str | None:
+    """Why ``app.sandbox.commands`` (the ``stoker sandbox`` command) cannot be imported, or None."""
     try:
         importlib.import_module("app.sandbox.commands")
-    except ImportError:
-        return False
-    return True
+    except ImportError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def sandbox_available() -> bool:
+    """True when the sandbox cloud can be started (``stoker sandbox``)."""
+    return sandbox_unavailable() is None
 
 
 def procfile(settings: config.Settings, *, sandbox: bool) -> list[Proc]:
@@ -305,6 +310,9 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
         raise CliError(f"database upgrade of {settings.database_url} failed: "
                        f"{type(exc).__name__}: {exc}") from None
     sup.log("system", f"database {settings.database_url} is at the latest revision")
+    if sandbox and (why := sandbox_unavailable()):
+        sup.log("system", f"not starting the sandbox cloud: {why}")
+        sandbox = False
     if sandbox and port_open("127.0.0.1", settings.sandbox_port):
         sup.log("system", f"port {settings.sandbox_port} is in use: not starting the sandbox cloud "
                           "(set STOKER_SANDBOX_PORT to start it elsewhere)")

@@ -123,3 +123,19 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
     assert not survivors, f"children survived SIGTERM: {survivors}"
     assert not _port_open(port)
     assert "all processes stopped" in log_path.read_text()
+
+
+def test_demo_on_a_fresh_home(home: Path) -> None:
+    """``stoker demo`` (``make demo``): start, create the example stack, delete it, stop; exit 0."""
+    port, sandbox_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
+    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port))
+    demo = subprocess.run([*_stoker(), "demo", "--workers", "1"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=240, start_new_session=True)
+    log = home / ".stoker" / "logs" / "demo.log"
+    detail = demo.stdout + demo.stderr + (log.read_text()[-3000:] if log.exists() else "")
+    assert demo.returncode == 0, detail
+    assert "CREATE_COMPLETE" in demo.stdout and "DELETE_COMPLETE" in demo.stdout, detail
+    assert "database_url" in demo.stdout  # the outputs table
+    assert not _port_open(port)
+    assert "all processes stopped" not in demo.stdout  # children's output went to the log
