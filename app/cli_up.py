@@ -149,7 +149,7 @@ class Supervisor:
         self.env, self.out, self.color = env, out or sys.stdout, color
         self.procs: list[Proc] = []
         self.width = 8
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a signal may interrupt the main thread inside log()
         self._threads: list[threading.Thread] = []
 
     def start(self, proc: Proc) -> Proc:
