@@ -72,6 +72,24 @@ class CloudResource(Resource):
         return constraints.resolve(self.cloud(), constraint, value)
 
     # ---- validation ------------------------------------------------------------------------
+    @classmethod
+    def validation_schema(cls, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The properties schema, with ``allowed_values`` on a *list* property applied to each
+        item: Heat's ``AllowedValues`` accepts a list whose every element is allowed (e.g.
+        ServerGroup ``policies: [affinity]``). The declared schema is unchanged."""
+        out = dict(cls.properties_schema)
+        for name, entry in cls.properties_schema.items():
+            allowed = [c for c in entry.get("constraints") or () if "allowed_values" in c]
+            if entry.get("type") == "list" and allowed:
+                item = dict((entry.get("schema") or {}).get("*") or {"type": "any"})
+                item["constraints"] = [*(item.get("constraints") or ()), *allowed]
+                for key in ("required", "update_allowed", "immutable"):
+                    item.setdefault(key, False)
+                item.setdefault("description", "")
+                rest = [c for c in entry["constraints"] if "allowed_values" not in c]
+                out[name] = {**entry, "constraints": rest, "schema": {"*": item}}
+        return out
+
     def validate(self) -> None:
         """Check every cloud-backed custom constraint of the given properties.
 
