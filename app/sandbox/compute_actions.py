@@ -1,7 +1,7 @@
 """Nova v2.1 server actions for the sandbox (``POST /servers/{id}/action``: reboot, rebuild,
 resize + confirm/revert, stop/start, suspend/resume, pause/unpause, lock/unlock, shelve/unshelve,
 add/remove security group, console output), ``os-interface`` attach/detach,
-``os-volume_attachments`` and server metadata.
+and ``os-volume_attachments`` (metadata and tags: :mod:`app.sandbox.compute_meta`).
 
 Each state-changing action sets Nova's transitional status and task state, then the final state
 after the ``server_action`` delay; an action on a server in a task state (or in the wrong state)
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from app.sandbox import auth
 from app.sandbox.compute_servers import (
@@ -140,6 +140,31 @@ def _remove_sg(server: Obj, arg: Obj) -> None:
         port["security_groups"] = [g for g in port["security_groups"] if g != group["id"]]
 
 
+def _create_image(server: Obj, arg: Obj) -> Obj:
+    """Snapshot the server into a Glance image owned by its project (active after ``image_import``)."""
+    if not arg.get("name"):
+        raise SandboxError(400, "Invalid input for field/attribute name.")
+    if server["status"] not in ("ACTIVE", "SHUTOFF", "PAUSED", "SUSPENDED") or server.get("OS-EXT-STS:task_state"):
+        raise SandboxError(409, f"Cannot 'createImage' instance {server['id']} while it is in vm_state "
+                           f"{server.get('OS-EXT-STS:vm_state')}")
+    st = store()
+    source = st.get("images", server.get("_image_id") or "") or {}
+    now = iso(st.clock())
+    image = {"id": st.new_id(), "name": arg["name"], "status": "queued", "visibility": "private", "protected": False,
+             "owner": server["_project_id"], "container_format": "bare", "disk_format": source.get("disk_format", "qcow2"),
+             "size": source.get("size"), "virtual_size": source.get("virtual_size"), "min_disk": server["_flavor"]["disk"],
+             "min_ram": source.get("min_ram", 0), "checksum": None, "os_hash_algo": None, "os_hash_value": None,
+             "tags": [], "os_hidden": False, "image_type": "snapshot", "instance_uuid": server["id"],
+             "base_image_ref": server.get("_image_id"), "created_at": now, "updated_at": now, "_members": [],
+             **{str(k): str(v) for k, v in (arg.get("metadata") or {}).items()}}
+    st.add("images", image)
+    st.schedule(image, sb().behaviour.delay("image_import"), {"status": "active"})
+    return {"image_id": image["id"]}
+
+
+ACTION_NAMES = {"os-stop": "stop", "os-start": "start", "confirmResize": "confirmResize",
+                "revertResize": "revertResize", "addSecurityGroup": "addSecurityGroup"}
+
 ACTIONS: dict[str, Callable[[Obj, Obj], Any]] = {
     "reboot": _reboot, "rebuild": _rebuild, "resize": _resize,
     "confirmResize": lambda s, a: _confirm(s, False), "revertResize": lambda s, a: _confirm(s, True),
@@ -153,7 +178,7 @@ ACTIONS: dict[str, Callable[[Obj, Obj], Any]] = {
                       "SHELVED_OFFLOADED"),
     "unshelve": _simple("unshelve", ("SHELVED_OFFLOADED",), "SHELVED_OFFLOADED", "unshelving", "ACTIVE"),
     "lock": _lock, "unlock": _unlock, "addSecurityGroup": _add_sg, "removeSecurityGroup": _remove_sg,
-    "changePassword": lambda s, a: None,
+    "changePassword": lambda s, a: None, "createImage": _create_image,
     "os-getConsoleOutput": lambda s, a: {"output": f"sandbox console of {s['name']}\nlogin: \n"},
 }
 
@@ -171,7 +196,12 @@ def server_action(server_id: str) -> Any:
             server["user_id"] != auth.ctx().user_id:
         raise SandboxError(403, "Policy doesn't allow os_compute_api:os-lock-server:unlock to be performed.")
     result = ACTIONS[name](server, arg if isinstance(arg, dict) else {})
+    if name not in ("os-getConsoleOutput",):
+        from app.sandbox.compute_admin import record_action
+        record_action(server, ACTION_NAMES.get(name, name))
     store().touch()
+    if name == "createImage":
+        return reply(result, 202, {"Location": f"{request.host_url.rstrip('/')}/image/v2/images/{result['image_id']}"})
     if result is not None:
         return reply(result, 200 if name == "os-getConsoleOutput" else 202)
     return no_content(202)
@@ -295,101 +325,3 @@ def detach_volume(server_id: str, volume_id: str) -> Any:
     if vol is not None:
         cinder.detach(vol, server_id)
     return no_content(202)
-
-
-# ---- metadata and ips -----------------------------------------------------------------------
-@bp.get("/servers/<server_id>/metadata")
-def get_metadata(server_id: str) -> Any:
-    return reply({"metadata": get_server(server_id)["metadata"]})
-
-
-@bp.route("/servers/<server_id>/metadata", methods=["PUT", "POST"])
-def set_metadata(server_id: str) -> Any:
-    from flask import request
-    server = get_server(server_id)
-    check_unlocked(server)
-    data = body().get("metadata")
-    if not isinstance(data, dict):
-        raise SandboxError(400, "Malformed request body")
-    new = {str(k): str(v) for k, v in data.items()}
-    server["metadata"] = new if request.method == "PUT" else {**server["metadata"], **new}
-    store().touch()
-    return reply({"metadata": server["metadata"]})
-
-
-@bp.get("/servers/<server_id>/metadata/<key>")
-def get_meta_item(server_id: str, key: str) -> Any:
-    meta = get_server(server_id)["metadata"]
-    if key not in meta:
-        raise SandboxError(404, "Metadata item was not found")
-    return reply({"meta": {key: meta[key]}})
-
-
-@bp.put("/servers/<server_id>/metadata/<key>")
-def set_meta_item(server_id: str, key: str) -> Any:
-    server = get_server(server_id)
-    item = body().get("meta") or {}
-    if key not in item or len(item) != 1:
-        raise SandboxError(400, "Request body and URI mismatch")
-    server["metadata"][key] = str(item[key])
-    store().touch()
-    return reply({"meta": {key: server["metadata"][key]}})
-
-
-@bp.delete("/servers/<server_id>/metadata/<key>")
-def delete_meta_item(server_id: str, key: str) -> Any:
-    server = get_server(server_id)
-    if key not in server["metadata"]:
-        raise SandboxError(404, "Metadata item was not found")
-    del server["metadata"][key]
-    store().touch()
-    return no_content()
-
-
-@bp.get("/servers/<server_id>/ips")
-def server_ips(server_id: str) -> Any:
-    from app.sandbox.compute_servers import addresses
-    return reply({"addresses": addresses(get_server(server_id))})
-
-
-# ---- tags (2.26) ----------------------------------------------------------------------------
-@bp.get("/servers/<server_id>/tags")
-def get_tags(server_id: str) -> Any:
-    return reply({"tags": get_server(server_id).get("tags", [])})
-
-
-@bp.put("/servers/<server_id>/tags")
-def set_tags(server_id: str) -> Any:
-    server = get_server(server_id)
-    tags = body().get("tags")
-    if not isinstance(tags, list) or len(tags) > 50:
-        raise SandboxError(400, "Invalid input for field/attribute tags.")
-    server["tags"] = [str(t) for t in dict.fromkeys(tags)]
-    store().touch()
-    return reply({"tags": server["tags"]})
-
-
-@bp.route("/servers/<server_id>/tags/<tag>", methods=["GET", "PUT", "DELETE"])
-def one_tag(server_id: str, tag: str) -> Any:
-    from flask import request
-    server = get_server(server_id)
-    tags = server.setdefault("tags", [])
-    if request.method == "PUT":
-        created = tag not in tags
-        if created:
-            tags.append(tag)
-        store().touch()
-        return no_content(201 if created else 204)
-    if tag not in tags:
-        raise SandboxError(404, f"Tag {tag} could not be found.")
-    if request.method == "DELETE":
-        tags.remove(tag)
-        store().touch()
-    return no_content()
-
-
-@bp.delete("/servers/<server_id>/tags")
-def clear_tags(server_id: str) -> Any:
-    get_server(server_id)["tags"] = []
-    store().touch()
-    return no_content()

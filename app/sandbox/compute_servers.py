@@ -275,6 +275,8 @@ def create_server() -> Any:
         raise
     if group is not None:
         group["members"].append(server_id)
+    from app.sandbox.compute_admin import record_action
+    record_action(server, "create")
     delay = sb().behaviour.delay("server_build")
     if sb().behaviour.fault_for("compute.POST.servers", kinds=("server_error",)):
         st.schedule(server, delay, {"status": "ERROR", "OS-EXT-STS:vm_state": "error", "OS-EXT-STS:task_state": None,
@@ -372,6 +374,8 @@ def delete_server(server_id: str) -> Any:
     if server.get("OS-EXT-STS:task_state") == "deleting":
         return no_content()
     st.cancel_pending(server)
+    from app.sandbox.compute_admin import record_action
+    record_action(server, "delete")
     _cleanup(server)
     server.update({"OS-EXT-STS:task_state": "deleting", "updated": iso(st.clock())})
     st.schedule(server, sb().behaviour.delay("server_delete"), delete=True)

@@ -221,3 +221,14 @@ def test_server_tags_and_the_image_proxy(no_leaks, conn):
     assert "cirros" in {i.name for i in conn.compute.images()}
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_create_image_and_instance_actions(no_leaks, conn):
+    server = wait_status(conn, boot(conn), "ACTIVE")
+    image_id = conn.compute.create_server_image(server, name="snap", wait=True, timeout=5)
+    image = conn.image.get_image(image_id)
+    assert image.status == "active" and image.owner == conn.current_project_id
+    assert [a.action for a in conn.compute.server_actions(server)] == ["createImage", "create"]
+    conn.image.delete_image(image)
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
