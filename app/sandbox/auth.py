@@ -42,8 +42,12 @@ class Ctx:
 def issue_token(store: Store, *, user_id: str, project_id: str | None, role_ids: list[str],
                 methods: list[str], domain_id: str | None = None, trust_id: str | None = None,
                 expires_at: float | None = None, audit_chain: str | None = None) -> Obj:
-    """Create and store a token record; its id is 32 random hex digits (never deterministic)."""
+    """Create and store a token record; its id is 32 random hex digits (never deterministic).
+    Expired tokens are dropped on the way, so the state does not grow without bound."""
     now = store.clock()
+    for old in store.all("tokens"):
+        if old["expires_at"] <= now:
+            store.remove("tokens", old["id"])
     record = {"id": secrets.token_hex(16), "user_id": user_id, "project_id": project_id,
               "domain_id": domain_id, "role_ids": list(role_ids), "methods": list(methods),
               "issued_at": now, "expires_at": min(expires_at or now + TOKEN_TTL, now + TOKEN_TTL),
