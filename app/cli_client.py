@@ -112,32 +112,45 @@ class Client:
             raise CliError(f"{method} {url} answered HTTP {resp.status_code} with a body that is "
                            "not JSON") from None
 
+    def _get(self, method: str, path: str, key: str, **kwargs: Any) -> Any:
+        """``request(...)[key]``. :raises CliError: the body lacks ``key`` (not a Heat API?)."""
+        body = self.request(method, path, **kwargs)
+        if body is None and kwargs.get("ok404"):
+            return None
+        if not isinstance(body, dict) or key not in body:
+            raise CliError(f"{method} {self.endpoint}/{path} answered without {key!r}: "
+                           "is this an Orchestration API v1 endpoint?")
+        return body[key]
+
     # -- stacks ---------------------------------------------------------------------------
     def stack(self, name_or_id: str, ok404: bool = False) -> dict[str, Any] | None:
         """``GET /stacks/<name or id>`` (following heat-api's redirect): the stack body."""
-        body = self.request("GET", f"stacks/{quote(name_or_id, safe='')}", ok404=ok404)
-        return None if body is None else dict(body["stack"])
+        body = self._get("GET", f"stacks/{quote(name_or_id, safe='')}", "stack", ok404=ok404)
+        return None if body is None else dict(body)
 
     @staticmethod
     def stack_path(stack: dict[str, Any]) -> str:
         return f"stacks/{quote(stack['stack_name'], safe='')}/{stack['id']}"
 
     def create_stack(self, body: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.request("POST", "stacks", body=body)["stack"])
+        created = dict(self._get("POST", "stacks", "stack", body=body))
+        if "id" not in created:
+            raise CliError("the API created the stack but did not return its id")
+        return created
 
     def list_stacks(self) -> list[dict[str, Any]]:
-        return list(self.request("GET", "stacks")["stacks"])
+        return list(self._get("GET", "stacks", "stacks"))
 
     def delete_stack(self, stack: dict[str, Any]) -> None:
         self.request("DELETE", self.stack_path(stack))
 
     def show(self, stack: dict[str, Any], ok404: bool = False) -> dict[str, Any] | None:
-        body = self.request("GET", self.stack_path(stack), ok404=ok404)
-        return None if body is None else dict(body["stack"])
+        body = self._get("GET", self.stack_path(stack), "stack", ok404=ok404)
+        return None if body is None else dict(body)
 
     def resources(self, stack: dict[str, Any], ok404: bool = False) -> list[dict[str, Any]]:
-        body = self.request("GET", f"{self.stack_path(stack)}/resources", ok404=ok404)
-        return [] if body is None else list(body["resources"])
+        body = self._get("GET", f"{self.stack_path(stack)}/resources", "resources", ok404=ok404)
+        return [] if body is None else list(body)
 
     def events(self, stack: dict[str, Any], marker: str | None = None,
                ok404: bool = False) -> list[dict[str, Any]]:
@@ -145,12 +158,13 @@ class Client:
         params = {"sort_dir": "asc"}
         if marker:
             params["marker"] = marker
-        body = self.request("GET", f"{self.stack_path(stack)}/events", params=params, ok404=ok404)
-        return [] if body is None else list(body["events"])
+        body = self._get("GET", f"{self.stack_path(stack)}/events", "events", params=params,
+                         ok404=ok404)
+        return [] if body is None else list(body)
 
     def output(self, stack: dict[str, Any], key: str) -> dict[str, Any]:
         path = f"{self.stack_path(stack)}/outputs/{quote(key, safe='')}"
-        return dict(self.request("GET", path)["output"])
+        return dict(self._get("GET", path, "output"))
 
     def template(self, stack: dict[str, Any]) -> Any:
         return self.request("GET", f"{self.stack_path(stack)}/template")

@@ -122,6 +122,10 @@ def make_app(api: FakeApi) -> Flask:
             return fault(400, "HTTPBadRequest", "The Resource Type (OS::Nope) could not be found.")
         return jsonify({"Description": "ok", "Parameters": {}})
 
+    @app.get("/v1/odd/stacks")
+    def odd() -> Any:
+        return jsonify({"items": []})
+
     @app.get("/v1/admin/boom")
     def boom() -> Any:
         return "<html>oops</html>", 500

@@ -248,3 +248,11 @@ def test_delete_wait_shows_only_new_events(fake_api: FakeApi) -> None:
     assert res.exit_code == 0, res.output
     assert "from the create" not in res.output
     assert any("marker=ev1" in p for m, p, _ in fake_api.requests if "/events" in p)
+
+
+def test_not_a_heat_api(fake_api: FakeApi) -> None:
+    url = fake_api.url.replace("/v1/admin", "/v1/odd")
+    res = run("stack", "list", "--url", url)
+    assert res.exit_code == 2
+    assert res.output.strip() == (f"stoker: error: GET {url}/stacks answered without 'stacks': "
+                                  "is this an Orchestration API v1 endpoint?")
