@@ -1,0 +1,248 @@
+"""Cinder resource types: Volume, VolumeAttachment, VolumeType, EncryptedVolumeType (Heat 27's
+schemas, ``heat/engine/resources/openstack/cinder/``).
+
+* Volume: created empty or from an image, snapshot, volume or backup (restore); complete once
+  ``available`` (``read_only`` then applied), ``error`` fails with Heat's ResourceInError. Delete
+  polls until the volume is gone; a volume still in use is retried by the poll (Cinder's 400
+  "status must be available" is taken as a conflict). Attributes as Heat: ``display_name``,
+  ``metadata`` (JSON text) and ``metadata_values`` (map), ``attachments`` (JSON text) and
+  ``attachments_list``...
+* VolumeAttachment: Nova's ``os-volume_attachments`` (the reference id is the attachment id,
+  which Nova makes the volume id), complete once the volume is ``in-use``; delete detaches and
+  waits for the volume to be free again.
+* VolumeType / EncryptedVolumeType: admin objects, created and deleted synchronously.
+
+Not honoured: ``deletion_policy: Snapshot`` (the engine does not pass it on yet).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from app import errors
+from app.clients import is_not_found
+from app.resource_types._cloud import CloudResource, plain
+from app.resource_types._schemas import cinder as sch
+from app.resource_types.base import Resource
+from app.resource_types.neutron import in_error
+
+
+class Volume(CloudResource):
+    """A Cinder volume."""
+
+    type_name = "OS::Cinder::Volume"
+    support_status = sch.VOLUME_SUPPORT
+    properties_schema = sch.VOLUME_PROPERTIES
+    attributes_schema = sch.VOLUME_ATTRIBUTES
+    attribute_keys: ClassVar[dict[str, str]] = {"display_name": "name",
+                                                "display_description": "description",
+                                                "multiattach": "multiattach"}
+
+    def _fetch(self) -> Any:
+        return self.cloud().block_storage.get_volume(self.resource_id)
+
+    def handle_create(self) -> None:
+        p = self.properties
+        storage = self.cloud().block_storage
+        name = self.name_or_physical()
+        if p.get("backup_id"):
+            restored = storage.restore_backup(self.resolve("cinder.backup", p["backup_id"]),
+                                              name=name)
+            self.resource_id = restored.volume_id if hasattr(restored, "volume_id") \
+                else restored["volume_id"]
+            return
+        attrs: dict[str, Any] = {"name": name, "size": p.get("size"),
+                                 "description": p.get("description")}
+        if p.get("image"):
+            attrs["image_id"] = self.resolve("glance.image", p["image"])
+        if p.get("snapshot_id"):
+            attrs["snapshot_id"] = self.resolve("cinder.snapshot", p["snapshot_id"])
+        if p.get("source_volid"):
+            attrs["source_volume_id"] = self.resolve("cinder.volume", p["source_volid"])
+        if p.get("volume_type"):
+            attrs["volume_type"] = p["volume_type"]
+        if p.get("availability_zone"):
+            attrs["availability_zone"] = p["availability_zone"]
+        if p.get("metadata"):
+            attrs["metadata"] = {k: str(v) for k, v in p["metadata"].items()}
+        if p.get("scheduler_hints"):
+            attrs["scheduler_hints"] = dict(p["scheduler_hints"])
+        volume = storage.create_volume(**{k: v for k, v in attrs.items() if v is not None})
+        self.resource_id = volume.id
+
+    def check_create_complete(self, handle: Any) -> bool:
+        self.refresh()
+        shown = self.show_resource()
+        status = str((shown or {}).get("status", "")).lower()
+        if status == "available":
+            if self.properties.get("read_only") is not None:
+                self.cloud().block_storage.set_volume_readonly(self.resource_id,
+                                                               bool(self.properties["read_only"]))
+            return True
+        if status in ("error", "error_restoring", "error_extending") or shown is None:
+            raise in_error(status or "DELETED", "Unknown")
+        return False
+
+    def _delete(self) -> None:
+        try:
+            self.cloud().block_storage.delete_volume(self.resource_id)
+        except errors.CloudError as exc:
+            if exc.status == 400 and "status" in exc.message.lower():
+                raise errors.CloudError(exc.message, status=409, heat_type="Conflict") from exc
+            raise
+
+    def check_delete_complete(self, handle: Any) -> bool:
+        done = super().check_delete_complete(handle)
+        if not done:
+            shown = self.show_resource() if self._shown is None else self._shown
+            if str((shown or {}).get("status", "")).lower() == "error_deleting":
+                raise in_error("error_deleting", "Unknown")
+        return done
+
+    def _resolve_attribute(self, name: str) -> Any:
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        if name == "metadata":
+            return json.dumps(shown.get("metadata") or {})
+        if name == "metadata_values":
+            return shown.get("metadata") or {}
+        if name == "attachments":
+            return json.dumps(shown.get("attachments") or [])
+        if name == "attachments_list":
+            return shown.get("attachments") or []
+        if name == "bootable":
+            return str(shown.get("bootable")).lower() == "true"
+        return shown.get(self.attribute_keys.get(name, name))
+
+
+class VolumeAttachment(CloudResource):
+    """Attaches ``volume_id`` to server ``instance_uuid`` (at ``mountpoint``) through Nova."""
+
+    type_name = "OS::Cinder::VolumeAttachment"
+    support_status = sch.VOLUME_ATTACHMENT_SUPPORT
+    properties_schema = sch.VOLUME_ATTACHMENT_PROPERTIES
+    attributes_schema = sch.VOLUME_ATTACHMENT_ATTRIBUTES
+    server_prop: ClassVar[str] = "instance_uuid"
+    volume_prop: ClassVar[str] = "volume_id"
+    device_prop: ClassVar[str] = "mountpoint"
+
+    def _ids(self) -> tuple[str, str]:
+        return (str(self.data.get("server") or self.properties.get(self.server_prop)),
+                str(self.data.get("volume") or self.properties.get(self.volume_prop)))
+
+    def handle_create(self) -> None:
+        server = self.resolve("nova.server", self.properties.get(self.server_prop))
+        volume = self.resolve("cinder.volume", self.properties.get(self.volume_prop))
+        self.data.update(server=server, volume=volume)
+        attrs: dict[str, Any] = {"volume_id": volume}
+        if self.properties.get(self.device_prop):
+            attrs["device"] = self.properties[self.device_prop]
+        attachment = self.cloud().compute.create_volume_attachment(server, **attrs)
+        self.resource_id = attachment.id or volume
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """Heat's ``check_attach_volume_complete``: the volume ``in-use``."""
+        volume = plain(self.cloud().block_storage.get_volume(self._ids()[1])) or {}
+        status = str(volume.get("status", "")).lower()
+        if status == "in-use":
+            return True
+        if status.startswith("error"):
+            raise in_error(status, "Unknown")
+        return False
+
+    def _fetch(self) -> Any:
+        server, volume = self._ids()
+        return self.cloud().compute.get_volume_attachment(server, volume)
+
+    def _delete(self) -> None:
+        server, volume = self._ids()
+        self.cloud().compute.delete_volume_attachment(server, volume)
+
+    def _gone(self) -> bool:
+        """Detached once the volume no longer lists the server (or either is gone)."""
+        server, volume = self._ids()
+        try:
+            shown = plain(self.cloud().block_storage.get_volume(volume)) or {}
+        except errors.CloudError as exc:
+            if is_not_found(exc):
+                return True
+            raise
+        attached = {a.get("server_id") for a in shown.get("attachments") or []}
+        status = str(shown.get("status", "")).lower()
+        return server not in attached and status != "detaching"
+
+
+class VolumeType(CloudResource):
+    """A volume type (admin); ``metadata`` are its extra specs, ``projects`` get access to a
+    private type."""
+
+    type_name = "OS::Cinder::VolumeType"
+    support_status = sch.VOLUME_TYPE_SUPPORT
+    properties_schema = sch.VOLUME_TYPE_PROPERTIES
+    attributes_schema = sch.VOLUME_TYPE_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        p = self.properties
+        attrs: dict[str, Any] = {"name": p["name"], "is_public": self.get_property("is_public")}
+        if p.get("description"):
+            attrs["description"] = p["description"]
+        if p.get("metadata"):
+            attrs["extra_specs"] = {k: str(v) for k, v in p["metadata"].items()}
+        storage = self.cloud().block_storage
+        vtype = storage.create_type(**attrs)
+        self.resource_id = vtype.id
+        if not attrs["is_public"]:
+            for project in p.get("projects") or []:
+                storage.add_type_access(vtype, project)
+
+    def _fetch(self) -> Any:
+        return self.cloud().block_storage.get_type(self.resource_id)
+
+    def _delete(self) -> None:
+        self.cloud().block_storage.delete_type(self.resource_id)
+
+
+class EncryptedVolumeType(CloudResource):
+    """Encryption of ``volume_type`` (admin). Reference id: the volume type's id."""
+
+    type_name = "OS::Cinder::EncryptedVolumeType"
+    support_status = sch.ENCRYPTED_VOLUME_TYPE_SUPPORT
+    properties_schema = sch.ENCRYPTED_VOLUME_TYPE_PROPERTIES
+    attributes_schema = sch.ENCRYPTED_VOLUME_TYPE_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        p = self.properties
+        vtype = self.resolve("cinder.vtype", p.get("volume_type"))
+        attrs: dict[str, Any] = {"provider": p["provider"],
+                                 "control_location": self.get_property("control_location")}
+        for key in ("cipher", "key_size"):
+            if p.get(key) is not None:
+                attrs[key] = p[key]
+        self.cloud().block_storage.create_type_encryption(vtype, **attrs)
+        self.resource_id = vtype
+
+    def _fetch(self) -> Any:
+        return self.cloud().block_storage.get_type_encryption(self.resource_id)
+
+    def _delete(self) -> None:
+        storage = self.cloud().block_storage
+        encryption = storage.get_type_encryption(self.resource_id)
+        if not getattr(encryption, "encryption_id", None):
+            return
+        storage.delete_type_encryption(encryption=encryption, volume_type=self.resource_id)
+
+    def _gone(self) -> bool:
+        try:
+            found = self._fetch()
+        except errors.CloudError as exc:
+            if is_not_found(exc):
+                return True
+            raise
+        return not getattr(found, "encryption_id", None)
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    """This module's types, for :mod:`app.resource_types.registry`."""
+    return {cls.type_name: cls for cls in (Volume, VolumeAttachment, VolumeType,
+                                           EncryptedVolumeType)}

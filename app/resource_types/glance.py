@@ -1,0 +1,66 @@
+"""OS::Glance::WebImage (Heat 27, ``heat/engine/resources/openstack/glance/image.py``): an
+image record whose data Glance downloads from ``location`` (interoperable import,
+``web-download``). Complete once the image is ``active`` (``killed`` fails); ``active: false``
+then deactivates it; ``members`` are added. Reference id: the image id."""
+from __future__ import annotations
+
+from typing import Any
+
+from app.resource_types._cloud import CloudResource
+from app.resource_types._schemas import glance as sch
+from app.resource_types.base import Resource
+from app.resource_types.neutron import in_error
+
+_PASSED = ("container_format", "disk_format", "min_disk", "min_ram", "protected", "visibility",
+           "architecture", "kernel_id", "ramdisk_id", "os_distro", "os_version", "owner", "id")
+
+
+class WebImage(CloudResource):
+    """A Glance image imported from a URL."""
+
+    type_name = "OS::Glance::WebImage"
+    support_status = sch.WEB_IMAGE_SUPPORT
+    properties_schema = sch.WEB_IMAGE_PROPERTIES
+    attributes_schema = sch.WEB_IMAGE_ATTRIBUTES
+
+    def handle_create(self) -> None:
+        p = self.properties
+        attrs: dict[str, Any] = {"name": self.name_or_physical()}
+        for key in _PASSED:
+            if p.get(key) is not None:
+                attrs[key] = p[key]
+        if p.get("tags"):
+            attrs["tags"] = list(p["tags"])
+        attrs.update({str(k): v for k, v in (p.get("extra_properties") or {}).items()})
+        image = self.cloud().image.create_image(**attrs)
+        self.resource_id = image.id
+        self.cloud().image.import_image(image, method="web-download", uri=p["location"])
+
+    def check_create_complete(self, handle: Any) -> bool:
+        self.refresh()
+        shown = self.show_resource() or {}
+        status = str(shown.get("status", "")).lower()
+        if status == "killed":
+            raise in_error(status, "Unknown")
+        if status != "active":
+            return False
+        image = self.cloud().image
+        for member in self.properties.get("members") or []:
+            if member not in self.data.setdefault("members", []):
+                image.add_member(self.resource_id, member_id=member)
+                self.data["members"].append(member)
+        if self.get_property("active") is False and not self.data.get("deactivated"):
+            image.deactivate_image(self.resource_id)
+            self.data["deactivated"] = True
+        return True
+
+    def _fetch(self) -> Any:
+        return self.cloud().image.get_image(self.resource_id)
+
+    def _delete(self) -> None:
+        self.cloud().image.delete_image(self.resource_id)
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    """This module's types, for :mod:`app.resource_types.registry`."""
+    return {WebImage.type_name: WebImage}

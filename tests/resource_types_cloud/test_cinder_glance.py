@@ -1,0 +1,89 @@
+"""Cinder and Glance types against the sandbox."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app import errors
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+@pytest.fixture()
+def server(driver: Any) -> Any:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    server = driver.create("OS::Nova::Server", "srv", {
+        "image": "cirros", "flavor": "m1.tiny", "networks": [{"network": net.resource_id}]})
+    yield server
+    driver.delete(server)
+    driver.delete(net)
+
+
+def test_volume_life_cycle_and_attachment(driver: Any, server: Any) -> None:
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1, "metadata": {"k": "v"},
+                                                      "read_only": False})
+    assert vol.resolve_attribute("status") == "available"
+    assert vol.resolve_attribute("size") == 1
+    assert vol.resolve_attribute("display_name").startswith("cloudstack-vol-")
+    assert json.loads(vol.resolve_attribute("metadata"))["k"] == "v"
+    assert vol.resolve_attribute("metadata_values")["k"] == "v"
+    att = driver.create("OS::Cinder::VolumeAttachment", "att", {
+        "instance_uuid": server.resource_id, "volume_id": vol.resource_id,
+        "mountpoint": "/dev/vdb"})
+    assert att.get_reference_id()
+    vol = driver.again(vol)
+    assert vol.resolve_attribute("status") == "in-use"
+    assert vol.resolve_attribute("attachments_list")[0]["server_id"] == server.resource_id
+    # the volume cannot go while attached: the delete waits (409 retried by the poll)
+    res = driver.again(vol)
+    handle = res.handle_delete()
+    assert handle["pending"] is True
+    driver.delete(att)
+    assert driver.again(vol).resolve_attribute("status") == "available"
+    assert driver.again(vol).check_delete_complete(handle) in (True, False)
+    driver.delete(vol)
+    driver.delete(att)   # already gone
+
+
+def test_volume_from_image_and_error(driver: Any, faults: Any) -> None:
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1, "image": "cirros"})
+    assert vol.resolve_attribute("bootable") is True
+    driver.delete(vol)
+    faults({"match": "volume.POST.volumes", "status": 413, "message": "VolumeSizeExceedsAvailableQuota",
+            "times": 1})
+    with pytest.raises(errors.CloudError) as info:
+        driver.create("OS::Cinder::Volume", "vol", {"size": 1})
+    assert info.value.status == 413 and info.value.message == "VolumeSizeExceedsAvailableQuota"
+
+
+def test_volume_types(driver: Any) -> None:
+    vtype = driver.create("OS::Cinder::VolumeType", "vt", {"name": "gold",
+                                                           "metadata": {"tier": "1"}})
+    assert vtype.resolve_attribute("show")["extra_specs"] == {"tier": "1"}
+    enc = driver.create("OS::Cinder::EncryptedVolumeType", "enc", {
+        "volume_type": "gold", "provider": "luks", "cipher": "aes-xts-plain64", "key_size": 256})
+    assert enc.get_reference_id() == vtype.resource_id
+    assert enc.resolve_attribute("show")["provider"] == "luks"
+    driver.delete(enc)
+    driver.delete(vtype)
+
+
+def test_missing_volume_gives_heats_message(driver: Any) -> None:
+    res = driver.make("OS::Cinder::VolumeAttachment", "att", {"instance_uuid": "x",
+                                                              "volume_id": "nope"})
+    with pytest.raises(errors.ValidationError) as info:
+        res.validate()
+    assert "The Volume (nope) could not be found." in info.value.message
+
+
+def test_web_image(driver: Any) -> None:
+    image = driver.create("OS::Glance::WebImage", "img", {
+        "location": "http://127.0.0.1:1/cirros.img", "container_format": "bare",
+        "disk_format": "qcow2", "tags": ["t1"], "os_distro": "cirros"})
+    shown = image.resolve_attribute("show")
+    assert shown["status"] == "active" and shown["tags"] == ["t1"]
+    assert shown["os_distro"] == "cirros"
+    driver.delete(image)
+    driver.delete(image)
