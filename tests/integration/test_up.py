@@ -3,6 +3,7 @@ console script in a new session, the API port, a stack created with ``stoker sta
 then SIGTERM to the process group — and no child may survive."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -94,10 +95,14 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
         seen |= _descendants(proc.pid)
 
         create = subprocess.run(
-            [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"), "it",
-             "--wait"], env=env, cwd=home, capture_output=True, text=True, timeout=180)
+            [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"),
+             "--parameter", "length=24", "it", "--wait"], env=env, cwd=home, capture_output=True, text=True, timeout=180)
         assert create.returncode == 0, create.stdout + create.stderr + log_path.read_text()[-3000:]
         assert "CREATE_COMPLETE" in create.stdout and "database_url" in create.stdout
+        password = subprocess.run([*_stoker(), "stack", "output-show", "it", "database_url",
+                                   "-f", "json"], env=env, capture_output=True, text=True, timeout=60)
+        assert password.returncode == 0, password.stderr
+        assert len(json.loads(password.stdout)["output_value"].split(":")[2].split("@")[0]) == 24
 
         listed = subprocess.run([*_stoker(), "stack", "list"], env=env, capture_output=True,
                                 text=True, timeout=60)
