@@ -96,7 +96,8 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
 
         create = subprocess.run(
             [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"),
-             "--parameter", "length=24", "it", "--wait"], env=env, cwd=home, capture_output=True, text=True, timeout=180)
+             "--parameter", "length=24", "it", "--wait"],
+            env=env, cwd=home, capture_output=True, text=True, timeout=180)
         assert create.returncode == 0, create.stdout + create.stderr + log_path.read_text()[-3000:]
         assert "CREATE_COMPLETE" in create.stdout and "database_url" in create.stdout
         password = subprocess.run([*_stoker(), "stack", "output-show", "it", "database_url",
