@@ -60,7 +60,8 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
             f"Template size ({size} bytes) exceeds maximum allowed size "
             f"({settings.max_template_size} bytes).")
     files = dict(files or {})
-    merged = environments.merge(environment, parameters, environment_files, files)
+    merged = environments.merge(environment, parameters, environment_files, files,
+                                template)
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
     stack_id = new_id()

@@ -24,7 +24,8 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     """
     if template is None:
         raise errors.BadRequest("No template specified")
-    merged = environments.merge(environment, parameters, environment_files, files)
+    merged = environments.merge(environment, parameters, environment_files, files,
+                                template)
     env = templates.Environment.from_mapping(merged)
     params = merged.get("parameters") or {}
     tmpl = templates.parse(template, files or {}, max_size=config.get().max_template_size)

@@ -6,12 +6,13 @@ Unknown sections are Heat's 'environment has wrong section "x"'.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
 from app.templates import loader
+from app.templates.registry import Registry
 
 SECTIONS = ("parameters", "parameter_defaults", "resource_registry", "encrypted_param_names",
             "event_sinks", "parameter_merge_strategies")
@@ -55,6 +56,24 @@ class Environment:
                    encrypted_param_names=list(mapping.get("encrypted_param_names") or []),
                    parameter_merge_strategies=dict(
                        mapping.get("parameter_merge_strategies") or {}))
+
+    def registry(self) -> Registry:
+        """The loaded ``resource_registry`` (:mod:`app.templates.registry`); built on first use.
+
+        :raises errors.BadRequest: a malformed entry, hook or restricted action."""
+        cached = self.__dict__.get("_registry")
+        if cached is None or cached[0] is not self.resource_registry:
+            cached = (self.resource_registry, Registry.from_mapping(self.resource_registry))
+            self.__dict__["_registry"] = cached
+        return cached[1]
+
+    def resolve_type(self, resource_name: str | None, type_name: str, *,
+                     known: Callable[[str], bool] | None = None) -> tuple[str, str | None]:
+        """``(effective_type, template_key | None)`` for a resource's type through the registry
+        (aliases, ``OS::Heat::None``, wildcards, per-resource entries, template files); see
+        :meth:`app.templates.registry.Registry.resolve`. :raises errors.ValidationError:"""
+        found = self.registry().resolve(type_name, resource_name, known=known)
+        return found.effective_type, found.template
 
     def to_mapping(self) -> dict[str, Any]:
         """As Heat shows an environment (``/validate``'s ``Environment``)."""

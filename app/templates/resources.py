@@ -23,6 +23,9 @@ class ResourceDefinition:
     ``properties`` and ``metadata`` are the template snippets (functions unresolved; the
     stack's ``resolve_properties`` resolves them). ``deletion_policy`` is normalised to
     ``Delete``/``Retain``/``Snapshot``. ``condition`` is the template's raw condition or None.
+    ``type`` is the type as written; ``effective_type`` the built-in type the environment's
+    registry resolved it to (None: same as ``type``); ``template`` the files-map key of the
+    provider template when the resource is a template resource (a nested stack), else None.
     """
 
     name: str
@@ -35,6 +38,13 @@ class ResourceDefinition:
     description: str = ""
     external_id: Any = None
     condition: Any = None
+    template: str | None = None
+    effective_type: str | None = None
+
+    @property
+    def implementation(self) -> str:
+        """The built-in type to instantiate (``effective_type``, else ``type``)."""
+        return self.effective_type or self.type
 
 
 @dataclass

@@ -77,6 +77,13 @@ class StackDefinition:
     warnings: list[str] = field(default_factory=list)
     _attr_index: dict[str, set[tuple[Any, ...]]] | None = None
     _output_refs: set[str] | None = None
+    environment: Environment | None = None
+
+    def nested_environment(self, name: str) -> dict[str, Any]:
+        """The environment mapping for template resource ``name``'s child stack (parent's
+        registry and parameter_defaults, as Heat); see :mod:`.type_resolution`."""
+        from app.templates.type_resolution import nested_environment
+        return nested_environment(self, name)
 
     # -- queries -----------------------------------------------------------------------------
     def parameters_for_show(self) -> dict[str, str]:
@@ -208,15 +215,12 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
         active[name] = raw
     scope.active = frozenset(active)
 
+    from app.templates.type_resolution import resolve_types
+    kinds = resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files, type_schema)
     bound: dict[str, _Bound] = {}
     for name, raw in active.items():
-        schema = None
-        if type_schema is not None:
-            schema = type_schema(raw.type)
-            if schema is None:
-                raise errors.ValidationError(f"The Resource Type ({raw.type}) could not be found.",
-                                             path=("resources", name, "type"))
-        if raw.type in LAX_TYPES:
+        schema = kinds[name].schema
+        if kinds[name].effective_type in LAX_TYPES:
             schema = None
         bound[name] = _Bound(raw, expand_macros(raw.properties, static),
                              expand_macros(raw.metadata, static), schema)
@@ -237,7 +241,8 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
             update_policy=resolve(expand_macros(b.raw.update_policy, static), static),
             description=b.raw.description if isinstance(b.raw.description, str) else "",
             external_id=resolve(expand_macros(b.raw.external_id, static), static),
-            condition=b.raw.snippet.get("condition"))
+            condition=b.raw.snippet.get("condition"), template=kinds[name].template,
+            effective_type=kinds[name].effective_type)
     check_acyclic(graph)
 
     outputs: dict[str, tuple[bool, Any, Any]] = {}
@@ -252,8 +257,10 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
             _check_attributes(tree, bound, type_schema)
             _check_attr_paths(tree, values)
         outputs[key] = (enabled, tree, out.description)
-    return StackDefinition(tmpl, identity, values, definitions, graph, condition_values, scope,
-                           bound, outputs, list(tmpl.warnings))
+    definition = StackDefinition(tmpl, identity, values, definitions, graph, condition_values,
+                                 scope, bound, outputs, list(tmpl.warnings))
+    definition.environment = env
+    return definition
 
 
 def _requirements(tmpl: Template, b: _Bound, values: Parameters,

@@ -1,0 +1,262 @@
+"""The resource registry of an environment: which implementation a resource's type names.
+
+As Heat's ``heat/engine/environment.py`` (``ResourceRegistry``), with its matching order:
+
+* entries: ``"My::T": "OS::Heat::Value"`` (a map to another type), ``"OS::Heat::None"`` to
+  disable, ``"Old::*": "New::*"`` (a wildcard rename; ``"Acme::*": "OS::Heat::None"`` maps a
+  namespace to one type), ``"My::T": child.yaml`` / ``file:///.../child.yaml`` (a *template
+  resource*: the value, or the key itself, ends with ``.yaml`` / ``.template``), ``null`` removes
+  an entry loaded before it (a ``"X::*": null`` all that match), and per-resource overrides
+  ``resources: {<name>: {<type>: <value>, hooks: ..., restricted_actions: ...}}``;
+* a type that is itself a template name (``type: child.yaml``) is a template resource;
+* candidates for (type, resource name): the per-resource entry (exact name), the exact entry,
+  every wildcard whose prefix matches (and whose value is not the type itself), then the
+  built-in types. They are tried in Heat's order — longer registry path first, then the path
+  compared as text (so ``"OS::*"`` sorts before ``"OS::Nova::Server"``) — and a candidate whose
+  target does not exist is skipped;
+* Heat's side effect is kept: when a mapping (not a template) resolves to a built-in type,
+  Heat records that mapping as the top-level entry for the type, so a per-resource override
+  used once applies to the later resources of that type too (oracle:
+  env-registry-resource-specific). :meth:`Registry.resolve` with ``record=True`` does the same.
+
+Hooks (``pre-create``, ``pre-update``, ``pre-delete``, ``post-create``, ``post-update``,
+``post-delete``) and restricted actions (``update``, ``replace``) are parsed and validated;
+:meth:`Registry.hooks_for` / :meth:`Registry.restricted_actions_for` match resource names with
+shell-style wildcards as Heat does.
+"""
+from __future__ import annotations
+
+import copy
+import fnmatch
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import errors
+
+TEMPLATE_SUFFIXES = (".yaml", ".template")
+HOOK_TYPES = ("pre-create", "pre-update", "pre-delete", "post-create", "post-update",
+              "post-delete")
+RESTRICTED_ACTIONS = ("update", "replace")
+_MAX_DEPTH = 50
+
+
+def is_template_name(name: str) -> bool:
+    """True when Heat treats ``name`` as a template file (``.yaml`` / ``.template``)."""
+    return name.endswith(TEMPLATE_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The outcome of resolving a type: ``effective_type`` is the built-in type to instantiate
+    (for a template resource, the type as written); ``template`` the files-map key of the
+    provider template, else None."""
+
+    effective_type: str
+    template: str | None = None
+
+
+@dataclass(frozen=True)
+class _Info:
+    """One registry entry: ``path`` (e.g. ``("resources", "b", "My::T")``), its value, kind."""
+
+    path: tuple[str, ...]
+    value: str
+    kind: str  # "map" | "glob" | "template"
+
+    @property
+    def name(self) -> str:
+        return self.path[-1]
+
+    def sort_key(self) -> tuple[int, tuple[str, ...]]:
+        return (-len(self.path), self.path)
+
+
+def _info(path: tuple[str, ...], value: str) -> _Info:
+    name = path[-1]
+    if is_template_name(name):
+        return _Info(path, name, "template")
+    if is_template_name(value):
+        return _Info(path, value, "template")
+    if name.endswith("*"):
+        return _Info(path, value, "glob")
+    return _Info(path, value, "map")
+
+
+def _check_actions(key: str, value: Any, allowed: tuple[str, ...], what: str,
+                   heat_type: str) -> None:
+    ok = (isinstance(value, str) and value in allowed) or (
+        isinstance(value, list) and all(isinstance(v, str) and v in allowed for v in value))
+    if not ok:
+        raise errors.BadRequest(f'Invalid {what} type "{value}" for resource'
+                                f'{" breakpoint" if key == "hooks" else ""}, acceptable '
+                                f'{what} types are: {allowed}', heat_type=heat_type)
+
+
+@dataclass
+class Registry:
+    """A loaded resource registry (see module doc). Build with :meth:`from_mapping`."""
+
+    entries: dict[str, _Info] = field(default_factory=dict)
+    resources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> Registry:
+        """Load an environment's ``resource_registry`` in order, as Heat's
+        ``ResourceRegistry.load``.
+
+        :raises errors.BadRequest: a section or entry of the wrong shape, an invalid hook or
+            restricted action (Heat's ``InvalidBreakPointHook`` / ``InvalidRestrictedAction``).
+        """
+        reg = cls(raw=copy.deepcopy(dict(mapping or {})))
+        if mapping is None:
+            return reg
+        if not isinstance(mapping, Mapping):
+            raise errors.BadRequest("resource_registry must be a mapping",
+                                    heat_type="ValueError")
+        for key, value in mapping.items():
+            key = str(key)
+            if key == "resources" and isinstance(value, Mapping):
+                for rname, spec in value.items():
+                    reg._load_resource(str(rname), spec)
+            elif value is None:
+                reg._remove(reg.entries, key)
+            elif isinstance(value, str):
+                reg.entries[key] = _info((key,), value)
+            else:
+                raise errors.BadRequest(f'resource_registry entry "{key}" must be a type name '
+                                        f'or a template file name', heat_type="ValueError")
+        return reg
+
+    def _load_resource(self, rname: str, spec: Any) -> None:
+        if spec is None:
+            self.resources.pop(rname, None)
+            return
+        if not isinstance(spec, Mapping):
+            raise errors.BadRequest(f'resource_registry.resources.{rname} must be a mapping',
+                                    heat_type="ValueError")
+        target = self.resources.setdefault(rname, {})
+        for key, value in spec.items():
+            key = str(key)
+            if key == "hooks":
+                _check_actions(key, value, HOOK_TYPES, "hook", "InvalidBreakPointHook")
+                target[key] = value
+            elif key == "restricted_actions":
+                _check_actions(key, value, RESTRICTED_ACTIONS, "restricted_action",
+                               "InvalidRestrictedAction")
+                target[key] = value
+            elif value is None:
+                self._remove(target, key)
+            elif isinstance(value, str):
+                target[key] = _info(("resources", rname, key), value)
+            else:
+                raise errors.BadRequest(f'resource_registry.resources.{rname}.{key} must be a '
+                                        f'type name or a template file name',
+                                        heat_type="ValueError")
+
+    @staticmethod
+    def _remove(where: dict[str, Any], name: str) -> None:
+        if name.endswith("*"):
+            for k in [k for k, v in where.items()
+                      if isinstance(v, _Info) and k.startswith(name[:-1])]:
+                del where[k]
+        else:
+            where.pop(name, None)
+
+    # -- resolution ----------------------------------------------------------------------------
+    def _candidates(self, type_name: str, resource_name: str | None) -> list[_Info]:
+        out: list[_Info] = []
+        if is_template_name(type_name):
+            out.append(_Info((type_name,), type_name, "template"))
+        if resource_name is not None:
+            specific = self.resources.get(resource_name)
+            if specific and isinstance(specific.get(type_name), _Info):
+                out.append(specific[type_name])
+        exact = self.entries.get(type_name)
+        if exact is not None:
+            out.append(exact)
+        for key, info in self.entries.items():
+            if key.endswith("*") and info.kind == "glob" and type_name != info.value \
+                    and type_name.startswith(key[:-1]):
+                out.append(info)
+        return sorted(out, key=_Info.sort_key)
+
+    def resolve(self, type_name: str, resource_name: str | None = None, *,
+                known: Callable[[str], bool] | None = None,
+                record: bool = False) -> Resolution:
+        """Resolve ``type_name`` for resource ``resource_name`` (see module doc).
+
+        :param known: whether a built-in type exists (None: every name not in the registry
+            is taken as built-in; the caller's type schema then decides).
+        :param record: keep Heat's side effect (a mapping that reached a built-in type becomes
+            the top-level entry for ``type_name``); the registry is mutated.
+        :raises errors.ValidationError: Heat's "The Resource Type (X) could not be found."
+            naming ``type_name``.
+        """
+        found = self._resolve(type_name, resource_name, known, record, 0)
+        if found is None:
+            raise errors.ValidationError(f"The Resource Type ({type_name}) could not be found.",
+                                         heat_type="StackValidationFailed")
+        return found
+
+    def _resolve(self, type_name: str, resource_name: str | None,
+                 known: Callable[[str], bool] | None, record: bool,
+                 depth: int) -> Resolution | None:
+        if depth > _MAX_DEPTH:
+            return None
+        for info in self._candidates(type_name, resource_name):
+            if info.kind == "template":
+                return Resolution(type_name, info.value)
+            if info.kind == "glob":
+                prefix = info.name[:-1]
+                target = (info.value[:-1] + type_name[len(prefix):]
+                          if info.value.endswith("*") else info.value)
+            else:
+                target = info.value
+            found = self._resolve(target, resource_name, known, record, depth + 1)
+            if found is None:
+                continue
+            if record and found.template is None and info.path != (type_name,):
+                self.entries[type_name] = info
+            return found if found.template is None else Resolution(type_name, found.template)
+        if known is None or known(type_name):
+            return Resolution(type_name, None)
+        return None
+
+    # -- hooks and actions ---------------------------------------------------------------------
+    def _matching(self, resource_name: str, key: str) -> set[str]:
+        out: set[str] = set()
+        for pattern, spec in self.resources.items():
+            if key in spec and fnmatch.fnmatchcase(resource_name, pattern):
+                value = spec[key]
+                out.update([value] if isinstance(value, str) else value)
+        return out
+
+    def hooks_for(self, resource_name: str) -> set[str]:
+        """Hook types set for ``resource_name`` (wildcard patterns match, as Heat)."""
+        return self._matching(resource_name, "hooks")
+
+    def restricted_actions_for(self, resource_name: str) -> set[str]:
+        """Restricted actions (``update`` / ``replace``) for ``resource_name``."""
+        return self._matching(resource_name, "restricted_actions")
+
+    def child_mapping(self, resource_name: str, template: str | None = None,
+                      type_name: str | None = None) -> dict[str, Any]:
+        """The registry to hand a nested stack of resource ``resource_name``, as Heat's
+        ``get_child_environment``: the entry that made the resource a template resource is
+        removed (no self-recursion) and ``resources`` keeps only what applies inside the
+        child (the contents of every entry whose name pattern matches ``resource_name``)."""
+        out = {k: v for k, v in self.raw.items() if k != "resources"}
+        if template is not None and type_name is not None:
+            info = self.entries.get(type_name)
+            if info is not None and info.kind == "template" and info.path == (type_name,):
+                out.pop(type_name, None)
+        child: dict[str, Any] = {}
+        raw_resources = self.raw.get("resources")
+        for pattern, spec in (raw_resources.items()
+                              if isinstance(raw_resources, Mapping) else ()):
+            if isinstance(spec, Mapping) and fnmatch.fnmatchcase(resource_name, str(pattern)):
+                child.update(copy.deepcopy(dict(spec)))
+        out["resources"] = child
+        return out
