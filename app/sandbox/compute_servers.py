@@ -240,6 +240,9 @@ def create_server() -> Any:
         if group is None or not auth.can_see(group):
             raise SandboxError(400, f"Invalid server group {hints['group']}.")
         quotas.check(st, c.project_id, "compute", "server_group_members", len(group["members"]))
+    zone = str(data.get("availability_zone") or "nova").split(":")[0]
+    if zone != "nova":
+        raise SandboxError(400, "The requested availability zone is not available")
     nics = _networks_for(data, c.project_id)
     groups = _security_groups(data, c.project_id)
     now = st.clock()
@@ -249,7 +252,7 @@ def create_server() -> Any:
         "metadata": {str(k): str(v) for k, v in metadata.items()}, "hostId": secrets.token_hex(28),
         "created": iso(now), "updated": iso(now), "accessIPv4": data.get("accessIPv4", ""),
         "accessIPv6": data.get("accessIPv6", ""), "OS-DCF:diskConfig": data.get("OS-DCF:diskConfig", "MANUAL"),
-        "progress": 0, "OS-EXT-AZ:availability_zone": data.get("availability_zone") or "nova",
+        "progress": 0, "OS-EXT-AZ:availability_zone": zone,
         "config_drive": "True" if data.get("config_drive") else "", "key_name": data.get("key_name"),
         "OS-SRV-USG:launched_at": None, "OS-SRV-USG:terminated_at": None,
         "OS-EXT-SRV-ATTR:host": "sandbox", "OS-EXT-SRV-ATTR:hypervisor_hostname": "sandbox",

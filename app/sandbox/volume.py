@@ -70,6 +70,8 @@ def new_volume(project_id: str | None, size: int, *, name: str = "", description
         raise SandboxError(400, f"Invalid input received: Invalid volume size provided for create request: {size} "
                            "(size argument must be an integer (or string represention of an integer) and greater "
                            "than zero).")
+    if availability_zone not in (None, "", "nova"):
+        raise SandboxError(400, f"Invalid input received: Availability zone '{availability_zone}' is invalid.")
     vtype = volume_type(type_ref)
     image_meta = None
     if image_id:
@@ -145,6 +147,8 @@ def create_volume() -> Any:
         size = data.get("size")
     if size is None and data.get("snapshot_id"):
         size = (store().get("snapshots", data["snapshot_id"]) or {}).get("size")
+    if size is None and data.get("backup_id"):
+        size = (store().get("backups", data["backup_id"]) or {}).get("size")
     if size is None and data.get("source_volid"):
         size = (store().get("volumes", data["source_volid"]) or {}).get("size")
     vol = new_volume(auth.ctx().project_id, size, name=data.get("name") or "",  # type: ignore[arg-type]

@@ -47,3 +47,39 @@ def test_openstack_cli_lists_through_the_sandbox(no_leaks, conn, clouds_yaml):
     assert {"public", "private"} <= {n["Name"] for n in networks}
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_stoker_sandbox_command_serves_and_flushes_state_on_sigterm(tmp_path):
+    import signal
+    import socket
+    import time
+
+    import openstack
+    import requests
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    state = tmp_path / "sandbox.json"
+    proc = subprocess.Popen([sys.executable, "-m", "app.sandbox", "--port", str(port), "--state", str(state),
+                             "--delay", "server_build=0.1"], cwd=Path(__file__).parents[2],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/sandbox/health", timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "stoker sandbox did not start"
+            time.sleep(0.1)
+        assert requests.get(f"http://127.0.0.1:{port}/sandbox/behaviour").json()["delays"]["server_build"] == 0.1
+        conn = openstack.connect(auth_url=f"http://127.0.0.1:{port}/identity/v3", username="admin",
+                                 password="sandbox", project_name="admin", user_domain_name="Default",
+                                 project_domain_name="Default")
+        net = conn.network.create_network(name="kept")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    assert net.id in state.read_text()
