@@ -274,6 +274,11 @@ def _requirements(tmpl: Template, b: _Bound, values: Parameters,
             if ref not in scope.active:
                 prop = fpath[3] if where == "Properties" and len(fpath) > 3 else None
                 loc = f"{name}.{where}.{prop}" if prop is not None else f"{name}.{where}"
+                if isinstance(fn, Ref) and prop is not None:  # Heat meets it resolving the value
+                    dotted = ".".join(str(p) for p in fpath[:4])
+                    raise errors.ValidationError(
+                        f"Property error: {dotted}: {bad_reference(ref, fpath).raw}",
+                        path=fpath[:4])
                 exc = bad_reference(ref, fpath, loc)
                 raise errors.TemplateError(exc.raw, path=fpath,
                                            heat_type="InvalidTemplateReference")
