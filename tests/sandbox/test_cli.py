@@ -42,9 +42,8 @@ def test_openstack_cli_lists_through_the_sandbox(no_leaks, conn, clouds_yaml):
                                         networks=[{"uuid": conn.network.find_network("private").id}])
     conn.compute.wait_for_server(server, interval=0.05, wait=5)
     servers = openstack(clouds_yaml, "server", "list")
-    assert [s["Name"] for s in servers if s["ID"] == server.id] == ["cli-srv"]
-    networks = openstack(clouds_yaml, "network", "list")
-    assert {"public", "private"} <= {n["Name"] for n in networks}
+    assert [(s["Name"], s["Status"], s["Networks"]) for s in servers if s["ID"] == server.id] == [
+        ("cli-srv", "ACTIVE", {"private": [conn.compute.get_server(server).addresses["private"][0]["addr"]]})]
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
 

@@ -225,8 +225,8 @@ def test_server_tags_and_the_image_proxy(no_leaks, conn):
 
 def test_create_image_and_instance_actions(no_leaks, conn):
     server = wait_status(conn, boot(conn), "ACTIVE")
-    image_id = conn.compute.create_server_image(server, name="snap", wait=True, timeout=5)
-    image = conn.image.get_image(image_id)
+    image_id = conn.compute.create_server_image(server, name="snap")
+    image = conn.image.wait_for_status(conn.image.get_image(image_id), "active", interval=0.05, wait=5)
     assert image.status == "active" and image.owner == conn.current_project_id
     assert [a.action for a in conn.compute.server_actions(server)] == ["createImage", "create"]
     conn.image.delete_image(image)
