@@ -93,6 +93,19 @@ def _check_actions(key: str, value: Any, allowed: tuple[str, ...], what: str,
                                 f'{what} types are: {allowed}', heat_type=heat_type)
 
 
+def _check_nested(spec: Mapping[str, Any]) -> None:
+    """Hooks and restricted actions deeper in ``resources`` are checked too (Heat loads the
+    whole tree)."""
+    for key, value in spec.items():
+        if key == "hooks":
+            _check_actions(key, value, HOOK_TYPES, "hook", "InvalidBreakPointHook")
+        elif key == "restricted_actions":
+            _check_actions(key, value, RESTRICTED_ACTIONS, "restricted_action",
+                           "InvalidRestrictedAction")
+        elif isinstance(value, Mapping):
+            _check_nested(value)
+
+
 @dataclass
 class Registry:
     """A loaded resource registry (see module doc). Build with :meth:`from_mapping`."""
@@ -150,6 +163,9 @@ class Registry:
                 self._remove(target, key)
             elif isinstance(value, str):
                 target[key] = _info(("resources", rname, key), value)
+            elif isinstance(value, Mapping):  # entries for a nested stack's resource
+                _check_nested(value)
+                target[key] = copy.deepcopy(dict(value))
             else:
                 raise errors.BadRequest(f'resource_registry.resources.{rname}.{key} must be a '
                                         f'type name or a template file name',

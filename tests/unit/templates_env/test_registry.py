@@ -1,0 +1,200 @@
+"""The resource registry (Heat's ResourceRegistry): exact aliases, OS::Heat::None, wildcards
+and renames, per-resource entries, template files, Heat's matching order and its recording
+side effect, hooks, the child registry; and template resources through instantiate()."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app import errors
+from app.templates import Environment, StackIdentity, parse
+from app.templates.registry import Registry
+from tests.unit.templates.conftest import DictContext, heat_type_schema
+
+KNOWN = {"OS::Heat::Value", "OS::Heat::None", "OS::Nova::Server", "OS::Neutron::Net",
+         "OS::Neutron::Port", "OS::Heat::RandomString"}
+
+
+def resolve(registry: dict[str, Any], type_name: str, name: str | None = "r",
+            known: set[str] | None = KNOWN) -> tuple[str, str | None]:
+    found = Registry.from_mapping(registry).resolve(
+        type_name, name, known=(known.__contains__ if known is not None else None))
+    return found.effective_type, found.template
+
+
+@pytest.mark.parametrize("registry,type_name,name,expected", [
+    ({}, "OS::Heat::Value", "r", ("OS::Heat::Value", None)),
+    ({"My::T": "OS::Heat::Value"}, "My::T", "r", ("OS::Heat::Value", None)),
+    ({"OS::Nova::Server": "OS::Heat::None"}, "OS::Nova::Server", "r", ("OS::Heat::None", None)),
+    ({"A::T": "B::T", "B::T": "OS::Heat::Value"}, "A::T", "r", ("OS::Heat::Value", None)),
+    ({"OS::Neutron::*": "OS::Heat::None"}, "OS::Neutron::Port", "r", ("OS::Heat::None", None)),
+    ({"OS::Networking::*": "OS::Neutron::*"}, "OS::Networking::Net", "r",
+     ("OS::Neutron::Net", None)),
+    # a wildcard whose value is the type itself does not apply to it (many-to-one)
+    ({"OS::Heat::*": "OS::Heat::None"}, "OS::Heat::None", "r", ("OS::Heat::None", None)),
+    ({"My::T": "OS::Heat::Value", "resources": {"b": {"My::T": "OS::Heat::None"}}},
+     "My::T", "b", ("OS::Heat::None", None)),
+    ({"My::T": "OS::Heat::Value", "resources": {"b": {"My::T": "OS::Heat::None"}}},
+     "My::T", "a", ("OS::Heat::Value", None)),
+    ({"My::T": "child.yaml"}, "My::T", "r", ("My::T", "child.yaml")),
+    ({"My::T": "file:///opt/t/child.template"}, "My::T", "r",
+     ("My::T", "file:///opt/t/child.template")),
+    ({}, "child.yaml", "r", ("child.yaml", "child.yaml")),
+    ({"A::T": "My::T", "My::T": "c.yaml"}, "A::T", "r", ("A::T", "c.yaml")),
+    ({"resources": {"r": {"OS::Nova::Server": "srv.yaml"}}}, "OS::Nova::Server", "r",
+     ("OS::Nova::Server", "srv.yaml")),
+    # Heat's order: paths compared as text, so "OS::*" sorts before "OS::Nova::Server"
+    ({"OS::Nova::Server": "OS::Heat::Value", "OS::*": "OS::Heat::None"}, "OS::Nova::Server",
+     "r", ("OS::Heat::None", None)),
+    # a target that does not exist is skipped for the next candidate
+    ({"OS::Nova::Server": "OS::Nope::X", "OS::Nova::*": "OS::Heat::None"}, "OS::Nova::Server",
+     "r", ("OS::Heat::None", None)),
+    # null removes an entry loaded before it (a wildcard null all that match)
+    ({"OS::Nova::Server": "OS::Heat::None", "OS::Nova::*": None}, "OS::Nova::Server", "r",
+     ("OS::Nova::Server", None)),
+])
+def test_resolution(registry: dict[str, Any], type_name: str, name: str,
+                    expected: tuple[str, str | None]) -> None:
+    assert resolve(registry, type_name, name) == expected
+
+
+def test_unknown_types_name_the_type_as_written() -> None:
+    with pytest.raises(errors.ValidationError) as info:
+        resolve({"My::T": "OS::Nope::X"}, "My::T")
+    assert info.value.message == "The Resource Type (My::T) could not be found."
+    with pytest.raises(errors.ValidationError):
+        resolve({"A::T": "B::T", "B::T": "A::T"}, "A::T")
+    # without a known-type oracle, anything not in the registry is taken as built-in
+    assert resolve({"My::T": "OS::Nope::X"}, "My::T", known=None) == ("OS::Nope::X", None)
+
+
+def test_recording_side_effect() -> None:
+    reg = Registry.from_mapping({"My::T": "OS::Heat::Value",
+                                 "resources": {"b": {"My::T": "OS::Heat::None"}}})
+    known = KNOWN.__contains__
+    assert reg.resolve("My::T", "a", known=known, record=True).effective_type == \
+        "OS::Heat::Value"
+    assert reg.resolve("My::T", "b", known=known, record=True).effective_type == \
+        "OS::Heat::None"
+    # Heat recorded b's mapping as the top-level entry: a now resolves to OS::Heat::None
+    assert reg.resolve("My::T", "a", known=known).effective_type == "OS::Heat::None"
+
+
+def test_environment_resolve_type() -> None:
+    env = Environment.from_mapping({"resource_registry": {"Acme::*": "OS::Heat::None",
+                                                          "My::T": "t.yaml"}})
+    assert env.resolve_type("x", "Acme::Box") == ("OS::Heat::None", None)
+    assert env.resolve_type("0", "My::T") == ("My::T", "t.yaml")
+    assert env.resolve_type(None, "OS::Heat::Value") == ("OS::Heat::Value", None)
+
+
+def test_hooks_and_restricted_actions() -> None:
+    reg = Registry.from_mapping({"resources": {
+        "web_*": {"hooks": ["pre-create", "pre-update"]},
+        "db": {"hooks": "pre-delete", "restricted_actions": "replace"}}})
+    assert reg.hooks_for("web_1") == {"pre-create", "pre-update"}
+    assert reg.hooks_for("db") == {"pre-delete"}
+    assert reg.restricted_actions_for("db") == {"replace"}
+    assert reg.hooks_for("other") == set()
+    for bad in ({"hooks": "pre-nothing"}, {"restricted_actions": ["delete"]}):
+        with pytest.raises(errors.BadRequest):
+            Registry.from_mapping({"resources": {"r": bad}})
+    with pytest.raises(errors.BadRequest):
+        Registry.from_mapping({"My::T": 3})
+
+
+def test_child_mapping() -> None:
+    reg = Registry.from_mapping({"My::T": "t.yaml", "X::Y": "OS::Heat::None", "resources": {
+        "svc": {"inner": {"hooks": "pre-create"}}, "s*": {"deep": {"OS::Heat::Value":
+                                                                    "OS::Heat::None"}},
+        "other": {"z": {"hooks": "pre-create"}}}})
+    child = reg.child_mapping("svc", "t.yaml", "My::T")
+    assert child == {"X::Y": "OS::Heat::None", "resources": {
+        "inner": {"hooks": "pre-create"}, "deep": {"OS::Heat::Value": "OS::Heat::None"}}}
+
+
+CHILD = ("heat_template_version: 2018-08-31\nparameters:\n  name: {type: string}\n"
+         "  port: {type: number, default: 80}\n  color: {type: string, default: grey}\n"
+         "outputs:\n  url: {value: {get_param: name}}\n")
+
+
+def instantiate(text: str, registry: dict[str, Any] | None = None,
+                files: dict[str, str] | None = None, **env: Any) -> Any:
+    environment = Environment.from_mapping({"resource_registry": registry or {}, **env})
+    return parse(text, files=files).instantiate({}, environment, StackIdentity("s"),
+                                                heat_type_schema)
+
+
+def test_template_resource_contract() -> None:
+    text = ("heat_template_version: 2018-08-31\nresources:\n"
+            "  svc: {type: Stoker::Svc, properties: {name: web}, metadata: {m: 1}}\n"
+            "  plain: {type: Alias::V, properties: {value: 1}}\n"
+            "  direct: {type: svc.yaml, properties: {name: x}}\n"
+            "outputs:\n  u: {value: {get_attr: [svc, url]}}\n")
+    stack = instantiate(text, {"Stoker::Svc": "svc.yaml", "Alias::V": "OS::Heat::Value",
+                               "resources": {"svc": {"x": {"hooks": "pre-create"}}}},
+                        {"svc.yaml": CHILD}, parameter_defaults={"color": "teal"})
+    svc, plain, direct = (stack.resources[n] for n in ("svc", "plain", "direct"))
+    assert (svc.type, svc.template, svc.implementation) == \
+        ("Stoker::Svc", "svc.yaml", "Stoker::Svc")
+    assert (plain.type, plain.template, plain.implementation) == \
+        ("Alias::V", None, "OS::Heat::Value")
+    assert (direct.type, direct.template) == ("svc.yaml", "svc.yaml")
+    assert stack.resolve_properties("svc", DictContext()) == {"name": "web"}
+    assert stack.type_schema_of("svc")["properties"]["port"]["required"] is False
+    child = stack.nested_environment("svc")
+    assert child["parameter_defaults"] == {"color": "teal"}
+    assert child["parameters"] == {}
+    assert child["resource_registry"] == {"Alias::V": "OS::Heat::Value",
+                                          "resources": {"x": {"hooks": "pre-create"}}}
+    assert stack.nested_environment("direct")["resource_registry"]["Stoker::Svc"] == "svc.yaml"
+
+
+@pytest.mark.parametrize("props,message", [
+    ("{bogus: 1, name: x}", "Property error: resources.svc.properties: Unknown Property bogus"),
+    ("{}", "Property error: resources.svc.properties: Property name not assigned"),
+    ("{name: x, port: abc}", "resources.svc.properties.port"),
+])
+def test_template_resource_properties(props: str, message: str) -> None:
+    text = f"heat_template_version: 2018-08-31\nresources:\n  svc: {{type: c.yaml, " \
+           f"properties: {props}}}\n"
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files={"c.yaml": CHILD})
+    assert message in info.value.message
+
+
+def test_provider_template_errors() -> None:
+    text = "heat_template_version: 2018-08-31\nresources:\n  a: {type: My::T}\n"
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, {"My::T": "missing.yaml"})
+    assert info.value.message == \
+        'Could not fetch remote template "missing.yaml": Invalid URL scheme '
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, {"My::T": "https://example.org/t.yaml"})
+    assert "Invalid URL scheme https" in info.value.message
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, {"My::T": "bad.yaml"}, {"bad.yaml": "just text"})
+    assert "bad.yaml" in info.value.message
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, {"My::T": "OS::Nope::X"})
+    assert info.value.message == "The Resource Type (My::T) could not be found."
+    assert info.value.path == ("resources", "a", "type")
+
+
+def test_none_disables_and_accepts_anything() -> None:
+    text = ("heat_template_version: 2018-08-31\nresources:\n"
+            "  a: {type: OS::Nova::Server, properties: {anything: goes}}\n"
+            "outputs:\n  o: {value: {get_attr: [a, whatever]}}\n")
+    stack = instantiate(text, {"OS::Nova::*": "OS::Heat::None"})
+    assert stack.resources["a"].implementation == "OS::Heat::None"
+
+
+def test_cfn_provider_template() -> None:
+    child = ('{"AWSTemplateFormatVersion": "2010-09-09", "Parameters": {"N": {"Type": '
+             '"Number"}}, "Resources": {}, "Outputs": {"O": {"Value": {"Ref": "N"}}}}')
+    text = "heat_template_version: 2018-08-31\nresources:\n  a: {type: c.template, " \
+           "properties: {N: 3}}\n"
+    stack = instantiate(text, files={"c.template": child})
+    assert stack.resources["a"].template == "c.template"
+    assert stack.type_schema_of("a")["properties"]["N"]["type"] == "number"
