@@ -11,7 +11,7 @@ import json
 import uuid
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from app.engine import graph
@@ -20,15 +20,33 @@ from app.models import Event, Resource, Stack, after_commit, session, utcnow
 from app.services import dispatch, syncpoints
 
 
+RT = Resource.__table__
+ET = Event.__table__
+
+
 def _enqueuer(stack_id: str, traversal_id: str, rid: int, is_update: bool) -> Any:
     return lambda: dispatch.get().check_resource(stack_id, traversal_id, rid, is_update)
 
 
 def add_event(s: Session, stack_id: str, name: str, physical_id: str | None, rtype: str,
               action: str, status: str, reason: str) -> None:
-    s.add(Event(stack_id=stack_id, resource_name=name, physical_resource_id=physical_id,
-                resource_type=rtype, action=action, status=status, status_reason=reason,
-                created_at=utcnow()))
+    s.execute(insert(ET).values(uuid=str(uuid.uuid4()), stack_id=stack_id, resource_name=name,
+                                physical_resource_id=physical_id, resource_type=rtype,
+                                action=action, status=status, status_reason=reason,
+                                created_at=utcnow()))
+
+
+def write_start(s: Session, r: Resource, action: str, properties: dict[str, Any] | None) -> None:
+    """Record that ``action`` started on ``r``: IN_PROGRESS state and event (Heat's
+    "state changed"), with the resolved properties it started from."""
+    values: dict[str, Any] = {"action": action, "status": "IN_PROGRESS",
+                              "status_reason": "state changed", "updated_at": utcnow(),
+                              "handle": None, "poll_attempt": 0}
+    if properties is not None:
+        values["properties_data"] = properties
+    s.execute(update(RT).where(RT.c.id == r.id).values(**values))
+    add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, action, "IN_PROGRESS",
+              "state changed")
 
 
 def stack_event(s: Session, stack: Any, action: str, status: str, reason: str) -> None:
@@ -65,7 +83,8 @@ def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
 
 
 def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, plugin: Any,
-            *, events: bool = True, action: str | None = None) -> None:
+            *, events: bool = True, action: str | None = None,
+            start: tuple[str, Any] | None = None) -> None:
     """Finish a node successfully: write COMPLETE (+ event), pass data on, count it."""
     row_action = action or ("CREATE" if is_update else "DELETE")
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
@@ -81,9 +100,11 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         values.update(action="DELETE", status="COMPLETE")
     with session() as s:
         if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
-            s.execute(update(Resource).where(Resource.id == r.id).values(engine_id=None))
+            s.execute(update(RT).where(RT.c.id == r.id).values(engine_id=None))
             return
-        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
+        if start is not None:
+            write_start(s, r, *start)
+        s.execute(update(RT).where(RT.c.id == r.id).values(**values))
         if events:
             add_event(s, r.stack_id, r.name, values.get("physical_resource_id",
                                                          r.physical_resource_id),
@@ -99,7 +120,8 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
 
 
 def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, reason: str,
-         *, started: bool, plugin: Any = None, action: str | None = None) -> None:
+         *, started: bool, plugin: Any = None, action: str | None = None,
+         start: tuple[str, Any] | None = None) -> None:
     """Finish a node that failed: FAILED (+ event) if it had started, skip every node that
     depends on it, mark the stack failed with this first reason, count them all."""
     row_action = "CREATE" if is_update else "DELETE"
@@ -111,9 +133,11 @@ def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, 
             values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
     with session() as s:
         if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
-            s.execute(update(Resource).where(Resource.id == r.id).values(engine_id=None))
+            s.execute(update(RT).where(RT.c.id == r.id).values(engine_id=None))
             return
-        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
+        if start is not None:
+            write_start(s, r, *start)
+        s.execute(update(RT).where(RT.c.id == r.id).values(**values))
         if started:
             add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
                       "FAILED", reason)

@@ -98,14 +98,16 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     if node != syncpoints.FIRED:
         return
     locks.ensure_heartbeat()
-    if not locks.acquire(resource_id):
+    got = locks.acquire(resource_id, r.atomic_key)
+    if got is False:
         dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
                                       countdown=LOCK_RETRY_SECONDS)
         return
     try:
-        with read_session() as s:  # re-read under the lock
-            r = s.get(Resource, resource_id)
-        assert r is not None
+        if got is None:  # the row changed since it was read: re-read it under the lock
+            with read_session() as s:
+                r = s.get(Resource, resource_id)
+            assert r is not None
         if is_update:
             _forward(st, r, traversal_id, data)
         else:
@@ -113,19 +115,6 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     except Exception:
         locks.release(resource_id)
         raise
-
-
-def _mark_in_progress(r: Resource, action: str, properties: dict[str, Any] | None) -> None:
-    with session() as s:
-        values: dict[str, Any] = {"action": action, "status": "IN_PROGRESS",
-                                  "status_reason": "state changed", "updated_at": utcnow(),
-                                  "handle": None, "poll_attempt": 0}
-        if properties is not None:
-            values["properties_data"] = properties
-        s.execute(update(Resource).where(Resource.id == r.id).values(**values))
-        completion.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, action,
-                             "IN_PROGRESS", "state changed")
-    r.action, r.status = action, "IN_PROGRESS"
 
 
 def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> None:
@@ -138,6 +127,7 @@ def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> N
         _adopt(st, r, traversal_id, loaded, str(rdef.external_id))
         return
     polling = r.action == "CREATE" and r.status == "IN_PROGRESS" and r.handle is not None
+    start: tuple[str, Any] | None = None
     try:
         if polling:
             plugin = _plugin(r, st, r.properties_data)
@@ -154,18 +144,18 @@ def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> N
             except Exception as exc:  # resolution failed: the resource never started (Heat)
                 completion.fail(st, r, traversal_id, True, loaded, _message(exc), started=False)
                 return
-            if r.status != "IN_PROGRESS":
-                _mark_in_progress(r, "CREATE", props)
+            if r.status != "IN_PROGRESS":  # written with the outcome, in one transaction
+                start = ("CREATE", props)
             handle = plugin.handle_create()  # persisted by succeed() or _poll_later()
         done = plugin.check_create_complete(handle)
     except Exception as exc:
         completion.fail(st, r, traversal_id, True, loaded, _reason(r.name, exc), started=True,
-                        plugin=locals().get("plugin"))
+                        plugin=locals().get("plugin"), start=start)
         return
     if done:
-        completion.succeed(st, r, traversal_id, True, loaded, plugin)
+        completion.succeed(st, r, traversal_id, True, loaded, plugin, start=start)
     else:
-        _poll_later(st, r, traversal_id, True, plugin, handle)
+        _poll_later(st, r, traversal_id, True, plugin, handle, start)
 
 
 def _adopt(st: Any, r: Resource, traversal_id: str, loaded: Any, external_id: str) -> None:
@@ -178,8 +168,8 @@ def _adopt(st: Any, r: Resource, traversal_id: str, loaded: Any, external_id: st
     plugin = _plugin(r, st, props)
     plugin.resource_id = external_id
     r.physical_resource_id = external_id
-    _mark_in_progress(r, "CHECK", props)
-    completion.succeed(st, r, traversal_id, True, loaded, plugin, action="CHECK")
+    completion.succeed(st, r, traversal_id, True, loaded, plugin, action="CHECK",
+                       start=("CHECK", props))
 
 
 def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
@@ -190,32 +180,36 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
         return
     polling = r.action == "DELETE" and r.status == "IN_PROGRESS" and r.handle is not None
     plugin = None
+    start: tuple[str, Any] | None = None
     try:
         plugin = _plugin(r, st, r.properties_data)
         if polling:
             handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
         else:
-            _mark_in_progress(r, "DELETE", None)
+            start = ("DELETE", None)
             if r.deletion_policy == "Retain":
-                completion.succeed(st, r, traversal_id, False, None, plugin)
+                completion.succeed(st, r, traversal_id, False, None, plugin, start=start)
                 return
             handle = plugin.handle_delete()
         done = plugin.check_delete_complete(handle)
     except Exception as exc:
         completion.fail(st, r, traversal_id, False, None, _reason(r.name, exc), started=True,
-                        plugin=plugin, action=action)
+                        plugin=plugin, action=action, start=start)
         return
     if done:
-        completion.succeed(st, r, traversal_id, False, None, plugin)
+        completion.succeed(st, r, traversal_id, False, None, plugin, start=start)
     else:
-        _poll_later(st, r, traversal_id, False, plugin, handle)
+        _poll_later(st, r, traversal_id, False, plugin, handle, start)
 
 
 def _poll_later(st: Any, r: Resource, traversal_id: str, is_update: bool, plugin: Any,
-                handle: Any) -> None:
-    """Persist progress, release the lock and re-enqueue this node after the plugin's delay."""
+                handle: Any, start: tuple[str, Any] | None = None) -> None:
+    """Persist progress (and the IN_PROGRESS state if this step started the action), release
+    the lock and re-enqueue this node after the plugin's delay."""
     attempt = (r.poll_attempt or 0) + 1
     with session() as s:
+        if start is not None:
+            completion.write_start(s, r, *start)
         s.execute(update(Resource).where(Resource.id == r.id).values(
             handle={"h": handle}, physical_resource_id=plugin.resource_id,
             rsrc_data=plugin.data, poll_attempt=attempt, engine_id=None, updated_at=utcnow()))

@@ -73,19 +73,32 @@ def _start_heartbeat() -> None:
     _hb_thread.start()
 
 
-def acquire(resource_id: int) -> bool:
+RT = Resource.__table__
+
+
+def acquire(resource_id: int, seen_key: int | None = None) -> bool | None:
     """Take the lock of ``resource_id`` for this engine. O(1) queries.
 
-    :returns: True if taken (free, or held by an engine whose heartbeat is stale); False if a
-        live engine holds it (the caller re-enqueues itself with a countdown).
+    :param seen_key: the ``atomic_key`` the caller read with the row; the fast path takes the
+        lock only if nobody has locked the row since (so the caller's copy is still current).
+    :returns: True if taken and the caller's copy is current; None if taken but the row changed
+        since it was read (re-read it); False if a live engine holds it (the caller re-enqueues
+        itself with a countdown).
     """
     me = engine_id()
     with session() as s:
-        got = s.execute(update(Resource).where(Resource.id == resource_id,
-                                               Resource.engine_id.is_(None))
-                        .values(engine_id=me, atomic_key=Resource.atomic_key + 1)).rowcount
+        conds = [RT.c.id == resource_id, RT.c.engine_id.is_(None)]
+        if seen_key is not None:
+            conds.append(RT.c.atomic_key == seen_key)
+        got = s.execute(update(RT).where(*conds)
+                        .values(engine_id=me, atomic_key=RT.c.atomic_key + 1)).rowcount
         if got:
             return True
+        if seen_key is not None:
+            got = s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id.is_(None))
+                            .values(engine_id=me, atomic_key=RT.c.atomic_key + 1)).rowcount
+            if got:
+                return None
         row = s.execute(select(Resource.engine_id, Resource.atomic_key)
                         .where(Resource.id == resource_id)).first()
         if row is None or row.engine_id is None:
@@ -98,15 +111,15 @@ def acquire(resource_id: int) -> bool:
         stale_after = dt.timedelta(seconds=config.get().lock_stale_seconds)
         if last is not None and utcnow() - last < stale_after:
             return False
-        return bool(s.execute(update(Resource).where(Resource.id == resource_id,
-                                                     Resource.engine_id == holder,
-                                                     Resource.atomic_key == key)
-                              .values(engine_id=me, atomic_key=key + 1)).rowcount)
+        if s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == holder,
+                                      RT.c.atomic_key == key)
+                     .values(engine_id=me, atomic_key=key + 1)).rowcount:
+            return None  # taken over from a dead engine: its last writes may be newer
+        return False
 
 
 def release(resource_id: int) -> None:
     """Release this engine's lock of ``resource_id`` (no-op if another engine took it over)."""
     with session() as s:
-        s.execute(update(Resource).where(Resource.id == resource_id,
-                                         Resource.engine_id == engine_id())
+        s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == engine_id())
                   .values(engine_id=None))

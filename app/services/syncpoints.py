@@ -15,7 +15,13 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.models import Stack, SyncInput, SyncPoint
+from app.models import Stack as _Stack, SyncInput, SyncPoint as _SyncPoint
+
+# Core tables (the ORM's bulk-update machinery costs more than the statements on this hot path)
+SyncPoint = _SyncPoint.__table__.c
+Stack = _Stack.__table__.c
+SP = _SyncPoint.__table__
+ST = _Stack.__table__
 
 WAITING, FIRED, DONE, SKIPPED = "WAITING", "FIRED", "DONE", "SKIPPED"
 
@@ -25,7 +31,7 @@ def create_all(s: Session, stack_id: str, traversal_id: str, is_update: bool,
     """Write one sync point per node: ``expected`` maps resource id → predecessor count.
     Nodes with no predecessors start FIRED (the caller enqueues them). One bulk insert."""
     if expected:
-        s.execute(insert(SyncPoint), [
+        s.execute(insert(SP), [
             {"entity_id": rid, "traversal_id": traversal_id, "is_update": is_update,
              "stack_id": stack_id, "expected": n, "done": 0, "state": FIRED if n == 0 else WAITING}
             for rid, n in expected.items()])
@@ -34,9 +40,9 @@ def create_all(s: Session, stack_id: str, traversal_id: str, is_update: bool,
 def _insert_ignore(s: Session, values: dict[str, Any]) -> bool:
     dialect = s.get_bind().dialect.name
     if dialect == "postgresql":
-        stmt: Any = postgresql.insert(SyncInput).values(**values).on_conflict_do_nothing()
+        stmt: Any = postgresql.insert(SyncInput.__table__).values(**values).on_conflict_do_nothing()
     else:
-        stmt = sqlite.insert(SyncInput).values(**values).on_conflict_do_nothing()
+        stmt = sqlite.insert(SyncInput.__table__).values(**values).on_conflict_do_nothing()
     return bool(s.execute(stmt).rowcount)
 
 
@@ -52,11 +58,11 @@ def report(s: Session, traversal_id: str, is_update: bool, entity_id: int, pred_
         return False
     key = (SyncPoint.entity_id == entity_id, SyncPoint.traversal_id == traversal_id,
            SyncPoint.is_update == is_update)
-    row = s.execute(update(SyncPoint).where(*key).values(done=SyncPoint.done + 1)
+    row = s.execute(update(SP).where(*key).values(done=SyncPoint.done + 1)
                     .returning(SyncPoint.done, SyncPoint.expected, SyncPoint.state)).first()
     if row is None or row.done < row.expected or row.state != WAITING:
         return False
-    return bool(s.execute(update(SyncPoint).where(*key, SyncPoint.state == WAITING)
+    return bool(s.execute(update(SP).where(*key, SyncPoint.state == WAITING)
                           .values(state=FIRED)).rowcount)
 
 
@@ -69,14 +75,14 @@ def inputs(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> di
 
 
 def state(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> str | None:
-    return s.execute(select(SyncPoint.state).where(
+    return s.execute(select(SP.c.state).where(
         SyncPoint.entity_id == entity_id, SyncPoint.traversal_id == traversal_id,
         SyncPoint.is_update == is_update)).scalar()
 
 
 def mark_done(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> bool:
     """Move a node FIRED → DONE. False if it was not FIRED (already DONE: a redelivery)."""
-    return bool(s.execute(update(SyncPoint).where(
+    return bool(s.execute(update(SP).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
         SyncPoint.entity_id == entity_id, SyncPoint.state == FIRED).values(state=DONE)).rowcount)
 
@@ -86,7 +92,7 @@ def skip(s: Session, traversal_id: str, is_update: bool, entity_ids: Iterable[in
     ids = list(entity_ids)
     if not ids:
         return 0
-    return int(s.execute(update(SyncPoint).where(
+    return int(s.execute(update(SP).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
         SyncPoint.entity_id.in_(ids), SyncPoint.state == WAITING).values(state=SKIPPED)).rowcount)
 
@@ -98,7 +104,7 @@ def fired_not_done(s: Session, traversal_id: str, is_update: bool,
     ids = list(entity_ids)
     if not ids:
         return []
-    return list(s.execute(select(SyncPoint.entity_id).where(
+    return list(s.execute(select(SP.c.entity_id).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
         SyncPoint.entity_id.in_(ids), SyncPoint.state == FIRED)).scalars())
 
@@ -109,7 +115,7 @@ def decrement(s: Session, stack_id: str, traversal_id: str, ended: int) -> int |
     Call it last in a transaction (it locks the stack row until commit).
     :returns: the remaining count, or None if the traversal is no longer current.
     """
-    return s.execute(update(Stack).where(Stack.id == stack_id,
+    return s.execute(update(ST).where(Stack.id == stack_id,
                                          Stack.current_traversal == traversal_id)
-                     .values(pending_nodes=Stack.pending_nodes - ended)
-                     .returning(Stack.pending_nodes)).scalar()
+                     .values(pending_nodes=ST.c.pending_nodes - ended)
+                     .returning(ST.c.pending_nodes)).scalar()
