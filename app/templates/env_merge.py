@@ -101,8 +101,9 @@ def _template_param_types(source: Any) -> dict[str, str] | None:
         return None
     out: dict[str, str] = {}
     for pname, spec in (section.items() if isinstance(section, Mapping) else ()):
-        if isinstance(spec, Mapping) and isinstance(spec.get(key), str):
-            out[str(pname)] = names.get(spec[key], spec[key]) if names else spec[key]
+        ptype = spec.get(key) if isinstance(spec, Mapping) else None
+        if isinstance(ptype, str):
+            out[str(pname)] = names.get(ptype, ptype) if names else ptype
     return out
 
 
@@ -199,9 +200,9 @@ def _merge_value(name: str, old: Any, value: Any, ptype: str, deep: bool) -> Any
 
 
 def _strategy(in_file: Mapping[str, Any], key: str, seen: Mapping[str, str]) -> str:
-    default = in_file.get("default", "overwrite")
+    default = str(in_file.get("default", "overwrite"))
     chosen = in_file.get(key, seen.get(key, default))
-    return chosen if chosen in STRATEGIES else default
+    return str(chosen) if chosen in STRATEGIES else default
 
 
 def _merge_parameters(old: dict[str, Any], new: Mapping[str, Any],
