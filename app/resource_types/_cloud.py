@@ -91,10 +91,14 @@ class CloudResource(Resource):
         return out
 
     def validate(self) -> None:
-        """Check every cloud-backed custom constraint of the given properties.
+        """Check every cloud-backed custom constraint of the given properties. Without a client
+        factory (static validation at stack create) there is nothing to ask: skipped, and the
+        engine's create-time validation, which has one, does the checks.
 
         :raises errors.ValidationError: Heat's ``Property error: ...: Error validating value``.
         """
+        if self.clients is None:
+            return
         base = f"resources.{self.name}.properties"
         for name, value in self.properties.items():
             schema = self.properties_schema.get(name)

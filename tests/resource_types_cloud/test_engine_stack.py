@@ -1,0 +1,154 @@
+"""A whole stack of cloud resources through the in-process engine against the sandbox:
+net, subnet, router, interface, security group, port, server, volume, attachment and floating
+IP created (CREATE_COMPLETE, outputs from the cloud) and deleted (DELETE_COMPLETE, nothing left
+in the sandbox's inventory); a missing flavor fails the stack with Heat's wording; a transient
+cloud error during the stack is retried."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.context import RequestContext
+from app.services import resources, stacks
+
+CTX = RequestContext(tenant_id="admin")
+
+TEMPLATE = """
+heat_template_version: 2018-08-31
+parameters:
+  flavor: {type: string, default: m1.tiny}
+resources:
+  net:
+    type: OS::Neutron::Net
+    properties: {name: appnet}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.50.0.0/24}
+  router:
+    type: OS::Neutron::Router
+    properties: {external_gateway_info: {network: public}}
+  iface:
+    type: OS::Neutron::RouterInterface
+    properties: {router: {get_resource: router}, subnet: {get_resource: subnet}}
+  secgroup:
+    type: OS::Neutron::SecurityGroup
+    properties:
+      rules:
+        - {protocol: tcp, port_range_min: 22, port_range_max: 22}
+        - {protocol: icmp}
+  port:
+    type: OS::Neutron::Port
+    properties:
+      network: {get_resource: net}
+      fixed_ips: [{subnet: {get_resource: subnet}}]
+      security_groups: [{get_resource: secgroup}]
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros
+      flavor: {get_param: flavor}
+      networks: [{port: {get_resource: port}}]
+      user_data_format: RAW
+      user_data: "#!/bin/sh\\necho up\\n"
+      metadata: {role: web}
+  volume:
+    type: OS::Cinder::Volume
+    properties: {size: 1}
+  attachment:
+    type: OS::Cinder::VolumeAttachment
+    properties:
+      instance_uuid: {get_resource: server}
+      volume_id: {get_resource: volume}
+  fip:
+    type: OS::Neutron::FloatingIP
+    depends_on: iface
+    properties:
+      floating_network: public
+      port_id: {get_resource: port}
+outputs:
+  server_ip:
+    value: {get_attr: [server, networks, appnet, 0]}
+  port_ip:
+    value: {get_attr: [port, fixed_ips, 0, ip_address]}
+  public_ip:
+    value: {get_attr: [fip, floating_ip_address]}
+  volume_status:
+    value: {get_attr: [volume, status]}
+  addresses:
+    value: {get_attr: [server, addresses]}
+"""
+
+
+def _outputs(st: Any) -> dict[str, Any]:
+    return {o["output_key"]: o.get("output_value") for o in stacks.stack_outputs(st)}
+
+
+def test_stack_create_and_delete(db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    before = sandbox.created()
+    st = stacks.create_stack(CTX, stack_name="web", template=TEMPLATE)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    out = _outputs(st)
+    assert out["server_ip"] == out["port_ip"] and out["server_ip"].startswith("10.50.0.")
+    assert out["public_ip"].startswith("172.24.4.")
+    assert out["volume_status"] in ("available", "in-use")
+    assert out["addresses"]["appnet"][0]["addr"] == out["port_ip"]
+    rows = {r.name: r for r, _ in resources.list_resources(CTX, st)}
+    assert {r.status for r in rows.values()} == {"COMPLETE"}
+    server = sandbox.admin("GET", "inventory")["created"]["servers"]
+    assert [s["status"] for s in server] == ["ACTIVE"]
+    stacks.delete_stack(CTX, st.name, st.id)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "DELETE_COMPLETE", st.status_reason
+    assert sandbox.created() == before
+
+
+def test_missing_flavor_fails_with_heats_message(db: Any, cloud_settings: Any,
+                                                 sandbox: Any) -> None:
+    before = sandbox.created()
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {"server": {
+        "type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.bogus"}}}}
+    st = stacks.create_stack(CTX, stack_name="bad", template=tmpl)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "CREATE_FAILED"
+    assert st.status_reason == (
+        "Resource CREATE failed: Property error: resources.server.properties.flavor: "
+        "Error validating value 'm1.bogus': No Flavor matching {'name': 'm1.bogus'}. (HTTP 404)")
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    assert sandbox.created() == before
+
+
+@pytest.mark.parametrize("status", [503])
+def test_transient_errors_in_a_stack_are_retried(db: Any, cloud_settings: Any, sandbox: Any,
+                                                 faults: Any, status: int) -> None:
+    before = sandbox.created()
+    faults({"match": "network.POST.*", "status": status, "times": 2},
+           {"match": "network.DELETE.*", "status": status, "times": 2})
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "net": {"type": "OS::Neutron::Net"},
+        "subnet": {"type": "OS::Neutron::Subnet",
+                   "properties": {"network": {"get_resource": "net"}, "cidr": "10.51.0.0/24"}}}}
+    st = stacks.create_stack(CTX, stack_name="flaky", template=tmpl)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    assert sandbox.created() == before
+
+
+def test_permanent_error_in_a_stack_carries_the_clouds_message(db: Any, cloud_settings: Any,
+                                                               sandbox: Any, faults: Any) -> None:
+    before = sandbox.created()
+    faults({"match": "network.POST.networks", "status": 403, "times": 1,
+            "message": "Policy doesn't allow create_network to be performed."})
+    tmpl = {"heat_template_version": "2018-08-31",
+            "resources": {"net": {"type": "OS::Neutron::Net"}}}
+    st = stacks.create_stack(CTX, stack_name="denied", template=tmpl)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "CREATE_FAILED"
+    assert st.status_reason == ("Resource CREATE failed: Forbidden: resources.net: "
+                                "Policy doesn't allow create_network to be performed.")
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    assert sandbox.created() == before
