@@ -41,6 +41,8 @@ RULE_KEYS = {"threshold": "threshold_rule", "gnocchi_resources_threshold": "gnoc
 OPERATORS = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne, "ge": operator.ge,
              "gt": operator.gt}
 STATES = ("ok", "alarm", "insufficient data")
+# Aodh's notifiers; the sandbox delivers http(s) and trust+http(s), and records the others.
+ACTION_SCHEMES = ("http", "https", "trust+http", "trust+https", "log", "test", "zaqar", "trust+zaqar")
 EDITABLE = ("name", "description", "enabled", "alarm_actions", "ok_actions", "insufficient_data_actions",
             "repeat_actions", "severity", "time_constraints", "state")
 
@@ -83,7 +85,7 @@ def _validate(data: Obj) -> tuple[str, Obj]:
         rule.setdefault("aggregation_method", "mean")
     for key in ("alarm_actions", "ok_actions", "insufficient_data_actions"):
         for url in data.get(key) or []:
-            if urlsplit(str(url)).scheme not in ("http", "https", "trust+http", "trust+https", "log", "test"):
+            if urlsplit(str(url)).scheme not in ACTION_SCHEMES:
                 raise SandboxError(400, f"Unsupported action {url}")
     return kind, rule
 

@@ -162,6 +162,12 @@ def _create_image(server: Obj, arg: Obj) -> Obj:
     return {"image_id": image["id"]}
 
 
+def _legacy_console(server: Obj, arg: Obj) -> Obj:
+    from app.sandbox.compute_meta import console_url
+    kind = str(arg.get("type"))
+    return {"console": {"type": kind, "url": console_url(server["id"], kind)[1]}}
+
+
 ACTION_NAMES = {"os-stop": "stop", "os-start": "start", "confirmResize": "confirmResize",
                 "revertResize": "revertResize", "addSecurityGroup": "addSecurityGroup"}
 
@@ -180,6 +186,8 @@ ACTIONS: dict[str, Callable[[Obj, Obj], Any]] = {
     "lock": _lock, "unlock": _unlock, "addSecurityGroup": _add_sg, "removeSecurityGroup": _remove_sg,
     "changePassword": lambda s, a: None, "createImage": _create_image,
     "os-getConsoleOutput": lambda s, a: {"output": f"sandbox console of {s['name']}\nlogin: \n"},
+    "os-getVNCConsole": lambda s, a: _legacy_console(s, a), "os-getSPICEConsole": lambda s, a: _legacy_console(s, a),
+    "os-getSerialConsole": lambda s, a: _legacy_console(s, a),
 }
 
 
@@ -190,20 +198,21 @@ def server_action(server_id: str) -> Any:
     if len(data) != 1 or next(iter(data)) not in ACTIONS:
         raise SandboxError(400, f"There is no such action: {', '.join(data) or 'None'}")
     name, arg = next(iter(data.items()))
-    if name not in ("unlock", "os-getConsoleOutput"):
+    if name != "unlock" and not name.startswith("os-get"):
         check_unlocked(server)
     if name == "unlock" and server.get("locked") and not auth.ctx().is_admin and \
             server["user_id"] != auth.ctx().user_id:
         raise SandboxError(403, "Policy doesn't allow os_compute_api:os-lock-server:unlock to be performed.")
     result = ACTIONS[name](server, arg if isinstance(arg, dict) else {})
-    if name not in ("os-getConsoleOutput",):
+    readonly = name.startswith("os-get")
+    if not readonly:
         from app.sandbox.compute_admin import record_action
         record_action(server, ACTION_NAMES.get(name, name))
     store().touch()
     if name == "createImage":
         return reply(result, 202, {"Location": f"{request.host_url.rstrip('/')}/image/v2/images/{result['image_id']}"})
     if result is not None:
-        return reply(result, 200 if name == "os-getConsoleOutput" else 202)
+        return reply(result, 200 if readonly else 202)
     return no_content(202)
 
 

@@ -60,6 +60,33 @@ def delete_meta_item(server_id: str, key: str) -> Any:
     return no_content()
 
 
+CONSOLES = {"novnc": ("vnc", 6080, "/vnc_auto.html"), "xvpvnc": ("vnc", 6081, "/console"),
+            "spice-html5": ("spice", 6082, "/spice_auto.html"), "serial": ("serial", 6083, "/"),
+            "webmks": ("mks", 6090, "/")}
+
+
+def console_url(server_id: str, kind: str) -> tuple[str, str]:
+    """(protocol, url) of a remote console of ``kind``; nothing listens there (a sandbox).
+
+    :raises SandboxError: 400 for an unknown console type, 409 when the server is not running.
+    """
+    import secrets
+    server = get_server(server_id)
+    if kind not in CONSOLES:
+        raise SandboxError(400, f"Invalid input for field/attribute type. Value: {kind}.")
+    if server["status"] != "ACTIVE":
+        raise SandboxError(409, f"Instance {server_id} is not ready: console unavailable.")
+    protocol, port, path = CONSOLES[kind]
+    return protocol, f"http://127.0.0.1:{port}{path}?path=%3Ftoken%3D{secrets.token_hex(16)}"
+
+
+@bp.post("/servers/<server_id>/remote-consoles")
+def remote_console(server_id: str) -> Any:
+    data = body("remote_console")
+    protocol, url = console_url(server_id, str(data.get("type")))
+    return reply({"remote_console": {"protocol": protocol, "type": data.get("type"), "url": url}})
+
+
 @bp.get("/servers/<server_id>/ips")
 def server_ips(server_id: str) -> Any:
     return reply({"addresses": addresses(get_server(server_id))})

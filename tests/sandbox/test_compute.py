@@ -232,3 +232,14 @@ def test_create_image_and_instance_actions(no_leaks, conn):
     conn.image.delete_image(image)
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_console_urls(no_leaks, conn):
+    server = wait_status(conn, boot(conn), "ACTIVE")
+    console = conn.compute.create_console(server, console_type="novnc")
+    assert console["url"].startswith("http://127.0.0.1:6080/vnc_auto.html")
+    assert "login" in conn.compute.get_server_console_output(server)["output"]
+    with pytest.raises(exceptions.BadRequestException):
+        conn.compute.create_console(server, console_type="telepathy")
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.05, wait=5)
