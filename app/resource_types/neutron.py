@@ -396,8 +396,44 @@ class FloatingIP(NeutronResource):
             if p.get(key):
                 attrs[key] = p[key]
         if p.get("port_id"):
-            attrs["port_id"] = self.resolve("neutron.port", p["port_id"])
+            self.data["associate"] = {"port_id": self.resolve("neutron.port", p["port_id"])}
+            if attrs.get("fixed_ip_address"):
+                self.data["associate"]["fixed_ip_address"] = attrs.pop("fixed_ip_address")
         self._create(self.value_specs(attrs))
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """Associates ``port_id`` once its subnet is routed to the external network (Heat makes
+        the floating IP depend on the router interface; here the association waits for it)."""
+        wanted = self.data.get("associate")
+        if wanted and not associate(self, self.resource_id, wanted):
+            return False
+        self.data.pop("associate", None)
+        return True
+
+
+#: Polls an association waits for its port's subnet to be routed to the external network.
+UNREACHABLE_POLLS = 60
+
+
+def associate(res: CloudResource, fip_id: Any, body: dict[str, Any]) -> bool:
+    """Associate floating IP ``fip_id`` (``body``: ``port_id``, ``fixed_ip_address``); ``False``
+    while Neutron says the external network is not reachable from the port's subnet (a router
+    interface still being created), counted in ``res.data``.
+
+    :raises errors.CloudError: any other error, or still unreachable after
+        :data:`UNREACHABLE_POLLS` polls.
+    """
+    try:
+        res.cloud().network.update_ip(str(fip_id), **body)
+    except errors.CloudError as exc:
+        if exc.status == 404 and "not reachable" in exc.message:
+            waited = int(res.data.get("unreachable_polls", 0)) + 1
+            res.data["unreachable_polls"] = waited
+            if waited <= UNREACHABLE_POLLS:
+                return False
+        raise
+    res.data.pop("unreachable_polls", None)
+    return True
 
 
 class FloatingIPAssociation(NeutronResource):
@@ -415,9 +451,17 @@ class FloatingIPAssociation(NeutronResource):
         body: dict[str, Any] = {"port_id": self.resolve("neutron.port", p.get("port_id"))}
         if p.get("fixed_ip_address"):
             body["fixed_ip_address"] = p["fixed_ip_address"]
-        self.cloud().network.update_ip(fip, **body)
         self.data["floatingip_id"] = fip
+        self.data["associate"] = body
         self.resource_id = self.uuid or f"{fip}:{body['port_id']}"
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """Done once associated (waiting, as FloatingIP does, for the port to be routable)."""
+        wanted = self.data.get("associate")
+        if wanted and not associate(self, self._fip(), wanted):
+            return False
+        self.data.pop("associate", None)
+        return True
 
     def _fip(self) -> str:
         return str(self.data.get("floatingip_id") or self.properties.get("floatingip_id"))

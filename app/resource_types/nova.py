@@ -28,7 +28,7 @@ from app.resource_types import _userdata
 from app.resource_types._cloud import CloudResource, plain
 from app.resource_types._schemas import nova as sch
 from app.resource_types.base import Resource
-from app.resource_types.neutron import Port, in_error
+from app.resource_types.neutron import Port, associate, in_error
 
 
 def _fault(shown: dict[str, Any]) -> str:
@@ -188,19 +188,23 @@ class Server(CloudResource):
             raise in_error(status, _fault(shown))
         if status != "ACTIVE":
             return False
-        self._associate_floating_ips()
+        if not self._associate_floating_ips():
+            return False
         for tag in self.data.pop("tags", None) or []:
             self.cloud().compute.add_tag_to_server(self.resource_id, tag)
         return True
 
-    def _associate_floating_ips(self) -> None:
+    def _associate_floating_ips(self) -> bool:
+        """``False`` while a floating IP waits for its port's subnet to be routed."""
         done = self.data.setdefault("floating_ips", {})
         for index, net in enumerate(self.properties.get("networks") or []):
             fip = net.get("floating_ip")
             port = (self.data.get("nic_ports") or {}).get(str(index))
             if fip and port and str(index) not in done:
-                self.cloud().network.update_ip(fip, port_id=port)
+                if not associate(self, fip, {"port_id": port}):
+                    return False
                 done[str(index)] = fip
+        return True
 
     # ---- delete ----------------------------------------------------------------------------
     def handle_delete(self) -> dict[str, Any] | None:

@@ -137,3 +137,22 @@ def test_unknown_network_gives_heats_message(driver: Any) -> None:
     assert info.value.message == (
         "Property error: resources.sub.properties.network: Error validating value 'nope': "
         "Unable to find network with name or id 'nope'")
+
+
+def test_floating_ip_waits_for_the_router_interface(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.4.0.0/24"})
+    port = driver.create("OS::Neutron::Port", "port", {"network": net.resource_id})
+    router = driver.create("OS::Neutron::Router", "r", {"external_gateway_info": {"network": "public"}})
+    fip = driver.make("OS::Neutron::FloatingIP", "fip", {"floating_network": "public",
+                                                         "port_id": port.resource_id})
+    fip.handle_create()
+    assert fip.resource_id and not fip.check_create_complete(None)   # not routable yet
+    assert fip.data["unreachable_polls"] == 1
+    iface = driver.create("OS::Neutron::RouterInterface", "ri", {"router": router.resource_id,
+                                                                 "subnet": sub.resource_id})
+    assert driver.again(fip).check_create_complete(None)
+    assert driver.again(fip).resolve_attribute("port_id") == port.resource_id
+    for res in (fip, iface, router, port, sub, net):
+        driver.delete(res)
