@@ -244,7 +244,7 @@ def _notify(sandbox: Sandbox, actions: list[str], payload: Obj) -> None:
                 continue
             if parts.scheme.startswith("trust+"):
                 headers["X-Auth-Token"] = _trust_token(sandbox, parts.username or "")
-                netloc = parts.hostname + (f":{parts.port}" if parts.port else "")
+                netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
                 url = urlunsplit((parts.scheme[len("trust+"):], netloc, parts.path, parts.query, parts.fragment))
             resp = requests.post(url, data=json.dumps(payload), headers=headers, timeout=10)
             record["status"] = resp.status_code

@@ -76,7 +76,7 @@ def create_flavor() -> Any:
     fid = str(data.get("id") or st.new_id())
     if st.get("flavors", fid) or st.find("flavors", name=data.get("name")):
         raise SandboxError(409, f"Flavor with name {data.get('name')} already exists.")
-    flavor = {"id": fid, "name": data.get("name"), "ram": ram, "vcpus": vcpus, "disk": disk,
+    flavor: Obj = {"id": fid, "name": data.get("name"), "ram": ram, "vcpus": vcpus, "disk": disk,
               "OS-FLV-EXT-DATA:ephemeral": int(data.get("OS-FLV-EXT-DATA:ephemeral", 0)),
               "swap": int(data.get("swap") or 0), "rxtx_factor": float(data.get("rxtx_factor", 1.0)),
               "os-flavor-access:is_public": bool(data.get("os-flavor-access:is_public", True)),

@@ -19,7 +19,7 @@ from app.sandbox.store import Obj
 bp = Blueprint("identity_admin", __name__, url_prefix="/identity/v3")
 
 ENTITIES = {"domains": "domain", "projects": "project", "users": "user", "roles": "role"}
-FIELDS = {
+FIELDS: dict[str, dict[str, Any]] = {
     "domains": {"name": "", "description": "", "enabled": True, "tags": [], "options": {}},
     "projects": {"name": "", "description": "", "enabled": True, "domain_id": "default", "parent_id": None,
                  "is_domain": False, "tags": [], "options": {}},

@@ -22,7 +22,7 @@ bp = Blueprint("image", __name__)
 
 READ_ONLY = {"id", "status", "size", "virtual_size", "checksum", "os_hash_algo", "os_hash_value", "created_at",
              "updated_at", "self", "file", "schema", "direct_url", "locations"}
-BASE_FIELDS = {"name": None, "visibility": "shared", "protected": False, "container_format": None,
+BASE_FIELDS: dict[str, Any] = {"name": None, "visibility": "shared", "protected": False, "container_format": None,
                "disk_format": None, "min_disk": 0, "min_ram": 0, "tags": [], "os_hidden": False}
 KEEP_BYTES = 1024 * 1024
 

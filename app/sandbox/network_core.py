@@ -219,15 +219,15 @@ def _allocate_ips(net: Obj, requested: list[Obj] | None) -> list[Obj]:
     out: list[Obj] = []
     if requested is None:
         for version in (4, 6):
-            for sub in subnets:
-                if sub["ip_version"] == version:
-                    requested = (requested or []) + [{"subnet_id": sub["id"]}]
+            for candidate in subnets:
+                if candidate["ip_version"] == version:
+                    requested = (requested or []) + [{"subnet_id": candidate["id"]}]
                     break
         requested = requested or []
     for req in requested:
         ip, subnet_id = req.get("ip_address"), req.get("subnet_id")
         if subnet_id:
-            sub = next((s for s in subnets if s["id"] == subnet_id), None)
+            sub: Obj | None = next((s for s in subnets if s["id"] == subnet_id), None)
             if sub is None:
                 raise SandboxError(400, f"Invalid input for operation: Failed to create port on network "
                                    f"{net['id']}, because fixed_ips included invalid subnet {subnet_id}.",
@@ -366,7 +366,8 @@ def update_port(port_id: str) -> Any:
         if key in data:
             port[key] = data[key]
     if "device_id" in data or "device_owner" in data:
-        bind_port(port, data.get("device_id", port["device_id"]), data.get("device_owner", port["device_owner"]))
+        bind_port(port, str(data.get("device_id", port["device_id"]) or ""),
+                  str(data.get("device_owner", port["device_owner"]) or ""))
     stamp(port, port["project_id"])
     st.touch()
     return reply({"port": public(port)})

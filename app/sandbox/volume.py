@@ -224,7 +224,11 @@ def volume_action(volume_id: str) -> Any:
     name, arg = next(iter(data.items())) if data else ("", None)
     arg = arg if isinstance(arg, dict) else {}
     if name == "os-extend":
-        new_size = int(arg.get("new_size", 0))
+        try:
+            new_size = int(arg.get("new_size") or 0)
+        except (TypeError, ValueError):
+            raise SandboxError(400, f"Invalid input received: new_size {arg.get('new_size')!r} is not an "
+                               "integer.") from None
         if vol["status"] not in ("available", "in-use"):
             raise SandboxError(400, f"Invalid volume: Volume {volume_id} status must be available or in-use, but "
                                f"current status is: {vol['status']}.")
@@ -308,7 +312,7 @@ def limits() -> Any:
 def show_quota(project_id: str) -> Any:
     if project_id != auth.ctx().project_id:
         auth.require_admin()
-    q = quotas.limits(store(), project_id, "volume")
+    q: dict[str, Any] = dict(quotas.limits(store(), project_id, "volume"))
     if request.args.get("usage", "").lower() == "true":
         used = _usage(project_id)
         q = {k: {"limit": v, "in_use": used.get(k, 0), "reserved": 0, "allocated": 0} for k, v in q.items()}

@@ -190,7 +190,8 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
             if r.deletion_policy == "Retain":
                 completion.succeed(st, r, traversal_id, False, None, plugin, start=start)
                 return
-            handle = plugin.handle_delete()
+            handle = (plugin.handle_snapshot_delete() if r.deletion_policy == "Snapshot"
+                      and hasattr(plugin, "handle_snapshot_delete") else plugin.handle_delete())
         done = plugin.check_delete_complete(handle)
     except Exception as exc:
         completion.fail(st, r, traversal_id, False, None, _reason(r.name, exc), started=True,
