@@ -57,6 +57,9 @@ class Stack(Base):
     traversal_started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
     failed: Mapped[bool] = mapped_column(Boolean, default=False)
     outputs: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    # a nested stack's link to its parent: {"resource_id", "resource_name", "traversal",
+    # "is_update", "facade": {metadata, deletion_policy, update_policy}}
+    nested_info: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
     deleted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)

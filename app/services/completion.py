@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.engine import graph
 from app.engine.states import stack_reason
 from app.models import Event, Resource, Stack, after_commit, session, utcnow
-from app.services import dispatch, syncpoints
+from app.services import attrdata, dispatch, syncpoints
 
 
 RT = Resource.__table__
@@ -70,6 +70,8 @@ def _successor_names(r: Resource, is_update: bool, loaded: Any) -> set[str]:
 
 def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
     """The reference id and the attributes that dependents/outputs reference."""
+    if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)
+        return dict(plugin.attr_data(names))
     attrs: dict[str, Any] = {}
     wanted = {p[0] for p in names if p}
     if any(len(p) == 0 for p in names):
@@ -121,7 +123,7 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
 
 def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, reason: str,
          *, started: bool, plugin: Any = None, action: str | None = None,
-         start: tuple[str, Any] | None = None) -> None:
+         start: tuple[str, Any] | None = None, attr_data: Any = None) -> None:
     """Finish a node that failed: FAILED (+ event) if it had started, skip every node that
     depends on it, mark the stack failed with this first reason, count them all."""
     row_action = "CREATE" if is_update else "DELETE"
@@ -131,6 +133,8 @@ def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, 
         values.update(action=row_action, status="FAILED", status_reason=reason)
         if plugin is not None:
             values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
+    if attr_data is not None:
+        values["attr_data"] = attr_data
     with session() as s:
         if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
             s.execute(update(RT).where(RT.c.id == r.id).values(engine_id=None))
@@ -160,31 +164,11 @@ def _reverse_successors(s: Session, stack_id: str) -> dict[str, set[str]]:
     return {r.name: set(r.requires or ()) for r in rows}
 
 
-class _RowsContext:
-    """ResolveContext over stored resource rows (for outputs)."""
-
-    def __init__(self, rows: dict[str, Any]) -> None:
-        self.rows = rows
-
-    def get_resource(self, name: str) -> Any:
-        d = self.rows.get(name)
-        return d.get("ref") if d else None
-
-    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
-        from app.services.convergence import walk
-        d = self.rows.get(name)
-        return walk((d or {}).get("attrs", {}).get(attr), path) if d else None
-
-    def get_all_attrs(self, name: str) -> dict[str, Any]:
-        d = self.rows.get(name)
-        return dict((d or {}).get("attrs") or {})
-
-
 def resolve_outputs(s: Session, stack_id: str, loaded: Any) -> list[dict[str, Any]]:
     names = loaded.definition.output_resources()
     rows = s.execute(select(Resource.name, Resource.attr_data).where(
         Resource.stack_id == stack_id, Resource.name.in_(list(names)))) if names else []
-    return list(loaded.definition.resolve_outputs(_RowsContext({r.name: r.attr_data
+    return list(loaded.definition.resolve_outputs(attrdata.DataContext({r.name: r.attr_data
                                                                 for r in rows})))
 
 
@@ -205,6 +189,8 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
     if st.action == "DELETE" and status == "COMPLETE":
         st.deleted_at = utcnow()
     stack_event(s, st, st.action, status, reason)
+    from app.services import nested
+    nested.notify_parent(s, st)
     if status == "FAILED" and st.action == "CREATE" and not st.disable_rollback:
         from app.services import traversals
         traversals.start_reverse(s, st, "ROLLBACK")

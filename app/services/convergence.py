@@ -22,51 +22,26 @@ from sqlalchemy import select, update
 from app import clients, errors
 from app.models import Resource, Stack, read_session, session, utcnow
 from app.resource_types import registry
-from app.services import completion, definitions, dispatch, locks, syncpoints
+from app.services import attrdata, completion, definitions, dispatch, locks, nested, syncpoints
 from app.templates import properties as tproperties
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
 
 
-class InputsContext:
-    """ResolveContext over the data predecessors passed on: ``{name: {"ref", "attrs"}}``."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-
-    def get_resource(self, name: str) -> Any:
-        d = self.data.get(name)
-        return d.get("ref") if d else None
-
-    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
-        d = self.data.get(name)
-        if not d:
-            return None
-        return walk((d.get("attrs") or {}).get(attr), path)
-
-    def get_all_attrs(self, name: str) -> dict[str, Any]:
-        d = self.data.get(name)
-        return dict((d or {}).get("attrs") or {})
+InputsContext = attrdata.DataContext
+walk = attrdata.walk
 
 
-def walk(value: Any, path: tuple[Any, ...]) -> Any:
-    """Index ``value`` by ``path`` as get_attr does (map keys, list indices); missing → None."""
-    for key in path:
-        if isinstance(value, dict):
-            value = value.get(key if key in value else str(key))
-        elif isinstance(value, list):
-            try:
-                value = value[int(key)]
-            except (ValueError, IndexError, TypeError):
-                return None
-        else:
-            return None
-    return value
+def _impl(r: Resource) -> str:
+    """The built-in type behind the row (a registry alias is resolved at stack create)."""
+    return str((r.rsrc_data or {}).get("_impl") or r.type)
 
 
-def _plugin(r: Resource, st: Any, properties: dict[str, Any] | None) -> Any:
-    cls = registry.get(r.type)
+def _plugin(r: Resource, st: Any, properties: dict[str, Any] | None, loaded: Any = None) -> Any:
+    if (r.rsrc_data or {}).get("nested"):
+        return nested.NestedResource(st, r, properties, loaded)
+    cls = registry.get(_impl(r))
     if cls is None:
         raise errors.ResourceFailure(f"The Resource Type ({r.type}) could not be found.")
     ident = definitions.identity(st.name, st.id, st.tenant)
@@ -83,7 +58,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     """
     with read_session() as s:
         st = s.execute(select(Stack.id, Stack.name, Stack.tenant, Stack.raw_template_id,
-                              Stack.current_traversal, Stack.action)
+                              Stack.current_traversal, Stack.action, Stack.nested_depth)
                        .where(Stack.id == stack_id)).first()
         if st is None or st.current_traversal != traversal_id:
             return
@@ -130,32 +105,49 @@ def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> N
     start: tuple[str, Any] | None = None
     try:
         if polling:
-            plugin = _plugin(r, st, r.properties_data)
+            plugin = _plugin(r, st, r.properties_data, loaded)
             handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
         else:
             try:
                 props = loaded.definition.resolve_properties(r.name, InputsContext(data))
-                cls = registry.get(r.type)
+                is_nested = (r.rsrc_data or {}).get("nested")
+                cls = registry.get(_impl(r))
                 schema = cls.validation_schema(props) if cls is not None else None
-                if schema is not None:
+                if schema is not None and is_nested != nested.TEMPLATE:
                     props = tproperties.validate(schema, props, ("resources", r.name, "properties"))
-                plugin = _plugin(r, st, props)
-                plugin.validate()
+                plugin = _plugin(r, st, props, loaded)
+                if not is_nested:
+                    plugin.validate()
             except Exception as exc:  # resolution failed: the resource never started (Heat)
                 completion.fail(st, r, traversal_id, True, loaded, _message(exc), started=False)
                 return
             if r.status != "IN_PROGRESS":  # written with the outcome, in one transaction
                 start = ("CREATE", props)
-            handle = plugin.handle_create()  # persisted by succeed() or _poll_later()
+            if is_nested:
+                handle = plugin.handle_create(traversal_id)
+            else:
+                handle = plugin.handle_create()  # persisted by succeed() or _poll_later()
         done = plugin.check_create_complete(handle)
     except Exception as exc:
+        plugin = locals().get("plugin")
         completion.fail(st, r, traversal_id, True, loaded, _reason(r.name, exc), started=True,
-                        plugin=locals().get("plugin"), start=start)
+                        plugin=plugin, start=start,
+                        attr_data=_failed_attr_data(plugin, loaded, r.name))
         return
     if done:
         completion.succeed(st, r, traversal_id, True, loaded, plugin, start=start)
     else:
         _poll_later(st, r, traversal_id, True, plugin, handle, start)
+
+
+def _failed_attr_data(plugin: Any, loaded: Any, name: str) -> Any:
+    """A failed nested stack still has outputs its parent may read (Heat)."""
+    if isinstance(plugin, nested.NestedResource) and plugin.resource_id:
+        try:
+            return plugin.attr_data(loaded.definition.referenced_attributes(name))
+        except Exception:
+            return None
+    return None
 
 
 def _adopt(st: Any, r: Resource, traversal_id: str, loaded: Any, external_id: str) -> None:
@@ -182,7 +174,7 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
     plugin = None
     start: tuple[str, Any] | None = None
     try:
-        plugin = _plugin(r, st, r.properties_data)
+        plugin = _plugin(r, st, r.properties_data, None)
         if polling:
             handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
         else:
@@ -223,6 +215,9 @@ def _message(exc: BaseException) -> str:
 
 
 def _reason(name: str, exc: BaseException) -> str:
-    """Heat's failure reason: ``"<ExcType>: resources.<name>: <message>"``."""
+    """Heat's failure reason: ``"<ExcType>: resources.<name>: <message>"`` (a failed nested
+    stack's reason is built from its child's, as Heat's)."""
+    if isinstance(exc, nested.NestedFailed):
+        return exc.reason
     from app.resource_types import base
     return base.failure_reason(exc, name)

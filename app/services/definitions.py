@@ -37,23 +37,38 @@ def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
 
 
 def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[str, Any] | None,
-                params: dict[str, Any] | None, ident: Any) -> Any:
-    """Parse + instantiate a template; raises the template package's errors."""
+                params: dict[str, Any] | None, ident: Any,
+                facade: dict[str, Any] | None = None) -> Any:
+    """Parse + instantiate a template; raises the template package's errors. ``facade``: a
+    nested stack's parent resource (metadata, deletion_policy, update_policy) for
+    ``resource_facade``."""
     tmpl = templates.parse(template, files=files or {})
     env = templates.Environment.from_mapping(environment or {})
-    definition = tmpl.instantiate(params or {}, env, ident, registry.schema)
-    check_plugins(definition, ident)
+    parent = templates.ParentFacade(**facade) if facade else None
+    definition = tmpl.instantiate(params or {}, env, ident, type_schema, parent=parent)
+    check_plugins(definition, ident, env, files or {})
     return definition
 
 
-def check_plugins(definition: Any, ident: Any) -> None:
+def type_schema(type_name: str) -> dict[str, Any] | None:
+    """The registry's schema for the templates' validation; a type that accepts any attribute
+    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic)."""
+    schema = registry.schema(type_name)
+    cls = registry.get(type_name)
+    if schema is not None and cls is not None and cls.accepts_any_attributes:
+        schema["attributes"] = None
+    return schema
+
+
+def check_plugins(definition: Any, ident: Any, env: Any = None,
+                  files: dict[str, Any] | None = None) -> None:
     """Each plugin's own static checks (Heat's ``Resource.validate`` at stack validation) for
     the resources whose properties are all known before anything is created.
 
     :raises errors.ValidationError: with the plugin's message (Heat's ``StackValidationFailed``).
     """
     for name, rdef in definition.resources.items():
-        cls = registry.get(rdef.type)
+        cls = registry.get(getattr(rdef, "implementation", rdef.type))
         if cls is None:
             continue
         props = definition.static_properties(name)
@@ -64,6 +79,8 @@ def check_plugins(definition: Any, ident: Any) -> None:
             if schema is not None:
                 props = tproperties.validate(schema, props, ("resources", name, "properties"))
             cls(name, props, stack=ident).validate()
+            if getattr(cls, "nested_stack", False) and env is not None:
+                _check_member_type(name, props, env)
         except errors.StokerError:
             raise
         except Exception as exc:
@@ -90,8 +107,12 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str,
             assert raw is not None and st is not None
             template, files, environment = raw.template, raw.files, raw.environment
             params = st.parameters
-    definition = instantiate(template, files, environment, params,
-                             identity(stack_name, stack_id, tenant))
+            facade = (st.nested_info or {}).get("facade")
+    else:
+        facade = None
+    env = {k: v for k, v in (environment or {}).items() if k != "parameters"}
+    definition = instantiate(template, files, env, params,
+                             identity(stack_name, stack_id, tenant), facade)
     requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
     loaded = Loaded(definition, requires, graph.invert(requires))
     with _lock:
@@ -99,6 +120,21 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str,
         while len(_cache) > MAX_CACHED:
             _cache.popitem(last=False)
     return loaded
+
+
+def _check_member_type(name: str, props: dict[str, Any], env: Any) -> None:
+    """A group's member type must exist (a built-in, a registry mapping or a template file).
+
+    :raises errors.ValidationError: Heat's "The Resource Type (X) could not be found."
+    """
+    member = (props.get("resource_def") or {}).get("type")
+    if not isinstance(member, str):
+        return
+    effective, template_key = env.resolve_type(None, member,
+                                               known=lambda t: registry.get(t) is not None)
+    if template_key is None and registry.get(effective) is None:
+        raise errors.ValidationError(f"The Resource Type ({member}) could not be found.",
+                                     path=("resources", name, "properties", "resource_def"))
 
 
 def seed(key: tuple[str, int], loaded: Loaded) -> None:

@@ -42,7 +42,8 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                  parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
                  environment: Any = None, environment_files: list[str] | None = None,
                  timeout_mins: int | None = None, disable_rollback: bool = True,
-                 tags: list[str] | None = None, parent_id: str | None = None) -> Stack:
+                 tags: list[str] | None = None, parent_id: str | None = None,
+                 nested_depth: int = 0, nested_info: dict[str, Any] | None = None) -> Stack:
     """Validate and create a stack, then enqueue its CREATE traversal.
 
     :param template: a mapping or YAML/JSON text.
@@ -66,7 +67,8 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     env = {k: v for k, v in merged.items() if k != "parameters"}
     stack_id = new_id()
     ident = definitions.identity(stack_name, stack_id, ctx.tenant_id)
-    definition = definitions.instantiate(template, files, env, params, ident)
+    definition = definitions.instantiate(template, files, env, params, ident,
+                                         (nested_info or {}).get("facade"))
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
@@ -97,7 +99,8 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                        username=ctx.username, user_id=ctx.user_id, raw_template_id=raw.id,
                        parameters=params, parameters_show=definition.parameters_for_show(),
                        description=_description(raw_mapping), disable_rollback=disable_rollback,
-                       timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id)
+                       timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
+                       nested_depth=nested_depth, nested_info=nested_info)
             s.add(st)
             s.flush()
             definitions.seed((stack_id, raw.id), loaded)

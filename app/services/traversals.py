@@ -55,11 +55,19 @@ def _schedule(s: Session, st: Stack, tid: str, is_update: bool, preds: dict[str,
 
 def start_create(s: Session, st: Stack, loaded: Any) -> str:
     """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
+    from app.services import nested
     rows = []
     for name, rdef in loaded.definition.resources.items():
+        data: dict[str, Any] = {}
+        impl = getattr(rdef, "implementation", rdef.type)
+        if impl != rdef.type:
+            data["_impl"] = impl
+        kind = nested.kind(rdef)
+        if kind:
+            data["nested"] = kind
         rows.append(Resource(stack_id=st.id, name=name, type=rdef.type, action="INIT",
                              status="COMPLETE", requires=sorted(loaded.requires.get(name, ())),
-                             deletion_policy=_policy(rdef)))
+                             deletion_policy=_policy(rdef), rsrc_data=data))
     s.add_all(rows)
     s.flush()
     ids = {r.name: r.id for r in rows}

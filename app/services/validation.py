@@ -30,8 +30,8 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     params = merged.get("parameters") or {}
     tmpl = templates.parse(template, files or {}, max_size=config.get().max_template_size)
     ident = templates.StackIdentity("validate")
-    definition = tmpl.instantiate(params, env, ident, registry.schema, strict=False)
-    definitions.check_plugins(definition, ident)
+    definition = tmpl.instantiate(params, env, ident, definitions.type_schema, strict=False)
+    definitions.check_plugins(definition, ident, env, files or {})
     return api_bodies.validate_body(tmpl, env, params)
 
 

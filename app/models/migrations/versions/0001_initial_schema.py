@@ -72,6 +72,7 @@ def upgrade() -> None:
     sa.Column('traversal_started_at', sa.DateTime(), nullable=True),
     sa.Column('failed', sa.Boolean(), nullable=False),
     sa.Column('outputs', sa.JSON(), nullable=True),
+    sa.Column('nested_info', sa.JSON(), nullable=True),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=True),
     sa.Column('deleted_at', sa.DateTime(), nullable=True),
