@@ -91,7 +91,33 @@ class Volume(CloudResource):
                 raise errors.CloudError(exc.message, status=409, heat_type="Conflict") from exc
             raise
 
+    def handle_snapshot_delete(self) -> dict[str, Any] | None:
+        """``deletion_policy: Snapshot``: back the volume up (Heat's Cinder snapshot is a
+        backup), then delete it; a volume in ``error`` is just deleted. The backup stays."""
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        if str(shown.get("status", "")).lower().startswith("error"):
+            return self.handle_delete()
+        backup = self.cloud().block_storage.create_backup(
+            volume_id=self.resource_id, name=f"{self.physical_resource_name()}-backup", force=True)
+        self.data["backup_id"] = backup.id
+        return {"phase": "backup", "backup": backup.id}
+
     def check_delete_complete(self, handle: Any) -> bool:
+        if isinstance(handle, dict) and handle.get("phase") == "backup":
+            backup = plain(self.cloud().block_storage.get_backup(handle["backup"])) or {}
+            status = str(backup.get("status", "")).lower()
+            if status == "error":
+                raise in_error(status, backup.get("fail_reason") or "Unknown")
+            if status != "available":
+                return False
+            started = self.handle_delete()
+            if started is None:
+                return True
+            handle.clear()
+            handle.update(started)
+            return False
         done = super().check_delete_complete(handle)
         if not done:
             shown = self.show_resource() if self._shown is None else self._shown

@@ -222,8 +222,30 @@ class Server(CloudResource):
     def _delete(self) -> None:
         self.cloud().compute.delete_server(self.resource_id)
 
+    def handle_snapshot_delete(self) -> dict[str, Any] | None:
+        """``deletion_policy: Snapshot``: an image of the server (Heat's ``createImage``), then
+        the delete once the image is active. A server in ERROR is just deleted."""
+        shown = self.show_resource()
+        if shown is None or str(shown.get("status", "")).upper() == "ERROR":
+            return self.handle_delete()
+        image = self.cloud().compute.create_server_image(
+            self.resource_id, name=f"{self.physical_resource_name()}-snapshot")
+        image_id = image if isinstance(image, str) else image.id
+        self.data["snapshot_image_id"] = image_id
+        return {"phase": "snapshot", "image": image_id}
+
     def check_delete_complete(self, handle: Any) -> bool:
         """Done once the server is gone (or DELETED) and the internal ports are deleted."""
+        if isinstance(handle, dict) and handle.get("phase") == "snapshot":
+            image = plain(self.cloud().image.get_image(handle["image"])) or {}
+            status = str(image.get("status", "")).lower()
+            if status in ("killed", "deleted"):
+                raise in_error(status.upper(), "the snapshot image failed")
+            if status != "active":
+                return False
+            handle.clear()
+            handle.update(self.handle_delete() or {"conflicts": 0, "pending": False})
+            return False
         if handle is not None and not super().check_delete_complete(handle):
             self.refresh()
             shown = self.show_resource() or {}

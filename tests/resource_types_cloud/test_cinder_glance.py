@@ -87,3 +87,45 @@ def test_web_image(driver: Any) -> None:
     assert shown["os_distro"] == "cirros"
     driver.delete(image)
     driver.delete(image)
+
+
+def test_snapshot_deletion_policy_backs_the_volume_up(driver: Any) -> None:
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1})
+    res = driver.again(vol)
+    handle = res.handle_snapshot_delete()
+    assert handle["phase"] == "backup"
+    driver._poll(res, handle, "check_delete_complete", 15)
+    assert driver.again(vol).resolve_attribute("show") is None
+    cloud = res.cloud()
+    backup = cloud.block_storage.get_backup(res.data["backup_id"])
+    assert backup.status == "available" and backup.volume_id == vol.resource_id
+    cloud.block_storage.delete_backup(backup.id)
+    _wait_gone(lambda: cloud.block_storage.get_backup(backup.id))
+
+
+def test_snapshot_deletion_policy_images_the_server(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv = driver.create("OS::Nova::Server", "srv", {"image": "cirros", "flavor": "m1.tiny",
+                                                    "networks": [{"network": net.resource_id}]})
+    res = driver.again(srv)
+    handle = res.handle_snapshot_delete()
+    assert handle["phase"] == "snapshot"
+    driver._poll(res, handle, "check_delete_complete", 15)
+    cloud = res.cloud()
+    image = cloud.image.get_image(res.data["snapshot_image_id"])
+    assert image.status == "active"
+    cloud.image.delete_image(image.id)
+    assert driver.again(srv).resolve_attribute("show") is None
+    driver.delete(net)
+
+
+def _wait_gone(fetch: Any) -> None:
+    import time
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            fetch()
+        except errors.CloudError:
+            return
+        time.sleep(0.05)
+    raise AssertionError("still there")

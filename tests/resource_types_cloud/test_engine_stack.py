@@ -152,3 +152,25 @@ def test_permanent_error_in_a_stack_carries_the_clouds_message(db: Any, cloud_se
     stacks.delete_stack(CTX, st.name, st.id)
     assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
     assert sandbox.created() == before
+
+
+def test_deletion_policies_retain_and_snapshot(db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    before = sandbox.created()
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "kept": {"type": "OS::Neutron::Net", "deletion_policy": "Retain"},
+        "vol": {"type": "OS::Cinder::Volume", "deletion_policy": "Snapshot",
+                "properties": {"size": 1}}}}
+    st = stacks.create_stack(CTX, stack_name="policies", template=tmpl)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    rows = {r.name: r for r, _ in resources.list_resources(CTX, stacks.get_by_id(CTX, st.id))}
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    left = {k: v - before.get(k, set()) for k, v in sandbox.created().items()}
+    left = {k: v for k, v in left.items() if v}
+    assert left.get("networks") == {rows["kept"].physical_resource_id}
+    assert "volumes" not in left and len(left.get("backups", ())) == 1
+    from app import clients
+    cloud = clients.for_stack(type("I", (), {"project_id": "admin"})()).cloud()
+    cloud.network.delete_network(rows["kept"].physical_resource_id)
+    for backup_id in left["backups"]:
+        cloud.block_storage.delete_backup(backup_id)
