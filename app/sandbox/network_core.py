@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from app.sandbox import auth, ipam, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, no_content, paginate, public, reply
@@ -323,6 +323,9 @@ def release_port(port_id: str) -> None:
 def list_ports() -> Any:
     items = auth.visible(store().all("ports"), admin_sees_all=True)
     items = filter_by_args(items, PORT_FIELDS)
+    for wanted in request.args.getlist("fixed_ips"):   # "ip_address=10.0.0.5" / "subnet_id=..."
+        key, _, value = wanted.partition("=")
+        items = [p for p in items if any(str(ip.get(key)) == value for ip in p["fixed_ips"])]
     return reply({"ports": [public(p) for p in paginate(items)]})
 
 

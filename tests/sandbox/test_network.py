@@ -156,3 +156,14 @@ def test_tags(no_leaks, conn):
     conn.network.remove_tag(network, "blue")
     assert sorted(conn.network.get_network(network).tags) == ["green", "red"]
     conn.network.delete_network(network)
+
+
+def test_port_filters(no_leaks, conn, net):
+    network, subnet = net
+    a = conn.network.create_port(network_id=network.id, fixed_ips=[{"ip_address": "192.168.50.14"}])
+    b = conn.network.create_port(network_id=network.id, device_owner="compute:nova", device_id="vm-1")
+    assert [p.id for p in conn.network.ports(fixed_ips=["ip_address=192.168.50.14"])] == [a.id]
+    assert [p.id for p in conn.network.ports(device_id="vm-1")] == [b.id]
+    assert {p.id for p in conn.network.ports(fixed_ips=[f"subnet_id={subnet.id}"])} == {a.id, b.id}
+    conn.network.delete_port(a)
+    conn.network.delete_port(b)
