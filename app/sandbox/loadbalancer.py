@@ -97,7 +97,13 @@ def view(collection: str, obj: Obj) -> Obj:
     return out
 
 
+PARENT_FILTERS = {"loadbalancer_id": "_lb_id", "listener_id": "_listener_id", "pool_id": "_pool_id"}
+
+
 def _list(collection: str, **match: Any) -> Any:
+    for arg, key in PARENT_FILTERS.items():
+        if request.args.get(arg):
+            match[key] = request.args[arg]
     items = auth.visible(store().find(collection, **match), admin_sees_all=True)
     items = filter_by_args(items, ("id", "name", "provisioning_status", "operating_status", "project_id",
                                    "protocol", "protocol_port", "address", "vip_address", "type", "lb_algorithm"))

@@ -59,3 +59,19 @@ def test_bad_listener_protocol(no_leaks, conn):
         conn.load_balancer.create_listener(protocol="GOPHER", protocol_port=70, load_balancer_id=lb.id)
     conn.load_balancer.delete_load_balancer(lb)
     conn.load_balancer.wait_for_delete(lb, interval=0.05, wait=5)
+
+
+def test_list_filters_by_parent(no_leaks, conn):
+    net = conn.network.find_network("private")
+    lbs = [active(conn, conn.load_balancer.create_load_balancer(name=f"f{i}", vip_network_id=net.id))
+           for i in range(2)]
+    pools = []
+    for lb in lbs:
+        pools.append(conn.load_balancer.create_pool(protocol="TCP", lb_algorithm="ROUND_ROBIN",
+                                                    loadbalancer_id=lb.id))
+        active(conn, lb)
+    assert [p.id for p in conn.load_balancer.pools(loadbalancer_id=lbs[0].id)] == [pools[0].id]
+    for lb in lbs:
+        conn.load_balancer.delete_load_balancer(lb, cascade=True)
+    for lb in lbs:
+        conn.load_balancer.wait_for_delete(lb, interval=0.05, wait=5)
