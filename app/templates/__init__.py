@@ -5,7 +5,9 @@ Public API (see docs/contracts.md)::
     tmpl = parse(text_or_mapping, files=None, max_size=None)      # -> Template
     stack = tmpl.instantiate(params, env, identity, type_schema)   # -> StackDefinition
     stack.resolve_properties(name, ctx); stack.resolve_outputs(ctx)
+    env = merge_request(body_env, body_params, environment_files, files, param_types)
 """
+from app.templates.env_merge import merge_request
 from app.templates.environment import Environment
 from app.templates.functions.base import ABSENT, UNKNOWN, FunctionError
 from app.templates.resources import ResourceDefinition
@@ -15,4 +17,4 @@ from app.templates.template import Template, parse
 
 __all__ = ["ABSENT", "UNKNOWN", "Environment", "FunctionError", "ParentFacade",
            "ResolveContext", "ResourceDefinition", "StackDefinition", "StackIdentity",
-           "Template", "parse"]
+           "Template", "merge_request", "parse"]
