@@ -39,8 +39,11 @@ class ResolvedType:
     schema: dict[str, Any] | None
 
 
-def provider_schema(files: Mapping[str, str], key: str, name: str) -> dict[str, Any]:
-    """The type schema of provider template ``key`` used by resource ``name``.
+def provider_schema(files: Mapping[str, str], key: str, name: str,
+                    parameter_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The type schema of provider template ``key`` used by resource ``name``. As Heat's
+    ``generate_class_from_template``, the environment's ``parameter_defaults`` become the
+    defaults of the matching parameters (so such a property is no longer required).
 
     :raises errors.ValidationError: not in ``files`` (Heat's fetch error) or not a template.
     """
@@ -57,7 +60,14 @@ def provider_schema(files: Mapping[str, str], key: str, name: str) -> dict[str, 
         raise errors.ValidationError(f"Failed to parse template {key} (resources.{name}): "
                                      f"{exc.message}", path=("resources", name, "type"),
                                      heat_type="StackValidationFailed") from None
-    return template_resource_schema(tmpl)
+    schema = template_resource_schema(tmpl)
+    for pname, default in (parameter_defaults or {}).items():
+        prop = schema["properties"].get(pname)
+        if prop is not None:
+            prop = schema["properties"][pname] = dict(prop, required=False)
+            if prop["type"] in ("string", "number", "boolean"):
+                prop["default"] = default
+    return schema
 
 
 def resolve_types(types: Mapping[str, str], env: Environment | None,
@@ -89,7 +99,9 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
             raise
         if found.template is not None:
             if found.template not in cache:
-                cache[found.template] = provider_schema(files, found.template, name)
+                cache[found.template] = provider_schema(
+                    files, found.template, name,
+                    env.parameter_defaults if env is not None else None)
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:

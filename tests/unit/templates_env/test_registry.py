@@ -198,3 +198,11 @@ def test_cfn_provider_template() -> None:
     stack = instantiate(text, files={"c.template": child})
     assert stack.resources["a"].template == "c.template"
     assert stack.type_schema_of("a")["properties"]["N"]["type"] == "number"
+
+
+def test_parameter_defaults_satisfy_required_provider_parameters() -> None:
+    text = "heat_template_version: 2018-08-31\nresources:\n  svc: {type: c.yaml}\n"
+    with pytest.raises(errors.ValidationError):
+        instantiate(text, files={"c.yaml": CHILD})
+    stack = instantiate(text, files={"c.yaml": CHILD}, parameter_defaults={"name": "pd"})
+    assert stack.type_schema_of("svc")["properties"]["name"]["required"] is False
