@@ -40,7 +40,8 @@ class Settings:
     sandbox_state_path: str = ""       # sandbox cloud state file; default <data_dir>/sandbox.json; ":memory:"
     sandbox_deterministic_ids: bool = False
     sandbox_delays: str = ""           # transition delays, e.g. "server_build=0.1,volume_create=0.1"
-    sandbox_latency: str = ""          # added to every sandbox request: "0.05" or a range "0.01-0.05"
+    sandbox_latency: str = ""          # added to every sandbox request: "0.05", "0.01-0.05" or JSON rules
+    sandbox_faults: str = ""           # sandbox fault-injection rules, a JSON list (app/sandbox/behaviour.py)
     workers: int = 2                # worker processes `stoker up` starts
     worker_concurrency: int = 4
     default_user: str = "admin"

@@ -1,7 +1,7 @@
 """``stoker sandbox``: run the sandbox cloud, or print a clouds.yaml entry for it.
 
     stoker sandbox [--host 127.0.0.1] [--port 8090] [--state PATH|:memory:] [--deterministic-ids]
-                   [--latency 0.05|0.01-0.05] [--delay server_build=2 ...]
+                   [--latency 0.05|0.01-0.05|JSON] [--delay server_build=2 ...] [--fault JSON ...]
     stoker sandbox clouds-yaml [--port 8090]     # then: openstack --os-cloud sandbox server list
 
 Defaults come from :mod:`app.config` (``STOKER_SANDBOX_*``); the state file defaults to
@@ -9,6 +9,7 @@ Defaults come from :mod:`app.config` (``STOKER_SANDBOX_*``); the state file defa
 """
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -38,14 +39,31 @@ def parse_delays(items: list[str] | tuple[str, ...] | str) -> dict[str, float]:
 
 
 def parse_latency(text: str) -> Any:
-    """``"0.05"`` -> 0.05 seconds; ``"0.01-0.05"`` -> a (min, max) random range; ``""`` -> None."""
+    """``"0.05"`` -> 0.05 seconds; ``"0.01-0.05"`` -> a (min, max) random range; a JSON list ->
+    per-operation rules (``[{"match": "compute.*", "seconds": 0.2}]``); ``""`` -> None."""
     if not text:
         return None
+    if text.lstrip().startswith("["):
+        return parse_rules(text)
     low, sep, high = text.partition("-")
     try:
         return (float(low), float(high)) if sep else float(low)
     except ValueError:
         raise click.BadParameter(f"expected seconds or min-max, got {text!r}") from None
+
+
+def parse_rules(text: str) -> list[dict[str, Any]]:
+    """A JSON list of rule objects (latency or fault rules).
+
+    :raises click.BadParameter: not a JSON list of objects.
+    """
+    try:
+        rules = json.loads(text) if text.strip() else []
+    except ValueError as err:
+        raise click.BadParameter(f"not JSON: {err}") from None
+    if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+        raise click.BadParameter("expected a JSON list of objects")
+    return rules
 
 
 def state_path(settings: config.Settings, given: str | None) -> str | None:
@@ -81,9 +99,12 @@ def clouds_yaml_text(host: str, port: int) -> str:
 @click.option("--deterministic-ids", is_flag=True, default=None, help="Predictable ids (tests).")
 @click.option("--latency", default=None, help="Seconds added to each request, or a range min-max.")
 @click.option("--delay", "delays", multiple=True, help="Transition delay, name=seconds (repeatable).")
+@click.option("--fault", "faults", multiple=True,
+              help='Fault rule as JSON, e.g. \'{"match": "compute.POST.servers", "rate": 0.2}\' (repeatable).')
 @click.pass_context
 def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str | None,
-            deterministic_ids: bool | None, latency: str | None, delays: tuple[str, ...]) -> None:
+            deterministic_ids: bool | None, latency: str | None, delays: tuple[str, ...],
+            faults: tuple[str, ...]) -> None:
     """Run the sandbox cloud (Keystone, Nova, Neutron, Cinder, Glance, Octavia, Aodh)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -99,6 +120,7 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
     app = create_app(path, latency=parse_latency(latency if latency is not None else settings.sandbox_latency),
                      delays=all_delays or None,
                      deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids),
+                     faults=parse_rules(settings.sandbox_faults) + [r for f in faults for r in parse_rules(f"[{f}]")],
                      extra_catalog=stoker_endpoints(settings))
     server = make_server(host, port, app, threaded=True)
     signal.signal(signal.SIGTERM, _interrupt)   # honcho / `stoker up` stop children with SIGTERM

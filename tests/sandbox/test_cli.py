@@ -61,7 +61,9 @@ def test_stoker_sandbox_command_serves_and_flushes_state_on_sigterm(tmp_path):
         port = s.getsockname()[1]
     state = tmp_path / "sandbox.json"
     proc = subprocess.Popen([sys.executable, "-m", "app.sandbox", "--port", str(port), "--state", str(state),
-                             "--delay", "server_build=0.1"], cwd=Path(__file__).parents[2],
+                             "--delay", "server_build=0.1", "--fault",
+                             '{"match": "image.DELETE.images", "status": 409, "times": 1}'],
+                            cwd=Path(__file__).parents[2],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 20
@@ -73,7 +75,9 @@ def test_stoker_sandbox_command_serves_and_flushes_state_on_sigterm(tmp_path):
                 pass
             assert time.monotonic() < deadline, "stoker sandbox did not start"
             time.sleep(0.1)
-        assert requests.get(f"http://127.0.0.1:{port}/sandbox/behaviour").json()["delays"]["server_build"] == 0.1
+        behaviour = requests.get(f"http://127.0.0.1:{port}/sandbox/behaviour").json()
+        assert behaviour["delays"]["server_build"] == 0.1
+        assert behaviour["faults"] == [{"match": "image.DELETE.images", "status": 409, "times": 1}]
         conn = openstack.connect(auth_url=f"http://127.0.0.1:{port}/identity/v3", username="admin",
                                  password="sandbox", project_name="admin", user_domain_name="Default",
                                  project_domain_name="Default")
