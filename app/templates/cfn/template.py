@@ -91,12 +91,48 @@ class CfnTemplate(Template):
 
     mappings: dict[str, Any] = field(default_factory=dict)
 
+    def locate(self, exc: errors.TemplateError) -> errors.TemplateError:
+        """As :meth:`Template.locate`, with the path (and the message's dotted path) in CFN's
+        section and key names, as Heat prints them (``Resources.V.Properties.p``)."""
+        if exc.path:
+            old, new = tuple(exc.path), cfn_path(tuple(exc.path))
+            if new != old:
+                for n in range(min(len(old), 3), 0, -1):
+                    before = ".".join(str(p) for p in old[:n])
+                    if before in exc.message:
+                        after = ".".join(str(p) for p in new[:n])
+                        exc.message = exc.message.replace(before, after, 1)
+                        exc.args = (exc.message,)
+                        break
+                exc.path = new
+        return super().locate(exc)
+
     def pseudo_parameters(self, identity: StackIdentity) -> dict[str, Any]:
         """``AWS::StackId`` (Heat's ARN), ``AWS::StackName``, ``AWS::Region``."""
         arn = (f"arn:openstack:heat::{identity.project_id}:stacks/{identity.stack_name}/"
                f"{identity.stack_id}")
         return {"AWS::StackId": arn, "AWS::StackName": identity.stack_name,
                 "AWS::Region": REGION}
+
+
+_TOP = {"resources": "Resources", "outputs": "Outputs", "parameters": "Parameters",
+        "conditions": "Conditions"}
+_UNDER = {"Resources": {"properties": "Properties", "metadata": "Metadata", "type": "Type",
+                       "condition": "Condition", "depends_on": "DependsOn",
+                       "deletion_policy": "DeletionPolicy", "update_policy": "UpdatePolicy"},
+          "Outputs": {"value": "Value", "condition": "Condition"}}
+
+
+def cfn_path(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A path built by the shared (HOT-named) code, in CFN's names:
+    ``("resources", "V", "properties", "p")`` -> ``("Resources", "V", "Properties", "p")``."""
+    if not path or path[0] not in _TOP:
+        return path
+    top = _TOP[path[0]]
+    out = [top, *path[1:]]
+    if len(out) > 2 and out[2] in _UNDER.get(top, {}):
+        out[2] = _UNDER[top][out[2]]
+    return tuple(out)
 
 
 def _table_version(fmt: CfnFormat, mappings: Mapping[str, Any]) -> HotVersion:

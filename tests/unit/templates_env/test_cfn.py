@@ -217,3 +217,17 @@ def test_duplicate_keys_last_wins_and_warns() -> None:
     assert outputs(text) == {"O": "second"}
     assert duplicate_keys("a: 1\nb: {c: 1, c: 2}\n") == [("c", 2)]
     assert duplicate_keys("{not yaml") == []
+
+
+def test_errors_use_cfn_names_and_lines() -> None:
+    from tests.unit.templates.conftest import heat_type_schema
+    text = AWS + "Resources:\n  R:\n    Type: OS::Heat::RandomString\n" \
+                 "    Properties: {length: abc}\n"
+    with pytest.raises(errors.ValidationError) as info:
+        parse(text).instantiate({}, None, IDENT, heat_type_schema)
+    exc = info.value
+    assert exc.message.startswith("Property error: Resources.R.Properties.length: ")
+    assert exc.path == ("Resources", "R", "Properties", "length") and exc.line == 5
+    exc2 = fails(AWS + "Resources:\n  V: {Type: OS::Heat::None, Properties: {v: {Ref: Nope}}}\n")
+    assert exc2.message.startswith("Property error: Resources.V.Properties.v: ")
+    assert exc2.heat_type == "StackValidationFailed"
