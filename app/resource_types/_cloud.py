@@ -207,6 +207,24 @@ class CloudResource(Resource):
         value = self.properties.get(prop)
         return str(value) if value else self.physical_resource_name()
 
+    def adopt(self, find: Any, prop: str = "name") -> bool:
+        """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
+        redelivered task must not create a second one): when the name is Heat's physical name
+        (unique to this resource), ``find(name, ignore_missing=True)`` finds it. Sets
+        ``resource_id`` and returns ``True`` if found; a user-given name is never adopted."""
+        if self.resource_id or self.properties.get(prop) or self.stack is None:
+            return bool(self.resource_id)
+        try:
+            found = find(self.physical_resource_name(), ignore_missing=True)
+        except errors.CloudError as exc:
+            if exc.transient:
+                raise
+            return False    # e.g. several objects of that name: not ours to choose
+        if found is None:
+            return False
+        self.resource_id = str(found.id)
+        return True
+
     def value_specs(self, attrs: dict[str, Any], prop: str = "value_specs") -> dict[str, Any]:
         """``attrs`` with the ``value_specs`` map merged in (Heat's ``prepare_properties``)."""
         specs = self.properties.get(prop) or {}

@@ -44,6 +44,8 @@ class Volume(CloudResource):
     def handle_create(self) -> None:
         p = self.properties
         storage = self.cloud().block_storage
+        if self.adopt(storage.find_volume):
+            return
         name = self.name_or_physical()
         if p.get("backup_id"):
             restored = storage.restore_backup(self.resolve("cinder.backup", p["backup_id"]),

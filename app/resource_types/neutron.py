@@ -41,7 +41,11 @@ class NeutronResource(CloudResource):
         getattr(self.cloud().network, f"delete_{self.collection}")(self.resource_id)
 
     def _create(self, attrs: dict[str, Any]) -> Any:
-        obj = getattr(self.cloud().network, f"create_{self.collection}")(**attrs)
+        net = self.cloud().network
+        finder = getattr(net, f"find_{self.collection}", None)
+        if "name" in attrs and finder is not None and self.adopt(finder):
+            return getattr(net, f"get_{self.collection}")(self.resource_id)
+        obj = getattr(net, f"create_{self.collection}")(**attrs)
         self.resource_id = obj.id
         self._shown = plain(obj)
         tags = self.properties.get("tags")

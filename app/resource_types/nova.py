@@ -53,10 +53,14 @@ class Server(CloudResource):
     # ---- create ----------------------------------------------------------------------------
     def handle_create(self) -> None:
         """Create the internal ports, then the server (adopted if ``resource_id`` is set)."""
-        if self.resource_id:
+        cloud = self.cloud()
+        if self.adopt(cloud.compute.find_server):
+            prefix = self._port_name("")
+            self.data["internal_ports"] = [
+                {"id": port.id} for port in cloud.network.ports(device_id=self.resource_id)
+                if str(port.name or "").startswith(prefix)]
             return
         p = self.properties
-        cloud = self.cloud()
         attrs: dict[str, Any] = {"name": self.name_or_physical(),
                                  "flavor_id": self.resolve("nova.flavor", p.get("flavor"))}
         if p.get("image"):
@@ -126,11 +130,19 @@ class Server(CloudResource):
             props["fixed_ips"] = [{"ip_address": net.get("fixed_ip"), "subnet": net.get("subnet")}]
         if groups:
             props["security_groups"] = groups
-        helper = Port(self.name, {}, stack=self.stack, clients=self.clients, uuid=self.uuid)
-        attrs = helper.port_attrs(props, f"{self.name_or_physical()}-port-{index}")
-        port = self.cloud().network.create_port(**attrs)
+        name = self._port_name(index)
+        port = None
+        if not self.properties.get("name"):  # unique physical name: an earlier attempt's port
+            port = self.cloud().network.find_port(name, ignore_missing=True)
+        if port is None:
+            helper = Port(self.name, {}, stack=self.stack, clients=self.clients, uuid=self.uuid)
+            port = self.cloud().network.create_port(**helper.port_attrs(props, name))
         self.data.setdefault("internal_ports", []).append({"id": port.id})
         return str(port.id)
+
+    def _port_name(self, index: int | str) -> str:
+        """Name of internal port ``index``: ``<server name>-port-<index>``."""
+        return f"{self.name_or_physical()}-port-{index}"
 
     def block_devices(self) -> list[dict[str, Any]]:
         """Nova BDM v2 entries from ``block_device_mapping_v2`` / ``block_device_mapping``."""

@@ -48,6 +48,9 @@ class OctaviaResource(CloudResource):
         return {"attrs": self.attrs(), "conflicts": 0}
 
     def check_create_complete(self, handle: Any) -> bool:
+        finder = getattr(self.cloud().load_balancer, f"find_{self.noun}", None)
+        if self.resource_id is None and "name" in handle["attrs"] and finder is not None:
+            self.adopt(finder)
         if self.resource_id is None:
             try:
                 obj = getattr(self.cloud().load_balancer, f"create_{self.noun}")(

@@ -156,3 +156,30 @@ def test_floating_ip_waits_for_the_router_interface(driver: Any) -> None:
     assert driver.again(fip).resolve_attribute("port_id") == port.resource_id
     for res in (fip, iface, router, port, sub, net):
         driver.delete(res)
+
+
+@pytest.mark.parametrize("type_name, props", [
+    ("OS::Neutron::Net", {}),
+    ("OS::Cinder::Volume", {"size": 1}),
+    ("OS::Nova::Server", {"image": "cirros", "flavor": "m1.tiny", "networks": [{"network": "private"}]}),
+])
+def test_redelivered_create_adopts_what_the_first_attempt_made(driver: Any, type_name: str,
+                                                                props: dict[str, Any]) -> None:
+    """DESIGN invariant 1: the physical name (from the resource's uuid) finds the object a
+    crashed attempt created, instead of creating a second one."""
+    import uuid as uuidlib
+
+    from app import clients
+    from app.resource_types import registry
+    uid = str(uuidlib.uuid4())
+    cls = registry.get(type_name)
+    first = driver.make(type_name, "r", props)
+    first = cls("r", first.properties, stack=driver.identity, uuid=uid,
+                clients=clients.for_stack(driver.identity))
+    first.handle_create()                      # ... and the worker dies before persisting
+    again = cls("r", first.properties, stack=driver.identity, uuid=uid,
+                clients=clients.for_stack(driver.identity))
+    again.handle_create()
+    assert again.resource_id == first.resource_id
+    driver._poll(again, None, "check_create_complete", 15)
+    driver.delete(again)
