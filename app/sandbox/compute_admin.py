@@ -1,7 +1,9 @@
-"""Nova v2.1 operator views for the sandbox: the one hypervisor (``sandbox``), compute services,
-host aggregates (none) and each server's instance actions (what was done to it, by whom)."""
+"""Nova v2.1 placement and operator views for the sandbox: eight compute hosts (``sandbox-1`` ..
+``sandbox-8``) that servers are placed on as their server group's policy says, hypervisors,
+compute services, host aggregates (none) and each server's instance actions."""
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from flask import Blueprint, g
@@ -14,7 +16,35 @@ from app.sandbox.store import Obj
 
 bp = Blueprint("compute_admin", __name__)
 
-HYPERVISOR_ID = "00000000-0000-4000-8000-00000000beef"
+HOSTS = tuple(f"sandbox-{i}" for i in range(1, 9))    # the sandbox's compute hosts
+
+
+def host_id(project_id: str | None, host: str) -> str:
+    """Nova's ``hostId``: a hash of the project and the host (same host, same project -> same id)."""
+    return hashlib.sha224(f"{project_id}{host}".encode()).hexdigest()
+
+
+def place(group: Obj | None) -> str | None:
+    """The host a new server goes to, honouring its server group's policy (``affinity``,
+    ``anti-affinity`` with ``max_server_per_host``, and the soft variants); otherwise the least
+    loaded host. None when no host fits (the server goes to ERROR: "No valid host was found.")."""
+    st = store()
+    load = {h: 0 for h in HOSTS}
+    for s in st.all("servers"):
+        if s.get("OS-EXT-SRV-ATTR:host") in load:
+            load[s["OS-EXT-SRV-ATTR:host"]] += 1
+    least = min(HOSTS, key=lambda h: (load[h], h))
+    if group is None:
+        return least
+    used = [m["OS-EXT-SRV-ATTR:host"] for m in (st.get("servers", i) for i in group["members"]) if m]
+    policy = group["policy"]
+    if policy in ("affinity", "soft-affinity"):
+        return used[0] if used else least
+    if policy == "anti-affinity":
+        limit = int((group.get("rules") or {}).get("max_server_per_host", 1))
+        free = [h for h in HOSTS if used.count(h) < limit]
+        return min(free, key=lambda h: (used.count(h), load[h], h)) if free else None
+    return min(HOSTS, key=lambda h: (used.count(h), load[h], h))      # soft-anti-affinity
 
 
 def record_action(server: Obj, action: str) -> None:
@@ -39,14 +69,15 @@ def show_action(server_id: str, request_id: str) -> Any:
     raise SandboxError(404, f"Action for request_id {request_id} on instance {server_id} not found")
 
 
-def _hypervisor(detail: bool) -> Obj:
-    st = store()
-    servers = st.all("servers")
-    out: Obj = {"id": HYPERVISOR_ID, "hypervisor_hostname": "sandbox", "state": "up", "status": "enabled"}
+def _hypervisor(index: int, detail: bool) -> Obj:
+    host = HOSTS[index]
+    hid = f"00000000-0000-4000-a000-{index + 1:012d}"
+    out: Obj = {"id": hid, "hypervisor_hostname": host, "state": "up", "status": "enabled"}
     if detail:
+        servers = [s for s in store().all("servers") if s.get("OS-EXT-SRV-ATTR:host") == host]
         out.update(hypervisor_type="sandbox", hypervisor_version=1, host_ip="127.0.0.1",
-                   service={"host": "sandbox", "id": HYPERVISOR_ID, "disabled_reason": None},
-                   running_vms=len(servers), vcpus=1024, memory_mb=1048576, local_gb=65536,
+                   service={"host": host, "id": hid, "disabled_reason": None},
+                   running_vms=len(servers), vcpus=128, memory_mb=262144, local_gb=8192,
                    vcpus_used=sum(s["_flavor"]["vcpus"] for s in servers),
                    memory_mb_used=sum(s["_flavor"]["ram"] for s in servers),
                    local_gb_used=sum(s["_flavor"]["disk"] for s in servers), uptime=None)
@@ -56,21 +87,23 @@ def _hypervisor(detail: bool) -> Obj:
 @bp.get("/os-hypervisors")
 def list_hypervisors() -> Any:
     auth.require_admin()
-    return reply({"hypervisors": [_hypervisor(False)]})
+    return reply({"hypervisors": [_hypervisor(i, False) for i in range(len(HOSTS))]})
 
 
 @bp.get("/os-hypervisors/detail")
 def list_hypervisors_detail() -> Any:
     auth.require_admin()
-    return reply({"hypervisors": [_hypervisor(True)]})
+    return reply({"hypervisors": [_hypervisor(i, True) for i in range(len(HOSTS))]})
 
 
 @bp.get("/os-hypervisors/<hypervisor_id>")
 def show_hypervisor(hypervisor_id: str) -> Any:
     auth.require_admin()
-    if hypervisor_id not in (HYPERVISOR_ID, "sandbox"):
-        raise SandboxError(404, f"Hypervisor with ID {hypervisor_id} could not be found.")
-    return reply({"hypervisor": _hypervisor(True)})
+    for i, host in enumerate(HOSTS):
+        view = _hypervisor(i, True)
+        if hypervisor_id in (view["id"], host):
+            return reply({"hypervisor": view})
+    raise SandboxError(404, f"Hypervisor with ID {hypervisor_id} could not be found.")
 
 
 @bp.get("/os-services")

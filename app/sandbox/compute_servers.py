@@ -249,13 +249,13 @@ def create_server() -> Any:
     server_id = st.new_id()
     server: Obj = {
         "id": server_id, "name": name, "status": "BUILD", "tenant_id": c.project_id, "user_id": c.user_id,
-        "metadata": {str(k): str(v) for k, v in metadata.items()}, "hostId": secrets.token_hex(28),
+        "metadata": {str(k): str(v) for k, v in metadata.items()}, "hostId": "",
         "created": iso(now), "updated": iso(now), "accessIPv4": data.get("accessIPv4", ""),
         "accessIPv6": data.get("accessIPv6", ""), "OS-DCF:diskConfig": data.get("OS-DCF:diskConfig", "MANUAL"),
         "progress": 0, "OS-EXT-AZ:availability_zone": zone,
         "config_drive": "True" if data.get("config_drive") else "", "key_name": data.get("key_name"),
         "OS-SRV-USG:launched_at": None, "OS-SRV-USG:terminated_at": None,
-        "OS-EXT-SRV-ATTR:host": "sandbox", "OS-EXT-SRV-ATTR:hypervisor_hostname": "sandbox",
+        "OS-EXT-SRV-ATTR:host": None, "OS-EXT-SRV-ATTR:hypervisor_hostname": None,
         "OS-EXT-SRV-ATTR:instance_name": f"instance-{st.next_number('instance'):08x}",
         "OS-EXT-SRV-ATTR:user_data": data.get("user_data"), "OS-EXT-SRV-ATTR:hostname": re.sub(
             r"[^a-z0-9-]", "-", name.lower())[:63],
@@ -276,15 +276,19 @@ def create_server() -> Any:
         _cleanup(server)
         st.remove("servers", server_id)
         raise
-    if group is not None:
-        group["members"].append(server_id)
-    from app.sandbox.compute_admin import record_action
+    from app.sandbox.compute_admin import host_id, place, record_action
+    host = place(group)
+    if host is not None:
+        server.update({"OS-EXT-SRV-ATTR:host": host, "OS-EXT-SRV-ATTR:hypervisor_hostname": host,
+                       "hostId": host_id(c.project_id, host)})
+        if group is not None:
+            group["members"].append(server_id)
     record_action(server, "create")
     delay = sb().behaviour.delay("server_build")
-    if sb().behaviour.fault_for("compute.POST.servers", kinds=("server_error",)):
+    if host is None or sb().behaviour.fault_for("compute.POST.servers", kinds=("server_error",)):
+        reason = "No valid host was found. " + ("There are not enough hosts available." if host is None else "")
         st.schedule(server, delay, {"status": "ERROR", "OS-EXT-STS:vm_state": "error", "OS-EXT-STS:task_state": None,
-                                    "fault": {"code": 500, "message": "No valid host was found. ",
-                                              "created": iso(now + delay)}})
+                                    "fault": {"code": 500, "message": reason, "created": iso(now + delay)}})
     else:
         st.schedule(server, delay, dict(ACTIVE_STATE, **{"OS-SRV-USG:launched_at": iso(now + delay, "cinder")}))
     admin_pass = data.get("adminPass") or secrets.token_urlsafe(9)

@@ -243,3 +243,24 @@ def test_console_urls(no_leaks, conn):
         conn.compute.create_console(server, console_type="telepathy")
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+
+
+def test_server_group_policies_place_servers(no_leaks, conn):
+    conn.compute.update_quota_set(conn.current_project_id, instances=20)
+    together = conn.compute.create_server_group(name="together", policy="affinity")
+    apart = conn.compute.create_server_group(name="apart", policy="anti-affinity")
+    pair = [boot(conn, name=f"aff{i}", scheduler_hints={"group": together.id}) for i in range(2)]
+    spread = [boot(conn, name=f"anti{i}", scheduler_hints={"group": apart.id}) for i in range(9)]
+    servers = [wait_for(lambda s=s: conn.compute.get_server(s) if conn.compute.get_server(s).status in
+                        ("ACTIVE", "ERROR") else None) for s in pair + spread]
+    assert servers[0].host_id == servers[1].host_id and servers[0].status == "ACTIVE"
+    placed = servers[2:10]
+    assert len({s.host_id for s in placed}) == 8 and {s.status for s in placed} == {"ACTIVE"}
+    assert servers[10].status == "ERROR" and "not enough hosts" in servers[10].fault["message"]
+    for server in pair + spread:
+        conn.compute.delete_server(server)
+    for server in pair + spread:
+        conn.compute.wait_for_delete(server, interval=0.05, wait=5)
+    conn.compute.delete_server_group(together)
+    conn.compute.delete_server_group(apart)
+    conn.compute.revert_quota_set(conn.current_project_id)
