@@ -13,6 +13,7 @@ fetch); one that does not parse reports the parse error with the resource's path
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from app.templates.stack import StackDefinition
 
 TypeSchema = Callable[[str], "dict[str, Any] | None"]
+#: Heat's ``max_nested_stack_depth`` default.
+MAX_NESTED_DEPTH = 5
+_depth = threading.local()
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,46 @@ def provider_schema(files: Mapping[str, str], key: str, name: str,
     return schema
 
 
+def validate_child(files: Mapping[str, str], key: str, name: str, type_name: str,
+                   env: Environment | None, registry: Registry,
+                   type_schema: TypeSchema | None) -> None:
+    """Validate provider template ``key`` as the child stack of resource ``name``, as Heat's
+    ``StackResource.validate_nested_stack`` (``strict_validate=False``: parameters may lack
+    values) with the child environment; nesting deeper than :data:`MAX_NESTED_DEPTH` is
+    Heat's "Recursion depth exceeds 5.".
+
+    :raises errors.ValidationError: ``resources.<name><<key>>.<child path>: <child message>``.
+    """
+    from app.templates.environment import Environment as Env
+    from app.templates.stack import StackIdentity
+    from app.templates.template import parse
+    depth = getattr(_depth, "value", 0)
+    where = f"resources.{name}<{key}>"
+    if depth >= MAX_NESTED_DEPTH:
+        raise errors.ValidationError(f"{where}: Recursion depth exceeds {MAX_NESTED_DEPTH}.",
+                                     path=("resources", name, "type"),
+                                     heat_type="StackValidationFailed")
+    child_env = Env.from_mapping({
+        "parameter_defaults": dict(env.parameter_defaults) if env is not None else {},
+        "resource_registry": registry.child_mapping(name, key, type_name)})
+    _depth.value = depth + 1
+    try:
+        parse(files[key], files).instantiate({}, child_env, StackIdentity(f"{name}-child"),
+                                             type_schema, strict=False)
+    except errors.StokerError as exc:
+        message = exc.message
+        head = "Property error: " if message.startswith("Property error: ") else ""
+        rest = message[len(head):]
+        if rest.startswith(("resources.", "outputs.", "parameters.")):
+            text = f"{head}{where}.{rest}"
+        else:
+            text = f"{head}{where}: {rest}"
+        raise errors.ValidationError(text, path=("resources", name, "type"),
+                                     heat_type="StackValidationFailed") from None
+    finally:
+        _depth.value = depth
+
+
 def resolve_types(types: Mapping[str, str], env: Environment | None,
                   files: Mapping[str, str], type_schema: TypeSchema | None
                   ) -> dict[str, ResolvedType]:
@@ -102,6 +146,9 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
                 cache[found.template] = provider_schema(
                     files, found.template, name,
                     env.parameter_defaults if env is not None else None)
+                validate_child(files, found.template, name, type_name, env,
+                               Registry.from_mapping(env.resource_registry if env else None),
+                               type_schema)
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:

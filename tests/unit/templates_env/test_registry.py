@@ -206,3 +206,25 @@ def test_parameter_defaults_satisfy_required_provider_parameters() -> None:
         instantiate(text, files={"c.yaml": CHILD})
     stack = instantiate(text, files={"c.yaml": CHILD}, parameter_defaults={"name": "pd"})
     assert stack.type_schema_of("svc")["properties"]["name"]["required"] is False
+
+
+def test_provider_template_is_validated_as_a_child_stack() -> None:
+    text = "heat_template_version: 2018-08-31\nresources:\n  svc: {type: c.yaml}\n"
+    bad_child = ("heat_template_version: 2018-08-31\nresources:\n"
+                 "  x: {type: OS::Heat::RandomString, properties: {bogus: 1}}\n")
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files={"c.yaml": bad_child})
+    assert info.value.message == \
+        "Property error: resources.svc<c.yaml>.resources.x.properties: Unknown Property bogus"
+    # the child sees the parent's registry and parameter_defaults
+    child = ("heat_template_version: 2018-08-31\nparameters: {p: {type: string, default: d}}\n"
+             "resources:\n  x: {type: My::Alias}\n")
+    stack = instantiate(text, {"My::Alias": "OS::Heat::None"}, {"c.yaml": child})
+    assert stack.resources["svc"].template == "c.yaml"
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files={"c.yaml": child})
+    assert "resources.svc<c.yaml>" in info.value.message and "My::Alias" in info.value.message
+    loop = "heat_template_version: 2018-08-31\nresources:\n  again: {type: c.yaml}\n"
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files={"c.yaml": loop})
+    assert "Recursion depth exceeds 5." in info.value.message
