@@ -212,3 +212,38 @@ def role_assignments() -> Any:
         scope = {"project": {"id": a["project_id"]}} if a.get("project_id") else {"domain": {"id": a["domain_id"]}}
         out.append({"user": {"id": a["user_id"]}, "role": {"id": a["role_id"]}, "scope": scope, "links": {}})
     return reply({"role_assignments": out, "links": _list_links()})
+
+
+# ---- services, endpoints, regions (read-only views of the catalog) --------------------------
+def _catalog() -> list[Obj]:
+    from app.sandbox.catalog import catalog
+    from app.sandbox.runtime import sb
+    return catalog(request.host_url, sb().extra_catalog, auth.ctx().project_id)
+
+
+@bp.get("/services")
+def list_services() -> Any:
+    services = [{"id": s["id"], "type": s["type"], "name": s["name"], "enabled": True, "description": "",
+                 "links": {"self": f"{request.base_url}/{s['id']}"}} for s in _catalog()]
+    if request.args.get("type"):
+        services = [s for s in services if s["type"] == request.args["type"]]
+    return reply({"services": services, "links": _list_links()})
+
+
+@bp.get("/endpoints")
+def list_endpoints() -> Any:
+    endpoints = [{"id": e["id"], "interface": e["interface"], "region": e["region"], "region_id": e["region_id"],
+                  "url": e["url"], "service_id": s["id"], "enabled": True,
+                  "links": {"self": f"{request.base_url}/{e['id']}"}}
+                 for s in _catalog() for e in s["endpoints"]]
+    for key in ("service_id", "interface", "region_id"):
+        if request.args.get(key):
+            endpoints = [e for e in endpoints if e[key] == request.args[key]]
+    return reply({"endpoints": endpoints, "links": _list_links()})
+
+
+@bp.get("/regions")
+def list_regions() -> Any:
+    from app.sandbox.catalog import REGION
+    return reply({"regions": [{"id": REGION, "description": "", "parent_region_id": None,
+                               "links": {"self": f"{request.base_url}/{REGION}"}}], "links": _list_links()})

@@ -178,3 +178,11 @@ def test_extra_catalog_entries_get_the_project_substituted():
         assert url == f"http://127.0.0.1:8004/v1/{sess.get_project_id()}"
     finally:
         handle.server.shutdown()
+
+
+def test_services_endpoints_regions(conn):
+    services = {s.type: s for s in conn.identity.services()}
+    assert {"compute", "network", "identity"} <= set(services)
+    endpoints = list(conn.identity.endpoints(service_id=services["compute"].id))
+    assert {e.interface for e in endpoints} == {"public", "internal", "admin"}
+    assert [r.id for r in conn.identity.regions()] == ["RegionOne"]
