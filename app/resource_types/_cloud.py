@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import constraints, is_conflict, is_not_found
-from app.resource_types.base import Resource
+from app.resource_types.base import NotSupported, Resource
 
 #: Polls a delete keeps retrying a 409 before failing with the cloud's message.
 CONFLICT_POLLS = 60
@@ -121,6 +121,21 @@ class CloudResource(Resource):
             for key, item in value.items():
                 if key in sub and item is not None:
                     self._validate_value(sub[key], item, f"{path}.{key}")
+
+    # ---- update ----------------------------------------------------------------------------
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:
+        """Types override this for the properties they update in place. This default refuses
+        a change it does not know how to make (never a silent no-op on a cloud object).
+
+        :raises UpdateReplace: a changed property is not ``update_allowed``.
+        :raises NotSupported: an ``update_allowed`` change this type does not implement yet.
+        """
+        self.check_replace(changed, new_properties)
+        if changed:
+            raise NotSupported(f"Update to properties {', '.join(sorted(changed))} of "
+                               f"{self.name} ({self.type_name})")
+        self.properties = dict(new_properties)
+        return None
 
     # ---- show and attributes ---------------------------------------------------------------
     def _fetch(self) -> Any:

@@ -10,6 +10,7 @@ synchronously; reference id: the alarm id.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.resource_types._cloud import CloudResource
@@ -57,6 +58,13 @@ class BaseAlarm(CloudResource):
     def handle_create(self) -> None:
         alarm = self.cloud().request("alarming", "POST", "/alarms", json=self.body())
         self.resource_id = alarm["alarm_id"]
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """The whole alarm is replaced (``PUT``) with the body for the new properties."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        self.cloud().request("alarming", "PUT", f"/alarms/{self.resource_id}", json=self.body())
+        self.refresh()
 
     def _fetch(self) -> Any:
         return self.cloud().request("alarming", "GET", f"/alarms/{self.resource_id}")

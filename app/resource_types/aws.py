@@ -18,6 +18,7 @@ AWS::EC2::VolumeAttachment  Nova's volume attachment (as OS::Cinder::VolumeAttac
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
@@ -98,6 +99,20 @@ class Instance(CloudResource):
                 return False
         return True
 
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:
+        """Through the server: ``InstanceType`` resizes, ``Tags`` replace the metadata;
+        ``NetworkInterfaces`` / ``SubnetId`` are not supported in place (as the server's
+        ``networks``)."""
+        self.check_replace(changed, new_properties)
+        before = self.server_properties()
+        self.properties = dict(new_properties)
+        after = self.server_properties()
+        server_changed = {k: v for k, v in after.items() if before.get(k) != v}
+        return self._server().handle_update(after, server_changed)
+
+    def check_update_complete(self, handle: Any) -> bool:
+        return self._server().check_update_complete(handle)
+
     def handle_delete(self) -> Any:
         """Detach ``Volumes`` (already detached or gone is fine), then delete the server."""
         for volume_id in self.data.get("volumes") or []:
@@ -163,12 +178,22 @@ class SecurityGroup(neutron.SecurityGroup):
         p = self.properties
         group = self._create({"name": self.physical_resource_name(),
                               "description": p.get("GroupDescription") or ""})
+        self.create_rules(group.id, self._rules())
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """New ingress / egress rules replace all the group's rules."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        self.replace_rules(self._rules())
+        self.refresh()
+
+    def _rules(self) -> list[dict[str, Any]]:
+        p = self.properties
 
         def resolve(value: str) -> str:
             return self.resolve("neutron.security_group", value) or value
         rules = [_rule(r, "ingress", resolve) for r in p.get("SecurityGroupIngress") or []]
-        rules += [_rule(r, "egress", resolve) for r in p.get("SecurityGroupEgress") or []]
-        self.create_rules(group.id, rules)
+        return rules + [_rule(r, "egress", resolve) for r in p.get("SecurityGroupEgress") or []]
 
     def get_reference_id(self) -> str:
         """The group's name (what ``SecurityGroups`` of an instance takes), the id in a VPC."""
@@ -207,6 +232,19 @@ class EIP(neutron.FloatingIP):
             port = first_port(self, self.resolve("nova.server", self.properties["InstanceId"]))
             net.update_ip(fip.id, port_id=port)
             self.refresh()
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """A new ``InstanceId`` moves the address to that server's first port (none: released
+        from its port)."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        server = self.properties.get("InstanceId")
+        port = first_port(self, self.resolve("nova.server", server)) if server else None
+        self.cloud().network.update_ip(self.resource_id, port_id=port)
+        self.refresh()
+
+    def check_update_complete(self, handle: Any) -> bool:
+        return True
 
     def get_reference_id(self) -> str:
         return str(self.data.get("address") or self.name)
@@ -251,6 +289,22 @@ class EIPAssociation(CloudResource):
         net.update_ip(fip_id, port_id=port)
         self.data["floatingip_id"] = fip_id
         self.resource_id = self.physical_resource_name()
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """Disassociate, then associate as the new properties say."""
+        self.check_replace(changed, new_properties)
+        try:
+            self._delete()
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
+        self.properties = dict(new_properties)
+        resource_id = self.resource_id
+        self.handle_create()
+        self.resource_id = resource_id
+
+    def check_update_complete(self, handle: Any) -> bool:
+        return True
 
     def _fetch(self) -> Any:
         return self.cloud().network.get_ip(self.data.get("floatingip_id"))

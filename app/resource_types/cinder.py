@@ -17,13 +17,14 @@ Not honoured: ``deletion_policy: Snapshot`` (the engine does not pass it on yet)
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
 from app.resource_types._cloud import CloudResource, plain
 from app.resource_types._schemas import cinder as sch
-from app.resource_types.base import Resource
+from app.resource_types.base import NotSupported, Resource
 from app.resource_types.neutron import in_error
 
 
@@ -92,6 +93,67 @@ class Volume(CloudResource):
             if exc.status == 400 and "status" in exc.message.lower():
                 raise errors.CloudError(exc.message, status=409, heat_type="Conflict") from exc
             raise
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      changed: Mapping[str, Any]) -> dict[str, Any]:
+        """As Heat: ``name`` and ``metadata`` (replaced) at once; ``read_only``; a bigger
+        ``size`` extends, a new ``volume_type`` retypes and a ``backup_id`` restores, each
+        polled until the volume is ``available`` again (shrinking is refused, as in Heat).
+
+        :raises NotSupported: ``size`` smaller than the current one.
+        """
+        self.check_replace(changed, new_properties)
+        old = dict(self.properties)
+        self.properties = dict(new_properties)
+        storage = self.cloud().block_storage
+        volume = self.resource_id
+        if "name" in changed:
+            storage.update_volume(volume, name=self.name_or_physical())
+        if "metadata" in changed:
+            new = {k: str(v) for k, v in (self.properties.get("metadata") or {}).items()}
+            removed = [k for k in (old.get("metadata") or {}) if k not in new]
+            if removed:
+                storage.delete_volume_metadata(volume, removed)
+            if new:
+                storage.set_volume_metadata(volume, **new)
+        if "read_only" in changed and self.properties.get("read_only") is not None:
+            storage.set_volume_readonly(volume, bool(self.properties["read_only"]))
+        todo: list[dict[str, Any]] = []
+        if "size" in changed and self.properties.get("size"):
+            if int(self.properties["size"]) < int(old.get("size") or 0):
+                raise NotSupported(f"Shrinking volume {self.name}")
+            todo.append({"action": "extend", "size": int(self.properties["size"])})
+        if "volume_type" in changed and self.properties.get("volume_type"):
+            todo.append({"action": "retype", "type": self.properties["volume_type"]})
+        if "backup_id" in changed and self.properties.get("backup_id"):
+            todo.append({"action": "restore", "backup": self.resolve(
+                "cinder.backup", self.properties["backup_id"])})
+        return {"todo": todo}
+
+    def check_update_complete(self, handle: Any) -> bool:
+        """One queued action at a time, each started once the volume is available."""
+        todo = (handle or {}).get("todo") or []
+        storage = self.cloud().block_storage
+        while todo:
+            step = todo[0]
+            self.refresh()
+            status = str((self.show_resource() or {}).get("status", "")).lower()
+            if status.startswith("error"):
+                raise in_error(status, "Unknown")
+            if status not in ("available", "in-use"):
+                return False
+            if not step.get("started"):
+                if step["action"] == "extend":
+                    storage.extend_volume(self.resource_id, step["size"])
+                elif step["action"] == "retype":
+                    storage.retype_volume(self.resource_id, step["type"],
+                                          migration_policy="on-demand")
+                else:
+                    storage.restore_backup(step["backup"], volume_id=self.resource_id)
+                step["started"] = True
+                return False
+            todo.pop(0)
+        return True
 
     def handle_snapshot_delete(self) -> dict[str, Any] | None:
         """``deletion_policy: Snapshot``: back the volume up (Heat's Cinder snapshot is a
@@ -178,6 +240,29 @@ class VolumeAttachment(CloudResource):
         if status.startswith("error"):
             raise in_error(status, "Unknown")
         return False
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      changed: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's way: detach, wait until detached, then attach as the new properties say."""
+        self.check_replace(changed, new_properties)
+        try:
+            self._delete()
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
+        self.properties = dict(new_properties)
+        return {"phase": "detaching"}
+
+    def check_update_complete(self, handle: Any) -> bool:
+        if handle.get("phase") == "detaching":
+            if not self._gone():
+                return False
+            self.data.pop("server", None)
+            self.data.pop("volume", None)
+            self.handle_create()
+            handle["phase"] = "attaching"
+            return False
+        return self.check_create_complete(handle)
 
     def _fetch(self) -> Any:
         server, volume = self._ids()

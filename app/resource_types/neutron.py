@@ -12,6 +12,7 @@ as Heat; FloatingIPAssociation the resource's uuid (Heat: its database id).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
@@ -39,6 +40,32 @@ class NeutronResource(CloudResource):
 
     def _delete(self) -> None:
         getattr(self.cloud().network, f"delete_{self.collection}")(self.resource_id)
+
+    def create_attrs(self) -> dict[str, Any]:
+        """The create request for the current properties (names resolved to ids)."""
+        raise NotImplementedError
+
+    def handle_create(self) -> None:
+        self._create(self.create_attrs())
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """In place, as Heat's Neutron resources: the request for the new properties is compared
+        with the one for the old, and what differs is sent (``update_<collection>``); ``tags``
+        are set apart.
+
+        :raises UpdateReplace: a changed property is not ``update_allowed``.
+        """
+        self.check_replace(changed, new_properties)
+        before = self.create_attrs()
+        self.properties = dict(new_properties)
+        after = self.create_attrs()
+        diff = {k: v for k, v in after.items() if before.get(k) != v}
+        diff.update({k: None for k in before if k not in after and k.endswith("_id")})
+        if diff:
+            getattr(self.cloud().network, f"update_{self.collection}")(self.resource_id, **diff)
+        if "tags" in changed:
+            self.cloud().network.set_tags(self._fetch(), list(self.properties.get("tags") or []))
+        self.refresh()
 
     def _create(self, attrs: dict[str, Any]) -> Any:
         net = self.cloud().network
@@ -84,7 +111,7 @@ class Net(NeutronResource):
     collection = "network"
     built = ("ACTIVE", "DOWN")
 
-    def handle_create(self) -> None:
+    def create_attrs(self) -> dict[str, Any]:
         p = self.properties
         attrs: dict[str, Any] = {"name": self.name_or_physical(),
                                  "admin_state_up": self.get_property("admin_state_up"),
@@ -94,7 +121,7 @@ class Net(NeutronResource):
                 attrs[key] = p[key]
         if p.get("qos_policy"):
             attrs["qos_policy_id"] = self.resolve("neutron.qos_policy", p["qos_policy"])
-        self._create(self.value_specs(self.project(attrs)))
+        return self.value_specs(self.project(attrs))
 
 
 class ProviderNet(Net):
@@ -105,7 +132,7 @@ class ProviderNet(Net):
     properties_schema = sch.PROVIDER_NET_PROPERTIES
     attributes_schema = sch.PROVIDER_NET_ATTRIBUTES
 
-    def handle_create(self) -> None:
+    def create_attrs(self) -> dict[str, Any]:
         p = self.properties
         attrs: dict[str, Any] = {"name": self.name_or_physical(),
                                  "admin_state_up": self.get_property("admin_state_up"),
@@ -119,7 +146,7 @@ class ProviderNet(Net):
         for key in ("port_security_enabled", "dns_domain", "availability_zone_hints"):
             if p.get(key) is not None:
                 attrs[key] = p[key]
-        self._create(self.project(attrs))
+        return self.project(attrs)
 
 
 class Subnet(NeutronResource):
@@ -131,7 +158,7 @@ class Subnet(NeutronResource):
     attributes_schema = sch.SUBNET_ATTRIBUTES
     collection = "subnet"
 
-    def handle_create(self) -> None:
+    def create_attrs(self) -> dict[str, Any]:
         p = self.properties
         attrs: dict[str, Any] = {
             "name": self.name_or_physical(),
@@ -150,7 +177,7 @@ class Subnet(NeutronResource):
             attrs["subnetpool_id"] = self.resolve("neutron.subnetpool", p["subnetpool"])
         if p.get("segment"):
             attrs["segment_id"] = self.resolve("neutron.segment", p["segment"])
-        self._create(self.value_specs(self.project(attrs)))
+        return self.value_specs(self.project(attrs))
 
 
 # ---- routers ------------------------------------------------------------------------------------
@@ -165,7 +192,7 @@ class Router(NeutronResource):
     collection = "router"
     built = ("ACTIVE",)
 
-    def handle_create(self) -> None:
+    def create_attrs(self) -> dict[str, Any]:
         p = self.properties
         attrs: dict[str, Any] = {"name": self.name_or_physical(),
                                  "admin_state_up": self.get_property("admin_state_up")}
@@ -189,7 +216,7 @@ class Router(NeutronResource):
             if fixed:
                 info["external_fixed_ips"] = fixed
             attrs["external_gateway_info"] = info
-        self._create(self.value_specs(self.project(attrs)))
+        return self.value_specs(self.project(attrs))
 
 
 class RouterInterface(NeutronResource):
@@ -255,8 +282,8 @@ class Port(NeutronResource):
     collection = "port"
     built = ("ACTIVE", "DOWN")
 
-    def handle_create(self) -> None:
-        self._create(self.value_specs(self.port_attrs(self.properties, self.name_or_physical())))
+    def create_attrs(self) -> dict[str, Any]:
+        return self.value_specs(self.port_attrs(self.properties, self.name_or_physical()))
 
     def port_attrs(self, p: dict[str, Any], name: str) -> dict[str, Any]:
         """The create body for port properties ``p`` (shared with the Server's implicit ports)."""
@@ -336,10 +363,40 @@ class SecurityGroup(NeutronResource):
         group = self._create(attrs)
         self.create_rules(group.id, self.get_property("rules") or [])
 
-    def create_rules(self, group_id: str, rules: list[dict[str, Any]]) -> None:
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """``name`` / ``stateful`` updated; new ``rules`` replace all the group's rules (Neutron's
+        default allow-all egress rules come back when no egress rule is given)."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        net = self.cloud().network
+        body: dict[str, Any] = {}
+        if "name" in changed:
+            body["name"] = self.name_or_physical()
+        if "stateful" in changed:
+            body["stateful"] = self.properties.get("stateful")
+        if body:
+            net.update_security_group(self.resource_id, **body)
+        if "rules" in changed:
+            self.replace_rules(list(self.get_property("rules") or []))
+        self.refresh()
+
+    def replace_rules(self, rules: list[dict[str, Any]]) -> None:
+        """Delete every rule of the group and create ``rules`` (Heat rule maps); Neutron's
+        default allow-all egress rules are put back when ``rules`` has no egress rule."""
+        net = self.cloud().network
+        for rule in net.security_group_rules(security_group_id=self.resource_id):
+            net.delete_security_group_rule(rule.id, ignore_missing=True)
+        if not any((r.get("direction") or "ingress") == "egress" for r in rules):
+            rules = rules + [{"direction": "egress", "ethertype": e, "remote_ip_prefix": None}
+                             for e in ("IPv4", "IPv6")]
+        self.create_rules(str(self.resource_id), rules, keep_default_egress=True)
+
+    def create_rules(self, group_id: str, rules: list[dict[str, Any]],
+                     keep_default_egress: bool = False) -> None:
         """Create ``rules``; a rule that already exists (409) is fine, as in Heat."""
         net = self.cloud().network
-        if any((r.get("direction") or "ingress") == "egress" for r in rules):
+        if not keep_default_egress and any((r.get("direction") or "ingress") == "egress"
+                                           for r in rules):
             for existing in net.security_group_rules(security_group_id=group_id,
                                                      direction="egress"):
                 net.delete_security_group_rule(existing.id, ignore_missing=True)
@@ -405,6 +462,24 @@ class FloatingIP(NeutronResource):
                 self.data["associate"]["fixed_ip_address"] = attrs.pop("fixed_ip_address")
         self._create(self.value_specs(attrs))
 
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """``port_id`` / ``fixed_ip_address`` re-associate (waiting like the create), DNS
+        fields are updated."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        p = self.properties
+        dns = {k: p.get(k) or "" for k in ("dns_name", "dns_domain") if k in changed}
+        if dns:
+            self.cloud().network.update_ip(self.resource_id, **dns)
+        if "port_id" in changed or "fixed_ip_address" in changed:
+            body: dict[str, Any] = {"port_id": self.resolve("neutron.port", p.get("port_id"))}
+            if body["port_id"] and p.get("fixed_ip_address"):
+                body["fixed_ip_address"] = p["fixed_ip_address"]
+            self.data["associate"] = body
+
+    def check_update_complete(self, handle: Any) -> bool:
+        return self.check_create_complete(handle)
+
     def check_create_complete(self, handle: Any) -> bool:
         """Associates ``port_id`` once its subnet is routed to the external network (Heat makes
         the floating IP depend on the router interface; here the association waits for it)."""
@@ -466,6 +541,26 @@ class FloatingIPAssociation(NeutronResource):
             return False
         self.data.pop("associate", None)
         return True
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """Another floating IP: the old one is disassociated first; then (re)associate."""
+        self.check_replace(changed, new_properties)
+        if "floatingip_id" in changed and self.data.get("floatingip_id"):
+            try:
+                self.cloud().network.update_ip(self._fip(), port_id=None)
+            except errors.CloudError as exc:
+                if exc.status != 404:
+                    raise
+        self.properties = dict(new_properties)
+        p = self.properties
+        body: dict[str, Any] = {"port_id": self.resolve("neutron.port", p.get("port_id"))}
+        if p.get("fixed_ip_address"):
+            body["fixed_ip_address"] = p["fixed_ip_address"]
+        self.data["floatingip_id"] = str(p["floatingip_id"])
+        self.data["associate"] = body
+
+    def check_update_complete(self, handle: Any) -> bool:
+        return self.check_create_complete(handle)
 
     def _fip(self) -> str:
         return str(self.data.get("floatingip_id") or self.properties.get("floatingip_id"))

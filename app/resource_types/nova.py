@@ -14,8 +14,10 @@ OS::Nova::Server, as Heat does it:
 * Delete: floating IPs disassociated, the server deleted and polled until gone, then the
   internal ports deleted. Reference id: the server id.
 
-Not honoured (no cloud counterpart yet): ``software_config_transport`` polling, ``personality``
-beyond passing it through, ``deployment_swift_data``, update policies (updates replace).
+Updates in place (name, metadata, resize, rebuild, user data policies...) are in
+:mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
+``software_config_transport`` polling, ``personality`` beyond passing it through,
+``deployment_swift_data``, ``networks`` updates in place.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from app import errors
 from app.clients import is_not_found
 from app.resource_types import _userdata
 from app.resource_types._cloud import CloudResource, plain
+from app.resource_types._nova_update import UpdatableServer
 from app.resource_types._schemas import nova as sch
 from app.resource_types.base import Resource
 from app.resource_types.neutron import Port, associate, in_error
@@ -38,7 +41,7 @@ def _fault(shown: dict[str, Any]) -> str:
     return "Unknown"
 
 
-class Server(CloudResource):
+class Server(UpdatableServer):
     """A Nova server (see the module docstring for what Heat behaviour is followed)."""
 
     type_name = "OS::Nova::Server"

@@ -10,6 +10,7 @@ the Octavia ids.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
@@ -68,6 +69,36 @@ class OctaviaResource(CloudResource):
         if status == "ERROR":
             raise in_error(status, "Unknown")
         return status == "ACTIVE"
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      changed: Mapping[str, Any]) -> dict[str, Any]:
+        """What differs between the requests for the old and the new properties is sent by the
+        first ``check_update_complete`` (retried while the load balancer is immutable)."""
+        self.check_replace(changed, new_properties)
+        before = self.attrs()
+        self.properties = dict(new_properties)
+        after = self.attrs()
+        diff = {k: v for k, v in after.items() if before.get(k) != v}
+        return {"diff": diff, "conflicts": 0, "sent": not diff}
+
+    def check_update_complete(self, handle: Any) -> bool:
+        if not handle.get("sent"):
+            try:
+                self._update(dict(handle["diff"]))
+            except errors.CloudError as exc:
+                handle["conflicts"] = int(handle.get("conflicts", 0)) + 1
+                if _immutable(exc) and handle["conflicts"] <= CONFLICT_POLLS:
+                    return False
+                raise
+            handle["sent"] = True
+        self.refresh()
+        status = str((self.show_resource() or {}).get("provisioning_status", "")).upper()
+        if status == "ERROR":
+            raise in_error(status, "Unknown")
+        return status == "ACTIVE"
+
+    def _update(self, diff: dict[str, Any]) -> None:
+        getattr(self.cloud().load_balancer, f"update_{self.noun}")(self.resource_id, **diff)
 
     def created(self, obj: Any) -> None:
         """Hook after the create request succeeded (e.g. remember a parent id)."""
@@ -211,6 +242,10 @@ class PoolMember(OctaviaResource):
 
     def _delete(self) -> None:
         self.cloud().load_balancer.delete_member(self.resource_id, self._pool())
+
+    def _update(self, diff: dict[str, Any]) -> None:
+        diff.pop("pool", None)
+        self.cloud().load_balancer.update_member(self.resource_id, self._pool(), **diff)
 
 
 class HealthMonitor(OctaviaResource):

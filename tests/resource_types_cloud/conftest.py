@@ -102,6 +102,16 @@ class Driver:
         self._poll(res, handle, "check_delete_complete", timeout)
         return res
 
+    def update(self, res: Resource, props: dict[str, Any], timeout: float = 15) -> Resource:
+        """Heat's update of ``res`` to ``props``: ``update_diff`` (may raise UpdateReplace /
+        NotSupported), ``handle_update``, then ``check_update_complete`` until done."""
+        new = self.make(res.type_name, res.name, props).properties
+        res = self.again(res)
+        changed = res.update_diff(new)
+        handle = res.handle_update(new, changed)
+        self._poll(res, handle, "check_update_complete", timeout)
+        return self.again(res)
+
     def _poll(self, res: Resource, handle: Any, check: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         attempt = 0

@@ -1,0 +1,121 @@
+"""In-place updates of OS::Nova::Server, as Heat's ``Server.handle_update`` (the base of
+:class:`app.resource_types.nova.Server`).
+
+* ``name``, ``metadata`` (replaced: removed keys are deleted), ``admin_pass``, ``tags``: one call.
+* ``flavor`` with ``flavor_update_policy: RESIZE``: resize, wait for VERIFY_RESIZE, confirm,
+  wait for ACTIVE. ``REPLACE`` replaces the server.
+* ``image`` with ``image_update_policy: REBUILD`` (or ``REBUILD_PRESERVE_EPHEMERAL``): rebuild,
+  wait for ACTIVE. ``REPLACE`` replaces.
+* ``user_data`` with ``user_data_update_policy``: ``REPLACE`` replaces, ``IGNORE`` keeps the
+  server, ``REBUILD`` rebuilds it with the new user data.
+* ``networks``: not supported in place yet (Heat attaches/detaches interfaces).
+
+The long steps are a queue in the handle (``{"todo": [{"action": "resize", ...}]}``) worked
+through by ``check_update_complete``, one poll at a time.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from app.resource_types import _userdata
+from app.resource_types._cloud import CloudResource
+from app.resource_types.base import NotSupported
+
+
+class UpdatableServer(CloudResource):
+    """The update half of :class:`app.resource_types.nova.Server`."""
+
+    def needs_replace_with_prop_diff(self, changed: set[str],
+                                     new_properties: Mapping[str, Any]) -> bool:
+        """Heat's update policies: REPLACE for a changed flavor / image / user_data."""
+        def policy(prop: str, default: str) -> str:
+            return str(new_properties.get(prop) or default)
+        return (("flavor" in changed and policy("flavor_update_policy", "RESIZE") == "REPLACE")
+                or ("image" in changed and policy("image_update_policy", "REBUILD") == "REPLACE")
+                or ("user_data" in changed
+                    and policy("user_data_update_policy", "REPLACE") == "REPLACE"))
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      changed: Mapping[str, Any]) -> dict[str, Any]:
+        """Quick changes now; resize / rebuild queued for ``check_update_complete``.
+
+        :raises UpdateReplace: see :meth:`needs_replace_with_prop_diff`.
+        :raises NotSupported: ``networks`` changed.
+        """
+        self.check_replace(changed, new_properties)
+        if "networks" in changed:
+            raise NotSupported(f"Update to properties networks of {self.name} ({self.type_name})")
+        old = dict(self.properties)
+        self.properties = dict(new_properties)
+        compute = self.cloud().compute
+        server = self.resource_id
+        if "name" in changed:
+            compute.update_server(server, name=self.name_or_physical())
+        if "metadata" in changed:
+            new = {str(k): v if isinstance(v, str) else json.dumps(v)
+                   for k, v in (self.properties.get("metadata") or {}).items()}
+            removed = [k for k in (old.get("metadata") or {}) if k not in new]
+            if removed:
+                compute.delete_server_metadata(server, removed)
+            if new:
+                compute.set_server_metadata(server, **new)
+        if "admin_pass" in changed and self.properties.get("admin_pass"):
+            compute.change_server_password(server, self.properties["admin_pass"])
+        if "tags" in changed:
+            compute.remove_tags_from_server(server)
+            for tag in self.properties.get("tags") or []:
+                compute.add_tag_to_server(server, tag)
+        todo: list[dict[str, Any]] = []
+        if "flavor" in changed:
+            todo.append({"action": "resize",
+                         "flavor": self.resolve("nova.flavor", self.properties["flavor"])})
+        rebuild_ud = ("user_data" in changed
+                      and self.get_property("user_data_update_policy") == "REBUILD")
+        if "image" in changed or rebuild_ud:
+            image = self.properties.get("image") or old.get("image")
+            preserve = self.get_property("image_update_policy") == "REBUILD_PRESERVE_EPHEMERAL"
+            step: dict[str, Any] = {"action": "rebuild",
+                                    "image": self.resolve("glance.image", image),
+                                    "preserve_ephemeral": preserve}
+            if rebuild_ud:
+                step["user_data"] = _userdata.encode(_userdata.build(
+                    self.properties.get("user_data") or "",
+                    self.get_property("user_data_format")))
+            todo.append(step)
+        return {"todo": todo}
+
+    def check_update_complete(self, handle: Any) -> bool:
+        """Work through the queued resize / rebuild, one poll at a time."""
+        todo = (handle or {}).get("todo") or []
+        compute = self.cloud().compute
+        while todo:
+            step = todo[0]
+            self.refresh()
+            shown = self.show_resource() or {}
+            status = str(shown.get("status", "")).upper()
+            if status == "ERROR":
+                from app.resource_types.neutron import in_error
+                raise in_error(status, "the server failed during an update")
+            if not step.get("started"):
+                if status != "ACTIVE":
+                    return False
+                if step["action"] == "resize":
+                    compute.resize_server(self.resource_id, step["flavor"])
+                else:
+                    extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
+                    if step.get("user_data"):
+                        extra["user_data"] = step["user_data"]
+                    compute.rebuild_server(self.resource_id, step["image"], **extra)
+                step["started"] = True
+                return False
+            if step["action"] == "resize" and status == "VERIFY_RESIZE":
+                compute.confirm_server_resize(self.resource_id)
+                step["confirmed"] = True
+                return False
+            done = status == "ACTIVE" and (step["action"] != "resize" or step.get("confirmed"))
+            if not done:
+                return False
+            todo.pop(0)
+        return True

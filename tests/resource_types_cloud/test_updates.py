@@ -1,0 +1,91 @@
+"""In-place updates (handle_update / check_update_complete) against the sandbox, and Heat's
+replace / not-supported answers."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.resource_types.base import NotSupported, UpdateReplace
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+def test_neutron_updates(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {"name": "a"})
+    net = driver.update(net, {"name": "b", "admin_state_up": False, "tags": ["x"]})
+    shown = net.resolve_attribute("show")
+    assert (shown["name"], shown["admin_state_up"], shown["tags"]) == ("b", False, ["x"])
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.60.0.0/24"})
+    sub = driver.update(sub, {"network": net.resource_id, "cidr": "10.60.0.0/24",
+                              "dns_nameservers": ["1.1.1.1"], "enable_dhcp": False})
+    assert sub.resolve_attribute("dns_nameservers") == ["1.1.1.1"]
+    assert sub.resolve_attribute("enable_dhcp") is False
+    with pytest.raises(UpdateReplace):
+        driver.update(sub, {"network": net.resource_id, "cidr": "10.61.0.0/24"})
+    sg = driver.create("OS::Neutron::SecurityGroup", "sg", {"rules": [{"protocol": "tcp"}]})
+    sg = driver.update(sg, {"rules": [{"protocol": "udp", "port_range_min": 53,
+                                       "port_range_max": 53}]})
+    rules = sg.resolve_attribute("show")["security_group_rules"]
+    assert [r["protocol"] for r in rules if r["direction"] == "ingress"] == ["udp"]
+    assert {r["ethertype"] for r in rules if r["direction"] == "egress"} == {"IPv4", "IPv6"}
+    for res in (sg, sub, net):
+        driver.delete(res)
+
+
+def test_server_updates(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    props = {"image": "cirros", "flavor": "m1.tiny", "metadata": {"a": "1", "b": "2"},
+             "networks": [{"network": net.resource_id}]}
+    srv = driver.create("OS::Nova::Server", "srv", props)
+    srv = driver.update(srv, {**props, "name": "renamed", "metadata": {"a": "9"},
+                              "flavor": "m1.small", "image": "debian-12"})
+    shown = srv.resolve_attribute("show")
+    assert shown["name"] == "renamed" and shown["metadata"] == {"a": "9"}
+    assert shown["status"] == "ACTIVE"
+    assert shown["flavor"]["original_name"] == "m1.small"
+    with pytest.raises(UpdateReplace):       # user_data_update_policy REPLACE (default)
+        driver.update(srv, {**props, "user_data": "new"})
+    with pytest.raises(UpdateReplace):
+        driver.update(srv, {**props, "flavor": "m1.medium", "flavor_update_policy": "REPLACE"})
+    with pytest.raises(NotSupported):
+        driver.update(srv, {**props, "networks": [{"network": "private"}]})
+    driver.delete(srv)
+    driver.delete(net)
+
+
+def test_volume_updates(driver: Any) -> None:
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1, "metadata": {"a": "1"}})
+    vol = driver.update(vol, {"size": 2, "name": "data", "metadata": {"b": "2"}})
+    assert vol.resolve_attribute("size") == 2
+    assert vol.resolve_attribute("display_name") == "data"
+    assert vol.resolve_attribute("metadata_values") == {"b": "2"}
+    with pytest.raises(NotSupported):
+        driver.update(vol, {"size": 1, "name": "data", "metadata": {"b": "2"}})
+    driver.delete(vol)
+
+
+def test_octavia_and_aodh_updates(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
+                                                       "cidr": "10.62.0.0/24"})
+    lb = driver.create("OS::Octavia::LoadBalancer", "lb", {"vip_subnet": sub.resource_id})
+    lst = driver.create("OS::Octavia::Listener", "lst", {
+        "loadbalancer": lb.resource_id, "protocol": "HTTP", "protocol_port": 80})
+    lst = driver.update(lst, {"loadbalancer": lb.resource_id, "protocol": "HTTP",
+                              "protocol_port": 80, "connection_limit": 100, "name": "web"})
+    assert lst.resolve_attribute("show")["connection_limit"] == 100
+    alarm = driver.create("OS::Aodh::Alarm", "alarm", {"meter_name": "cpu", "threshold": 5})
+    alarm = driver.update(alarm, {"meter_name": "cpu", "threshold": 7, "severity": "critical"})
+    shown = alarm.resolve_attribute("show")
+    assert shown["threshold_rule"]["threshold"] == 7 and shown["severity"] == "critical"
+    for res in (alarm, lst, lb, sub, net):
+        driver.delete(res)
+
+
+def test_types_without_in_place_updates_say_so(driver: Any) -> None:
+    vt = driver.create("OS::Cinder::VolumeType", "vt", {"name": "silver"})
+    with pytest.raises(NotSupported):
+        driver.update(vt, {"name": "bronze"})
+    driver.delete(vt)
