@@ -41,6 +41,12 @@ def plain(obj: Any) -> dict[str, Any] | None:
     return out
 
 
+def in_error(status: str, reason: str = "Unknown") -> errors.StokerError:
+    """Heat's ``ResourceInError``: ``Went to status ERROR due to "Unknown"``."""
+    return errors.StokerError(f'Went to status {status} due to "{reason}"',
+                              heat_type="ResourceInError")
+
+
 class CloudResource(Resource):
     """A resource backed by a cloud object whose id is ``resource_id``."""
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.resource_types import _userdata
-from app.resource_types._cloud import CloudResource
+from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types.base import NotSupported
 
 
@@ -96,7 +96,6 @@ class UpdatableServer(CloudResource):
             shown = self.show_resource() or {}
             status = str(shown.get("status", "")).upper()
             if status == "ERROR":
-                from app.resource_types.neutron import in_error
                 raise in_error(status, "the server failed during an update")
             if not step.get("started"):
                 if status != "ACTIVE":

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import cloud_error, is_not_found
-from app.resource_types import cinder, neutron, nova
+from app.resource_types import cinder, neutron_l3, neutron_sg, nova
 from app.resource_types._cloud import CloudResource
 from app.resource_types._schemas import aws as sch
 from app.resource_types.base import Resource
@@ -166,7 +166,7 @@ def _rule(rule: dict[str, Any], direction: str, resolve: Any) -> dict[str, Any]:
     return out
 
 
-class SecurityGroup(neutron.SecurityGroup):
+class SecurityGroup(neutron_sg.SecurityGroup):
     """An EC2 security group as a Neutron one."""
 
     type_name = "AWS::EC2::SecurityGroup"
@@ -212,7 +212,7 @@ def first_port(resource: CloudResource, server_id: str) -> str:
     return str(min(ports, key=lambda p: p.created_at or "").id)
 
 
-class EIP(neutron.FloatingIP):
+class EIP(neutron_l3.FloatingIP):
     """A floating IP on the cloud's external network. Reference id: the address."""
 
     type_name = "AWS::EC2::EIP"

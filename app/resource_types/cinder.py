@@ -22,10 +22,9 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
-from app.resource_types._cloud import CloudResource, plain
+from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import cinder as sch
 from app.resource_types.base import NotSupported, Resource
-from app.resource_types.neutron import in_error
 
 
 class Volume(CloudResource):

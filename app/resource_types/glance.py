@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.resource_types._cloud import CloudResource
+from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types._schemas import glance as sch
 from app.resource_types.base import Resource
-from app.resource_types.neutron import in_error
 
 _PASSED = ("container_format", "disk_format", "min_disk", "min_ram", "protected", "visibility",
            "architecture", "kernel_id", "ramdisk_id", "os_distro", "os_version", "owner", "id")

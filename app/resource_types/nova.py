@@ -27,11 +27,12 @@ from typing import Any, ClassVar
 from app import errors
 from app.clients import is_not_found
 from app.resource_types import _userdata
-from app.resource_types._cloud import CloudResource, plain
+from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._nova_update import UpdatableServer
 from app.resource_types._schemas import nova as sch
 from app.resource_types.base import Resource
-from app.resource_types.neutron import Port, associate, in_error
+from app.resource_types.neutron import Port
+from app.resource_types.neutron_l3 import associate
 
 
 def _fault(shown: dict[str, Any]) -> str:

@@ -14,10 +14,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.resource_types._cloud import CONFLICT_POLLS, CloudResource
+from app.resource_types._cloud import CONFLICT_POLLS, CloudResource, in_error
 from app.resource_types._schemas import octavia as sch
 from app.resource_types.base import Resource
-from app.resource_types.neutron import in_error
 
 
 def _immutable(exc: errors.CloudError) -> bool:
