@@ -96,7 +96,7 @@ def _connection(st: config.Settings, project: str) -> Any:
 def _build(st: config.Settings, project: str) -> Any:
     import openstack
 
-    scope = {"project_id": project} if _HEX_ID.match(project) else {
+    scope: dict[str, Any] = {"project_id": project} if _HEX_ID.match(project) else {
         "project_name": project, "project_domain_name": st.cloud_project_domain}
     try:
         if st.cloud_name:

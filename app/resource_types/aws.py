@@ -203,7 +203,7 @@ class SecurityGroup(neutron_sg.SecurityGroup):
 
 
 # ---- elastic IPs --------------------------------------------------------------------------------
-def first_port(resource: CloudResource, server_id: str) -> str:
+def first_port(resource: CloudResource, server_id: str | None) -> str:
     """The first Neutron port of server ``server_id`` (Heat associates EIPs with it)."""
     ports = resource.cloud().network.ports(device_id=server_id)
     if not ports:

@@ -426,8 +426,10 @@ class Flavor(CloudResource):
         if name == "is_public":
             return shown.get("os-flavor-access:is_public", shown.get("is_public"))
         if name == "extra_specs":
-            return plain(self.cloud().compute.fetch_flavor_extra_specs(self.resource_id)
-                         ).get("extra_specs") if self.resource_id else None
+            if not self.resource_id:
+                return None
+            specs = plain(self.cloud().compute.fetch_flavor_extra_specs(self.resource_id))
+            return (specs or {}).get("extra_specs")
         return shown.get(name)
 
 
