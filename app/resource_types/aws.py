@@ -230,8 +230,7 @@ class EIP(neutron_l3.FloatingIP):
         self.data["address"] = fip.floating_ip_address
         if self.properties.get("InstanceId"):
             port = first_port(self, self.resolve("nova.server", self.properties["InstanceId"]))
-            net.update_ip(fip.id, port_id=port)
-            self.refresh()
+            self.data["associate"] = {"port_id": port}    # done (or waited for) by the check
 
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
         """A new ``InstanceId`` moves the address to that server's first port (none: released
@@ -286,9 +285,17 @@ class EIPAssociation(CloudResource):
             port = self.resolve("neutron.port", p["NetworkInterfaceId"])
         else:
             port = first_port(self, self.resolve("nova.server", p["InstanceId"]))
-        net.update_ip(fip_id, port_id=port)
         self.data["floatingip_id"] = fip_id
+        self.data["associate"] = {"port_id": port}
         self.resource_id = self.physical_resource_name()
+
+    def check_create_complete(self, handle: Any) -> bool:
+        """Associated (waiting, as OS::Neutron::FloatingIP does, for the port to be routed)."""
+        wanted = self.data.get("associate")
+        if wanted and not neutron_l3.associate(self, self.data["floatingip_id"], wanted):
+            return False
+        self.data.pop("associate", None)
+        return True
 
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
         """Disassociate, then associate as the new properties say."""
@@ -304,7 +311,7 @@ class EIPAssociation(CloudResource):
         self.resource_id = resource_id
 
     def check_update_complete(self, handle: Any) -> bool:
-        return True
+        return self.check_create_complete(handle)
 
     def _fetch(self) -> Any:
         return self.cloud().network.get_ip(self.data.get("floatingip_id"))
