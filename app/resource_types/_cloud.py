@@ -55,9 +55,42 @@ class CloudResource(Resource):
     #: Attribute name -> key of ``show`` (when they differ).
     attribute_keys: ClassVar[dict[str, str]] = {}
 
+    #: Heat's hidden (deprecated) properties: ``{hidden name: visible name}``. They are not in
+    #: ``properties_schema`` (Heat's API does not show them) but are accepted by
+    #: :meth:`validation_schema` with the visible property's schema, and translated to the
+    #: visible name when the plugin is built (Heat's translation rules).
+    hidden_properties: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("handle_update")
+        if own is not None and not getattr(own, "_translates", False):
+            def handle_update(self: CloudResource, new_properties: Mapping[str, Any],
+                              changed: Mapping[str, Any]) -> Any:
+                return own(self, self.translate(new_properties), changed)
+            handle_update.__doc__ = own.__doc__
+            handle_update._translates = True  # type: ignore[attr-defined]
+            cls.handle_update = handle_update  # type: ignore[method-assign]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: dict[str, Any] | None = None
+        self.properties = self.translate(self.properties)
+
+    @classmethod
+    def translate(cls, props: Mapping[str, Any]) -> dict[str, Any]:
+        """``props`` with :attr:`hidden_properties` renamed to their visible names (a visible
+        value wins), as Heat's translation rules do before a plugin sees them."""
+        out = dict(props)
+        for hidden, visible in cls.hidden_properties.items():
+            value = out.pop(hidden, None)
+            if value is not None and out.get(visible) is None:
+                out[visible] = value
+        return out
+
+    def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's diff, on translated properties (a hidden name is its visible one)."""
+        return super().update_diff(self.translate(new_properties))
 
     # ---- clients ---------------------------------------------------------------------------
     def cloud(self) -> Any:
@@ -82,7 +115,8 @@ class CloudResource(Resource):
     def validation_schema(cls, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The properties schema, with ``allowed_values`` on a *list* property applied to each
         item: Heat's ``AllowedValues`` accepts a list whose every element is allowed (e.g.
-        ServerGroup ``policies: [affinity]``). The declared schema is unchanged."""
+        ServerGroup ``policies: [affinity]``); plus the :attr:`hidden_properties` (the visible
+        property is then not required). The declared schema is unchanged."""
         out = dict(cls.properties_schema)
         for name, entry in cls.properties_schema.items():
             allowed = [c for c in entry.get("constraints") or () if "allowed_values" in c]
@@ -94,6 +128,12 @@ class CloudResource(Resource):
                 item.setdefault("description", "")
                 rest = [c for c in entry["constraints"] if "allowed_values" not in c]
                 out[name] = {**entry, "constraints": rest, "schema": {"*": item}}
+        for hidden, visible in cls.hidden_properties.items():
+            if visible not in cls.properties_schema:
+                continue
+            out[hidden] = {**cls.properties_schema[visible], "required": False}
+            if values.get(hidden) is not None:
+                out[visible] = {**out[visible], "required": False}
         return out
 
     def validate(self) -> None:
@@ -140,7 +180,7 @@ class CloudResource(Resource):
         if changed:
             raise NotSupported(f"Update to properties {', '.join(sorted(changed))} of "
                                f"{self.name} ({self.type_name})")
-        self.properties = dict(new_properties)
+        self.properties = self.translate(new_properties)
         return None
 
     # ---- show and attributes ---------------------------------------------------------------

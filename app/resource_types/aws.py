@@ -219,6 +219,7 @@ class EIP(neutron_l3.FloatingIP):
     support_status = sch.EC2_EIP_SUPPORT
     properties_schema = sch.EC2_EIP_PROPERTIES
     attributes_schema = sch.EC2_EIP_ATTRIBUTES
+    hidden_properties: ClassVar[dict[str, str]] = {}
 
     def handle_create(self) -> None:
         net = self.cloud().network

@@ -148,6 +148,7 @@ class Subnet(NeutronResource):
     support_status = sch.SUBNET_SUPPORT
     properties_schema = sch.SUBNET_PROPERTIES
     attributes_schema = sch.SUBNET_ATTRIBUTES
+    hidden_properties: ClassVar[dict[str, str]] = {"network_id": "network"}
     collection = "subnet"
 
     def create_attrs(self) -> dict[str, Any]:
@@ -180,6 +181,7 @@ class Port(NeutronResource):
     support_status = sch.PORT_SUPPORT
     properties_schema = sch.PORT_PROPERTIES
     attributes_schema = sch.PORT_ATTRIBUTES
+    hidden_properties: ClassVar[dict[str, str]] = {"network_id": "network"}
     collection = "port"
     built = ("ACTIVE", "DOWN")
 

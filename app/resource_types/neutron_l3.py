@@ -65,6 +65,7 @@ class RouterInterface(NeutronResource):
     support_status = sch.ROUTER_INTERFACE_SUPPORT
     properties_schema = sch.ROUTER_INTERFACE_PROPERTIES
     attributes_schema = sch.ROUTER_INTERFACE_ATTRIBUTES
+    hidden_properties: ClassVar[dict[str, str]] = {"router_id": "router", "subnet_id": "subnet", "port_id": "port"}
 
     def validate(self) -> None:
         """:raises errors.ValidationError: neither or both of ``subnet`` and ``port`` (Heat)."""
@@ -119,6 +120,7 @@ class FloatingIP(NeutronResource):
     support_status = sch.FLOATING_IP_SUPPORT
     properties_schema = sch.FLOATING_IP_PROPERTIES
     attributes_schema = sch.FLOATING_IP_ATTRIBUTES
+    hidden_properties: ClassVar[dict[str, str]] = {"floating_network_id": "floating_network"}
     collection = "ip"
     attribute_keys: ClassVar[dict[str, str]] = {}
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from app import errors
+from app.templates import properties as tproperties
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -183,3 +184,26 @@ def test_redelivered_create_adopts_what_the_first_attempt_made(driver: Any, type
     assert again.resource_id == first.resource_id
     driver._poll(again, None, "check_create_complete", 15)
     driver.delete(again)
+
+
+def test_hidden_deprecated_properties_are_translated(driver: Any) -> None:
+    """Heat's hidden ``network_id`` / ``router_id`` / ``subnet_id`` / ``floating_network_id``
+    are accepted by the plugins' validation schema and read as the visible properties."""
+    net = driver.create("OS::Neutron::Net", "net", {})
+    sub = driver.create("OS::Neutron::Subnet", "sub", {"network_id": net.resource_id,
+                                                       "cidr": "10.3.0.0/24"})
+    assert sub.properties["network"] == net.resource_id and "network_id" not in sub.properties
+    port = driver.create("OS::Neutron::Port", "port", {"network_id": net.resource_id})
+    router = driver.create("OS::Neutron::Router", "r", {"external_gateway_info": {"network": "public"}})
+    iface = driver.create("OS::Neutron::RouterInterface", "ri", {"router_id": router.resource_id,
+                                                                 "subnet_id": sub.resource_id})
+    fip = driver.create("OS::Neutron::FloatingIP", "fip", {"floating_network_id": "public",
+                                                           "port_id": port.resource_id})
+    assert driver.again(fip).resolve_attribute("port_id") == port.resource_id
+    raw = {"network_id": net.resource_id, "cidr": "10.3.0.0/24"}
+    validated = tproperties.validate(type(sub).validation_schema(raw), raw, ("r",))
+    assert "network_id" in validated and sub.update_diff(validated) == {}
+    from app.resource_types import registry
+    assert "network_id" not in registry.schema("OS::Neutron::Subnet")["properties"]
+    for res in (fip, iface, router, port, sub, net):
+        driver.delete(res)
