@@ -15,6 +15,7 @@ anything else as a name), else to ``cloud_project``. Trusts come later.
 """
 from __future__ import annotations
 
+import os
 import re
 import threading
 from typing import Any
@@ -75,7 +76,9 @@ def for_stack(stack: Any) -> LazyClients:
 
 
 def _key(st: config.Settings, project: str) -> tuple[Any, ...]:
-    return (st.cloud_name, st.cloud_auth_url, st.cloud_username, st.cloud_password,
+    """The cache key; the process id keeps a connection made before a fork (prefork Celery
+    workers) from being shared by the children's sockets."""
+    return (os.getpid(), st.cloud_name, st.cloud_auth_url, st.cloud_username, st.cloud_password,
             st.cloud_user_domain, st.cloud_project_domain, st.cloud_region, st.cloud_timeout,
             project)
 
