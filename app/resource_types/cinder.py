@@ -200,8 +200,6 @@ class Volume(CloudResource):
             return json.dumps(shown.get("attachments") or [])
         if name == "attachments_list":
             return shown.get("attachments") or []
-        if name == "bootable":
-            return str(shown.get("bootable")).lower() == "true"
         return shown.get(self.attribute_keys.get(name, name))
 
 
