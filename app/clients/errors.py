@@ -12,9 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from keystoneauth1 import exceptions as ksa_exc
-from openstack import exceptions as sdk_exc
-
 from app import errors
 
 #: Heat's client exception names by HTTP status (neutronclient / novaclient / cinderclient).
@@ -44,6 +41,10 @@ def translate(exc: BaseException) -> errors.CloudError:
     ``NeutronError.message`` / ``badRequest.message``...), not the SDK's "Client Error for url"."""
     if isinstance(exc, errors.CloudError):
         return exc
+    # imported here: openstacksdk costs half a second, and only cloud calls need it
+    from keystoneauth1 import exceptions as ksa_exc
+    from openstack import exceptions as sdk_exc
+
     if isinstance(exc, sdk_exc.HttpException):
         status = exc.status_code
         if status is None and isinstance(exc, sdk_exc.NotFoundException):
@@ -66,7 +67,7 @@ def translate(exc: BaseException) -> errors.CloudError:
     return cloud_error(f"{type(exc).__name__}: {exc}", None, transient=False)
 
 
-def _sdk_message(exc: sdk_exc.HttpException) -> str:
+def _sdk_message(exc: Any) -> str:
     found = _body_message(getattr(exc, "response", None))
     if found:
         return found
