@@ -160,3 +160,23 @@ def test_constraint_messages() -> None:
     assert constraints.check(cloud, "neutron.network", "") is None
     assert constraints.error_message("resources.r.properties.p", "x", "why") == \
         "Property error: resources.r.properties.p: Error validating value 'x': why"
+
+
+def test_clouds_yaml_entry(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, cloud_settings: Any,
+                           sandbox: Any) -> None:
+    """``cloud_name`` picks a clouds.yaml entry; the stack's project still scopes it."""
+    (tmp_path / "clouds.yaml").write_text(
+        "clouds:\n  sbx:\n    auth:\n"
+        f"      auth_url: {sandbox.auth_url}\n      username: admin\n      password: sandbox\n"
+        "      project_name: demo\n      user_domain_name: Default\n"
+        "      project_domain_name: Default\n    region_name: RegionOne\n")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(tmp_path / "clouds.yaml"))
+    clients.reset_cache()
+    st = cloud_settings.replace(cloud_name="sbx", cloud_auth_url="http://127.0.0.1:1/unused")
+
+    class Ident:
+        stack_name, stack_id, project_id = "s", "i", "admin"
+    conn = clients.LazyClients(Ident(), st).connection()
+    assert conn.current_project.name == "admin"
+    assert any(n.name == "private" for n in conn.network.networks())
+    clients.reset_cache()
