@@ -306,6 +306,32 @@ class VolumeType(CloudResource):
             for project in p.get("projects") or []:
                 storage.add_type_access(vtype, project)
 
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """``name`` / ``is_public`` updated, ``metadata`` (extra specs) replaced, ``projects``
+        access added / removed."""
+        self.check_replace(changed, new_properties)
+        old = dict(self.properties)
+        self.properties = dict(new_properties)
+        p = self.properties
+        storage = self.cloud().block_storage
+        attrs = {k: p.get(k) for k in ("name", "is_public") if k in changed}
+        if attrs:
+            storage.update_type(self.resource_id, **attrs)
+        if "metadata" in changed:
+            new = {k: str(v) for k, v in (p.get("metadata") or {}).items()}
+            removed = [k for k in old.get("metadata") or {} if k not in new]
+            if removed:
+                storage.delete_type_extra_specs(self.resource_id, removed)
+            if new:
+                storage.update_type_extra_specs(self.resource_id, **new)
+        if "projects" in changed:
+            new_p, old_p = set(p.get("projects") or []), set(old.get("projects") or [])
+            for project in sorted(old_p - new_p):
+                storage.remove_type_access(self.resource_id, project)
+            for project in sorted(new_p - old_p):
+                storage.add_type_access(self.resource_id, project)
+        self.refresh()
+
     def _fetch(self) -> Any:
         return self.cloud().block_storage.get_type(self.resource_id)
 
@@ -331,6 +357,18 @@ class EncryptedVolumeType(CloudResource):
                 attrs[key] = p[key]
         self.cloud().block_storage.create_type_encryption(vtype, **attrs)
         self.resource_id = vtype
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """The encryption's ``provider`` / ``cipher`` / ``key_size`` / ``control_location``."""
+        self.check_replace(changed, new_properties)
+        self.properties = dict(new_properties)
+        attrs = {k: self.get_property(k) for k in changed}
+        if attrs:
+            storage = self.cloud().block_storage
+            encryption = storage.get_type_encryption(self.resource_id)
+            storage.update_type_encryption(encryption=encryption, volume_type=self.resource_id,
+                                           **attrs)
+        self.refresh()
 
     def _fetch(self) -> Any:
         return self.cloud().block_storage.get_type_encryption(self.resource_id)

@@ -4,6 +4,7 @@ image record whose data Glance downloads from ``location`` (interoperable import
 then deactivates it; ``members`` are added. Reference id: the image id."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from app.resource_types._cloud import CloudResource, in_error
@@ -52,6 +53,40 @@ class WebImage(CloudResource):
             image.deactivate_image(self.resource_id)
             self.data["deactivated"] = True
         return True
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """Image properties, ``tags`` (replaced), ``members`` (added / removed) and ``active``
+        (deactivate / reactivate) updated in place, as Heat's WebImage."""
+        self.check_replace(changed, new_properties)
+        old = dict(self.properties)
+        self.properties = dict(new_properties)
+        p = self.properties
+        image = self.cloud().image
+        attrs = {k: p.get(k) for k in changed if k in _PASSED}
+        if "extra_properties" in changed:
+            attrs.update({str(k): v for k, v in (p.get("extra_properties") or {}).items()})
+        if attrs:
+            image.update_image(self.resource_id, **attrs)
+        if "tags" in changed:
+            new_tags, old_tags = set(p.get("tags") or []), set(old.get("tags") or [])
+            for tag in sorted(old_tags - new_tags):
+                image.remove_tag(self.resource_id, tag)
+            for tag in sorted(new_tags - old_tags):
+                image.add_tag(self.resource_id, tag)
+        if "members" in changed:
+            new_members, old_members = set(p.get("members") or []), set(old.get("members") or [])
+            for member in sorted(old_members - new_members):
+                image.remove_member(member, self.resource_id)
+            for member in sorted(new_members - old_members):
+                image.add_member(self.resource_id, member_id=member)
+            self.data["members"] = sorted(new_members)
+        if "active" in changed:
+            if self.get_property("active") is False:
+                image.deactivate_image(self.resource_id)
+            else:
+                image.reactivate_image(self.resource_id)
+            self.data["deactivated"] = self.get_property("active") is False
+        self.refresh()
 
     def _fetch(self) -> Any:
         return self.cloud().image.get_image(self.resource_id)

@@ -22,6 +22,7 @@ Updates in place (name, metadata, resize, rebuild, user data policies...) are in
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
@@ -414,6 +415,27 @@ class Flavor(CloudResource):
         if not attrs["is_public"]:
             for tenant in p.get("tenants") or []:
                 compute.flavor_add_tenant_access(flavor, tenant)
+
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
+        """``extra_specs`` replaced (removed keys deleted); ``tenants`` access added / removed."""
+        self.check_replace(changed, new_properties)
+        old = dict(self.properties)
+        self.properties = dict(new_properties)
+        compute = self.cloud().compute
+        if "extra_specs" in changed:
+            new = {k: str(v) for k, v in (self.properties.get("extra_specs") or {}).items()}
+            for key in old.get("extra_specs") or {}:
+                if key not in new:
+                    compute.delete_flavor_extra_specs_property(self.resource_id, key)
+            if new:
+                compute.create_flavor_extra_specs(self.resource_id, new)
+        if "tenants" in changed and not self.get_property("is_public"):
+            new_t, old_t = set(self.properties.get("tenants") or []), set(old.get("tenants") or [])
+            for tenant in sorted(old_t - new_t):
+                compute.flavor_remove_tenant_access(self.resource_id, tenant)
+            for tenant in sorted(new_t - old_t):
+                compute.flavor_add_tenant_access(self.resource_id, tenant)
+        self.refresh()
 
     def _fetch(self) -> Any:
         return self.cloud().compute.get_flavor(self.resource_id)

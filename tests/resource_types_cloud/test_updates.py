@@ -84,8 +84,45 @@ def test_octavia_and_aodh_updates(driver: Any) -> None:
         driver.delete(res)
 
 
-def test_types_without_in_place_updates_say_so(driver: Any) -> None:
-    vt = driver.create("OS::Cinder::VolumeType", "vt", {"name": "silver"})
-    with pytest.raises(NotSupported):
-        driver.update(vt, {"name": "bronze"})
-    driver.delete(vt)
+def test_type_image_and_flavor_updates(driver: Any) -> None:
+    vt = driver.create("OS::Cinder::VolumeType", "vt", {"name": "silver", "metadata": {"a": "1"}})
+    vt = driver.update(vt, {"name": "bronze", "metadata": {"b": "2"}})
+    shown = vt.resolve_attribute("show")
+    assert shown["name"] == "bronze" and shown["extra_specs"] == {"b": "2"}
+    enc = driver.create("OS::Cinder::EncryptedVolumeType", "enc", {
+        "volume_type": vt.resource_id, "provider": "luks", "key_size": 256})
+    enc = driver.update(enc, {"volume_type": vt.resource_id, "provider": "luks", "key_size": 512})
+    assert enc.resolve_attribute("show")["key_size"] == 512
+    image = driver.create("OS::Glance::WebImage", "img", {
+        "location": "http://127.0.0.1:1/i.img", "container_format": "bare",
+        "disk_format": "qcow2", "tags": ["a"]})
+    props = {"location": "http://127.0.0.1:1/i.img", "container_format": "bare",
+             "disk_format": "qcow2", "tags": ["b"], "os_distro": "cirros", "min_ram": 0}
+    image = driver.update(image, props)
+    shown = image.resolve_attribute("show")
+    assert shown["tags"] == ["b"] and shown["os_distro"] == "cirros"
+    flavor = driver.create("OS::Nova::Flavor", "flv", {"ram": 64, "vcpus": 1,
+                                                       "extra_specs": {"a": "1"}})
+    flavor = driver.update(flavor, {"ram": 64, "vcpus": 1, "extra_specs": {"b": "2"}})
+    assert flavor.resolve_attribute("extra_specs") == {"b": "2"}
+    for res in (flavor, image, enc, vt):
+        driver.delete(res)
+
+
+def test_attachment_moves_and_immutable_types_replace(driver: Any) -> None:
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv = driver.create("OS::Nova::Server", "srv", {"image": "cirros", "flavor": "m1.tiny",
+                                                    "networks": [{"network": net.resource_id}]})
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1})
+    att = driver.create("OS::Cinder::VolumeAttachment", "att", {
+        "instance_uuid": srv.resource_id, "volume_id": vol.resource_id})
+    # a VolumeAttachment moves by detaching and attaching again (Heat's way)
+    att = driver.update(att, {"instance_uuid": srv.resource_id, "volume_id": vol.resource_id,
+                              "mountpoint": "/dev/vdc"})
+    assert driver.again(vol).resolve_attribute("attachments_list")[0]["device"] == "/dev/vdc"
+    for res in (att, vol, srv, net):
+        driver.delete(res)
+    kp = driver.again(driver.create("OS::Nova::KeyPair", "k", {"name": "kk"}))
+    with pytest.raises(UpdateReplace):
+        driver.update(kp, {"name": "other"})
+    driver.delete(kp)
