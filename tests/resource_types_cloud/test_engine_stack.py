@@ -174,3 +174,34 @@ def test_deletion_policies_retain_and_snapshot(db: Any, cloud_settings: Any, san
     cloud.network.delete_network(rows["kept"].physical_resource_id)
     for backup_id in left["backups"]:
         cloud.block_storage.delete_backup(backup_id)
+
+
+def test_failed_server_rolls_the_stack_back(db: Any, cloud_settings: Any, sandbox: Any,
+                                            faults: Any) -> None:
+    """A server that goes to ERROR fails the create with Nova's fault; with rollback enabled
+    every cloud object the stack made (the failed server and its port included) is removed."""
+    before = sandbox.created()
+    faults({"match": "compute.POST.servers", "kind": "server_error", "times": 1})
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "net": {"type": "OS::Neutron::Net"},
+        "sub": {"type": "OS::Neutron::Subnet",
+                "properties": {"network": {"get_resource": "net"}, "cidr": "10.52.0.0/24"}},
+        "srv": {"type": "OS::Nova::Server", "depends_on": "sub", "properties": {
+            "image": "cirros", "flavor": "m1.tiny", "networks": [{"network": {"get_resource": "net"}}]}},
+        "vol": {"type": "OS::Cinder::Volume", "properties": {"size": 1}}}}
+    st = stacks.create_stack(CTX, stack_name="rollback", template=tmpl, disable_rollback=False)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "ROLLBACK_COMPLETE", st.status_reason
+    events = [e for e in stacks_events(st) if e.resource_name == "srv" and e.status == "FAILED"]
+    assert events and events[0].status_reason.startswith(
+        'ResourceInError: resources.srv: Went to status ERROR due to "Message: No valid host')
+    assert sandbox.created() == before
+    stacks.delete_stack(CTX, st.name, st.id)
+
+
+def stacks_events(st: Any) -> list[Any]:
+    from sqlalchemy import select
+
+    from app.models import Event, read_session
+    with read_session() as s:
+        return list(s.execute(select(Event).where(Event.stack_id == st.id)).scalars())
