@@ -8,7 +8,9 @@
   wait for ACTIVE. ``REPLACE`` replaces.
 * ``user_data`` with ``user_data_update_policy``: ``REPLACE`` replaces, ``IGNORE`` keeps the
   server, ``REBUILD`` rebuilds it with the new user data.
-* ``networks``: not supported in place yet (Heat attaches/detaches interfaces).
+* ``networks``: entries removed are detached (Stoker's internal ports deleted), entries added
+  are attached (ports created as at create), equal entries keep their port; floating IPs of
+  new entries are associated. ``allocate_network`` changes are not supported.
 
 The long steps are a queue in the handle (``{"todo": [{"action": "resize", ...}]}``) worked
 through by ``check_update_complete``, one poll at a time.
@@ -42,11 +44,9 @@ class UpdatableServer(CloudResource):
         """Quick changes now; resize / rebuild queued for ``check_update_complete``.
 
         :raises UpdateReplace: see :meth:`needs_replace_with_prop_diff`.
-        :raises NotSupported: ``networks`` changed.
+        :raises NotSupported: ``networks`` changed to or from ``allocate_network``.
         """
         self.check_replace(changed, new_properties)
-        if "networks" in changed:
-            raise NotSupported(f"Update to properties networks of {self.name} ({self.type_name})")
         old = dict(self.properties)
         self.properties = dict(new_properties)
         compute = self.cloud().compute
@@ -68,6 +68,9 @@ class UpdatableServer(CloudResource):
             for tag in self.properties.get("tags") or []:
                 compute.add_tag_to_server(server, tag)
         todo: list[dict[str, Any]] = []
+        if "networks" in changed:
+            todo += self._network_steps(old.get("networks") or [],
+                                        self.properties.get("networks") or [])
         if "flavor" in changed:
             todo.append({"action": "resize",
                          "flavor": self.resolve("nova.flavor", self.properties["flavor"])})
@@ -86,10 +89,72 @@ class UpdatableServer(CloudResource):
             todo.append(step)
         return {"todo": todo}
 
+    def _network_steps(self, old: list[dict[str, Any]],
+                       new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Heat's interface update: entries only in the old list are detached (their internal
+        port deleted), entries only in the new one attached; equal entries keep their port."""
+        if any(n.get("allocate_network") for n in [*old, *new]):
+            raise NotSupported(f"Update to properties networks (allocate_network) of "
+                               f"{self.name} ({self.type_name})")
+        ports = dict(self.data.get("nic_ports") or {})
+        fips = dict(self.data.get("floating_ips") or {})
+        internal = {p["id"] for p in self.data.get("internal_ports") or []}
+        left = list(enumerate(old))
+        kept: dict[str, Any] = {}
+        kept_fips: dict[str, Any] = {}
+        steps: list[dict[str, Any]] = []
+        for index, entry in enumerate(new):
+            match = next((i for i, e in left if e == entry), None)
+            if match is None:
+                steps.append({"action": "attach", "index": index, "entry": entry})
+                continue
+            left = [(i, e) for i, e in left if i != match]
+            kept[str(index)] = ports.get(str(match))
+            if str(match) in fips:
+                kept_fips[str(index)] = fips[str(match)]
+        detach = [{"action": "detach", "port": ports.get(str(i)),
+                   "internal": ports.get(str(i)) in internal} for i, _ in left if ports.get(str(i))]
+        self.data["nic_ports"] = kept
+        self.data["floating_ips"] = kept_fips
+        return detach + steps
+
+    def _interface_step(self, step: dict[str, Any]) -> bool:
+        """One poll of an attach / detach step; ``True`` when it is done."""
+        net, compute = self.cloud().network, self.cloud().compute
+        if step["action"] == "detach":
+            if not step.get("started"):
+                compute.delete_server_interface(step["port"], server=self.resource_id)
+                step["started"] = True
+            port = net.find_port(step["port"], ignore_missing=True)
+            if port is not None and port.device_id == self.resource_id:
+                return False
+            if step["internal"]:
+                net.delete_port(step["port"], ignore_missing=True)
+                self.data["internal_ports"] = [p for p in self.data.get("internal_ports") or []
+                                               if p["id"] != step["port"]]
+            return True
+        if not step.get("port"):
+            entry = step["entry"]
+            groups = self.properties.get("security_groups") or []
+            step["port"] = (self.resolve("neutron.port", entry["port"]) if entry.get("port")
+                            else self._internal_port(entry, step["index"], groups))
+            compute.create_server_interface(self.resource_id, port_id=step["port"])
+            self.data.setdefault("nic_ports", {})[str(step["index"])] = step["port"]
+        port = net.get_port(step["port"])
+        return bool(port.device_id == self.resource_id)
+
+    def _internal_port(self, net: dict[str, Any], index: int, groups: list[str]) -> str:
+        raise NotImplementedError   # nova.Server's
+
     def check_update_complete(self, handle: Any) -> bool:
-        """Work through the queued resize / rebuild, one poll at a time."""
+        """Work through the queued interface changes, resize and rebuild, one poll at a time;
+        floating IPs of new entries are associated at the end."""
         todo = (handle or {}).get("todo") or []
         compute = self.cloud().compute
+        while todo and todo[0]["action"] in ("attach", "detach"):
+            if not self._interface_step(todo[0]):
+                return False
+            todo.pop(0)
         while todo:
             step = todo[0]
             self.refresh()
@@ -117,4 +182,7 @@ class UpdatableServer(CloudResource):
             if not done:
                 return False
             todo.pop(0)
-        return True
+        return self._associate_floating_ips()
+
+    def _associate_floating_ips(self) -> bool:
+        raise NotImplementedError   # nova.Server's

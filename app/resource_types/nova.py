@@ -17,7 +17,7 @@ OS::Nova::Server, as Heat does it:
 Updates in place (name, metadata, resize, rebuild, user data policies...) are in
 :mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
 ``software_config_transport`` polling, ``personality`` beyond passing it through,
-``deployment_swift_data``, ``networks`` updates in place.
+``deployment_swift_data``.
 """
 from __future__ import annotations
 
@@ -107,15 +107,13 @@ class Server(UpdatableServer):
         first = networks[0] if networks else {}
         if len(networks) == 1 and first.get("allocate_network"):
             return first["allocate_network"]
-        ports = self.data.setdefault("internal_ports", [])
+        self.data.setdefault("internal_ports", [])
         nics: list[dict[str, Any]] = []
         for index, net in enumerate(networks):
             port = net.get("port")
             if port:
                 port_id = self.resolve("neutron.port", port)
-            elif index < len(ports):
-                port_id = ports[index]["id"]      # created by an earlier, redelivered attempt
-            else:
+            else:   # (an earlier attempt's port of the same name is reused)
                 port_id = self._internal_port(net, index, groups)
             nic: dict[str, Any] = {"port": port_id}
             if net.get("tag"):

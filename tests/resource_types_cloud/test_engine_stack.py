@@ -5,6 +5,7 @@ in the sandbox's inventory); a missing flavor fails the stack with Heat's wordin
 cloud error during the stack is retried."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -174,6 +175,10 @@ def test_deletion_policies_retain_and_snapshot(db: Any, cloud_settings: Any, san
     cloud.network.delete_network(rows["kept"].physical_resource_id)
     for backup_id in left["backups"]:
         cloud.block_storage.delete_backup(backup_id)
+    deadline = time.monotonic() + 5      # backups go asynchronously: leave the cloud as found
+    while sandbox.created() != before:
+        assert time.monotonic() < deadline, sandbox.created()
+        time.sleep(0.05)
 
 
 def test_failed_server_rolls_the_stack_back(db: Any, cloud_settings: Any, sandbox: Any,

@@ -49,8 +49,19 @@ def test_server_updates(driver: Any) -> None:
         driver.update(srv, {**props, "user_data": "new"})
     with pytest.raises(UpdateReplace):
         driver.update(srv, {**props, "flavor": "m1.medium", "flavor_update_policy": "REPLACE"})
+    # networks: the first entry stays (same port), the second is new: attached
+    first_port = srv.data["nic_ports"]["0"]
+    srv = driver.update(srv, {**props, "networks": [{"network": net.resource_id},
+                                                    {"network": "private"}]})
+    assert srv.data["nic_ports"]["0"] == first_port and len(srv.data["internal_ports"]) == 2
+    assert set(srv.resolve_attribute("networks")) >= {"private", net.resolve_attribute("name")}
+    # ... and now only "private" is left: the first interface is detached, its port deleted
+    srv = driver.update(srv, {**props, "networks": [{"network": "private"}]})
+    assert list(srv.data["nic_ports"].values()) != [first_port]
+    assert [p["id"] for p in srv.data["internal_ports"]] == [srv.data["nic_ports"]["0"]]
+    assert srv.cloud().network.find_port(first_port, ignore_missing=True) is None
     with pytest.raises(NotSupported):
-        driver.update(srv, {**props, "networks": [{"network": "private"}]})
+        driver.update(srv, {**props, "networks": [{"allocate_network": "auto"}]})
     driver.delete(srv)
     driver.delete(net)
 
