@@ -44,7 +44,7 @@ class Fleet:
             self.procs.append(subprocess.Popen(
                 [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
                  "-c", str(concurrency), "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
-                 "-l", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+                 "-l", os.environ.get("BENCH_LOG", "WARNING"), "--without-gossip", "--without-mingle", "--without-heartbeat"],
                 cwd=REPO, env=env, stdout=open(log_dir / f"w{i}.log", "wb"),
                 stderr=subprocess.STDOUT, start_new_session=True))
 

@@ -28,12 +28,17 @@ def _enqueuer(stack_id: str, traversal_id: str, rid: int, is_update: bool) -> An
     return lambda: dispatch.get().check_resource(stack_id, traversal_id, rid, is_update)
 
 
+def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,
+              status: str, reason: str) -> dict[str, Any]:
+    return {"uuid": str(uuid.uuid4()), "stack_id": stack_id, "resource_name": name,
+            "physical_resource_id": physical_id, "resource_type": rtype, "action": action,
+            "status": status, "status_reason": reason, "created_at": utcnow()}
+
+
 def add_event(s: Session, stack_id: str, name: str, physical_id: str | None, rtype: str,
               action: str, status: str, reason: str) -> None:
-    s.execute(insert(ET).values(uuid=str(uuid.uuid4()), stack_id=stack_id, resource_name=name,
-                                physical_resource_id=physical_id, resource_type=rtype,
-                                action=action, status=status, status_reason=reason,
-                                created_at=utcnow()))
+    s.execute(insert(ET).values(**event_row(stack_id, name, physical_id, rtype, action, status,
+                                            reason)))
 
 
 def write_start(s: Session, r: Resource, action: str, properties: dict[str, Any] | None) -> None:
@@ -100,17 +105,23 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         values.update(action=row_action, status="COMPLETE", status_reason="state changed")
     elif not is_update:
         values.update(action="DELETE", status="COMPLETE")
+    rows = []
+    if start is not None:  # the action started in this step: its IN_PROGRESS goes in too
+        if start[1] is not None:
+            values["properties_data"] = start[1]
+        rows.append(event_row(r.stack_id, r.name, r.physical_resource_id, r.type, start[0],
+                              "IN_PROGRESS", "state changed"))
+    if events:
+        rows.append(event_row(r.stack_id, r.name, values.get("physical_resource_id",
+                                                             r.physical_resource_id),
+                              r.type, row_action, "COMPLETE", "state changed"))
     with session() as s:
         if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
             s.execute(update(RT).where(RT.c.id == r.id).values(engine_id=None))
             return
-        if start is not None:
-            write_start(s, r, *start)
         s.execute(update(RT).where(RT.c.id == r.id).values(**values))
-        if events:
-            add_event(s, r.stack_id, r.name, values.get("physical_resource_id",
-                                                         r.physical_resource_id),
-                      r.type, row_action, "COMPLETE", "state changed")
+        if rows:
+            s.execute(insert(ET), rows)
         succ = _ids_by_name(s, r.stack_id, _successor_names(r, is_update, loaded))
         for sid in succ.values():
             if syncpoints.report(s, traversal_id, is_update, sid, r.name,

@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import select, update
+from types import SimpleNamespace
+
+from sqlalchemy import and_, select, update
 
 from app import clients, errors
-from app.models import Resource, Stack, read_session, session, utcnow
+from app.models import Resource, Stack, SyncPoint, read_session, session, utcnow
 from app.resource_types import registry
 from app.services import attrdata, completion, definitions, dispatch, locks, nested, syncpoints
 from app.templates import properties as tproperties
@@ -29,6 +31,9 @@ log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
 
 
+RT = Resource.__table__
+ST = Stack.__table__
+SP = SyncPoint.__table__
 InputsContext = attrdata.DataContext
 walk = attrdata.walk
 
@@ -53,36 +58,53 @@ def _plugin(r: Resource, st: Any, properties: dict[str, Any] | None, loaded: Any
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """Run one step of node ``(resource_id, is_update)`` of ``traversal_id``.
 
-    Idempotent: a redelivered call for a finished node re-enqueues only successors that fired
-    but have not finished; a call for a superseded traversal does nothing.
+    The usual path is one transaction that reads the stack and the node's state and takes the
+    resource lock (``UPDATE ... RETURNING`` the row), then the step, then one transaction that
+    finishes the node. Idempotent: a redelivered call for a finished node re-enqueues only
+    successors that fired but have not finished; a call for a superseded traversal does nothing.
     """
-    with read_session() as s:
-        st = s.execute(select(Stack.id, Stack.name, Stack.tenant, Stack.raw_template_id,
-                              Stack.current_traversal, Stack.action, Stack.nested_depth)
-                       .where(Stack.id == stack_id)).first()
+    locks.ensure_heartbeat()
+    row = None
+    data: dict[str, Any] = {}
+    with session() as s:
+        st = s.execute(
+            select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
+                   ST.c.action, ST.c.nested_depth, SP.c.state, SP.c.expected)
+            .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
+                                               SP.c.traversal_id == ST.c.current_traversal,
+                                               SP.c.entity_id == resource_id,
+                                               SP.c.is_update == is_update)))
+            .where(ST.c.id == stack_id)).first()
         if st is None or st.current_traversal != traversal_id:
             return
-        r = s.get(Resource, resource_id)
-        node = syncpoints.state(s, traversal_id, is_update, resource_id)
-        data = syncpoints.inputs(s, traversal_id, is_update, resource_id) if is_update else {}
-    if r is None:
+        if st.state == syncpoints.FIRED:
+            row = s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id.is_(None))
+                            .values(engine_id=locks.engine_id(),
+                                    atomic_key=RT.c.atomic_key + 1)
+                            .returning(*RT.c)).first()
+            if row is not None and is_update and st.expected:
+                data = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+    if st.state == syncpoints.DONE:
+        with read_session() as s:
+            done_row = s.execute(select(RT).where(RT.c.id == resource_id)).first()
+        if done_row is not None:
+            completion.reenqueue_successors(st, done_row, traversal_id, is_update)
         return
-    if node == syncpoints.DONE:
-        completion.reenqueue_successors(st, r, traversal_id, is_update)
+    if st.state != syncpoints.FIRED:
         return
-    if node != syncpoints.FIRED:
-        return
-    locks.ensure_heartbeat()
-    got = locks.acquire(resource_id, r.atomic_key)
-    if got is False:
-        dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
-                                      countdown=LOCK_RETRY_SECONDS)
-        return
+    if row is None:  # held: by a live engine (retry soon) or a dead one (take it over)
+        if locks.acquire(resource_id) is False:
+            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                          countdown=LOCK_RETRY_SECONDS)
+            return
+        with read_session() as s:
+            row = s.execute(select(RT).where(RT.c.id == resource_id)).first()
+            if is_update and st.expected:
+                data = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+        if row is None:
+            return
+    r: Any = SimpleNamespace(**row._mapping)
     try:
-        if got is None:  # the row changed since it was read: re-read it under the lock
-            with read_session() as s:
-                r = s.get(Resource, resource_id)
-            assert r is not None
         if is_update:
             _forward(st, r, traversal_id, data)
         else:

@@ -61,7 +61,9 @@ def configure(settings: config.Settings) -> None:
 def _init_process(**_: object) -> None:
     """Each worker process: its own DB engine (never share connections across fork)."""
     from app import models
+    from app.resource_types import registry
     models.init(config.get().database_url)
+    registry.types()  # import every plugin module now, not in the first task
 
 
 @celery_app.task(name="stoker.check_resource", autoretry_for=(Exception,),
