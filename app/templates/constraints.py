@@ -114,7 +114,9 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
         if step and value % step != offset:
             msg = f"{value} is not a multiple of {step} with an offset of {offset}"
     elif kind == "allowed_values":
-        if value not in spec and str(value) not in [str(v) for v in spec]:
+        strs = [str(v) for v in spec]
+        items = value if isinstance(value, list) else [value]  # a list: every item (Heat)
+        if not all(v in spec or str(v) in strs for v in items):
             allowed = ", ".join(f'"{v}"' for v in spec)
             msg = f'"{value}" is not an allowed value [{allowed}]'
     elif kind == "allowed_pattern":
