@@ -196,7 +196,7 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
             from app.services import definitions
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
         st.outputs = resolve_outputs(s, st.id, loaded)
-    st.status, st.status_reason, st.updated_at = status, reason, utcnow()
+    st.status, st.status_reason = status, reason  # updated_time: set when an action starts
     if st.action == "DELETE" and status == "COMPLETE":
         st.deleted_at = utcnow()
     stack_event(s, st, st.action, status, reason)

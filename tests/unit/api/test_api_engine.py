@@ -77,6 +77,9 @@ def test_duplicate_delete_and_show_deleted(real):
     assert real.get("/v1/admin/stacks").get_json()["stacks"] == []
     assert len(real.get("/v1/admin/stacks?show_deleted=true").get_json()["stacks"]) == 1
     assert real.get("/v1/admin/stacks/cap1795939567").status_code == 404
+    # as in Heat, the deleted stack's name can be reused; the old one stays readable by id
+    assert _create(real).status_code == 201
+    assert real.get(base).get_json()["stack"]["stack_status"] == "DELETE_COMPLETE"
 
 
 def test_not_found_and_bad_template(real):
