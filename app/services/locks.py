@@ -13,7 +13,6 @@ import os
 import socket
 import threading
 import time
-
 from typing import Any
 
 from sqlalchemy import select, update
@@ -46,7 +45,6 @@ _hb_lock = threading.Lock()
 
 def ensure_heartbeat() -> None:
     """Start (once per process) a daemon thread that beats every ``heartbeat_seconds``."""
-    global _hb_thread, _hb_pid
     if _hb_thread is not None and _hb_pid == os.getpid():
         return
     with _hb_lock:

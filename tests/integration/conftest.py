@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -47,13 +47,21 @@ def pg_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
-    """A Redis database number of its own (flushed) for the session."""
+def redis_url() -> Iterator[str]:
+    """A Redis database number of its own (claimed in db 0, so that concurrent test runs on
+    the same server never share or flush each other's queues), flushed, for the session."""
     import redis
-    db = 11
+    admin = redis.Redis.from_url(f"{REDIS}/0")
+    for db in range(1, 16):
+        if admin.set(f"stoker-test:db{db}", os.getpid(), nx=True, ex=3 * 3600):
+            break
+    else:
+        raise RuntimeError("no free Redis database for the integration tests")
     url = f"{REDIS}/{db}"
     redis.Redis.from_url(url).flushdb()
-    return url
+    yield url
+    redis.Redis.from_url(url).flushdb()
+    admin.delete(f"stoker-test:db{db}")
 
 
 ENGINE_ENV = {"STOKER_VISIBILITY_TIMEOUT": "5", "STOKER_RESTORE_INTERVAL": "1", "STOKER_LOCK_STALE_SECONDS": "4",
@@ -70,7 +78,7 @@ class Workers:
     def start(self, n: int, concurrency: int = 4) -> None:
         for _ in range(n):
             i = len(self.procs)
-            log = open(self.log_dir / f"worker{i}.log", "wb")
+            log = open(self.log_dir / f"worker{i}.log", "wb")  # noqa: SIM115 (the child owns it)
             self.procs.append(subprocess.Popen(
                 [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
                  "-c", str(concurrency), "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
@@ -107,9 +115,10 @@ class Workers:
 @pytest.fixture()
 def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     """This process's settings: PostgreSQL + Redis, Celery dispatcher (no inline work)."""
+    import redis
+
     from app import models
     from app.services import definitions, dispatch
-    import redis
     redis.Redis.from_url(redis_url).flushdb()
     s = config.load({k: v for k, v in ENGINE_ENV.items()}, data_dir=str(tmp_path / "data"),
                     database_url=pg_url, broker_url=redis_url, always_eager=False)

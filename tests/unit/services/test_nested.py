@@ -37,7 +37,7 @@ def test_two_levels_create_and_delete_with_events_at_each_depth(db):
     assert mid.name.startswith("deep-top-") and mid.stack_status == "CREATE_COMPLETE"
     assert ("v", "CREATE", "COMPLETE") in _events(leaf.id)
     assert ("inner", "CREATE", "COMPLETE") in _events(mid.id)
-    top = dict((r.name, r) for r, _ in resources.list_resources(CTX, st))["top"]
+    top = {r.name: r for r, _ in resources.list_resources(CTX, st)}["top"]
     assert top.physical_resource_id == mid.id
     # children are hidden from the stack list
     assert [s.name for s in stacks.list_stacks(CTX)] == ["deep"]
