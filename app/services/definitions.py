@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import errors, templates
-from app.templates import properties as tproperties
-from app.templates.functions.base import contains_unknown
 from app.engine import graph
 from app.resource_types import registry
+from app.templates import properties as tproperties
+from app.templates.functions.base import contains_unknown
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Loaded:
     required_by: dict[str, set[str]]     # name -> names that require it
 
 
-_cache: "OrderedDict[tuple[str, int], Loaded]" = OrderedDict()
+_cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
 _lock = threading.Lock()
 MAX_CACHED = 64
 
@@ -57,7 +57,23 @@ def type_schema(type_name: str) -> dict[str, Any] | None:
     cls = registry.get(type_name)
     if schema is not None and cls is not None and cls.accepts_any_attributes:
         schema["attributes"] = None
+    if schema is not None and cls is not None:
+        _add_hidden(schema, getattr(cls, "hidden_properties", None) or {})
     return schema
+
+
+def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
+    """Heat's hidden deprecated properties (``network_id`` for ``network`` ...) accepted by the
+    template layer as Heat accepts them: with the visible property's schema, neither of the two
+    required here (the plugin's ``validation_schema``, which sees the values, checks that one of
+    them is given). ``GET /resource_types`` still shows Heat's visible schema only."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return
+    for name, visible in hidden.items():
+        if visible in props and name not in props:
+            props[name] = {**props[visible], "required": False}
+            props[visible] = {**props[visible], "required": False}
 
 
 def check_plugins(definition: Any, ident: Any, env: Any = None,
