@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import constraints, is_conflict, is_not_found
+from app.resource_types import schema as _s
 from app.resource_types.base import NotSupported, Resource
 
 #: Polls a delete keeps retrying a 409 before failing with the cloud's message.
@@ -47,6 +48,11 @@ def in_error(status: str, reason: str = "Unknown") -> errors.StokerError:
                               heat_type="ResourceInError")
 
 
+#: Heat's ``description`` property (a string, updatable), which the reference data lacks.
+UNLISTED_DESCRIPTION: dict[str, dict[str, Any]] = {
+    "description": _s.prop("string", "Description of the resource.", update_allowed=True)}
+
+
 class CloudResource(Resource):
     """A resource backed by a cloud object whose id is ``resource_id``."""
 
@@ -60,6 +66,16 @@ class CloudResource(Resource):
     #: :meth:`validation_schema` with the visible property's schema, and translated to the
     #: visible name when the plugin is built (Heat's translation rules).
     hidden_properties: ClassVar[dict[str, str]] = {}
+
+    #: Properties Heat 27 has that ``../shared/heat-reference`` lacks (its extraction removed
+    #: every key named ``description``, and so the ``description`` *property* of Heat's
+    #: SecurityGroup, Volume, Alarm...): accepted by :meth:`validation_schema` and the template
+    #: layer, not listed in ``properties_schema`` (the reference shape of GET /resource_types).
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    #: Heat's hidden (deprecated) attributes, still resolved though not listed
+    #: (e.g. the Server's ``first_address``): ``{name: attribute schema}``.
+    hidden_attributes: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -91,6 +107,12 @@ class CloudResource(Resource):
     def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
         """Heat's diff, on translated properties (a hidden name is its visible one)."""
         return super().update_diff(self.translate(new_properties))
+
+    def resolve_attribute(self, name: str) -> Any:
+        """Heat's ``_resolve_any_attribute``, hidden attributes included."""
+        if name in self.hidden_attributes and name not in self.attributes_schema:
+            return self._resolve_attribute(name)
+        return super().resolve_attribute(name)
 
     # ---- clients ---------------------------------------------------------------------------
     def cloud(self) -> Any:
@@ -128,6 +150,8 @@ class CloudResource(Resource):
                 item.setdefault("description", "")
                 rest = [c for c in entry["constraints"] if "allowed_values" not in c]
                 out[name] = {**entry, "constraints": rest, "schema": {"*": item}}
+        for name, entry in cls.unlisted_properties.items():
+            out.setdefault(name, dict(entry))
         for hidden, visible in cls.hidden_properties.items():
             if visible not in cls.properties_schema:
                 continue

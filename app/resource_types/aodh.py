@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from app.resource_types._cloud import CloudResource
+from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource
 from app.resource_types._schemas import aodh as sch
 from app.resource_types.base import Resource
 
@@ -78,6 +78,7 @@ class Alarm(BaseAlarm):
 
     type_name = "OS::Aodh::Alarm"
     support_status = sch.ALARM_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.ALARM_PROPERTIES
     attributes_schema = sch.ALARM_ATTRIBUTES
     alarm_type = "threshold"
@@ -102,6 +103,7 @@ class GnocchiAggregationByResourcesAlarm(BaseAlarm):
 
     type_name = "OS::Aodh::GnocchiAggregationByResourcesAlarm"
     support_status = sch.GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_PROPERTIES
     attributes_schema = sch.GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_ATTRIBUTES
     alarm_type = "gnocchi_aggregation_by_resources_threshold"

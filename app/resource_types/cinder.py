@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
-from app.resource_types._cloud import CloudResource, in_error, plain
+from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource, in_error, plain
 from app.resource_types._schemas import cinder as sch
 from app.resource_types.base import NotSupported, Resource
 
@@ -32,6 +32,7 @@ class Volume(CloudResource):
 
     type_name = "OS::Cinder::Volume"
     support_status = sch.VOLUME_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.VOLUME_PROPERTIES
     attributes_schema = sch.VOLUME_ATTRIBUTES
     attribute_keys: ClassVar[dict[str, str]] = {"display_name": "name",
@@ -289,6 +290,7 @@ class VolumeType(CloudResource):
 
     type_name = "OS::Cinder::VolumeType"
     support_status = sch.VOLUME_TYPE_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.VOLUME_TYPE_PROPERTIES
     attributes_schema = sch.VOLUME_TYPE_ATTRIBUTES
 

@@ -6,9 +6,10 @@ rules have none, as Heat does. Reference ids: the Neutron ids.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from app import errors
+from app.resource_types._cloud import UNLISTED_DESCRIPTION
 from app.resource_types._schemas import neutron as sch
 from app.resource_types.base import Resource
 from app.resource_types.neutron import NeutronResource
@@ -39,6 +40,7 @@ class SecurityGroup(NeutronResource):
 
     type_name = "OS::Neutron::SecurityGroup"
     support_status = sch.SECURITY_GROUP_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.SECURITY_GROUP_PROPERTIES
     attributes_schema = sch.SECURITY_GROUP_ATTRIBUTES
     collection = "security_group"
@@ -102,6 +104,8 @@ class SecurityGroupRule(NeutronResource):
 
     type_name = "OS::Neutron::SecurityGroupRule"
     support_status = sch.SECURITY_GROUP_RULE_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = {
+        "description": {**UNLISTED_DESCRIPTION["description"], "update_allowed": False}}
     properties_schema = sch.SECURITY_GROUP_RULE_PROPERTIES
     attributes_schema = sch.SECURITY_GROUP_RULE_ATTRIBUTES
     collection = "security_group_rule"

@@ -50,6 +50,10 @@ class Server(UpdatableServer):
     support_status = sch.SERVER_SUPPORT
     properties_schema = sch.SERVER_PROPERTIES
     attributes_schema = sch.SERVER_ATTRIBUTES
+    #: Heat's hidden ``first_address`` (deprecated in 2014.2, hidden since 5.0.0, still resolved).
+    hidden_attributes: ClassVar[dict[str, dict[str, Any]]] = {
+        "first_address": {"description": "The first address of the server (deprecated).",
+                          "type": "string"}}
     poll_initial: ClassVar[float] = 0.1
 
     def _fetch(self) -> Any:
@@ -289,7 +293,19 @@ class Server(UpdatableServer):
             return self._console_urls()
         if name == "os_collect_config":
             return {}
+        if name == "first_address":
+            return self._first_address(shown)
         return shown.get(name)
+
+    @staticmethod
+    def _first_address(shown: dict[str, Any]) -> str:
+        """Heat's ``server_to_ipaddress``: the first address of the networks sorted by name in
+        reverse, or ``''``."""
+        addresses = shown.get("addresses") or {}
+        for net in sorted(addresses, reverse=True):
+            if addresses[net]:
+                return str(addresses[net][0].get("addr") or "")
+        return ""
 
     def _ports_by_mac(self) -> dict[str, str]:
         ports = self.cloud().network.ports(device_id=self.resource_id)

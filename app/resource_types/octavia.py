@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.resource_types._cloud import CONFLICT_POLLS, CloudResource, in_error
+from app.resource_types._cloud import CONFLICT_POLLS, UNLISTED_DESCRIPTION, CloudResource, in_error
 from app.resource_types._schemas import octavia as sch
 from app.resource_types.base import Resource
 
@@ -122,6 +122,7 @@ class LoadBalancer(OctaviaResource):
 
     type_name = "OS::Octavia::LoadBalancer"
     support_status = sch.LOAD_BALANCER_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.LOAD_BALANCER_PROPERTIES
     attributes_schema = sch.LOAD_BALANCER_ATTRIBUTES
     noun = "load_balancer"
@@ -148,6 +149,7 @@ class Listener(OctaviaResource):
 
     type_name = "OS::Octavia::Listener"
     support_status = sch.LISTENER_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.LISTENER_PROPERTIES
     attributes_schema = sch.LISTENER_ATTRIBUTES
     noun = "listener"
@@ -177,6 +179,7 @@ class Pool(OctaviaResource):
 
     type_name = "OS::Octavia::Pool"
     support_status = sch.POOL_SUPPORT
+    unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
     properties_schema = sch.POOL_PROPERTIES
     attributes_schema = sch.POOL_ATTRIBUTES
     noun = "pool"

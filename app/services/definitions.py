@@ -52,13 +52,20 @@ def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[s
 
 def type_schema(type_name: str) -> dict[str, Any] | None:
     """The registry's schema for the templates' validation; a type that accepts any attribute
-    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic)."""
+    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic). What
+    Heat accepts without listing it is added: hidden deprecated properties and attributes, and
+    the plugin's ``unlisted_properties``."""
     schema = registry.schema(type_name)
     cls = registry.get(type_name)
     if schema is not None and cls is not None and cls.accepts_any_attributes:
         schema["attributes"] = None
     if schema is not None and cls is not None:
         _add_hidden(schema, getattr(cls, "hidden_properties", None) or {})
+        for name, entry in (getattr(cls, "unlisted_properties", None) or {}).items():
+            schema["properties"].setdefault(name, dict(entry))
+        if schema.get("attributes") is not None:
+            for name, entry in (getattr(cls, "hidden_attributes", None) or {}).items():
+                schema["attributes"].setdefault(name, dict(entry))
     return schema
 
 
