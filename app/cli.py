@@ -69,11 +69,13 @@ def up(workers: int | None, port: int | None, no_sandbox: bool) -> None:
 @click.option("--port", type=click.IntRange(1, 65535), default=None)
 @click.option("--no-sandbox", is_flag=True, help="Do not start the sandbox cloud.")
 @click.option("-t", "--template", default=None, metavar="FILE",
-              help="Template to run (default examples/demo.yaml).")
+              help="Template to run, without parameters (default: examples/multi_tier.yaml on "
+                   "the sandbox cloud; examples/demo.yaml with --no-sandbox).")
 @click.option("--keep", is_flag=True, help="Keep the stack (do not delete it at the end).")
 def demo(workers: int | None, port: int | None, no_sandbox: bool, template: str | None,
          keep: bool) -> None:
-    """Start everything, create the example stack live, delete it, stop everything."""
+    """Start everything, create the example stack live on the sandbox, delete it, show the
+    sandbox holds nothing it created, stop everything."""
     from app import cli_demo
     settings = _settings(workers=workers, api_port=port)
     sys.exit(cli_demo.run_demo(settings, sandbox=not no_sandbox, template=template, keep=keep))

@@ -132,16 +132,39 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
 
 
 def test_demo_on_a_fresh_home(home: Path) -> None:
-    """``stoker demo`` (``make demo``): start, create the example stack, delete it, stop; exit 0."""
+    """``stoker demo`` (``make demo``): start with the sandbox cloud, create the multi-tier
+    corpus example on it, print its outputs, delete it, show the sandbox's inventory holds
+    nothing the stack created, stop; exit 0."""
     port, sandbox_port = _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
-    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port))
+    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port),
+               COLUMNS="200")
     demo = subprocess.run([*_stoker(), "demo", "--workers", "1"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=240, start_new_session=True)
     log = home / ".stoker" / "logs" / "demo.log"
     detail = demo.stdout + demo.stderr + (log.read_text()[-3000:] if log.exists() else "")
     assert demo.returncode == 0, detail
+    assert "multi_tier.yaml" in demo.stdout and f"127.0.0.1:{sandbox_port}" in demo.stdout, detail
     assert "CREATE_COMPLETE" in demo.stdout and "DELETE_COMPLETE" in demo.stdout, detail
-    assert "database_url" in demo.stdout  # the outputs table
-    assert not _port_open(port)
+    for output in ("server1_public_ip", "server2_networks", "data_volume_status"):
+        assert output in demo.stdout, detail  # the outputs table
+    assert "172.24.4." in demo.stdout  # a floating IP from the sandbox's public network
+    for kind in ("OS::Nova::Server", "OS::Cinder::VolumeAttachment", "OS::Neutron::FloatingIP"):
+        assert kind in demo.stdout, detail  # the resources table
+    assert "the sandbox holds nothing the stack created" in demo.stdout, detail
+    assert not _port_open(port) and not _port_open(sandbox_port)
     assert "all processes stopped" not in demo.stdout  # children's output went to the log
+
+
+def test_demo_without_the_sandbox_runs_the_cloud_free_example(home: Path) -> None:
+    """``stoker demo --no-sandbox`` falls back to examples/demo.yaml (no cloud needed)."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
+    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(_free_port()),
+               COLUMNS="200")
+    demo = subprocess.run([*_stoker(), "demo", "--workers", "1", "--no-sandbox"], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=240,
+                          start_new_session=True)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "demo.yaml" in demo.stdout and "database_url" in demo.stdout
+    assert "DELETE_COMPLETE" in demo.stdout
