@@ -71,11 +71,20 @@ def _own_sandbox(settings: config.Settings) -> config.Settings:
                             cloud_auth_url=f"http://{settings.sandbox_host}:{port}/identity/v3")
 
 
+def _own_api_port(settings: config.Settings) -> config.Settings:
+    """``settings`` with the API on a free port when the configured one is taken: the demo's
+    API lives only as long as the demo (unchanged when ``api_url`` is set)."""
+    if settings.api_url or not port_open(settings.api_host, settings.api_port):
+        return settings
+    return settings.replace(api_port=_free_port())
+
+
 def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str | None = None,
              keep: bool = False) -> int:
     """Run the demo. :returns: 0 when the stack was created and deleted (and, on the sandbox,
     nothing it created is left), 1 otherwise, 2 when the system could not start.
     :raises CliError: the template is missing."""
+    settings = _own_api_port(settings)
     if sandbox:
         settings = _own_sandbox(settings)
     config.set_current(settings)
