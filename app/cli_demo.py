@@ -24,10 +24,9 @@ import requests
 from rich.console import Console
 
 from app import cli_files, cli_render, config
-from app.cli_client import CliError, Client
+from app.cli_client import Client, CliError
 from app.cli_stack import console
-from app.cli_up import Stop, Supervisor, _stop_quietly, child_env, port_open, start_all
-from app.cli_up import stop_signals
+from app.cli_up import Stop, Supervisor, _stop_quietly, child_env, port_open, start_all, stop_signals
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE = EXAMPLES / "demo.yaml"

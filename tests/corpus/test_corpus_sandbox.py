@@ -120,9 +120,9 @@ def registry_rescued(blocked_paths: list[str]) -> list[str]:
     ``resource_registry`` maps to an implemented type (they would run with that mapping)."""
     implemented = set(registry.types())
     mapped: dict[str, set[str]] = {}
-    for row in csv.DictReader(open(CORPUS / "MANIFEST.tsv", newline=""), delimiter="\t"):
-        if row["kind"] != "env":
-            continue
+    with open(CORPUS / "MANIFEST.tsv", newline="") as f:
+        envs = [r for r in csv.DictReader(f, delimiter="\t") if r["kind"] == "env"]
+    for row in envs:
         doc = yaml.safe_load((CORPUS / row["path"]).read_text()) or {}
         for alias, target in (doc.get("resource_registry") or {}).items():
             if isinstance(target, str):

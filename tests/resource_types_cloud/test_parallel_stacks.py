@@ -60,7 +60,7 @@ def _create_in_parallel(specs: list[tuple[str, str, str]]) -> list[Any]:
         try:
             made[i] = stacks.create_stack(RequestContext(tenant_id=tenant), stack_name=name,
                                           template=TEMPLATE, parameters={"cidr": cidr})
-        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+        except BaseException as exc:  # reported in the main thread
             failures.append(exc)
 
     threads = [threading.Thread(target=run, args=(i, *spec)) for i, spec in enumerate(specs)]
