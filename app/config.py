@@ -66,6 +66,7 @@ class Settings:
     visibility_timeout: int = 300      # seconds before an unacknowledged task is redelivered
     restore_interval: int = 10         # seconds between scans for such tasks
     reconcile_after_seconds: int = 60  # a fired node idle this long is re-enqueued by beat
+    reconcile_interval: int = 30       # seconds between two reconciler runs (beat)
     always_eager: bool = False         # run tasks in-process (tests of the engine without workers)
     # The cloud the engine drives (app.clients), through openstacksdk. Either a clouds.yaml entry
     # (cloud_name) or these credentials; the default is the embedded sandbox cloud.
@@ -110,7 +111,7 @@ class Settings:
         host = "127.0.0.1" if self.api_host in ("0.0.0.0", "", "::") else self.api_host
         return f"http://{host}:{self.api_port}/v1/{self.tenant}"
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
 

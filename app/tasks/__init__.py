@@ -40,7 +40,8 @@ def make_celery() -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={
             "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
-            "stoker-reconcile": {"task": "stoker.reconcile", "schedule": 30.0},
+            "stoker-reconcile": {"task": "stoker.reconcile",
+                                 "schedule": float(settings.reconcile_interval)},
         },
     )
     app.config_from_object("celeryconfig", silent=True)

@@ -64,7 +64,8 @@ def redis_url() -> Iterator[str]:
     admin.delete(f"stoker-test:db{db}")
 
 
-ENGINE_ENV = {"STOKER_VISIBILITY_TIMEOUT": "5", "STOKER_RESTORE_INTERVAL": "1", "STOKER_LOCK_STALE_SECONDS": "4",
+ENGINE_ENV = {"STOKER_VISIBILITY_TIMEOUT": "5", "STOKER_RESTORE_INTERVAL": "1",
+              "STOKER_RECONCILE_INTERVAL": "3", "STOKER_LOCK_STALE_SECONDS": "4",
               "STOKER_HEARTBEAT_SECONDS": "1", "STOKER_RECONCILE_AFTER_SECONDS": "10"}
 
 
@@ -89,9 +90,17 @@ class Workers:
         deadline = time.time() + 60
         while time.time() < deadline:
             replies = celery_app.control.ping(timeout=0.5) or []
-            if len(replies) >= len([p for p in self.procs if p.poll() is None]):
+            if len(replies) >= len([p for p in self.procs[-n:] if p.poll() is None]):
                 return
         raise RuntimeError("workers did not answer ping: " + self.logs())
+
+    def start_beat(self) -> None:
+        """Celery beat, as `stoker up` and production run it (timeouts, the reconciler)."""
+        log = open(self.log_dir / "beat.log", "wb")  # noqa: SIM115 (the child owns it)
+        self.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "app.tasks", "beat", "-l", "WARNING",
+             "-s", str(self.log_dir / "celerybeat-schedule")],
+            cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
 
     def kill(self, i: int) -> None:
         os.killpg(self.procs[i].pid, signal.SIGKILL)
@@ -142,5 +151,6 @@ def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Worker
                STOKER_DATA_DIR=engine_settings.data_dir, **ENGINE_ENV)
     w = Workers(env, tmp_path)
     w.start(2)
+    w.start_beat()
     yield w
     w.stop()
