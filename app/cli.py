@@ -123,8 +123,14 @@ if _sandbox is not None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    cli.main(args=argv, prog_name="stoker")
+    """Console-script entry point. A template that includes itself (directly or not) is a
+    user error, reported in one line (exit 2), never a traceback."""
+    try:
+        cli.main(args=argv, prog_name="stoker")
+    except RecursionError:
+        print("stoker: error: the template includes itself (a file used as its own type or "
+              "get_file target, directly or through others)", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ This module is pure: the standard library only.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 class StokerError(Exception):

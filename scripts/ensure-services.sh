@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start the services the integration tests use (PostgreSQL, Redis) if they are down. The
 # commands are this machine kind's own (see the env notes); on a developer laptop with other
-# service managers, start them yourself and point STOKER_TEST_DATABASE_URL / STOKER_TEST_REDIS_URL.
+# service managers, start them yourself and point STOKER_TEST_PG (a server URL, no database) / STOKER_TEST_REDIS.
 set -u
 pg_up() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; }

@@ -74,6 +74,8 @@ def unexpected(exc: Exception) -> Response:
     """Any other exception: logged with its traceback, answered as a bare 500 fault."""
     if isinstance(exc, HTTPException):
         return http_exception(exc)
+    if isinstance(exc, RecursionError):  # a body nested deeper than any template can be
+        return fault(400, "HTTPBadRequest", "The request body is nested too deeply.")
     LOG.exception("Unhandled error serving the request")
     return fault(500, "HTTPInternalServerError", "An unexpected error occurred.")
 

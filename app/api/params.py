@@ -62,6 +62,9 @@ def extract_tags(value: Any) -> list[str] | None:
     """Tags as heatclient sends them (``"a,b"``) or as a list; each at most 80 characters."""
     if value is None:
         return None
+    if not isinstance(value, (str, list)) or (isinstance(value, list) and not all(
+            isinstance(t, (str, int, float)) for t in value)):
+        raise errors.BadRequest("tags must be a comma-separated string or a list of strings.")
     tags = value.split(",") if isinstance(value, str) else [str(t) for t in value]
     tags = [t.strip() for t in tags if t.strip()]
     for tag in tags:

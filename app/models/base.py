@@ -12,7 +12,8 @@ import contextlib
 import datetime as dt
 import json
 import os
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from sqlalchemy import JSON, DateTime, create_engine, event
 from sqlalchemy.engine import Engine
@@ -21,7 +22,7 @@ from sqlalchemy.types import TypeDecorator
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):

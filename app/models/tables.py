@@ -10,8 +10,7 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from sqlalchemy import (JSON, Boolean, ForeignKey, Index, Integer, String, Text,
-                        UniqueConstraint, text)
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, UTCDateTime, utcnow

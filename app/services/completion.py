@@ -19,7 +19,6 @@ from app.engine.states import stack_reason
 from app.models import Event, Resource, Stack, after_commit, session, utcnow
 from app.services import attrdata, dispatch, syncpoints
 
-
 RT = Resource.__table__
 ET = Event.__table__
 

@@ -15,9 +15,8 @@ O(degree) queries (invariant 5). Steps:
 from __future__ import annotations
 
 import logging
-from typing import Any
-
 from types import SimpleNamespace
+from typing import Any
 
 from sqlalchemy import and_, select, update
 

@@ -150,14 +150,31 @@ def _check_member_type(name: str, props: dict[str, Any], env: Any) -> None:
 
     :raises errors.ValidationError: Heat's "The Resource Type (X) could not be found."
     """
-    member = (props.get("resource_def") or {}).get("type")
+    from app import config
+    limit = config.get().max_resources_per_stack
+    if int(props.get("count", 1) or 0) > limit:
+        raise errors.RequestLimitExceeded(
+            f"You have reached the maximum resources per stack, {limit}. "
+            f"Please delete some resources.", path=("resources", name, "properties", "count"))
+    rdef = props.get("resource_def") or {}
+    member = rdef.get("type")
     if not isinstance(member, str):
         return
     effective, template_key = env.resolve_type(None, member,
                                                known=lambda t: registry.get(t) is not None)
-    if template_key is None and registry.get(effective) is None:
+    cls = registry.get(effective)
+    if template_key is None and cls is None:
         raise errors.ValidationError(f"The Resource Type ({member}) could not be found.",
                                      path=("resources", name, "properties", "resource_def"))
+    if cls is not None and not getattr(cls, "nested_stack", False):
+        # one member, as Heat validates the group's definition up front
+        from app.services.nested import member_props
+        values = member_props(props, "0")
+        schema = cls.validation_schema(values)
+        path = ("resources", name, "properties", "resource_def", "properties")
+        if schema is not None:
+            values = tproperties.validate(schema, values, path)
+        cls(f"{name}-0", values).validate()
 
 
 def seed(key: tuple[str, int], loaded: Loaded) -> None:

@@ -10,7 +10,8 @@ import heapq
 import itertools
 import threading
 import time
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 
 class Dispatcher(Protocol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app import config, errors
 from app.context import RequestContext
@@ -50,8 +50,22 @@ def _substitute(value: Any, var: str, index: str) -> Any:
     return value
 
 
+def member_props(props: dict[str, Any], index: str) -> dict[str, Any]:
+    """The resolved properties of member ``index`` (index_var substituted)."""
+    rdef = props.get("resource_def") or {}
+    var = props.get("index_var") or "%index%"
+    return dict(_substitute(copy.deepcopy(rdef.get("properties") or {}), var, index))
+
+
 def member_names(props: dict[str, Any]) -> list[str]:
-    """Member names in index order: ``count`` names from "0" up, skipping removed ones."""
+    """Member names in index order: ``count`` names from "0" up, skipping removed ones.
+
+    :raises errors.ResourceFailure: more members than ``max_resources_per_stack``.
+    """
+    limit = config.get().max_resources_per_stack
+    if int(props.get("count", 1) or 0) > limit:
+        raise errors.ResourceFailure(f"You have reached the maximum resources per stack, "
+                                     f"{limit}. Please delete some resources.")
     removed = {str(n) for p in props.get("removal_policies") or []
                for n in (p or {}).get("resource_list") or []}
     names: list[str] = []

@@ -78,6 +78,8 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
     ``filters``: resource_status, resource_action, resource_name, resource_type (lists allowed).
     :raises NotFound: ``resource_name`` is not a resource of the stack, or a bad marker.
     """
+    if (sort_dir or "asc").lower() not in ("asc", "desc"):
+        raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
     q = select(Event).where(Event.stack_id == stack.id)
     if resource_name is not None:
         if resource_name != stack.name and not any(r.name == resource_name for r in _rows(stack)):

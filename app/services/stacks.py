@@ -30,6 +30,32 @@ def _check_name(name: Any) -> None:
             "must start with alpha and must be 255 characters or less.", heat_type="StackValidationFailed")
 
 
+NOT_MAPPING = "Template not in valid format: The template is not a JSON object or YAML mapping."
+
+
+def check_request(template: Any, files: Any, max_size: int) -> None:
+    """What every template-taking request must satisfy before anything is parsed.
+
+    :raises errors.BadRequest: no template, a template that is neither a mapping nor text, a
+        files map that is not ``{name: text}``.
+    :raises errors.RequestLimitExceeded: the template is larger than ``max_template_size``.
+    """
+    if template is None:
+        raise errors.BadRequest("No template specified")
+    if not isinstance(template, (dict, str, bytes)):
+        raise errors.BadRequest(NOT_MAPPING)
+    if files is not None and (not isinstance(files, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
+        raise errors.BadRequest("The files map must map file names to their contents (text).")
+    try:
+        size = _template_size(template)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise errors.BadRequest(NOT_MAPPING) from exc
+    if size > max_size:
+        raise errors.RequestLimitExceeded(
+            f"Template size ({size} bytes) exceeds maximum allowed size ({max_size} bytes).")
+
+
 def _template_size(template: Any) -> int:
     if isinstance(template, bytes):
         return len(template)
@@ -53,13 +79,10 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     """
     settings = config.get()
     _check_name(stack_name)
-    if template is None:
-        raise errors.BadRequest("No template specified")
-    size = _template_size(template)
-    if size > settings.max_template_size:
-        raise errors.RequestLimitExceeded(
-            f"Template size ({size} bytes) exceeds maximum allowed size "
-            f"({settings.max_template_size} bytes).")
+    check_request(template, files, settings.max_template_size)
+    if tags is not None and (not isinstance(tags, list)
+                             or not all(isinstance(t, str) for t in tags)):
+        raise errors.BadRequest("tags must be a comma-separated string or a list of strings.")
     files = dict(files or {})
     merged = environments.merge(environment, parameters, environment_files, files,
                                 template)
@@ -178,6 +201,8 @@ def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
         elif key == "stack_status":
             q = q.where((Stack.action + "_" + Stack.status).in_(values))
     keys = sort_keys or ["created_at"]
+    if (sort_dir or "desc").lower() not in ("asc", "desc"):
+        raise errors.BadRequest(f"Unknown sort direction, must be one of: asc, desc")
     desc = (sort_dir or "desc").lower() == "desc"
     for k in keys:
         col = SORT_KEYS.get(k)

@@ -9,13 +9,16 @@ WAITING → FIRED. It is Celery's Redis chord counter, made idempotent and kept 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.models import Stack as _Stack, SyncInput, SyncPoint as _SyncPoint
+from app.models import Stack as _Stack
+from app.models import SyncInput
+from app.models import SyncPoint as _SyncPoint
 
 # Core tables (the ORM's bulk-update machinery costs more than the statements on this hot path)
 SyncPoint = _SyncPoint.__table__.c

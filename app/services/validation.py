@@ -22,8 +22,8 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
 
     :raises errors.BadRequest, errors.TemplateError, errors.RequestLimitExceeded: as create.
     """
-    if template is None:
-        raise errors.BadRequest("No template specified")
+    from app.services.stacks import check_request
+    check_request(template, files, config.get().max_template_size)
     merged = environments.merge(environment, parameters, environment_files, files,
                                 template)
     env = templates.Environment.from_mapping(merged)

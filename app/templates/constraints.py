@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app import errors
+
 ConstraintCheck = Callable[[Any], bool]
 
 
@@ -120,7 +122,11 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
             allowed = ", ".join(f'"{v}"' for v in spec)
             msg = f'"{value}" is not an allowed value [{allowed}]'
     elif kind == "allowed_pattern":
-        m = re.match(str(spec), str(value))
+        try:
+            m = re.match(str(spec), str(value))
+        except re.error as exc:
+            raise errors.ValidationError(f'Invalid allowed_pattern "{spec}": {exc}',
+                                         heat_type="InvalidSchemaError") from exc
         if m is None or m.end() != len(str(value)):
             msg = f'"{value}" does not match pattern "{spec}"'
     elif kind == "custom_constraint":

@@ -91,6 +91,8 @@ class ParamSchema:
         if self.type == "comma_delimited_list":
             if isinstance(value, list):
                 return [v if isinstance(v, str) else str(v) for v in value]
+            if isinstance(value, dict):
+                raise ValueError(f"Value must be a comma-delimited list string: {value}")
             text = value if isinstance(value, str) else str(value)
             return text.split(",") if text else []
         if isinstance(value, (dict, list)):

@@ -80,7 +80,8 @@ def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]
         return {}
     if not isinstance(section, dict):
         raise errors.ValidationError(f"'{type(section).__name__}' object has no attribute "
-                                     f"'items'", path=("resources",))
+                                     f"'items' (the \"resources\" section must be a map of "
+                                     f"resource names to definitions)", path=("resources",))
     out: dict[str, RawResource] = {}
     for name, snippet in section.items():
         if not isinstance(name, str):

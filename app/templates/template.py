@@ -90,7 +90,8 @@ class Template:
 def _mapping_section(raw: dict[str, Any], key: str) -> Any:
     value = raw.get(key)
     if value is not None and not isinstance(value, dict):
-        raise errors.ValidationError(f"'{type(value).__name__}' object has no attribute 'items'",
+        raise errors.ValidationError(f"'{type(value).__name__}' object has no attribute 'items' "
+                                     f"(the \"{key}\" section must be a map)",
                                      path=(key,), heat_type="AttributeError")
     return value
 

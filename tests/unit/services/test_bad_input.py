@@ -1,0 +1,60 @@
+"""Bad input found by trying to break the API: each a clear 4xx with Heat's fault body, and
+nothing persisted."""
+import pytest
+
+BASE = "/v1/bad/stacks"
+OK = {"heat_template_version": "2018-08-31"}
+
+
+def _stack_count(client):
+    return len(client.get(BASE).get_json()["stacks"])
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"stack_name": "s", "template": [1, 2, 3]}, "not a JSON object or YAML mapping"),
+    ({"stack_name": "s", "template": 5}, "not a JSON object or YAML mapping"),
+    ({"stack_name": "s", "template": OK, "files": {"c.yaml": 5}}, "files map"),
+    ({"stack_name": "s", "template": OK, "tags": {"a": 1}}, "tags"),
+    ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "resources": {
+        "g": {"type": "OS::Heat::ResourceGroup", "properties": {
+            "count": 100000000, "resource_def": {"type": "OS::Heat::None"}}}}}},
+     "maximum resources per stack"),
+    ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "resources": {
+        "g": {"type": "OS::Heat::ResourceGroup", "properties": {
+            "count": 2, "resource_def": {"type": "OS::Heat::RandomString",
+                                         "properties": {"length": "x"}}}}}}},
+     "resource_def.properties.length"),
+    ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "parameters": {
+        "p": {"type": "string", "default": "x", "constraints": [{"allowed_pattern": "[a-"}]}}}},
+     "allowed_pattern"),
+    ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "parameters": {
+        "l": {"type": "comma_delimited_list"}}}, "parameters": {"l": {"a": 1}}},
+     "comma-delimited list"),
+    ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31",
+                                      "resources": ["a"]}}, "resources"),
+])
+def test_refused_with_a_clear_4xx_and_nothing_written(client, body, words):
+    r = client.post(BASE, json=body)
+    assert 400 <= r.status_code < 500, r.get_data(as_text=True)
+    fault = r.get_json()
+    assert set(fault) == {"code", "title", "explanation", "error"}
+    assert words in fault["error"]["message"]
+    assert _stack_count(client) == 0
+
+
+def test_absurdly_deep_json_is_a_400_not_a_500(client):
+    deep = "[" * 100000 + "]" * 100000
+    r = client.post(BASE, data='{"stack_name": "s", "template": ' + deep + "}",
+                    content_type="application/json")
+    assert r.status_code == 400
+    assert _stack_count(client) == 0
+
+
+def test_validate_applies_the_size_limit_to_json_templates(client):
+    big = {"heat_template_version": "2018-08-31", "description": "x" * 600000}
+    r = client.post("/v1/bad/validate", json={"template": big})
+    assert r.status_code == 400 and "exceeds maximum allowed size" in r.get_json()["error"]["message"]
+
+
+def test_unknown_sort_direction(client):
+    assert client.get(BASE + "?sort_dir=sideways").status_code == 400
