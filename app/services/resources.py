@@ -1,6 +1,7 @@
 """Resources and events of a stack, for the API."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import select
@@ -22,18 +23,48 @@ def _required_by(rows: list[Resource]) -> dict[str, set[str]]:
     return graph.invert({r.name: set(r.requires or ()) for r in rows})
 
 
+def _children(stack_id: str) -> dict[str, Stack]:
+    """The child stacks of a stack by the name of the parent resource (newest wins)."""
+    with read_session() as s:
+        kids = s.execute(select(Stack).where(Stack.parent_id == stack_id)
+                         .order_by(Stack.created_at)).scalars()
+        return {(k.nested_info or {}).get("resource_name", ""): k for k in kids}
+
+
 def list_resources(ctx: RequestContext, stack: Stack,
-                   nested_depth: int = 0) -> list[tuple[Resource, list[str]]]:
-    """``[(row, required_by)]`` in creation order. O(resources)."""
-    rows = _rows(stack)
-    rb = _required_by(rows)
-    return [(r, sorted(rb.get(r.name, ()))) for r in rows]
+                   nested_depth: int = 0) -> list[tuple[Any, list[str]]]:
+    """``[(row, required_by)]`` in creation order, with the resources of nested stacks down to
+    ``nested_depth`` levels (Heat's ``nested_depth``): those rows carry ``stack_name``,
+    ``stack_id`` and ``parent_resource``; a nested resource's row carries ``nested_stack``
+    ``(name, id)`` for its ``nested`` link. O(resources listed)."""
+    out: list[tuple[Any, list[str]]] = []
+
+    def walk(st: Stack, depth: int, parent: str | None) -> None:
+        rows = _rows(st)
+        rb = _required_by(rows)
+        kids = _children(st.id) if any((r.rsrc_data or {}).get("nested") for r in rows) else {}
+        for r in rows:
+            view = SimpleNamespace(**{c.key: getattr(r, c.key) for c in Resource.__table__.c})
+            if parent is not None:
+                view.stack_name, view.parent_resource = st.name, parent
+            child = kids.get(r.name)
+            if child is not None:
+                view.nested_stack = (child.name, child.id)
+            out.append((view, sorted(rb.get(r.name, ()))))
+            if child is not None and depth < nested_depth:
+                walk(child, depth + 1, r.name)
+
+    walk(stack, 0, None)
+    return out
 
 
 def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
     """Every attribute of the resource's type (but ``show``), resolved now (Heat's resource show).
     Attributes that cannot be resolved (the resource never created) read as null."""
-    cls = registry.get(r.type)
+    kind = (r.rsrc_data or {}).get("nested")
+    if kind and r.physical_resource_id:
+        return _nested_attributes(r, kind)
+    cls = registry.get(str((r.rsrc_data or {}).get("_impl") or r.type))
     stored = dict((r.attr_data or {}).get("attrs") or {})
     if cls is None or r.properties_data is None:
         return stored
@@ -57,6 +88,19 @@ def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
         except Exception:
             out[name] = None
     return out
+
+
+def _nested_attributes(r: Resource, kind: str) -> dict[str, Any]:
+    """A template resource shows its child's outputs; a group its refs and refs_map."""
+    with read_session() as s:
+        child = s.get(Stack, r.physical_resource_id)
+    outs = {o["output_key"]: o.get("output_value") for o in (child.outputs if child else None)
+            or []}
+    if kind != "group":
+        return outs
+    names = list((r.rsrc_data or {}).get("members") or [])
+    refs = {n: outs.get(f"{n}|ref") for n in names}
+    return {"refs": [refs[n] for n in names], "refs_map": refs, "removed_rsrc_list": []}
 
 
 def get_resource(ctx: RequestContext, stack: Stack,

@@ -71,3 +71,22 @@ def test_group_members_and_attributes(db):
     assert sorted(r.name for r, _ in resources.list_resources(CTX, child)) == ["0", "1", "2"]
     stacks.delete_stack(CTX, st.name, st.id)
     assert stacks.get_by_id(CTX, child.id).stack_status == "DELETE_COMPLETE"
+
+
+def test_resource_list_with_nested_depth_and_nested_attributes(db, client):
+    tmpl = {"heat_template_version": "2018-08-31",
+            "resources": {"top": {"type": "mid.yaml"}}}
+    r = client.post("/v1/nest/stacks", json={"stack_name": "listing", "template": tmpl,
+                                             "files": {"mid.yaml": MID, "leaf.yaml": LEAF}})
+    assert r.status_code == 201
+    sid = r.get_json()["stack"]["id"]
+    flat = client.get(f"/v1/nest/stacks/listing/{sid}/resources").get_json()["resources"]
+    assert [x["resource_name"] for x in flat] == ["top"]
+    assert any(link["rel"] == "nested" for link in flat[0]["links"])
+    deep = client.get(f"/v1/nest/stacks/listing/{sid}/resources?nested_depth=2").get_json()
+    by_name = {x["resource_name"]: x for x in deep["resources"]}
+    assert set(by_name) == {"top", "inner", "v"}
+    assert by_name["inner"]["parent_resource"] == "top"
+    assert by_name["v"]["parent_resource"] == "inner"
+    shown = client.get(f"/v1/nest/stacks/listing/{sid}/resources/top").get_json()["resource"]
+    assert shown["attributes"] == {"out": "leaf"}
