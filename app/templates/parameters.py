@@ -212,7 +212,7 @@ def parse_schema(name: str, raw: Any, version: HotVersion) -> ParamSchema:
     schema = ParamSchema(
         name=name, type=ptype, label=raw.get("label"),
         description=raw["description"] if isinstance(raw.get("description"), str) else "",
-        default=raw.get("default"), has_default="default" in raw, hidden=hidden,
+        default=raw.get("default"), has_default=raw.get("default") is not None, hidden=hidden,
         immutable=immutable, tags=list(raw.get("tags") or []),
         constraints=_parse_constraints(name, raw.get("constraints"), ptype, version))
     if schema.has_default and schema.default is not None:

@@ -11,3 +11,18 @@ def test_list_items_each_allowed():
 def test_scalar_still_checked_whole():
     assert check_one("allowed_values", ["1", "2"], 2, None) is None
     assert 'is not an allowed value' in check_one("allowed_values", ["a"], "z", None)
+
+
+def test_null_default_is_no_default():
+    """Heat's Parameter.has_default is ``default is not None``: an empty ``default:`` means the
+    value must be given."""
+    import pytest
+
+    from app import errors
+    from app.templates import parse
+    t = parse("heat_template_version: 2018-08-31\nparameters:\n  n:\n    type: number\n"
+              "    default:\n")
+    with pytest.raises(errors.ParameterError) as info:
+        t.instantiate({}, None, None, None)
+    assert info.value.heat_type == "UserParameterMissing"
+    assert t.instantiate({"n": 3}, None, None, None).parameters_for_show()["n"] == "3"
