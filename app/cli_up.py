@@ -30,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
@@ -348,10 +348,20 @@ def run_up(settings: config.Settings, *, sandbox: bool, out: IO[str] | None = No
             sandbox = start_all(sup, settings, sandbox=sandbox)
             for line in banner(settings, sandbox=sandbox):
                 sup.log("system", line)
+            restarts: list[float] = []
             while True:
                 dead = sup.exited()
                 if dead is not None:
                     assert dead.popen is not None
+                    restarts = [t for t in restarts if t > time.monotonic() - 60]
+                    if dead.name.startswith(("worker", "beat")) and len(restarts) < 5:
+                        # a worker's unfinished tasks are redelivered to the others: replace it
+                        sup.log("system", f"{dead.name} exited with status "
+                                          f"{dead.popen.returncode}; starting a new one")
+                        sup.procs.remove(dead)
+                        sup.start(replace(dead, popen=None))
+                        restarts.append(time.monotonic())
+                        continue
                     sup.log("system", f"{dead.name} exited with status {dead.popen.returncode}; "
                                       "stopping everything")
                     code = 1

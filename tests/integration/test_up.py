@@ -56,6 +56,13 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -108,6 +115,23 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
         listed = subprocess.run([*_stoker(), "stack", "list"], env=env, capture_output=True,
                                 text=True, timeout=60)
         assert listed.returncode == 0 and "it" in listed.stdout
+        seen |= _descendants(proc.pid)
+
+        # a worker killed with SIGKILL is replaced; the system keeps serving
+        workers = [pid for pid in _descendants(proc.pid) if _cmdline(pid).count("worker") and
+                   "celery" in _cmdline(pid)]
+        assert workers, "no celery worker found"
+        os.kill(min(workers), signal.SIGKILL)
+        t0 = time.time()
+        while "starting a new one" not in log_path.read_text():
+            assert proc.poll() is None, log_path.read_text()[-2000:]
+            assert time.time() - t0 < 30, log_path.read_text()[-2000:]
+            time.sleep(0.3)
+        again = subprocess.run(
+            [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"),
+             "after-kill", "--wait"], env=env, cwd=home, capture_output=True, text=True,
+            timeout=180)
+        assert again.returncode == 0, again.stdout + again.stderr + log_path.read_text()[-3000:]
         seen |= _descendants(proc.pid)
         assert len(seen) >= 5  # redis, gunicorn master + workers, a worker, beat
     finally:
