@@ -163,6 +163,17 @@ class Stacks(MethodView):
         return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
 
 
+@blp.route("/stacks/preview")
+class StackPreview(MethodView):
+    @blp.arguments(StackCreateBody, error_status_code=400)
+    @blp.response(200, description="The stack and its resources as they would be created.")
+    def post(self, body: dict[str, Any]) -> Any:
+        """Preview a stack (Heat's ``POST /stacks/preview``): the create body, validated as
+        create validates it, answered with the stack and its resources; nothing is created."""
+        preview = services.stacks.preview_stack(ctx(), **create_args(body))
+        return {"stack": preview}
+
+
 @blp.route("/stacks/detail")
 class StacksDetail(MethodView):
     @blp.response(200, description="The stacks of the project in the show form, no outputs.")

@@ -263,3 +263,59 @@ def get_environment(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
 
 def get_files(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
     return dict(_raw(stack).files or {})
+
+
+def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
+                  parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
+                  environment: Any = None, environment_files: list[str] | None = None,
+                  timeout_mins: int | None = None, disable_rollback: bool = True,
+                  tags: list[str] | None = None) -> dict[str, Any]:
+    """Heat's ``POST /stacks/preview``: validate exactly as create does and describe the stack
+    and its resources (``INIT_COMPLETE``, properties as known before anything exists: values
+    that depend on other resources are null). Nothing is persisted.
+
+    :returns: ``{"stack_name", "id": "None", "description", "parameters", "timeout_mins",
+        "disable_rollback", "tags", "resources": [...]}``.
+    :raises: as :func:`create_stack`.
+    """
+    settings = config.get()
+    _check_name(stack_name)
+    check_request(template, files, settings.max_template_size)
+    files = dict(files or {})
+    merged = environments.merge(environment, parameters, environment_files, files, template)
+    params = merged["parameters"]
+    env = {k: v for k, v in merged.items() if k != "parameters"}
+    ident = definitions.identity(stack_name, "None", ctx.tenant_id)
+    definition = definitions.instantiate(template, files, env, params, ident)
+    required_by = graph.invert({n: set(d) for n, d in definition.dependencies.items()})
+    from app.templates.functions.base import UNKNOWN
+
+    def known(value: Any) -> Any:
+        if value is UNKNOWN:
+            return None
+        if isinstance(value, dict):
+            return {k: known(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [known(v) for v in value]
+        return value
+
+    resources = [{"resource_name": name, "logical_resource_id": name,
+                  "resource_type": rdef.type, "resource_action": "INIT",
+                  "resource_status": "COMPLETE", "resource_status_reason": "",
+                  "physical_resource_id": "", "description": rdef.description or "",
+                  "stack_name": stack_name, "metadata": {},
+                  "properties": known(definition.static_properties(name)),
+                  "required_by": sorted(required_by.get(name, ()))}
+                 for name, rdef in definition.resources.items()]
+    template_desc = _description(templates_raw(template, files))
+    return {"stack_name": stack_name, "id": "None", "description": template_desc,
+            "template_description": template_desc,
+            "parameters": definition.parameters_for_show(), "timeout_mins": timeout_mins,
+            "disable_rollback": disable_rollback, "tags": tags, "capabilities": [],
+            "notification_topics": [], "stack_owner": ctx.username, "parent": None,
+            "resources": resources}
+
+
+def templates_raw(template: Any, files: dict[str, Any]) -> Any:
+    from app import templates
+    return templates.parse(template, files=files).raw

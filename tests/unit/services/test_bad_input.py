@@ -58,3 +58,24 @@ def test_validate_applies_the_size_limit_to_json_templates(client):
 
 def test_unknown_sort_direction(client):
     assert client.get(BASE + "?sort_dir=sideways").status_code == 400
+
+
+def test_preview_describes_resources_and_persists_nothing(client):
+    tmpl = {"heat_template_version": "2018-08-31", "description": "pv",
+            "parameters": {"n": {"type": "number", "default": 3}},
+            "resources": {"rs": {"type": "OS::Heat::RandomString",
+                                 "properties": {"length": {"get_param": "n"}}},
+                          "v": {"type": "OS::Heat::Value",
+                                "properties": {"value": {"get_attr": ["rs", "value"]}}}}}
+    r = client.post("/v1/bad/stacks/preview", json={"stack_name": "pv", "template": tmpl})
+    assert r.status_code == 200, r.get_json()
+    st = r.get_json()["stack"]
+    assert st["stack_name"] == "pv" and st["description"] == "pv"
+    res = {x["resource_name"]: x for x in st["resources"]}
+    assert res["rs"]["properties"] == {"length": 3} and res["rs"]["required_by"] == ["v"]
+    assert res["v"]["properties"] == {"value": None}  # not known before rs exists
+    assert {x["resource_status"] for x in res.values()} == {"COMPLETE"}
+    assert _stack_count(client) == 0
+    bad = client.post("/v1/bad/stacks/preview", json={"stack_name": "pv", "template": {
+        "heat_template_version": "2018-08-31", "resources": {"x": {"type": "OS::Nope"}}}})
+    assert bad.status_code == 400 and "OS::Nope" in bad.get_json()["error"]["message"]
