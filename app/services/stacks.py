@@ -202,7 +202,7 @@ def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
             q = q.where((Stack.action + "_" + Stack.status).in_(values))
     keys = sort_keys or ["created_at"]
     if (sort_dir or "desc").lower() not in ("asc", "desc"):
-        raise errors.BadRequest(f"Unknown sort direction, must be one of: asc, desc")
+        raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
     desc = (sort_dir or "desc").lower() == "desc"
     for k in keys:
         col = SORT_KEYS.get(k)
