@@ -69,7 +69,8 @@ class Fleet:
 
 
 def setup(mode: str, tmp: Path) -> tuple[dict, object]:
-    env_vars = {"STOKER_DATA_DIR": str(tmp)}
+    # Heat's max_resources_per_stack (1000) would refuse the 5,000-resource stacks
+    env_vars = {"STOKER_DATA_DIR": str(tmp), "STOKER_MAX_RESOURCES_PER_STACK": "10000"}
     redis_server = None
     if mode == "pg":
         import psycopg
