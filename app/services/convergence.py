@@ -34,7 +34,6 @@ RT = Resource.__table__
 ST = Stack.__table__
 SP = SyncPoint.__table__
 InputsContext = attrdata.DataContext
-walk = attrdata.walk
 
 
 def _impl(r: Resource) -> str:

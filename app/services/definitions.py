@@ -26,6 +26,11 @@ class Loaded:
     requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
     required_by: dict[str, set[str]]     # name -> names that require it
 
+    @classmethod
+    def of(cls, definition: Any) -> Loaded:
+        requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
+        return cls(definition, requires, graph.invert(requires))
+
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
 _lock = threading.Lock()
@@ -36,18 +41,30 @@ def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
     return templates.StackIdentity(stack_name=stack_name, stack_id=stack_id, project_id=project_id)
 
 
+def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
+                          environment: Any, params: dict[str, Any] | None, ident: Any,
+                          facade: dict[str, Any] | None = None, *, strict: bool = True,
+                          max_size: int | None = None) -> tuple[Any, Any, Any]:
+    """Parse, instantiate and check a template once: ``(Template, StackDefinition,
+    Environment)``. ``environment``: a mapping or an ``Environment``; ``facade``: a nested
+    stack's parent resource (metadata, deletion_policy, update_policy) for ``resource_facade``;
+    ``strict=False``: Heat's ``/validate`` mode (parameter values not needed).
+    Raises the template package's errors."""
+    tmpl = templates.parse(template, files=files or {}, max_size=max_size)
+    env = environment if isinstance(environment, templates.Environment) \
+        else templates.Environment.from_mapping(environment or {})
+    parent = templates.ParentFacade(**facade) if facade else None
+    definition = tmpl.instantiate(params or {}, env, ident, type_schema, parent=parent,
+                                  strict=strict)
+    check_plugins(definition, ident, env, files or {})
+    return tmpl, definition, env
+
+
 def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[str, Any] | None,
                 params: dict[str, Any] | None, ident: Any,
                 facade: dict[str, Any] | None = None) -> Any:
-    """Parse + instantiate a template; raises the template package's errors. ``facade``: a
-    nested stack's parent resource (metadata, deletion_policy, update_policy) for
-    ``resource_facade``."""
-    tmpl = templates.parse(template, files=files or {})
-    env = templates.Environment.from_mapping(environment or {})
-    parent = templates.ParentFacade(**facade) if facade else None
-    definition = tmpl.instantiate(params or {}, env, ident, type_schema, parent=parent)
-    check_plugins(definition, ident, env, files or {})
-    return definition
+    """:func:`parse_and_instantiate`'s StackDefinition."""
+    return parse_and_instantiate(template, files, environment, params, ident, facade)[1]
 
 
 def type_schema(type_name: str) -> dict[str, Any] | None:
@@ -110,34 +127,25 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             raise errors.ValidationError(str(exc), path=("resources", name)) from exc
 
 
-def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str,
-         template: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
-         environment: dict[str, Any] | None = None,
-         params: dict[str, Any] | None = None) -> Loaded:
-    """The cached :class:`Loaded` for a stack; on a miss ``template`` etc. are read from the
-    database (or taken from the arguments when given)."""
+def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
+    """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
+    and parameters are read from the database."""
     key = (stack_id, raw_template_id)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    if template is None:
-        from app.models import RawTemplate, Stack, read_session
-        with read_session() as s:
-            raw = s.get(RawTemplate, raw_template_id)
-            st = s.get(Stack, stack_id)
-            assert raw is not None and st is not None
-            template, files, environment = raw.template, raw.files, raw.environment
-            params = st.parameters
-            facade = (st.nested_info or {}).get("facade")
-    else:
-        facade = None
-    env = {k: v for k, v in (environment or {}).items() if k != "parameters"}
-    definition = instantiate(template, files, env, params,
-                             identity(stack_name, stack_id, tenant), facade)
-    requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
-    loaded = Loaded(definition, requires, graph.invert(requires))
+    from app.models import RawTemplate, Stack, read_session
+    with read_session() as s:
+        raw = s.get(RawTemplate, raw_template_id)
+        st = s.get(Stack, stack_id)
+        assert raw is not None and st is not None
+        env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
+        definition = instantiate(raw.template, raw.files, env, st.parameters,
+                                 identity(stack_name, stack_id, tenant),
+                                 (st.nested_info or {}).get("facade"))
+    loaded = Loaded.of(definition)
     with _lock:
         _cache[key] = loaded
         while len(_cache) > MAX_CACHED:

@@ -74,29 +74,18 @@ def _start_heartbeat() -> None:
 RT = Resource.__table__
 
 
-def acquire(resource_id: int, seen_key: int | None = None) -> bool | None:
+def acquire(resource_id: int) -> bool | None:
     """Take the lock of ``resource_id`` for this engine. O(1) queries.
 
-    :param seen_key: the ``atomic_key`` the caller read with the row; the fast path takes the
-        lock only if nobody has locked the row since (so the caller's copy is still current).
-    :returns: True if taken and the caller's copy is current; None if taken but the row changed
-        since it was read (re-read it); False if a live engine holds it (the caller re-enqueues
-        itself with a countdown).
+    :returns: True if it was free and is now taken; None if it was taken over from an engine
+        whose heartbeat is stale (its last writes may be newer than the caller's copy: re-read);
+        False if a live engine holds it (the caller re-enqueues itself with a countdown).
     """
     me = engine_id()
     with session() as s:
-        conds = [RT.c.id == resource_id, RT.c.engine_id.is_(None)]
-        if seen_key is not None:
-            conds.append(RT.c.atomic_key == seen_key)
-        got = s.execute(update(RT).where(*conds)
-                        .values(engine_id=me, atomic_key=RT.c.atomic_key + 1)).rowcount
-        if got:
+        if s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id.is_(None))
+                     .values(engine_id=me, atomic_key=RT.c.atomic_key + 1)).rowcount:
             return True
-        if seen_key is not None:
-            got = s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id.is_(None))
-                            .values(engine_id=me, atomic_key=RT.c.atomic_key + 1)).rowcount
-            if got:
-                return None
         row = s.execute(select(Resource.engine_id, Resource.atomic_key)
                         .where(Resource.id == resource_id)).first()
         if row is None or row.engine_id is None:

@@ -57,4 +57,4 @@ def reconcile() -> int:
     return n
 
 
-__all__ = ["check_timeouts", "completion", "reconcile"]
+__all__ = ["check_timeouts", "reconcile"]

@@ -16,7 +16,6 @@ from sqlalchemy.exc import IntegrityError
 
 from app import config, errors
 from app.context import RequestContext
-from app.engine import graph
 from app.models import RawTemplate, Stack, new_id, read_session, session
 from app.services import definitions, environments, traversals
 
@@ -90,18 +89,14 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     env = {k: v for k, v in merged.items() if k != "parameters"}
     stack_id = new_id()
     ident = definitions.identity(stack_name, stack_id, ctx.tenant_id)
-    definition = definitions.instantiate(template, files, env, params, ident,
-                                         (nested_info or {}).get("facade"))
+    tmpl, definition, _ = definitions.parse_and_instantiate(
+        template, files, env, params, ident, (nested_info or {}).get("facade"))
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
             f"{settings.max_resources_per_stack}. Please delete some resources.")
-    requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
-    loaded = definitions.Loaded(definition, requires, graph.invert(requires))
-    raw_mapping = getattr(definition, "raw_template", None)
-    if raw_mapping is None:
-        from app import templates
-        raw_mapping = templates.parse(template, files=files).raw
+    loaded = definitions.Loaded.of(definition)
+    raw_mapping = tmpl.raw
     try:
         with session() as s:
             if s.execute(select(Stack.id).where(Stack.tenant == ctx.tenant_id,
@@ -286,8 +281,8 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = definitions.identity(stack_name, "None", ctx.tenant_id)
-    definition = definitions.instantiate(template, files, env, params, ident)
-    required_by = graph.invert({n: set(d) for n, d in definition.dependencies.items()})
+    tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident)
+    required_by = definitions.Loaded.of(definition).required_by
     from app.templates.functions.base import UNKNOWN
 
     def known(value: Any) -> Any:
@@ -307,7 +302,7 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                   "properties": known(definition.static_properties(name)),
                   "required_by": sorted(required_by.get(name, ()))}
                  for name, rdef in definition.resources.items()]
-    template_desc = _description(templates_raw(template, files))
+    template_desc = _description(tmpl.raw)
     return {"stack_name": stack_name, "id": "None", "description": template_desc,
             "template_description": template_desc,
             "parameters": definition.parameters_for_show(), "timeout_mins": timeout_mins,
@@ -315,7 +310,3 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
             "notification_topics": [], "stack_owner": ctx.username, "parent": None,
             "resources": resources}
 
-
-def templates_raw(template: Any, files: dict[str, Any]) -> Any:
-    from app import templates
-    return templates.parse(template, files=files).raw

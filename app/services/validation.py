@@ -26,12 +26,11 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     check_request(template, files, config.get().max_template_size)
     merged = environments.merge(environment, parameters, environment_files, files,
                                 template)
-    env = templates.Environment.from_mapping(merged)
     params = merged.get("parameters") or {}
-    tmpl = templates.parse(template, files or {}, max_size=config.get().max_template_size)
-    ident = templates.StackIdentity("validate")
-    definition = tmpl.instantiate(params, env, ident, definitions.type_schema, strict=False)
-    definitions.check_plugins(definition, ident, env, files or {})
+    tmpl, _, env = definitions.parse_and_instantiate(
+        template, files, templates.Environment.from_mapping(merged), params,
+        templates.StackIdentity("validate"), strict=False,
+        max_size=config.get().max_template_size)
     return api_bodies.validate_body(tmpl, env, params)
 
 
