@@ -131,13 +131,7 @@ ALARM_SUPPORT = s.support_status(
 GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_PROPERTIES: dict[str, Any] = {
     "aggregation_method": s.prop("string", "Aggregation method.", update_allowed=True),
     "alarm_actions": s.prop("list", "URLs to call when the alarm fires.", update_allowed=True),
-    "alarm_queues": s.prop(
-        "list",
-        "Zaqar queues notified when the alarm fires.",
-        default=[],
-        update_allowed=True,
-        schema=s.list_of(s.prop("string", constraints=[s.custom_constraint("zaqar.queue")])),
-    ),
+    "alarm_queues": ALARM_PROPERTIES["alarm_queues"],  # the same property as the threshold alarm
     "comparison_operator": s.prop(
         "string",
         "Operator comparing the statistic with the threshold.",
@@ -148,22 +142,10 @@ GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_PROPERTIES: dict[str, Any] = {
     "evaluation_periods": s.prop("integer", "Periods to evaluate.", update_allowed=True),
     "granularity": s.prop("integer", "Granularity in seconds.", update_allowed=True),
     "insufficient_data_actions": s.prop("list", "URLs to call on insufficient data.", update_allowed=True),
-    "insufficient_data_queues": s.prop(
-        "list",
-        "Zaqar queues notified on insufficient data.",
-        default=[],
-        update_allowed=True,
-        schema=s.list_of(s.prop("string", constraints=[s.custom_constraint("zaqar.queue")])),
-    ),
+    "insufficient_data_queues": ALARM_PROPERTIES["insufficient_data_queues"],  # the same property as the threshold alarm
     "metric": s.prop("string", "Metric to watch.", required=True, update_allowed=True),
     "ok_actions": s.prop("list", "URLs to call when the alarm returns to ok.", update_allowed=True),
-    "ok_queues": s.prop(
-        "list",
-        "Zaqar queues notified on ok.",
-        default=[],
-        update_allowed=True,
-        schema=s.list_of(s.prop("string", constraints=[s.custom_constraint("zaqar.queue")])),
-    ),
+    "ok_queues": ALARM_PROPERTIES["ok_queues"],  # the same property as the threshold alarm
     "query": s.prop(
         "string", "Query filtering the samples or resources.", required=True, update_allowed=True
     ),
@@ -179,37 +161,7 @@ GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_PROPERTIES: dict[str, Any] = {
         constraints=[s.allowed_values(["low", "moderate", "critical"])],
     ),
     "threshold": s.prop("number", "Threshold to compare with.", required=True, update_allowed=True),
-    "time_constraints": s.prop(
-        "list",
-        "When the alarm is evaluated.",
-        default=[],
-        schema=s.list_of(
-            s.prop(
-                "map",
-                schema={
-                    "duration": s.prop(
-                        "integer", "Duration in seconds.", required=True, constraints=[s.value_range(min=0)]
-                    ),
-                    "name": s.prop(
-                        "string",
-                        "Name of the resource in the cloud (default: a generated physical name).",
-                        required=True,
-                    ),
-                    "start": s.prop(
-                        "string",
-                        "First address of the range.",
-                        required=True,
-                        constraints=[s.custom_constraint("cron_expression")],
-                    ),
-                    "timezone": s.prop(
-                        "string",
-                        "Time zone of the constraint.",
-                        constraints=[s.custom_constraint("timezone")],
-                    ),
-                },
-            )
-        ),
-    ),
+    "time_constraints": ALARM_PROPERTIES["time_constraints"],  # the same property as the threshold alarm
 }
 GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_ATTRIBUTES: dict[str, Any] = {}
 GNOCCHI_AGGREGATION_BY_RESOURCES_ALARM_SUPPORT = s.support_status("2015.1")
