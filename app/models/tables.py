@@ -40,6 +40,8 @@ class Stack(Base):
     username: Mapped[str] = mapped_column(String(255), default="")
     user_id: Mapped[str] = mapped_column(String(255), default="")
     raw_template_id: Mapped[int] = mapped_column(ForeignKey("raw_template.id"))
+    # the template an UPDATE rolls back to (Heat's prev_raw_template_id); None when none
+    prev_raw_template_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     parameters_show: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     description: Mapped[str] = mapped_column(Text, default="")
@@ -133,6 +135,9 @@ class SyncPoint(Base):
     expected: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     state: Mapped[str] = mapped_column(String(16), default="WAITING")  # WAITING|FIRED|SKIPPED
+    # the nodes this one reports to, ``[[entity_id, is_update], ...]``, when the traversal
+    # mixes directions (UPDATE); None: derived from the template / the rows' ``requires``
+    succ: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class SyncInput(Base):

@@ -11,7 +11,7 @@ import json
 import uuid
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.engine import graph
@@ -72,6 +72,17 @@ def _successor_names(r: Resource, is_update: bool, loaded: Any) -> set[str]:
     return set(r.requires or ())
 
 
+def _successors(s: Session, st: Any, r: Resource, is_update: bool,
+                loaded: Any) -> list[tuple[int, bool]]:
+    """The nodes this node reports to: stored in its sync point (a mixed-direction traversal),
+    else the template's dependents (forward) or the row's requirements (reverse)."""
+    stored = getattr(st, "succ", None)
+    if stored is not None:
+        return [(int(i), bool(u)) for i, u in stored]
+    names = _successor_names(r, is_update, loaded)
+    return [(i, is_update) for i in _ids_by_name(s, r.stack_id, names).values()]
+
+
 def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
     """The reference id and the attributes that dependents/outputs reference."""
     if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)
@@ -90,8 +101,12 @@ def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
 
 def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, plugin: Any,
             *, events: bool = True, action: str | None = None,
-            start: tuple[str, Any] | None = None) -> None:
-    """Finish a node successfully: write COMPLETE (+ event), pass data on, count it."""
+            start: tuple[str, Any] | None = None, state: bool = True,
+            extra_events: list[dict[str, Any]] | None = None) -> None:
+    """Finish a node successfully: write COMPLETE (+ event), pass data on, count it.
+
+    ``state=False`` leaves the row's action and status as they are (an update's cleanup node of
+    a resource that stays); ``extra_events`` are event rows written in the same transaction."""
     row_action = action or ("CREATE" if is_update else "DELETE")
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
     data = r.attr_data
@@ -100,11 +115,13 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         if is_update:
             data = _attr_data(plugin, loaded.definition.referenced_attributes(r.name))
             values["attr_data"] = data
-    if events:
+    if not state:
+        pass
+    elif events:
         values.update(action=row_action, status="COMPLETE", status_reason="state changed")
     elif not is_update:
         values.update(action="DELETE", status="COMPLETE")
-    rows = []
+    rows = list(extra_events or ())
     if start is not None:  # the action started in this step: its IN_PROGRESS goes in too
         if start[1] is not None:
             values["properties_data"] = start[1]
@@ -121,11 +138,10 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         s.execute(update(RT).where(RT.c.id == r.id).values(**values))
         if rows:
             s.execute(insert(ET), rows)
-        succ = _ids_by_name(s, r.stack_id, _successor_names(r, is_update, loaded))
-        for sid in succ.values():
-            if syncpoints.report(s, traversal_id, is_update, sid, r.name,
-                                 data if is_update else None):
-                after_commit(s, _enqueuer(st.id, traversal_id, sid, is_update))
+        for sid, upd in _successors(s, st, r, is_update, loaded):
+            if syncpoints.report(s, traversal_id, upd, sid, r.name,
+                                 data if is_update and upd else None):
+                after_commit(s, _enqueuer(st.id, traversal_id, sid, upd))
         pending = syncpoints.decrement(s, st.id, traversal_id, 1)
         if pending == 0:
             finalize(s, st.id, traversal_id, loaded)
@@ -133,10 +149,13 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
 
 def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, reason: str,
          *, started: bool, plugin: Any = None, action: str | None = None,
-         start: tuple[str, Any] | None = None, attr_data: Any = None) -> None:
+         start: tuple[str, Any] | None = None, attr_data: Any = None,
+         extra_events: list[dict[str, Any]] | None = None, row_action: str | None = None) -> None:
     """Finish a node that failed: FAILED (+ event) if it had started, skip every node that
-    depends on it, mark the stack failed with this first reason, count them all."""
-    row_action = "CREATE" if is_update else "DELETE"
+    depends on it, mark the stack failed with this first reason, count them all.
+    ``row_action``: the resource action that failed (default CREATE forward, DELETE reverse);
+    ``action``: the word of the stack's reason."""
+    row_action = row_action or ("CREATE" if is_update else "DELETE")
     action = action or row_action
     values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
     if started:
@@ -155,18 +174,39 @@ def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, 
         if started:
             add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
                       "FAILED", reason)
-        if is_update:
-            succs = loaded.required_by
+        if extra_events:
+            s.execute(insert(ET), extra_events)
+        if getattr(st, "succ", None) is not None:
+            skipped = _skip_stored(s, st.id, traversal_id, (r.id, is_update))
         else:
-            succs = _reverse_successors(s, r.stack_id)
-        blocked = _ids_by_name(s, r.stack_id, graph.descendants(succs, r.name))
-        skipped = syncpoints.skip(s, traversal_id, is_update, blocked.values())
+            if is_update:
+                succs = loaded.required_by
+            else:
+                succs = _reverse_successors(s, r.stack_id)
+            blocked = _ids_by_name(s, r.stack_id, graph.descendants(succs, r.name))
+            skipped = syncpoints.skip(s, traversal_id, is_update, blocked.values())
         s.execute(update(Stack).where(Stack.id == st.id, Stack.current_traversal == traversal_id,
                                       Stack.failed.is_(False))
                   .values(failed=True, status_reason=f"Resource {action} failed: {reason}"))
         pending = syncpoints.decrement(s, st.id, traversal_id, 1 + skipped)
         if pending == 0:
             finalize(s, st.id, traversal_id, loaded)
+
+
+def _skip_stored(s: Session, stack_id: str, traversal_id: str, node: tuple[int, bool]) -> int:
+    """Skip every node reachable from ``node`` in a traversal whose graph is stored in its sync
+    points; returns how many were still waiting."""
+    g = {k: [(int(i), bool(u)) for i, u in v]
+         for k, v in syncpoints.graph(s, traversal_id, stack_id).items()}
+    seen: set[tuple[int, bool]] = set()
+    todo = list(g.get(node, ()))
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(g.get(n, ()))
+    return sum(syncpoints.skip(s, traversal_id, upd, [i for i, u in seen if u == upd])
+               for upd in (True, False))
 
 
 def _reverse_successors(s: Session, stack_id: str) -> dict[str, set[str]]:
@@ -190,11 +230,15 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
         return
     status = "FAILED" if st.failed else "COMPLETE"
     reason = st.status_reason if st.failed else stack_reason(st.action, status)
-    if st.action in ("CREATE", "UPDATE"):
+    mixed = st.action == "UPDATE" or (st.action == "ROLLBACK" and _mixed(s, traversal_id))
+    if st.action == "CREATE" or mixed:
         if loaded is None:
             from app.services import definitions
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
         st.outputs = resolve_outputs(s, st.id, loaded)
+    if mixed and status == "COMPLETE":  # what left the template is gone: drop its rows
+        s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
+            list(loaded.definition.resources))))
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts
     if st.action == "DELETE" and status == "COMPLETE":
         st.deleted_at = utcnow()
@@ -204,6 +248,17 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
     if status == "FAILED" and st.action == "CREATE" and not st.disable_rollback:
         from app.services import traversals
         traversals.start_reverse(s, st, "ROLLBACK")
+    elif status == "FAILED" and st.action == "UPDATE" and not st.disable_rollback:
+        from app.services import updates
+        updates.rollback(s, st)
+
+
+def _mixed(s: Session, traversal_id: str) -> bool:
+    """Whether a traversal is update-shaped (its sync points list their successors)."""
+    from app.models import SyncPoint
+    return s.execute(select(SyncPoint.entity_id).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.succ.is_not(None)).limit(1)).first() \
+        is not None
 
 
 def reenqueue_successors(st: Any, r: Resource, traversal_id: str, is_update: bool) -> None:
@@ -214,10 +269,11 @@ def reenqueue_successors(st: Any, r: Resource, traversal_id: str, is_update: boo
         from app.services import definitions
         loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     with session() as s:
-        succ = _ids_by_name(s, r.stack_id, _successor_names(r, is_update, loaded))
-        todo = syncpoints.fired_not_done(s, traversal_id, is_update, succ.values())
-    for sid in todo:
-        dispatch.get().check_resource(st.id, traversal_id, sid, is_update)
+        succ = _successors(s, st, r, is_update, loaded)
+        todo = [(i, upd) for upd in (True, False) for i in syncpoints.fired_not_done(
+            s, traversal_id, upd, [i for i, u in succ if u == upd])]
+    for sid, upd in todo:
+        dispatch.get().check_resource(st.id, traversal_id, sid, upd)
 
 
 def stack_timeout(stack_id: str, traversal_id: str) -> None:

@@ -67,7 +67,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     with session() as s:
         st = s.execute(
             select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                   ST.c.action, ST.c.nested_depth, SP.c.state, SP.c.expected)
+                   ST.c.action, ST.c.nested_depth, SP.c.state, SP.c.expected, SP.c.succ)
             .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
                                                SP.c.traversal_id == ST.c.current_traversal,
                                                SP.c.entity_id == resource_id,
@@ -105,6 +105,9 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     try:
         if is_update:
             _forward(st, r, traversal_id, data)
+        elif st.succ is not None:  # the cleanup node of an UPDATE
+            from app.services import updating
+            updating.cleanup(st, r, traversal_id)
         else:
             _reverse(st, r, traversal_id)
     except Exception:
@@ -113,6 +116,10 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
 
 
 def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> None:
+    if st.action != "CREATE":  # an UPDATE, or the ROLLBACK of one
+        from app.services import updating
+        updating.forward(st, r, traversal_id, data)
+        return
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     if r.status == "COMPLETE" and r.action in ("CREATE", "CHECK"):
         completion.succeed(st, r, traversal_id, True, loaded, None)
@@ -121,6 +128,12 @@ def _forward(st: Any, r: Resource, traversal_id: str, data: dict[str, Any]) -> N
     if rdef is not None and rdef.external_id:
         _adopt(st, r, traversal_id, loaded, str(rdef.external_id))
         return
+    create_step(st, r, traversal_id, data, loaded)
+
+
+def create_step(st: Any, r: Resource, traversal_id: str, data: dict[str, Any],
+                loaded: Any) -> None:
+    """One step of creating ``r`` from ``loaded``'s definition: start it, or poll it."""
     polling = r.action == "CREATE" and r.status == "IN_PROGRESS" and r.handle is not None
     start: tuple[str, Any] | None = None
     try:
@@ -185,6 +198,8 @@ def _adopt(st: Any, r: Resource, traversal_id: str, loaded: Any, external_id: st
 
 
 def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
+    """One step of deleting ``r`` (a DELETE or create-ROLLBACK traversal, or a resource that
+    left the template in an UPDATE): start it, or poll it."""
     action = "ROLLBACK" if st.action == "ROLLBACK" else "DELETE"
     if (r.action == "DELETE" and r.status == "COMPLETE") or r.action == "INIT" \
             or r.properties_data is None:
@@ -241,3 +256,12 @@ def _reason(name: str, exc: BaseException) -> str:
         return exc.reason
     from app.resource_types import base
     return base.failure_reason(exc, name)
+
+
+# the steps and helpers the UPDATE nodes (app.services.updating) share
+plugin_for = _plugin
+impl_of = _impl
+reverse_step = _reverse
+poll_later = _poll_later
+message_of = _message
+reason_of = _reason

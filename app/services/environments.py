@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.templates.env_merge import merge_request, param_types_of
+from app.templates.env_merge import merge_request, param_types_of, parse_environment
 
 
 def merge(environment: Any, parameters: dict[str, Any] | None,
@@ -32,3 +32,11 @@ def merge(environment: Any, parameters: dict[str, Any] | None,
             "resource_registry": dict(env.resource_registry),
             "event_sinks": list(env.event_sinks),
             "encrypted_param_names": list(env.encrypted_param_names)}
+
+
+def parse(environment: Any) -> dict[str, Any]:
+    """A request's ``environment`` (mapping, YAML text or None) as a mapping of its sections.
+
+    :raises errors.BadRequest: bad YAML, not a mapping, an unknown section.
+    """
+    return parse_environment(environment) if environment else {}

@@ -168,6 +168,59 @@ class NestedResource:
                     Stack.deleted_at.is_(None))).scalar()
         return self.resource_id or ""
 
+    # -- update ------------------------------------------------------------------------------
+    def handle_update(self, traversal_id: str, props: dict[str, Any]) -> str:
+        """Update the child stack to the new definition (Heat always updates a nested stack
+        and lets its resources decide what changes); a group's members follow ``count``.
+
+        :raises errors.ResourceFailure: the child stack is gone.
+        """
+        from app.services import updates
+        definition = self.loaded.definition
+        rdef = definition.resources[self.r.name]
+        with read_session() as s:
+            files = dict(s.execute(select(RawTemplate.files).where(
+                RawTemplate.id == self.st.raw_template_id)).scalar() or {})
+            child = s.get(Stack, self.resource_id) if self.resource_id else None
+        if child is None or child.deleted_at is not None:
+            raise errors.ResourceFailure(f"The nested stack of {self.r.name} is gone.")
+        from app.templates.type_resolution import nested_environment
+        env = nested_environment(definition, self.r.name)
+        self.properties = dict(props)
+        if kind(rdef) == GROUP:
+            self.data["members"] = member_names(props)
+            template: Any = group_template(props, definition.referenced_attributes(self.r.name))
+            params: dict[str, Any] = {}
+        else:
+            template, params = files[rdef.template], props
+        info = dict(child.nested_info or {})
+        info.update(traversal=traversal_id, is_update=True,
+                    facade={"metadata": _plain(rdef.metadata),
+                            "deletion_policy": rdef.deletion_policy,
+                            "update_policy": _plain(rdef.update_policy)})
+        child.nested_info = info
+        prep = updates.prepare_update(RequestContext(tenant_id=self.st.tenant), child,
+                                      template=template, parameters=params, files=files,
+                                      environment=env)
+        with session() as s:
+            row = s.get(Stack, child.id, with_for_update=True)
+            assert row is not None
+            row.nested_info = info
+            updates.apply(s, row, prep)
+        return self.resource_id or ""
+
+    def check_update_complete(self, handle: Any) -> bool:
+        child = self._child()
+        if child is None or child.status == "IN_PROGRESS" or child.action != "UPDATE":
+            if child is not None and child.status == "FAILED":
+                raise NestedFailed(base.nested_failure_reason(
+                    child.status_reason, "UPDATE", ("resources", self.r.name)))
+            return False
+        if child.status == "FAILED":
+            raise NestedFailed(base.nested_failure_reason(child.status_reason, "UPDATE",
+                                                          ("resources", self.r.name)))
+        return True
+
     def _child(self) -> Any:
         if not self.resource_id:
             return None

@@ -116,7 +116,7 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
             st = Stack(id=stack_id, name=stack_name, tenant=ctx.tenant_id,
                        username=ctx.username, user_id=ctx.user_id, raw_template_id=raw.id,
                        parameters=params, parameters_show=definition.parameters_for_show(),
-                       description=_description(raw_mapping), disable_rollback=disable_rollback,
+                       description=description_of(raw_mapping), disable_rollback=disable_rollback,
                        timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
                        nested_depth=nested_depth, nested_info=nested_info)
             s.add(st)
@@ -128,7 +128,8 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     return get_by_id(ctx, stack_id)
 
 
-def _description(raw: Any) -> str:
+def description_of(raw: Any) -> str:
+    """A template mapping's ``description`` (HOT) or ``Description`` (CFN); "" if none."""
     if isinstance(raw, dict):
         d = raw.get("description", raw.get("Description", ""))
         return d if isinstance(d, str) else ""
@@ -302,7 +303,7 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                   "properties": known(definition.static_properties(name)),
                   "required_by": sorted(required_by.get(name, ()))}
                  for name, rdef in definition.resources.items()]
-    template_desc = _description(tmpl.raw)
+    template_desc = description_of(tmpl.raw)
     return {"stack_name": stack_name, "id": "None", "description": template_desc,
             "template_description": template_desc,
             "parameters": definition.parameters_for_show(), "timeout_mins": timeout_mins,

@@ -40,6 +40,18 @@ def create_all(s: Session, stack_id: str, traversal_id: str, is_update: bool,
             for rid, n in expected.items()])
 
 
+def create_nodes(s: Session, stack_id: str, traversal_id: str,
+                 nodes: Iterable[tuple[int, bool, int, list[list[Any]]]]) -> None:
+    """Write the sync points of a traversal that mixes directions (an UPDATE): one per
+    ``(entity_id, is_update, expected, successors)``, successors as ``[[entity_id, is_update]]``.
+    Nodes with no predecessors start FIRED. One bulk insert."""
+    rows = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+             "stack_id": stack_id, "expected": n, "done": 0, "succ": succ,
+             "state": FIRED if n == 0 else WAITING} for rid, upd, n, succ in nodes]
+    if rows:
+        s.execute(insert(SP), rows)
+
+
 def _insert_ignore(s: Session, values: dict[str, Any]) -> bool:
     dialect = s.get_bind().dialect.name
     if dialect == "postgresql":
@@ -98,6 +110,14 @@ def skip(s: Session, traversal_id: str, is_update: bool, entity_ids: Iterable[in
     return int(s.execute(update(SP).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
         SyncPoint.entity_id.in_(ids), SyncPoint.state == WAITING).values(state=SKIPPED)).rowcount)
+
+
+def graph(s: Session, traversal_id: str, stack_id: str) -> dict[tuple[int, bool], list[Any]]:
+    """Every node of a mixed-direction traversal with its successors (O(stack): used only when
+    a node fails, to skip what depends on it)."""
+    rows = s.execute(select(SP.c.entity_id, SP.c.is_update, SP.c.succ).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.stack_id == stack_id))
+    return {(r.entity_id, bool(r.is_update)): list(r.succ or ()) for r in rows}
 
 
 def fired_not_done(s: Session, traversal_id: str, is_update: bool,

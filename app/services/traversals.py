@@ -53,21 +53,25 @@ def _schedule(s: Session, st: Stack, tid: str, is_update: bool, preds: dict[str,
         finalize(s, st.id, tid, loaded)
 
 
+def _new_row(st: Stack, name: str, rdef: Any, loaded: Any) -> Resource:
+    """A resource row in INIT_COMPLETE for ``rdef`` (its built-in type and nested kind noted)."""
+    from app.services import nested
+    data: dict[str, Any] = {}
+    impl = getattr(rdef, "implementation", rdef.type)
+    if impl != rdef.type:
+        data["_impl"] = impl
+    kind = nested.kind(rdef)
+    if kind:
+        data["nested"] = kind
+    return Resource(stack_id=st.id, name=name, type=rdef.type, action="INIT", status="COMPLETE",
+                    requires=sorted(loaded.requires.get(name, ())),
+                    deletion_policy=_policy(rdef), rsrc_data=data)
+
+
 def start_create(s: Session, st: Stack, loaded: Any) -> str:
     """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
-    from app.services import nested
-    rows = []
-    for name, rdef in loaded.definition.resources.items():
-        data: dict[str, Any] = {}
-        impl = getattr(rdef, "implementation", rdef.type)
-        if impl != rdef.type:
-            data["_impl"] = impl
-        kind = nested.kind(rdef)
-        if kind:
-            data["nested"] = kind
-        rows.append(Resource(stack_id=st.id, name=name, type=rdef.type, action="INIT",
-                             status="COMPLETE", requires=sorted(loaded.requires.get(name, ())),
-                             deletion_policy=_policy(rdef), rsrc_data=data))
+    rows = [_new_row(st, name, rdef, loaded)
+            for name, rdef in loaded.definition.resources.items()]
     s.add_all(rows)
     s.flush()
     ids = {r.name: r.id for r in rows}
@@ -80,6 +84,46 @@ def _policy(rdef: Any) -> str:
     p = getattr(rdef, "deletion_policy", None) or "Delete"
     return {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}.get(str(p).lower(),
                                                                                  str(p))
+
+
+def start_update(s: Session, st: Stack, loaded: Any, action: str = "UPDATE") -> str:
+    """Start an UPDATE (or update-style ROLLBACK) traversal to ``loaded`` (the stack row already
+    points at the new template): rows for added resources, the new dependencies and deletion
+    policies on kept ones, and the graph of :func:`app.engine.update_plan.plan` in sync points
+    that list their successors. O(V + E)."""
+    from app.engine import update_plan
+    rows = list(s.execute(select(Resource).where(Resource.stack_id == st.id)).scalars())
+    old = {r.name: set(r.requires or ()) for r in rows}
+    resources = loaded.definition.resources
+    by_name = {r.name: r for r in rows}
+    added = [_new_row(st, n, rdef, loaded) for n, rdef in resources.items() if n not in by_name]
+    s.add_all(added)
+    s.flush()
+    for r in rows:
+        if r.name in resources:
+            r.requires = sorted(loaded.requires.get(r.name, ()))
+            r.deletion_policy = _policy(resources[r.name])
+    ids = {r.name: r.id for r in rows + added}
+    p = update_plan.plan(old, loaded.requires)
+    tid = _begin(s, st, action, len(p.expected))
+    syncpoints.create_nodes(s, st.id, tid, [
+        (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
+        for (n, upd), count in p.expected.items()])
+    start = [(ids[n], upd) for n, upd in p.leaves()]
+    timeout = (st.timeout_mins * 60) if st.timeout_mins else config.get().stack_action_timeout
+    sid = st.id
+
+    def kick() -> None:
+        d = dispatch.get()
+        for rid, upd in start:
+            d.check_resource(sid, tid, rid, upd)
+        d.stack_timeout(sid, tid, float(timeout))
+
+    after_commit(s, kick)
+    if not p.expected:
+        s.flush()
+        finalize(s, st.id, tid, loaded)
+    return tid
 
 
 def start_reverse(s: Session, st: Stack, action: str = "DELETE") -> str:

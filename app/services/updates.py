@@ -1,0 +1,150 @@
+"""Stack updates for the API: ``PUT`` (a new template) and ``PATCH`` (``existing``: what is not
+sent is kept), as Heat's ``update_stack``.
+
+The request is checked completely (template, environment, parameters, plugins) before anything is
+written; then ONE transaction stores the new template, points the stack at it (keeping the
+previous one for a rollback) and starts the UPDATE traversal
+(:func:`app.services.traversals.start_update`). Errors follow Heat: ``EntityNotFound`` (404),
+``ActionInProgress`` (409), ``StackValidationFailed`` & co (400).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from app import config, errors
+from app.context import RequestContext
+from app.models import RawTemplate, Stack, read_session, session
+from app.services import definitions, environments, stacks, traversals
+
+
+@dataclass
+class Prepared:
+    """A checked update request: what the stack becomes."""
+    template: dict[str, Any]     # the template mapping to store
+    files: dict[str, Any]
+    environment: dict[str, Any]  # merged environment, ``parameters`` included
+    params: dict[str, Any]
+    definition: Any              # StackDefinition of the new template
+    loaded: definitions.Loaded
+    timeout_mins: int | None
+    disable_rollback: bool
+    tags: list[str] | None
+
+
+def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
+                   parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
+                   environment: Any = None, environment_files: list[str] | None = None,
+                   timeout_mins: int | None = None, disable_rollback: bool | None = None,
+                   tags: list[str] | None = None, existing: bool = False,
+                   clear_parameters: list[str] | None = None) -> Prepared:
+    """Check an update request against stack ``st`` and build the new definition.
+
+    ``existing=False`` (PUT): the request's template, files, environment and parameters replace
+    the stack's. ``existing=True`` (PATCH, Heat's ``existing`` flag): the stack's template is
+    kept unless one is sent; files are merged; the stored environment and parameters are kept
+    (minus ``clear_parameters``) and the request's are merged on top. Timeout, rollback and tags
+    default to the stack's.
+
+    :raises errors.BadRequest, errors.TemplateError, errors.ParameterError,
+        errors.RequestLimitExceeded: nothing is written.
+    """
+    settings = config.get()
+    with read_session() as s:
+        raw = s.get(RawTemplate, st.raw_template_id)
+    assert raw is not None
+    if existing:
+        if template is None:
+            template = copy.deepcopy(raw.template)
+        files = {**(raw.files or {}), **(files or {})}
+        old_env = dict(raw.environment or {})
+        kept = {k: v for k, v in (old_env.get("parameters") or {}).items()
+                if k not in set(clear_parameters or ())}
+        body_env = environments.parse(environment)
+        environment = {**{k: v for k, v in old_env.items() if k != "parameters"},
+                       **{k: v for k, v in body_env.items() if v}}
+        environment["parameter_defaults"] = {**(old_env.get("parameter_defaults") or {}),
+                                             **(body_env.get("parameter_defaults") or {})}
+        registry = dict(old_env.get("resource_registry") or {})
+        registry.update(body_env.get("resource_registry") or {})
+        environment["resource_registry"] = registry
+        parameters = {**kept, **(body_env.get("parameters") or {}), **(parameters or {})}
+    stacks.check_request(template, files, settings.max_template_size)
+    files = dict(files or {})
+    merged = environments.merge(environment, parameters, environment_files, files, template)
+    params = merged["parameters"]
+    env = {k: v for k, v in merged.items() if k != "parameters"}
+    ident = definitions.identity(st.name, st.id, st.tenant)
+    tmpl, definition, _ = definitions.parse_and_instantiate(
+        template, files, env, params, ident, (st.nested_info or {}).get("facade"))
+    if len(definition.resources) > settings.max_resources_per_stack:
+        raise errors.RequestLimitExceeded(
+            "You have reached the maximum resources per stack, "
+            f"{settings.max_resources_per_stack}. Please delete some resources.")
+    return Prepared(template=tmpl.raw, files=files, environment=merged, params=params,
+                    definition=definition, loaded=definitions.Loaded.of(definition),
+                    timeout_mins=st.timeout_mins if timeout_mins is None else timeout_mins,
+                    disable_rollback=st.disable_rollback if disable_rollback is None
+                    else disable_rollback,
+                    tags=st.tags if tags is None and existing else tags)
+
+
+def check_updatable(st: Stack) -> None:
+    """:raises errors.NotFound: deleted; :raises errors.ActionInProgress: busy (Heat answers
+    409 while an action is in progress, and refuses to update a stack being deleted)."""
+    if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
+        raise errors.NotFound("Stack", st.name)
+    if st.status == "IN_PROGRESS":
+        raise errors.ActionInProgress(st.name, st.action)
+
+
+def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, **request: Any) -> Stack:
+    """Check the request (see :func:`prepare_update` for its keyword arguments) and start the
+    stack's UPDATE traversal. :returns: the stack row (UPDATE_IN_PROGRESS, or final with an
+    inline dispatcher). :raises: as :func:`prepare_update` and :func:`check_updatable`."""
+    st = stacks.get_stack(ctx, stack_name, stack_id)
+    check_updatable(st)
+    prep = prepare_update(ctx, st, **request)
+    with session() as s:
+        row = s.get(Stack, st.id, with_for_update=True)
+        assert row is not None
+        check_updatable(row)
+        apply(s, row, prep)
+    return stacks.get_by_id(ctx, stack_id)
+
+
+def apply(s: Any, row: Stack, prep: Prepared, action: str = "UPDATE") -> str:
+    """Store ``prep``'s template on ``row`` (keeping the previous one for a rollback) and start
+    the traversal, inside the caller's transaction. :returns: the traversal id."""
+    raw = RawTemplate(template=prep.template, files=prep.files, environment=prep.environment)
+    s.add(raw)
+    s.flush()
+    row.prev_raw_template_id = row.raw_template_id
+    row.raw_template_id = raw.id
+    row.parameters = prep.params
+    row.parameters_show = prep.definition.parameters_for_show()
+    row.description = stacks.description_of(prep.template)
+    row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
+                                                         prep.tags or None)
+    definitions.seed((row.id, raw.id), prep.loaded)
+    return traversals.start_update(s, row, prep.loaded, action)
+
+
+def rollback(s: Any, row: Stack) -> str | None:
+    """Heat's update rollback: update back to the previous template and parameters (action
+    ROLLBACK), inside the caller's transaction. None when there is nothing to roll back to."""
+    prev = s.get(RawTemplate, row.prev_raw_template_id) if row.prev_raw_template_id else None
+    if prev is None:
+        return None
+    params = dict((prev.environment or {}).get("parameters") or {})
+    row.raw_template_id, row.prev_raw_template_id = prev.id, None
+    row.parameters = params
+    env = {k: v for k, v in (prev.environment or {}).items() if k != "parameters"}
+    loaded = definitions.Loaded.of(definitions.instantiate(
+        prev.template, prev.files, env, params,
+        definitions.identity(row.name, row.id, row.tenant), (row.nested_info or {}).get("facade")))
+    definitions.seed((row.id, prev.id), loaded)
+    row.parameters_show = loaded.definition.parameters_for_show()
+    row.description = stacks.description_of(prev.template)
+    return traversals.start_update(s, row, loaded, "ROLLBACK")

@@ -1,0 +1,235 @@
+"""The steps of an UPDATE traversal's nodes (Heat's convergence update), called by
+:func:`app.services.convergence.check_resource`.
+
+Forward node of resource ``x`` (it is in the new template):
+
+- never created (INIT, deleted by a rollback) → create it, as a CREATE traversal would;
+- FAILED, or its type changed → replace it (Heat replaces a failed resource on update);
+- a nested stack → update the child stack (Heat always does: the members decide);
+- properties unchanged → nothing, no event (its attributes are re-read for the new template);
+- else UPDATE_IN_PROGRESS and the plugin's :meth:`update_diff`: ``NotSupported`` (an
+  ``immutable`` property changed) → UPDATE_FAILED; ``UpdateReplace`` → replace; otherwise
+  ``handle_update`` / ``check_update_complete`` (polled) → UPDATE_COMPLETE.
+
+Replacing moves the old physical resource into ``rsrc_data["_replaced"]`` and creates the new
+one on the same row (CREATE_IN_PROGRESS / CREATE_COMPLETE), so the dependents that run after this
+node see the replacement. The cleanup node of ``x`` later deletes what ``_replaced`` holds
+(DELETE_IN_PROGRESS / DELETE_COMPLETE events with the old physical id, honouring the old
+deletion policy); the cleanup node of a resource that left the template deletes it.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import select, update
+
+from app import clients
+from app.models import Resource, new_id, session, utcnow
+from app.resource_types import base, registry
+from app.services import completion, convergence, definitions, dispatch, nested
+from app.templates import properties as tproperties
+
+RT = Resource.__table__
+REPLACED = "_replaced"
+
+
+def _row(rid: int) -> Any:
+    with session() as s:
+        row = s.execute(select(RT).where(RT.c.id == rid)).first()
+    assert row is not None
+    return SimpleNamespace(**row._mapping)
+
+
+def _new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The resource's new properties, resolved and validated as a create would."""
+    props = loaded.definition.resolve_properties(r.name, convergence.InputsContext(data))
+    rdef = loaded.definition.resources[r.name]
+    cls = registry.get(getattr(rdef, "implementation", rdef.type))
+    schema = cls.validation_schema(props) if cls is not None else None
+    if schema is not None and nested.kind(rdef) != nested.TEMPLATE:
+        props = tproperties.validate(schema, props, ("resources", r.name, "properties"))
+    return dict(props)
+
+
+def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
+    """One step of the forward node of ``r`` in an UPDATE (or update ROLLBACK) traversal."""
+    loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    rdef = loaded.definition.resources[r.name]
+    if r.status == "IN_PROGRESS" and r.handle is not None and r.action == "UPDATE":
+        _poll_update(st, r, traversal_id, loaded)
+        return
+    never = r.action == "INIT" or (r.action == "DELETE" and r.status == "COMPLETE") \
+        or (r.properties_data is None and not r.physical_resource_id)
+    if never or r.status == "IN_PROGRESS":  # a create (or an interrupted one) goes on
+        if never and r.physical_resource_id:
+            r = _reset(r, rdef, keep_old=False)
+        convergence.create_step(st, r, traversal_id, data, loaded)
+        return
+    new_impl = getattr(rdef, "implementation", rdef.type)
+    if r.status == "FAILED" or new_impl != convergence.impl_of(r) \
+            or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+        _replace(st, r, traversal_id, data, loaded, rdef)
+        return
+    try:
+        props = _new_props(st, r, loaded, data)
+    except Exception as exc:  # the new definition cannot be resolved: the update never starts
+        completion.fail(st, r, traversal_id, True, loaded, convergence.message_of(exc),
+                        started=False, row_action="UPDATE", action="UPDATE")
+        return
+    is_nested = (r.rsrc_data or {}).get("nested")
+    if props == (r.properties_data or {}) and not is_nested:
+        plugin = convergence.plugin_for(r, st, props, loaded)
+        completion.succeed(st, r, traversal_id, True, loaded, plugin, state=False,
+                           events=False)
+        return
+    plugin = convergence.plugin_for(r, st, r.properties_data, loaded)
+    start = ("UPDATE", props)
+    try:
+        if is_nested:
+            handle = plugin.handle_update(traversal_id, props)
+        else:
+            convergence.plugin_for(r, st, props, loaded).validate()
+            changed = plugin.update_diff(props)
+            handle = plugin.handle_update(props, changed)
+        done = plugin.check_update_complete(handle)
+    except base.UpdateReplace:
+        _replace(st, r, traversal_id, data, loaded, rdef, updating=True)
+        return
+    except Exception as exc:
+        completion.fail(st, r, traversal_id, True, loaded, convergence.reason_of(r.name, exc),
+                        started=True, plugin=plugin, start=start, row_action="UPDATE",
+                        action="UPDATE")
+        return
+    _finish_update(st, r, traversal_id, loaded, plugin, handle, done, start)
+
+
+def _finish_update(st: Any, r: Any, traversal_id: str, loaded: Any, plugin: Any, handle: Any,
+                   done: bool, start: tuple[str, Any] | None) -> None:
+    if done:
+        completion.succeed(st, r, traversal_id, True, loaded, plugin, action="UPDATE",
+                           start=start)
+    else:
+        convergence.poll_later(st, r, traversal_id, True, plugin, handle, start)
+
+
+def _poll_update(st: Any, r: Any, traversal_id: str, loaded: Any) -> None:
+    plugin = convergence.plugin_for(r, st, r.properties_data, loaded)
+    handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
+    try:
+        done = plugin.check_update_complete(handle)
+    except Exception as exc:
+        completion.fail(st, r, traversal_id, True, loaded, convergence.reason_of(r.name, exc),
+                        started=True, plugin=plugin, row_action="UPDATE", action="UPDATE")
+        return
+    _finish_update(st, r, traversal_id, loaded, plugin, handle, done, None)
+
+
+def _reset(r: Any, rdef: Any, *, keep_old: bool, event: bool = False) -> Any:
+    """Make the row ready for a fresh create of ``rdef``; with ``keep_old`` the existing
+    physical resource is queued in ``_replaced`` for the cleanup node. One transaction."""
+    old_data = dict(r.rsrc_data or {})
+    queue = list(old_data.pop(REPLACED, None) or [])
+    if keep_old and (r.physical_resource_id or old_data.get("nested")):
+        queue.append({"type": r.type, "impl": convergence.impl_of(r),
+                      "physical_resource_id": r.physical_resource_id,
+                      "properties_data": r.properties_data, "rsrc_data": old_data,
+                      "deletion_policy": r.deletion_policy})
+    data: dict[str, Any] = {REPLACED: queue} if queue else {}
+    impl = getattr(rdef, "implementation", rdef.type)
+    if impl != rdef.type:
+        data["_impl"] = impl
+    if nested.kind(rdef):
+        data["nested"] = nested.kind(rdef)
+    values: dict[str, Any] = {"uuid": new_id()} if keep_old else {}  # a new resource, as Heat's
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(
+            **values, type=rdef.type, action="INIT", status="COMPLETE", status_reason="",
+            physical_resource_id=None, properties_data=None, attr_data=None, handle=None,
+            poll_attempt=0, rsrc_data=data, updated_at=utcnow()))
+        if event:
+            completion.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type,
+                                 "UPDATE", "IN_PROGRESS", "state changed")
+    return _row(r.id)
+
+
+def _replace(st: Any, r: Any, traversal_id: str, data: dict[str, Any], loaded: Any, rdef: Any,
+             *, updating: bool = False) -> None:
+    """UpdateReplace: keep the old physical resource for the cleanup node, create the new."""
+    fresh = _reset(r, rdef, keep_old=True, event=updating)
+    convergence.create_step(st, fresh, traversal_id, data, loaded)
+
+
+# ---- cleanup nodes ---------------------------------------------------------------------------
+def cleanup(st: Any, r: Any, traversal_id: str) -> None:
+    """One step of the cleanup node of ``r``: delete it if it left the template, else delete
+    the physical resources it replaced (oldest first), else nothing."""
+    loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    if r.name not in loaded.definition.resources:
+        convergence.reverse_step(st, r, traversal_id)
+        return
+    queue = list((r.rsrc_data or {}).get(REPLACED) or [])
+    events: list[dict[str, Any]] = []
+    while queue:
+        old = queue[0]
+        plugin = _old_plugin(st, r, old)
+        pid = old.get("physical_resource_id")
+        try:
+            if "handle" in old:
+                handle = old["handle"]
+            else:
+                events.append(completion.event_row(r.stack_id, r.name, pid, old["type"],
+                                                   "DELETE", "IN_PROGRESS", "state changed"))
+                handle = None if old.get("deletion_policy") == "Retain" \
+                    else plugin.handle_delete()
+            done = old.get("deletion_policy") == "Retain" or plugin.check_delete_complete(handle)
+        except Exception as exc:
+            reason = convergence.reason_of(r.name, exc)
+            events.append(completion.event_row(r.stack_id, r.name, pid, old["type"], "DELETE",
+                                               "FAILED", reason))
+            completion.fail(st, r, traversal_id, False, None, reason, started=False,
+                            action="DELETE", extra_events=events)
+            return
+        if not done:
+            old["handle"] = handle
+            old["attempt"] = int(old.get("attempt", 0)) + 1
+            _save_queue(r, queue, events)
+            dispatch.get().check_resource(st.id, traversal_id, r.id, False,
+                                          countdown=float(plugin.poll_delay(handle,
+                                                                            old["attempt"])))
+            return
+        events.append(completion.event_row(r.stack_id, r.name, pid, old["type"], "DELETE",
+                                           "COMPLETE", "state changed"))
+        queue.pop(0)
+    if events or REPLACED in (r.rsrc_data or {}):
+        rest = {k: v for k, v in (r.rsrc_data or {}).items() if k != REPLACED}
+        with session() as s:
+            s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=rest))
+    completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False,
+                       extra_events=events)
+
+
+def _save_queue(r: Any, queue: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    """Persist the cleanup's progress and release the lock (one transaction)."""
+    data = {**(r.rsrc_data or {}), REPLACED: queue}
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=data, engine_id=None))
+        if events:
+            from sqlalchemy import insert
+            s.execute(insert(completion.ET), events)
+
+
+def _old_plugin(st: Any, r: Any, old: dict[str, Any]) -> Any:
+    """A plugin instance for a replaced physical resource (or the old nested stack)."""
+    row = SimpleNamespace(id=r.id, name=r.name, uuid=r.uuid, stack_id=r.stack_id,
+                          physical_resource_id=old.get("physical_resource_id"),
+                          rsrc_data=old.get("rsrc_data") or {})
+    if (old.get("rsrc_data") or {}).get("nested"):
+        return nested.NestedResource(st, row, old.get("properties_data"))
+    cls = registry.get(old.get("impl") or old["type"])
+    if cls is None:
+        return base.Resource(r.name, {})
+    ident = definitions.identity(st.name, st.id, st.tenant)
+    return cls(r.name, dict(old.get("properties_data") or {}),
+               resource_id=old.get("physical_resource_id"), data=dict(old.get("rsrc_data") or {}),
+               stack=ident, clients=clients.for_stack(ident), uuid=r.uuid)
