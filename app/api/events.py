@@ -3,7 +3,11 @@
 - ``GET /stacks/{name}/{id}/events`` and ``GET .../resources/{r}/events`` → ``{"events": [...]}``
   in Heat's summary form, newest first by default; query ``limit``, ``marker`` (an event id),
   ``sort_dir`` and filters ``resource_status``, ``resource_action``, ``resource_name``,
-  ``resource_type`` (repeatable).
+  ``resource_type`` (repeatable), and ``nested_depth``: the events of nested stacks down to that
+  depth too, in the same order, each linking (``self``, ``resource``, ``stack``) into its own
+  stack; with ``nested_depth`` every event also links to the stack asked for as ``root_stack``
+  (heatclient's sign that the server did the nesting: it then names each event's stack from its
+  ``stack`` link instead of walking the nested stacks itself). Not an integer → 400.
   A resource with no events is a 404 ``HTTPNotFound`` "No events found for resource r".
 - ``GET .../resources/{r}/events/{event_id}`` → ``{"event": {...}}`` with ``resource_type`` and
   ``resource_properties``; unknown: 404 ``HTTPNotFound`` "No event <id> found".
@@ -11,6 +15,7 @@ Stack-level events carry the stack's name as resource name and its id as physica
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from flask import request
@@ -20,12 +25,12 @@ from app import errors
 from app.api import formats
 from app.api.blueprint import Blueprint
 from app.api.params import MIXED, SINGLE, allowed, extract_int
-from app.api.views_common import ctx, services
+from app.api.views_common import ctx, link, services
 
 blp = Blueprint("events", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
                 description="Events.")
 
-PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE}
+PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "nested_depth": SINGLE}
 FILTERS = {key: MIXED for key in ("resource_status", "resource_action", "resource_name",
                                   "resource_type")}
 
@@ -37,6 +42,9 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
         kwargs["limit"] = extract_int("limit", args["limit"])
     if "marker" in args:
         kwargs["marker"] = args["marker"]
+    depth = extract_int("nested_depth", args["nested_depth"]) if "nested_depth" in args else 0
+    if depth:
+        kwargs["nested_depth"] = depth
     # heat's event query: newest first unless asked otherwise (_events_paginate_query)
     kwargs["sort_dir"] = args.get("sort_dir", "desc")
     stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
@@ -44,7 +52,19 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
     if not rows and resource_name is not None:
         raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
                               message=f"No events found for resource {resource_name}")
-    return {"events": [formats.event(stack, row) for row in rows]}
+    return {"events": [_event(stack, row, root=bool(depth)) for row in rows]}
+
+
+def _event(stack: Any, row: Any, root: bool) -> dict[str, Any]:
+    """A listed event; a nested stack's (its row carries ``stack_name``) links into that stack,
+    and ``root`` adds the ``root_stack`` link (Heat's ``format_event`` with a root identity)."""
+    owner = stack
+    if getattr(row, "stack_name", None):
+        owner = SimpleNamespace(tenant=stack.tenant, name=row.stack_name, id=row.stack_id)
+    body = formats.event(owner, row)
+    if root:
+        body["links"].append(link(formats.stack_href(stack), "root_stack"))
+    return body
 
 
 @blp.route("/events")

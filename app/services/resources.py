@@ -114,19 +114,52 @@ def get_resource(ctx: RequestContext, stack: Stack,
                           f"The Resource ({resource_name}) could not be found.")
 
 
+def _stack_scope(stack: Stack, nested_depth: int) -> dict[str, str]:
+    """``{stack id: name}``: the stack and its live (not deleted) descendants down to
+    ``nested_depth`` levels, as Heat's list_events gathers them (stacks deleted with a
+    replaced parent resource have no events to show). One query per level."""
+    scope = {stack.id: stack.name}
+    frontier = [stack.id]
+    for _ in range(nested_depth):
+        if not frontier:
+            break
+        with read_session() as s:
+            kids = s.execute(select(Stack.id, Stack.name).where(
+                Stack.parent_id.in_(frontier), Stack.deleted_at.is_(None))).all()
+        frontier = [k.id for k in kids if k.id not in scope]
+        scope.update((k.id, k.name) for k in kids)
+    return scope
+
+
+def _has_resource(stack_ids: list[str], resource_name: str) -> bool:
+    with read_session() as s:
+        return s.execute(select(Resource.id).where(
+            Resource.stack_id.in_(stack_ids), Resource.name == resource_name).limit(1)).first() \
+            is not None
+
+
 def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = None, *,
                 limit: int | None = None, marker: str | None = None, sort_dir: str = "asc",
-                filters: dict[str, Any] | None = None) -> list[Event]:
-    """Events of the stack (or of one resource), ordered by time.
+                filters: dict[str, Any] | None = None, nested_depth: int = 0) -> list[Any]:
+    """Events of the stack (or of one resource), ordered by ``Event.id`` (the order written).
 
     ``filters``: resource_status, resource_action, resource_name, resource_type (lists allowed).
-    :raises NotFound: ``resource_name`` is not a resource of the stack, or a bad marker.
+    ``nested_depth``: also the events of the nested stacks down to that many levels, in the
+    same order, as Heat's ``list_events(nested_depth=N)``; filters, ``resource_name``, marker
+    and limit apply to the merged list. A nested stack's event is a copy of the row that also
+    carries ``stack_name`` (every event carries ``stack_id``). O(events of the stacks in scope).
+    :raises NotFound: ``resource_name`` is not a resource (or the name) of a stack in scope, or
+        a bad marker.
+    :raises BadRequest: an unknown sort direction.
     """
     if (sort_dir or "asc").lower() not in ("asc", "desc"):
         raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
-    q = select(Event).where(Event.stack_id == stack.id)
+    scope = _stack_scope(stack, nested_depth) if nested_depth else {stack.id: stack.name}
+    ids = list(scope)
+    q = select(Event).where(Event.stack_id == stack.id if len(ids) == 1
+                            else Event.stack_id.in_(ids))
     if resource_name is not None:
-        if resource_name != stack.name and not any(r.name == resource_name for r in _rows(stack)):
+        if resource_name not in scope.values() and not _has_resource(ids, resource_name):
             raise errors.NotFound("Resource", resource_name,
                                   f"The Resource ({resource_name}) could not be found.")
         q = q.where(Event.resource_name == resource_name)
@@ -138,15 +171,21 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
             q = q.where(col.in_(values))
     q = q.order_by(Event.id.desc() if sort_dir == "desc" else Event.id.asc())
     with read_session() as s:
-        rows = list(s.execute(q).scalars())
+        rows: list[Any] = list(s.execute(q).scalars())
     if marker:
-        ids = [e.uuid for e in rows]
-        if marker not in ids:
+        uuids = [e.uuid for e in rows]
+        if marker not in uuids:
             raise errors.NotFound("Event", marker)
-        rows = rows[ids.index(marker) + 1:]
+        rows = rows[uuids.index(marker) + 1:]
     if limit is not None:
         rows = rows[:max(0, int(limit))]
-    return rows
+    return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
+
+
+def _nested_event(row: Event, stack_name: str) -> SimpleNamespace:
+    view = SimpleNamespace(**{c.key: getattr(row, c.key) for c in Event.__table__.c})
+    view.stack_name = stack_name
+    return view
 
 
 def get_event(ctx: RequestContext, stack: Stack, resource_name: str, event_id: str) -> Event:
