@@ -6,7 +6,8 @@ has a forward node ``(name, True)`` (create, update in place, replace, or nothin
 the forward nodes of the resources it requires in the NEW template; every resource that exists has
 a cleanup node ``(name, False)`` (delete it if it left the template, delete the physical resource
 it replaced, or nothing) that runs after the cleanup nodes of the resources that required it in
-the OLD graph, and after its own forward node. So a removed resource is deleted only once
+the OLD graph, after the forward nodes of those that require it in the NEW one, and after its own
+forward node. So a removed resource is deleted only once
 everything that used it has moved on, and a replaced one only once its dependents point at the
 replacement. Forward nodes never wait for cleanup nodes, so the graph has no cycle across
 directions. O(V + E).
@@ -46,6 +47,9 @@ def plan(old_requires: Mapping[str, Iterable[str]],
     for name, reqs in new.items():
         for r in reqs:
             p.successors[(r, True)].append((name, True))
+            if r in old:  # what `name` used to point at goes once `name` points at the new
+                p.successors[(name, True)].append((r, False))
+                p.expected[(r, False)] += 1
     for name, reqs in old.items():
         for r in reqs:  # r is cleaned up after `name`, which used it
             p.successors[(name, False)].append((r, False))

@@ -138,8 +138,9 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         s.execute(update(RT).where(RT.c.id == r.id).values(**values))
         if rows:
             s.execute(insert(ET), rows)
+        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
         for sid, upd in _successors(s, st, r, is_update, loaded):
-            if syncpoints.report(s, traversal_id, upd, sid, r.name,
+            if syncpoints.report(s, traversal_id, upd, sid, key,
                                  data if is_update and upd else None):
                 after_commit(s, _enqueuer(st.id, traversal_id, sid, upd))
         pending = syncpoints.decrement(s, st.id, traversal_id, 1)

@@ -6,41 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 
-import pytest
 from sqlalchemy import select, update
 
 from app.context import RequestContext
 from app.models import Event, Resource, WorkerHeartbeat, read_session, session, utcnow
-from app.services import convergence, dispatch, locks, stacks
+from app.services import convergence, locks, stacks
 
 CTX = RequestContext(tenant_id="steps")
-
-
-class Recorder:
-    """Records enqueued nodes; the test decides when each runs (a redelivery is a rerun)."""
-
-    def __init__(self) -> None:
-        self.queue: list[tuple] = []
-
-    def check_resource(self, *args, countdown: float = 0.0) -> None:
-        self.queue.append(args)
-
-    def stack_timeout(self, *args, **kwargs) -> None:
-        pass
-
-    def run_all(self, limit: int = 1000) -> int:
-        n = 0
-        while self.queue and n < limit:
-            convergence.check_resource(*self.queue.pop(0))
-            n += 1
-        return n
-
-
-@pytest.fixture()
-def rec(db):
-    r = Recorder()
-    dispatch.set_dispatcher(r)
-    return r
 
 
 def chain(n: int) -> dict:

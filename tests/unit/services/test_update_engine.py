@@ -1,0 +1,356 @@
+"""Stack UPDATE through the engine, stepped by hand (SQLite, a recording dispatcher): update in
+place, UpdateReplace, added and removed resources, ordering of the cleanup, redelivery, a crash
+mid-replacement, refusals, rollback, nested stacks — Heat's convergence update semantics."""
+from __future__ import annotations
+
+from collections import Counter
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import pytest
+from sqlalchemy import func, select
+
+from app import errors
+from app.context import RequestContext
+from app.models import Event, RawTemplate, Resource, Stack, read_session
+from app.resource_types import registry
+from app.resource_types import schema as sch
+from app.resource_types.base import Resource as Plugin
+from app.services import convergence, stacks, updates, updating
+from tests.unit.services.conftest import Recorder
+
+CTX = RequestContext(tenant_id="upd")
+HOT = "2018-08-31"
+
+
+def T(resources: dict[str, Any], outputs: dict[str, Any] | None = None,
+      parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    t: dict[str, Any] = {"heat_template_version": HOT, "resources": resources}
+    if outputs:
+        t["outputs"] = outputs
+    if parameters:
+        t["parameters"] = parameters
+    return t
+
+
+def test_resource(value: Any, **props: Any) -> dict[str, Any]:
+    return {"type": "OS::Heat::TestResource", "properties": {"value": value, **props}}
+
+
+test_resource.__test__ = False  # type: ignore[attr-defined]
+
+
+def _rows(stack_id: str) -> dict[str, Resource]:
+    with read_session() as s:
+        return {r.name: r for r in s.execute(select(Resource).where(
+            Resource.stack_id == stack_id)).scalars()}
+
+
+def _events(stack_id: str) -> list[Event]:
+    with read_session() as s:
+        return list(s.execute(select(Event).where(Event.stack_id == stack_id)
+                              .order_by(Event.id)).scalars())
+
+
+def _outputs(st: Stack) -> dict[str, Any]:
+    return {o["output_key"]: o.get("output_value") for o in st.outputs or []}
+
+
+def _after(events: list[Event], first: tuple[str, ...], then: tuple[str, ...]) -> bool:
+    keys = [(e.resource_name, e.action, e.status) for e in events]
+    return keys.index(first) < keys.index(then)
+
+
+BASE = T({"a": test_resource("one"),
+          "b": test_resource({"get_attr": ["a", "output"]}),
+          "rep": test_resource("x", update_replace=True),
+          "gone": {"type": "OS::Heat::RandomString", "properties": {"length": 6}},
+          "user": test_resource({"get_attr": ["gone", "value"]})},
+         {"b": {"value": {"get_attr": ["b", "output"]}},
+          "rep": {"value": {"get_resource": "rep"}}})
+NEW = T({"a": test_resource("two"),
+         "b": test_resource({"get_attr": ["a", "output"]}),
+         "rep": test_resource("y", update_replace=True),
+         "rep_user": test_resource({"get_resource": "rep"}),
+         "user": test_resource("fixed"),
+         "added": {"type": "OS::Heat::RandomString", "properties": {"length": 6}}},
+        {"b": {"value": {"get_attr": ["b", "output"]}},
+         "rep": {"value": {"get_resource": "rep"}}})
+
+
+def _update_twice_delivered(rec: Recorder, st: Stack, template: dict[str, Any]) -> Stack:
+    updates.update_stack(CTX, st.name, st.id, template=template)
+    while rec.queue:  # every message is delivered twice (at-least-once delivery)
+        args = rec.queue.pop(0)
+        convergence.check_resource(*args)
+        convergence.check_resource(*args)
+    return stacks.get_by_id(CTX, st.id)
+
+
+def test_update_in_place_replace_add_remove_with_every_message_delivered_twice(rec):
+    st = stacks.create_stack(CTX, stack_name="upd", template=BASE)
+    rec.run_all()
+    before = _rows(st.id)
+    n_created = len(_events(st.id))
+    st = _update_twice_delivered(rec, st, NEW)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert st.status_reason == "Stack UPDATE completed successfully"
+    after = _rows(st.id)
+    assert set(after) == {"a", "b", "rep", "rep_user", "user", "added"}  # "gone" row dropped
+    states = {n: f"{r.action}_{r.status}" for n, r in after.items()}
+    assert states == {"a": "UPDATE_COMPLETE", "b": "UPDATE_COMPLETE", "rep": "CREATE_COMPLETE",
+                      "rep_user": "CREATE_COMPLETE", "user": "UPDATE_COMPLETE",
+                      "added": "CREATE_COMPLETE"}
+    for name in ("a", "b", "user"):  # updated in place: the same physical resource
+        assert after[name].physical_resource_id == before[name].physical_resource_id
+    assert after["rep"].physical_resource_id != before["rep"].physical_resource_id
+    assert "_replaced" not in after["rep"].rsrc_data
+    assert _outputs(st) == {"b": "two", "rep": after["rep"].physical_resource_id}
+    assert after["rep_user"].properties_data["value"] == after["rep"].physical_resource_id
+    ev = Counter((e.resource_name, e.action, e.status, e.physical_resource_id)
+                 for e in _events(st.id)[n_created:] if e.resource_name != st.name)
+    assert set(ev.values()) == {1}, [k for k, v in ev.items() if v > 1]
+    old_rep = before["rep"].physical_resource_id
+    assert ev[("rep", "DELETE", "COMPLETE", old_rep)] == 1
+    assert ev[("gone", "DELETE", "COMPLETE", before["gone"].physical_resource_id)] == 1
+
+
+def test_dependents_move_to_the_replacement_before_the_old_one_is_deleted(rec):
+    st = stacks.create_stack(CTX, stack_name="order", template=BASE)
+    rec.run_all()
+    st = _update_twice_delivered(rec, st, NEW)
+    ev = _events(st.id)
+    assert _after(ev, ("rep", "CREATE", "COMPLETE"), ("rep_user", "CREATE", "IN_PROGRESS"))
+    assert _after(ev, ("rep_user", "CREATE", "COMPLETE"), ("rep", "DELETE", "IN_PROGRESS"))
+    # a removed resource goes only after its former dependent stopped using it
+    assert _after(ev, ("user", "UPDATE", "COMPLETE"), ("gone", "DELETE", "IN_PROGRESS"))
+
+
+def test_unchanged_resources_write_no_events_and_keep_their_state(rec):
+    st = stacks.create_stack(CTX, stack_name="same", template=BASE)
+    rec.run_all()
+    n_before = len(_events(st.id))
+    st = _update_twice_delivered(rec, st, BASE)
+    assert st.stack_status == "UPDATE_COMPLETE"
+    names = [e.resource_name for e in _events(st.id)[n_before:]]
+    assert names == [st.name, st.name]  # UPDATE_IN_PROGRESS and UPDATE_COMPLETE of the stack
+    assert {f"{r.action}_{r.status}" for r in _rows(st.id).values()} == {"CREATE_COMPLETE"}
+
+
+def test_a_crash_after_the_replacement_was_queued_creates_one_replacement(rec, monkeypatch):
+    st = stacks.create_stack(CTX, stack_name="crash", template=BASE)
+    rec.run_all()
+    old = _rows(st.id)["rep"].physical_resource_id
+    real = convergence.create_step
+    crashed = []
+
+    def crash_once(st_, r, *a, **k):
+        if r.name == "rep" and not crashed:
+            crashed.append(r.name)
+            raise RuntimeError("worker died")
+        return real(st_, r, *a, **k)
+
+    monkeypatch.setattr(convergence, "create_step", crash_once)
+    updates.update_stack(CTX, st.name, st.id, template=NEW)
+    while rec.queue:
+        args = rec.queue.pop(0)
+        try:
+            convergence.check_resource(*args)
+        except RuntimeError:
+            rec.queue.append(args)  # redelivered (acks_late)
+    st = stacks.get_by_id(CTX, st.id)
+    assert crashed and st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    ev = [e for e in _events(st.id) if e.resource_name == "rep"]
+    assert [(e.action, e.status) for e in ev if e.physical_resource_id == old][-2:] == \
+        [("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
+    assert sum(1 for e in ev if (e.action, e.status) == ("CREATE", "COMPLETE")) == 2  # create+1
+
+
+def test_update_is_refused_while_in_progress_and_after_delete(rec):
+    st = stacks.create_stack(CTX, stack_name="busy", template=BASE)
+    with pytest.raises(errors.ActionInProgress) as err:
+        updates.update_stack(CTX, st.name, st.id, template=NEW)
+    assert err.value.http_status == 409
+    assert str(err.value.message) == "Stack busy already has an action (CREATE) in progress."
+    rec.run_all()
+    stacks.delete_stack(CTX, st.name, st.id)
+    rec.run_all()
+    with pytest.raises(errors.NotFound):
+        updates.update_stack(CTX, st.name, st.id, template=NEW)
+
+
+def test_a_bad_update_writes_nothing(rec):
+    st = stacks.create_stack(CTX, stack_name="bad", template=BASE)
+    rec.run_all()
+    with read_session() as s:
+        n_raw = s.execute(select(func.count()).select_from(RawTemplate)).scalar()
+    n_events = len(_events(st.id))
+    bad = T({"a": {"type": "OS::Heat::TestResource", "properties": {"nope": 1}}})
+    with pytest.raises(errors.StokerError) as err:
+        updates.update_stack(CTX, st.name, st.id, template=bad)
+    assert err.value.http_status == 400
+    with pytest.raises(errors.StokerError):
+        updates.update_stack(CTX, st.name, st.id, template=NEW, parameters={"undeclared": 1})
+    after = stacks.get_by_id(CTX, st.id)
+    assert (after.stack_status, after.raw_template_id) == ("CREATE_COMPLETE", st.raw_template_id)
+    with read_session() as s:
+        assert s.execute(select(func.count()).select_from(RawTemplate)).scalar() == n_raw
+    assert len(_events(st.id)) == n_events and not rec.queue
+
+
+class Frozen(Plugin):
+    """A test type with an ``immutable`` property (as e.g. Heat's Neutron ``network``)."""
+    type_name = "Test::Frozen"
+    properties_schema: ClassVar[dict[str, Any]] = {
+        "size": sch.prop("integer", "Immutable.", immutable=True, update_allowed=True),
+        "label": sch.prop("string", "Updatable.", update_allowed=True)}
+
+
+@pytest.fixture()
+def frozen_type(monkeypatch):
+    types = dict(registry._load())
+    types[Frozen.type_name] = Frozen
+    monkeypatch.setattr(registry, "_types", MappingProxyType(types))
+
+
+def test_changing_an_immutable_property_fails_with_heats_not_supported(rec, frozen_type):
+    t = T({"f": {"type": "Test::Frozen", "properties": {"size": 1, "label": "a"}}})
+    st = stacks.create_stack(CTX, stack_name="frozen", template=t)
+    rec.run_all()
+    t2 = T({"f": {"type": "Test::Frozen", "properties": {"size": 2, "label": "b"}}})
+    updates.update_stack(CTX, st.name, st.id, template=t2)
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    reason = "NotSupported: resources.f: Update to properties size of f (Test::Frozen) is " \
+             "not supported."
+    assert st.stack_status == "UPDATE_FAILED"
+    assert st.status_reason == f"Resource UPDATE failed: {reason}"
+    f = _rows(st.id)["f"]
+    assert (f.action, f.status, f.status_reason) == ("UPDATE", "FAILED", reason)
+
+
+def test_a_failed_update_rolls_back_to_the_previous_template_when_asked(rec):
+    t = T({"a": test_resource({"get_param": "v"}), "b": test_resource("keep")},
+          {"a": {"value": {"get_attr": ["a", "output"]}}},
+          {"v": {"type": "string", "default": "first"}})
+    st = stacks.create_stack(CTX, stack_name="rb", template=t, disable_rollback=False)
+    rec.run_all()
+    broken = T({"a": test_resource("second", fail=True), "b": test_resource("keep"),
+                "extra": {"type": "OS::Heat::None"}},
+               {"a": {"value": {"get_attr": ["a", "output"]}}})
+    updates.update_stack(CTX, st.name, st.id, template=broken)
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "ROLLBACK_COMPLETE", st.status_reason
+    assert _outputs(st) == {"a": "first"}
+    assert set(_rows(st.id)) == {"a", "b"}  # what the update added went with the rollback
+    kinds = [(e.resource_name, e.action, e.status) for e in _events(st.id)]
+    assert ("rb", "UPDATE", "FAILED") in kinds and ("rb", "ROLLBACK", "COMPLETE") in kinds
+    assert stacks.get_template(CTX, st)["parameters"] == t["parameters"]
+
+
+def test_update_from_a_failed_create_replaces_the_failed_resource(rec):
+    t = T({"a": test_resource("v", fail=True)})
+    st = stacks.create_stack(CTX, stack_name="fromfail", template=t)
+    rec.run_all()
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_FAILED"
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource("v")}))
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    a = _rows(st.id)["a"]
+    assert (a.action, a.status, a.rsrc_data.get("value")) == ("CREATE", "COMPLETE", "v")
+
+
+def test_patch_keeps_the_template_and_merges_parameters(rec):
+    t = T({"a": test_resource({"get_param": "v"})}, {"a": {"value": {"get_attr": ["a", "output"]}}},
+          {"v": {"type": "string", "default": "d"}, "w": {"type": "string", "default": "x"}})
+    st = stacks.create_stack(CTX, stack_name="patch", template=t, parameters={"w": "kept"},
+                             timeout_mins=7, tags=["t1"])
+    rec.run_all()
+    updates.update_stack(CTX, st.name, st.id, existing=True, parameters={"v": "patched"})
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE"
+    assert _outputs(st) == {"a": "patched"}
+    assert st.parameters == {"w": "kept", "v": "patched"}
+    assert (st.timeout_mins, st.tags) == (7, ["t1"])
+    updates.update_stack(CTX, st.name, st.id, existing=True, clear_parameters=["v"])
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert _outputs(st) == {"a": "d"} and st.parameters == {"w": "kept"}
+
+
+def test_delete_during_an_update_supersedes_it(rec):
+    st = stacks.create_stack(CTX, stack_name="supersede", template=BASE)
+    rec.run_all()
+    updates.update_stack(CTX, st.name, st.id, template=NEW)
+    convergence.check_resource(*rec.queue.pop(0))
+    stale = list(rec.queue)
+    rec.queue.clear()
+    stacks.delete_stack(CTX, st.name, st.id)
+    for args in stale:
+        convergence.check_resource(*args)
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "DELETE_COMPLETE", st.status_reason
+    assert {f"{r.action}_{r.status}" for r in _rows(st.id).values()} <= {"DELETE_COMPLETE",
+                                                                        "INIT_COMPLETE"}
+
+
+CHILD = """
+heat_template_version: 2018-08-31
+parameters:
+  v: {type: string}
+resources:
+  r: {type: OS::Heat::TestResource, properties: {value: {get_param: v}}}
+outputs:
+  out: {value: {get_attr: [r, output]}}
+"""
+
+
+def _nested(count: int, v: str) -> dict[str, Any]:
+    return T({"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+                  "count": count, "resource_def": {"type": "OS::Heat::TestResource",
+                                                   "properties": {"value": "m%index%"}}}},
+              "n": {"type": "child.yaml", "properties": {"v": v}}},
+             {"outs": {"value": {"get_attr": ["g", "output"]}},
+              "refs": {"value": {"get_attr": ["g", "refs"]}},
+              "n": {"value": {"get_attr": ["n", "out"]}}})
+
+
+def test_nested_stacks_are_updated_in_place_and_groups_scale(db):
+    files = {"child.yaml": CHILD}
+    st = stacks.create_stack(CTX, stack_name="nest", template=_nested(2, "a"), files=files)
+    st = stacks.get_by_id(CTX, st.id)
+    refs = _outputs(st)["refs"]
+    children = {r.name: r.physical_resource_id for r in _rows(st.id).values()}
+    updates.update_stack(CTX, st.name, st.id, template=_nested(3, "b"), files=files)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    out = _outputs(st)
+    assert out["outs"] == ["m0", "m1", "m2"] and out["n"] == "b"
+    assert out["refs"][:2] == refs  # existing members kept
+    assert {r.name: r.physical_resource_id for r in _rows(st.id).values()} == children
+    updates.update_stack(CTX, st.name, st.id, template=_nested(1, "b"), files=files)
+    st = stacks.get_by_id(CTX, st.id)
+    assert _outputs(st)["outs"] == ["m0"] and _outputs(st)["refs"] == refs[:1]
+    group = stacks.get_by_id(CTX, children["g"])
+    assert group.stack_status == "UPDATE_COMPLETE"
+    assert set(_rows(group.id)) == {"0"}
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, children["n"]).stack_status == "DELETE_COMPLETE"
+
+
+def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
+    t = T({"rep": {**test_resource("x", update_replace=True), "deletion_policy": "Retain"}})
+    st = stacks.create_stack(CTX, stack_name="retain", template=t)
+    rec.run_all()
+    old = _rows(st.id)["rep"].physical_resource_id
+    t2 = T({"rep": {**test_resource("y", update_replace=True), "deletion_policy": "Retain"}})
+    updates.update_stack(CTX, st.name, st.id, template=t2)
+    rec.run_all()
+    ev = [(e.action, e.status) for e in _events(st.id)
+          if e.resource_name == "rep" and e.physical_resource_id == old]
+    assert ev[-2:] == [("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
+    assert updating.REPLACED not in _rows(st.id)["rep"].rsrc_data
