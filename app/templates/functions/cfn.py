@@ -4,7 +4,8 @@ As Heat's cfn functions: ``Ref`` (a parameter's value, else a resource's referen
 ``Fn::Select: [index, collection]`` (out of range -> ``""``), ``Fn::Join: [delim, [strings]]``,
 ``Fn::Split: [delim, string]``, ``Fn::Replace: [{placeholder: value}, template]``,
 ``Fn::Base64: string`` (identity), ``Fn::MemberListToMap: [key_name, value_name, list]``,
-``Fn::GetAZs`` and ``Fn::ResourceFacade``.
+``Fn::GetAZs`` and ``Fn::ResourceFacade``. ``Fn::Join``, ``Fn::Split`` and ``Fn::Replace`` are
+bounded as their HOT counterparts (:mod:`app.templates.functions.limits`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from app.templates.functions.base import Function, Path, Resolver
+from app.templates.functions.limits import check_size, split_size
 from app.templates.functions.strings import Join, Replace
 
 
@@ -82,6 +84,8 @@ class Split(Function):
         if not isinstance(text, str):
             raise self.error(f'Function "{self.fn_name}" should be: '
                              f'"{self.fn_name}" : [ ",", "str1,str2"]]')
+        if isinstance(delim, str) and delim:
+            check_size(self, split_size(text, delim))
         return text.split(delim)
 
 

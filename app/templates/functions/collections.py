@@ -10,14 +10,24 @@ As Heat's hot_spec:
 * ``map_replace: [M, {keys: {old: new}, values: {old: new}}]`` (newton).
 * ``list_concat: [l1, l2, ...]`` / ``list_concat_unique`` (pike): null counts as ``[]``.
 * ``filter: [values_to_remove, list]`` (ocata).
+
+Bounds (:mod:`app.templates.functions.limits`): ``repeat``'s entry count (the product of the
+for_each lengths, or their common length) is checked before anything is built, then every entry
+is charged as it is built, each ``str.replace`` before it runs; ``list_concat(_unique)`` checks
+the concatenation (entries and their sizes) before building it. ``list_concat_unique`` and
+``filter`` compare by hashing where values allow, so they are linear, not quadratic; their
+results are no larger than their arguments.
 """
 from __future__ import annotations
 
 import itertools
 import json
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from app.templates.functions.base import UNKNOWN, Function, Resolver, contains_unknown, resolve
+from app.templates.functions.limits import Budget, too_large
 
 
 def _json(value: Any) -> str:
@@ -25,6 +35,29 @@ def _json(value: Any) -> str:
         return json.dumps(value)
     except (TypeError, ValueError):
         return repr(value)
+
+
+class _Members:
+    """Membership with list ``in`` semantics (equality), hashed where values are hashable:
+    O(1) per test instead of O(len)."""
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        self.hashed: set[Any] = set()
+        self.other: list[Any] = []
+        for v in values:
+            self.add(v)
+
+    def add(self, value: Any) -> None:
+        try:
+            self.hashed.add(value)
+        except TypeError:
+            self.other.append(value)
+
+    def __contains__(self, value: Any) -> bool:
+        try:
+            return value in self.hashed
+        except TypeError:
+            return value in self.other
 
 
 class Repeat(Function):
@@ -60,19 +93,31 @@ class Repeat(Function):
                              f'must be {kinds}')
         return value
 
-    def _replace(self, keys: tuple[str, ...], values: tuple[Any, ...], tmpl: Any) -> Any:
+    def _replace(self, keys: tuple[str, ...], values: tuple[Any, ...], tmpl: Any,
+                 budget: Budget) -> Any:
+        """One entry: ``tmpl`` with each key replaced by its value, charged to ``budget`` as
+        :func:`~app.templates.functions.limits.measure` counts (a string's new length is
+        computed before each ``str.replace``)."""
         if isinstance(tmpl, str):
             for key, value in zip(keys, values):
                 if not isinstance(value, str):
                     raise self.error(f"replace() argument 2 must be str, not "
                                      f"{type(value).__name__}")
-                tmpl = tmpl.replace(key, value)
+                count = tmpl.count(key)
+                if count:
+                    if not budget.allows(len(tmpl) + count * (len(value) - len(key))):
+                        raise too_large(self)
+                    tmpl = tmpl.replace(key, value)
+            budget.charge(len(tmpl))
             return tmpl
         if isinstance(tmpl, list):
-            return [self._replace(keys, values, v) for v in tmpl]
+            budget.charge(1 + len(tmpl))
+            return [self._replace(keys, values, v, budget) for v in tmpl]
         if isinstance(tmpl, dict):
-            return {self._replace(keys, values, k): self._replace(keys, values, v)
+            budget.charge(1 + len(tmpl))
+            return {self._replace(keys, values, k, budget): self._replace(keys, values, v, budget)
                     for k, v in tmpl.items()}
+        budget.charge(1)
         return tmpl
 
     def result(self, args: Any, r: Resolver) -> Any:
@@ -94,14 +139,22 @@ class Repeat(Function):
         if not isinstance(permutations, bool):
             raise self.error(f'"permutations" should be boolean type for {self.fn_name} '
                              f'function.')
+        combos: Iterable[tuple[Any, ...]]
         if permutations:
-            combos = list(itertools.product(*lists))
+            count = math.prod(len(lst) for lst in lists)
+            combos = itertools.product(*lists)
         else:
             if len({len(lst) for lst in lists}) > 1:
                 raise self.error(f"For {self.fn_name}, the length of for_each values should be "
                                  f"equal if no nested loop.")
-            combos = list(zip(*lists))
-        return [self._replace(keys, combo, template) for combo in combos]
+            count = len(lists[0]) if lists else 0
+            combos = zip(*lists)
+        budget = Budget(self)
+        # Each entry is a member (1) and, unless the template is a string (maybe ""), >= 1.
+        if not budget.allows(1 + count * (1 if isinstance(template, str) else 2)):
+            raise too_large(self)
+        budget.charge(1 + count)
+        return [self._replace(keys, combo, template, budget) for combo in combos]
 
 
 class RepeatWithMap(Repeat):
@@ -200,7 +253,7 @@ class ListConcat(Function):
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, list):
             raise self.error(self._usage())
-        out: list[Any] = []
+        lists: list[list[Any]] = []
         for item in args:
             if item is None:
                 continue
@@ -208,14 +261,22 @@ class ListConcat(Function):
                 raise self.error(f"Incorrect arguments: Items to concat must be lists. "
                                  f"{_json(args)} contains an item that is not a list: "
                                  f"{_json(item)}")
-            out.extend(item)
+            lists.append(item)
+        budget = Budget(self)
+        budget.charge(1 + sum(len(lst) for lst in lists))
+        for lst in lists:
+            for v in lst:
+                budget.charge_value(v)
         if self.unique:
+            seen = _Members()
             uniq: list[Any] = []
-            for v in out:
-                if v not in uniq:
-                    uniq.append(v)
+            for lst in lists:
+                for v in lst:
+                    if v not in seen:
+                        seen.add(v)
+                        uniq.append(v)
             return uniq
-        return out
+        return [v for lst in lists for v in lst]
 
 
 class ListConcatUnique(ListConcat):
@@ -249,4 +310,5 @@ class Filter(Function):
             return list(seq)
         if not isinstance(remove, list):
             remove = [remove]
-        return [v for v in seq if v not in remove]
+        members = _Members(remove)
+        return [v for v in seq if v not in members]

@@ -11,6 +11,10 @@ As Heat's hot_spec:
 * ``str_split: [delim, string(, index)]`` (2015-10-15).
 * ``digest: [algorithm, value]`` (2015-04-30): md5, sha1, sha224, sha256, sha384, sha512.
 * ``make_url: {scheme, host, port, path, query, fragment}`` (pike).
+
+Results are bounded by :data:`app.templates.functions.limits.MAX_RESULT_SIZE` characters, computed
+from the arguments before the result is built (``make_url``, at most 12 characters per input
+character, is checked once built); over it is a :class:`FunctionError` naming the function.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from typing import Any
 from urllib import parse as urlparse
 
 from app.templates.functions.base import Function, Resolver
+from app.templates.functions.limits import MAX_RESULT_SIZE, Budget, check_size, measure, split_size, too_large
 
 
 def dumps(value: Any) -> str:
@@ -69,6 +74,7 @@ class Replace(Function):
         self.validate_params(template, params)
         values = {k: self.replacement(k, v) for k, v in params.items()}
         keys = sorted(sorted(values), key=len, reverse=True)
+        check_size(self, replaced_length(template, keys, values))
 
         def replace(text: str, remaining: list[str]) -> str:
             if not remaining:
@@ -79,11 +85,31 @@ class Replace(Function):
         return replace(template, keys)
 
 
+def replaced_length(text: str, keys: list[str], values: dict[str, str]) -> int:
+    """Length of :class:`Replace`'s result for ``text`` without building it: the same splits
+    (placeholders in ``keys`` order, each within the pieces the previous ones left), counting
+    the pieces instead of joining them. O(len(text) * len(keys)).
+    :raises ValueError: an empty placeholder (as ``str.split``)."""
+    if not text:
+        return 0
+    for i, head in enumerate(keys):
+        if head in text:
+            break
+    else:
+        return len(text)
+    parts = text.split(head)
+    rest = keys[i + 1:]
+    return (len(parts) - 1) * len(values[head]) + sum(
+        replaced_length(part, rest, values) for part in parts)
+
+
 class ReplaceJson(Replace):
     """2015-10-15+ ``str_replace``: maps and lists are JSON-encoded."""
 
     def replacement(self, key: str, value: Any) -> str:
         if isinstance(value, (dict, list)):
+            if measure(value) > MAX_RESULT_SIZE:
+                raise too_large(self)
             return dumps(value)
         if value is not None and not isinstance(value, (str, int, float, bool)):
             raise self.error(f'"{self.fn_name}" params must be strings, numbers, list or map.')
@@ -126,7 +152,7 @@ class Join(Function):
         if not isinstance(self.args, list) or len(self.args) != 2:
             raise self.error(self._usage())
 
-    def item(self, value: Any) -> str:
+    def item(self, value: Any, budget: Budget | None = None) -> str:
         if value is None:
             return ""
         if not isinstance(value, str):
@@ -139,17 +165,25 @@ class Join(Function):
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, list) or len(args) < 2:
             raise self.error(self._usage())
-        items: list[Any] = []
+        lists: list[list[Any]] = []
         for lst in self.lists(args):
             if lst is None:
                 continue
             if not isinstance(lst, list):
                 raise self.error(f'"{self.fn_name}" must operate on a list')
-            items.extend(lst)
+            lists.append(lst)
         delim = args[0]
         if not isinstance(delim, str):
             raise self.error(f'"{self.fn_name}" delimiter must be a string')
-        return delim.join(self.item(v) for v in items)
+        budget = Budget(self)
+        budget.charge(max(sum(len(lst) for lst in lists) - 1, 0) * len(delim))
+        pieces: list[str] = []
+        for lst in lists:
+            for v in lst:
+                piece = self.item(v, budget)
+                budget.charge(len(piece))
+                pieces.append(piece)
+        return delim.join(pieces)
 
 
 class JoinMultiple(Join):
@@ -166,12 +200,14 @@ class JoinMultiple(Join):
     def lists(self, args: list[Any]) -> list[Any]:
         return [a for a in args[1:] if a]
 
-    def item(self, value: Any) -> str:
+    def item(self, value: Any, budget: Budget | None = None) -> str:
         if value is None:
             return ""
         if isinstance(value, str):
             return value
         if isinstance(value, (dict, list)):
+            if budget is not None and not budget.allows(measure(value, budget.left)):
+                raise too_large(self)
             return dumps(value)
         raise self.error(f"Items to join must be string, map or list not {repr(value)[:200]}")
 
@@ -197,6 +233,8 @@ class StrSplit(Function):
             raise self.error(f"'{type(text).__name__}' object has no attribute 'split'")
         if not isinstance(delim, str) or not delim:
             raise self.error(f'"{self.fn_name}" delimiter must be a non-empty string')
+        if len(args) == 2:
+            check_size(self, split_size(text, delim))
         parts = text.split(delim)
         if len(args) == 3:
             try:
@@ -277,4 +315,6 @@ class MakeURL(Function):
             netloc = f"{creds}@{netloc}"
         path = urlparse.quote(str(args.get("path") or ""))
         fragment = urlparse.quote(str(args.get("fragment") or ""))
-        return urlparse.urlunsplit((str(scheme), netloc, path, urlparse.urlencode(query), fragment))
+        url = urlparse.urlunsplit((str(scheme), netloc, path, urlparse.urlencode(query), fragment))
+        check_size(self, len(url))
+        return url
