@@ -91,8 +91,8 @@ def api(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Serve the Orchestration API v1 with gunicorn (one process, replaced by gunicorn)."""
     settings = _settings(api_host=host, api_port=port)
     from app.cli_up import child_env
-    argv = [sys.executable, "-m", "gunicorn", "app.api:create_app()",
-            "--bind", f"{settings.api_host}:{settings.api_port}",
+    argv = [sys.executable, "-m", "gunicorn", "-c", "python:app.api.gunicorn_conf",
+            "app.api:create_app()", "--bind", f"{settings.api_host}:{settings.api_port}",
             "--workers", str(workers), "--threads", str(threads)]
     os.execve(sys.executable, argv, child_env(settings))
 

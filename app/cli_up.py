@@ -78,7 +78,8 @@ def sandbox_available() -> bool:
 def procfile(settings: config.Settings, *, sandbox: bool) -> list[Proc]:
     """The processes ``stoker up`` runs (the Procfile's, embedded flavour)."""
     py = sys.executable
-    procs = [Proc("api", [py, "-m", "gunicorn", "app.api:create_app()",
+    procs = [Proc("api", [py, "-m", "gunicorn", "-c", "python:app.api.gunicorn_conf",
+                          "app.api:create_app()",
                           "--bind", f"{settings.api_host}:{settings.api_port}",
                           "--workers", "2", "--threads", "4", "--graceful-timeout", "5",
                           "--log-level", "warning"])]

@@ -8,11 +8,15 @@ heat-api's ``FaultWrapper`` (``heat/api/middleware/fault.py``) renders every err
 - :class:`app.errors.StokerError` → its ``http_status`` and ``heat_type``;
 - werkzeug HTTP exceptions (unknown route, wrong method, body too large) → the same shape with
   heat-api's webob names (``HTTPNotFound``, ``HTTPMethodNotAllowed``...), keeping ``Allow``;
-- anything else → 500 with the traceback logged, never sent.
+- anything else → 500 with the traceback logged, never sent;
+- what the HTTP server turns down before the app sees it (gunicorn: a request line or header
+  too long, a malformed request) → the same shape, as raw JSON bytes (:func:`server_fault`).
 """
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
@@ -26,13 +30,28 @@ LOG = logging.getLogger(__name__)
 WEBOB_NAMES = {
     400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden", 404: "HTTPNotFound",
     405: "HTTPMethodNotAllowed", 406: "HTTPNotAcceptable", 409: "HTTPConflict",
-    413: "HTTPRequestEntityTooLarge", 415: "HTTPUnsupportedMediaType",
+    413: "HTTPRequestEntityTooLarge", 414: "HTTPRequestURITooLong",
+    415: "HTTPUnsupportedMediaType", 417: "HTTPExpectationFailed",
     500: "HTTPInternalServerError", 501: "HTTPNotImplemented",
 }
 
+# webob's titles for statuses that only the HTTP server answers (errors.HTTP_TITLES: the app's).
+SERVER_TITLES = {
+    414: ("Request-URI Too Long", "The request URI was too long for this server."),
+    417: ("Expectation Failed", "Expectation failed."),
+    501: ("Not Implemented", "The request method is not implemented for this server."),
+}
+
+
+def _body(status: int, heat_type: str, message: str) -> dict[str, Any]:
+    body = errors.fault_body(status, heat_type, message)
+    if status in SERVER_TITLES and status not in errors.HTTP_TITLES:
+        body["title"], body["explanation"] = SERVER_TITLES[status]
+    return body
+
 
 def fault(status: int, heat_type: str, message: str) -> Response:
-    return json_response(errors.fault_body(status, heat_type, message), status)
+    return json_response(_body(status, heat_type, message), status)
 
 
 def stoker_error(exc: errors.StokerError) -> Response:
@@ -78,6 +97,20 @@ def unexpected(exc: Exception) -> Response:
         return fault(400, "HTTPBadRequest", "The request body is nested too deeply.")
     LOG.exception("Unhandled error serving the request")
     return fault(500, "HTTPInternalServerError", "An unexpected error occurred.")
+
+
+def server_fault(status: int, message: str) -> tuple[int, bytes]:
+    """``(status, JSON body)`` for a request the HTTP server turns down before the app sees it
+    (gunicorn's request-line, header and framing checks), in Heat's fault shape.
+
+    A header section too large (gunicorn's 431) is a 400, as heat-api's eventlet server answers
+    a header line over ``max_header_line``; an empty message (gunicorn's own 500) reads as the
+    app's unexpected-error message."""
+    if status == 431:
+        status = 400
+    body = _body(status, WEBOB_NAMES.get(status, "HTTPError"),
+                 message or "An unexpected error occurred.")
+    return status, json.dumps(body).encode()
 
 
 def register(app: Flask) -> None:

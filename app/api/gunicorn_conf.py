@@ -1,0 +1,46 @@
+"""gunicorn settings of the api process: ``gunicorn -c python:app.api.gunicorn_conf
+'app.api:create_app()'`` (the Procfile, ``stoker api`` and ``stoker up`` pass it; a flag given on
+the command line still wins).
+
+- ``limit_request_line = 8190``: the longest request line (method, URL with its query string,
+  version) gunicorn reads. Its default, 4094, turned away URLs that heat-api serves (a stack
+  list or event list with many filters). 8190 is the largest bounded value gunicorn takes
+  (larger values are cut to it; 0 means unbounded reads) and Apache's ``LimitRequestLine``
+  default, which bounds heat-api deployed under mod_wsgi; heat-api's own eventlet server reads
+  up to 50000 bytes (its ``URL_LENGTH_LIMIT``).
+- ``limit_request_field_size = 16384``: one header line, Heat's ``max_header_line`` default
+  (room for large Keystone tokens).
+- What gunicorn still turns away before the app sees it (a longer URL, an oversize or malformed
+  header) is answered in Heat's fault JSON instead of gunicorn's HTML page: a 414
+  ``HTTPRequestURITooLong``, a 400 ``HTTPBadRequest``... (:func:`app.api.faults.server_fault`),
+  installed in each worker by :func:`post_worker_init`.
+"""
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from gunicorn import util  # type: ignore[import-untyped]
+
+limit_request_line = 8190
+limit_request_field_size = 16384
+
+
+def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's ``util.write_error(sock, status_int, reason, mesg)``, answering Heat's fault
+    JSON (``Connection: close``, as gunicorn closes the connection after it)."""
+    from app.api import faults
+    status, body = faults.server_fault(status_int, mesg)
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = reason
+    head = (f"HTTP/1.1 {status} {phrase}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+def post_worker_init(worker: Any) -> None:
+    """gunicorn server hook, in each worker once the app is loaded: gunicorn writes the
+    requests it rejects through ``util.write_error``; this worker writes them as Heat faults."""
+    util.write_error = write_fault

@@ -1,0 +1,144 @@
+"""The api process under gunicorn (``app.api.gunicorn_conf``): the request-line and header limits
+are read from the config module, and what gunicorn rejects before the app sees it is answered in
+Heat's fault JSON, not gunicorn's HTML page; then the same against a real gunicorn."""
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gunicorn import util
+from gunicorn.app.wsgiapp import WSGIApplication
+from gunicorn.http.errors import InvalidRequestLine, LimitRequestHeaders, LimitRequestLine
+from gunicorn.workers.gthread import ThreadWorker
+
+from app import cli_up, config
+from app.api import faults, gunicorn_conf
+
+
+def _cfg(monkeypatch: pytest.MonkeyPatch, *flags: str) -> Any:
+    """gunicorn's settings as its command line reads them with the api's config module."""
+    monkeypatch.setattr(sys, "argv", ["gunicorn", "-c", "python:app.api.gunicorn_conf",
+                                      *flags, "app.api:create_app()"])
+    return WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").cfg
+
+
+def test_config_module_sets_the_limits_and_the_hook(monkeypatch):
+    cfg = _cfg(monkeypatch)
+    assert cfg.limit_request_line == 8190  # gunicorn's largest bounded value (default 4094)
+    assert cfg.limit_request_field_size == 16384  # Heat's max_header_line
+    assert cfg.post_worker_init is gunicorn_conf.post_worker_init
+    assert _cfg(monkeypatch, "--limit-request-line", "2048").limit_request_line == 2048
+
+
+def test_every_api_launcher_passes_the_config_module(tmp_path):
+    api = cli_up.procfile(config.load({}, data_dir=str(tmp_path)), sandbox=False)[0].argv
+    assert api[api.index("-c") + 1] == "python:app.api.gunicorn_conf"
+    procfile = (Path(__file__).resolve().parents[3] / "Procfile").read_text()
+    api_line = next(line for line in procfile.splitlines() if line.startswith("api:"))
+    assert "-c python:app.api.gunicorn_conf " in api_line
+
+
+def _rejected(monkeypatch: pytest.MonkeyPatch, exc: Exception) -> tuple[str, dict[str, str], Any]:
+    """What gunicorn's own ``handle_error`` writes for ``exc`` in a worker after the hook:
+    ``(status line, headers, JSON body)``."""
+    monkeypatch.setattr(util, "write_error", util.write_error)  # restored after the test
+    worker = object.__new__(ThreadWorker)
+    worker.log = logging.getLogger("test.gunicorn")
+    gunicorn_conf.post_worker_init(worker)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        worker.handle_error(None, ours, ("127.0.0.1", 4321), exc)
+        ours.shutdown(socket.SHUT_WR)
+        raw = b""
+        while chunk := theirs.recv(65536):
+            raw += chunk
+    head, body = raw.split(b"\r\n\r\n", 1)
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    assert int(headers["Content-Length"]) == len(body)
+    return status, headers, json.loads(body)
+
+
+def test_too_long_url_is_a_json_414(monkeypatch):
+    status, headers, body = _rejected(monkeypatch, LimitRequestLine(9032, 8190))
+    assert status.startswith("HTTP/1.1 414 ")
+    assert headers["Content-Type"] == "application/json" and headers["Connection"] == "close"
+    assert body == {"code": 414, "title": "Request-URI Too Long",
+                    "explanation": "The request URI was too long for this server.",
+                    "error": {"type": "HTTPRequestURITooLong", "traceback": None,
+                              "message": "Request Line is too large (9032 > 8190)"}}
+
+
+def test_too_large_header_and_bad_request_line_are_json_400s(monkeypatch):
+    status, _, body = _rejected(monkeypatch, LimitRequestHeaders("limit request headers fields"))
+    assert status == "HTTP/1.1 400 Bad Request"  # gunicorn's 431, eventlet's (Heat's) 400
+    assert body["code"] == 400 and body["title"] == "Bad Request"
+    assert body["error"]["type"] == "HTTPBadRequest"
+    assert "limit request headers fields" in body["error"]["message"]
+    status, _, body = _rejected(monkeypatch, InvalidRequestLine("GARBAGE"))
+    assert status == "HTTP/1.1 400 Bad Request" and body["error"]["type"] == "HTTPBadRequest"
+
+
+def test_server_fault_without_a_message():
+    status, raw = faults.server_fault(500, "")
+    assert status == 500
+    assert json.loads(raw)["error"] == {"type": "HTTPInternalServerError", "traceback": None,
+                                        "message": "An unexpected error occurred."}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(port: int, target: str) -> tuple[int, str, bytes]:
+    """One raw HTTP/1.1 GET: ``(status, content type, body)``."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                  .encode())
+        raw = b""
+        while chunk := s.recv(65536):
+            raw += chunk
+    head, body = raw.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}
+    return int(lines[0].split()[1]), headers.get("content-type", ""), body
+
+
+def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path):
+    """The api process as ``stoker up`` starts it: a 5,000-character query string reaches the
+    app (gunicorn's default turned it away with an HTML 414); 9,000 is Heat's JSON 414."""
+    port = _free_port()
+    s = config.load({}, data_dir=str(tmp_path), api_port=port)
+    argv = cli_up.procfile(s, sandbox=False)[0].argv
+    argv[argv.index("--workers") + 1] = "1"
+    proc = subprocess.Popen(argv, env=cli_up.child_env(s), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                _get(port, "/")
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.1)
+        status, kind, _ = _get(port, "/?q=" + "a" * 5000)
+        assert status == 300 and kind == "application/json"  # heat-api's versions document
+        status, kind, body = _get(port, "/?q=" + "a" * 9000)
+        assert status == 414 and kind == "application/json"
+        assert json.loads(body)["error"]["type"] == "HTTPRequestURITooLong"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        if proc.stderr:
+            proc.stderr.close()
