@@ -213,7 +213,8 @@ def _save_queue(r: Any, queue: list[dict[str, Any]], events: list[dict[str, Any]
     """Persist the cleanup's progress and release the lock (one transaction)."""
     data = {**(r.rsrc_data or {}), REPLACED: queue}
     with session() as s:
-        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=data, engine_id=None))
+        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=data, engine_id=None,
+                                                           updated_at=utcnow()))
         if events:
             from sqlalchemy import insert
             s.execute(insert(completion.ET), events)
