@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 import sqlalchemy as sa
+import yaml
 
 from app import clients, config
 from app.context import RequestContext
