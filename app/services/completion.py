@@ -246,10 +246,19 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
     stack_event(s, st, st.action, status, reason)
     from app.services import nested
     nested.notify_parent(s, st)
-    if status == "FAILED" and st.action == "CREATE" and not st.disable_rollback:
+    if status == "FAILED":
+        _rollback_if_asked(s, st)
+
+
+def _rollback_if_asked(s: Session, st: Stack) -> None:
+    """A failed (or timed out) CREATE or UPDATE rolls back unless ``disable_rollback`` (Heat):
+    a create by deleting what it made, an update by updating back to the previous template."""
+    if st.disable_rollback:
+        return
+    if st.action == "CREATE":
         from app.services import traversals
         traversals.start_reverse(s, st, "ROLLBACK")
-    elif status == "FAILED" and st.action == "UPDATE" and not st.disable_rollback:
+    elif st.action == "UPDATE":
         from app.services import updates
         updates.rollback(s, st)
 
@@ -279,7 +288,8 @@ def reenqueue_successors(st: Any, r: Resource, traversal_id: str, is_update: boo
 
 def stack_timeout(stack_id: str, traversal_id: str) -> None:
     """The traversal ran out of time: stack and in-progress resources FAILED ("Timed out"), and
-    the traversal is superseded so no further step of it runs (Heat's stack timeout)."""
+    the traversal is superseded so no further step of it runs (Heat's stack timeout); then a
+    rollback, if the stack asks for one."""
     with session() as s:
         st = s.get(Stack, stack_id)
         if st is None or st.current_traversal != traversal_id or st.status != "IN_PROGRESS":
@@ -293,3 +303,4 @@ def stack_timeout(stack_id: str, traversal_id: str) -> None:
             add_event(s, stack_id, r.name, r.physical_resource_id, r.type, r.action, "FAILED",
                       reason)
         stack_event(s, st, st.action, "FAILED", reason)
+        _rollback_if_asked(s, st)

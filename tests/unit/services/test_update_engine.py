@@ -354,3 +354,34 @@ def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
           if e.resource_name == "rep" and e.physical_resource_id == old]
     assert ev[-2:] == [("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
     assert updating.REPLACED not in _rows(st.id)["rep"].rsrc_data
+
+
+def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
+    from app.services import completion
+    forever = T({"slow": test_resource("v", action_wait_secs={"create": -1})})
+    st = stacks.create_stack(CTX, stack_name="late", template=forever, disable_rollback=False)
+    convergence.check_resource(*rec.queue.pop(0))  # starts the create, which never ends
+    rec.queue.clear()
+    completion.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "ROLLBACK_IN_PROGRESS"
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "ROLLBACK_COMPLETE"
+    assert _rows(st.id)["slow"].action == "DELETE"
+
+    st = stacks.create_stack(CTX, stack_name="late2", template=T({"r": test_resource("one")}),
+                             disable_rollback=False)
+    rec.run_all()
+    updates.update_stack(CTX, st.name, st.id,
+                         template=T({"r": test_resource(
+                             "two", action_wait_secs={"update": -1})}))
+    convergence.check_resource(*rec.queue.pop(0))  # the in-place update never ends
+    rec.queue.clear()
+    completion.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
+    kinds = [(e.action, e.status, e.status_reason) for e in _events(st.id)
+             if e.resource_name == st.name]
+    assert ("UPDATE", "FAILED", "Timed out") in kinds
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "ROLLBACK_COMPLETE", st.status_reason
+    assert _rows(st.id)["r"].rsrc_data["value"] == "one"
