@@ -1,8 +1,8 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
 ``create_app()`` is the WSGI entry (``gunicorn 'app.api:create_app()'``). One blueprint per noun
-(stacks, outputs, resources, events, validate, template_versions, resource_types, build_info,
-versions); views are short and call ``app.services`` only. Per request:
+(stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
+build_info, versions); views are short and call ``app.services`` only. Per request:
 
 1. ``x-openstack-request-id`` (``req-<uuid>``) is chosen and set on every response, errors too;
 2. the ``{tenant_id}`` of ``/v1/{tenant_id}/...`` and the headers become a
@@ -49,13 +49,14 @@ def _blueprints() -> list[Any]:
         outputs,
         resource_types,
         resources,
+        stack_update,
         stacks,
         template_versions,
         validate,
         versions,
     )
-    return [versions.blp, stacks.blp, outputs.blp, resources.blp, events.blp, validate.blp,
-            template_versions.blp, resource_types.blp, build_info.blp]
+    return [versions.blp, stacks.blp, stack_update.blp, outputs.blp, resources.blp, events.blp,
+            validate.blp, template_versions.blp, resource_types.blp, build_info.blp]
 
 
 def create_app(settings: config.Settings | None = None) -> Flask:

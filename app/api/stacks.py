@@ -7,7 +7,8 @@ api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
 - ``GET /stacks`` → ``{"stacks": [...]}`` (+ a ``next`` link when a page is full);
 - ``/stacks/{name_or_id}`` (any method) and ``GET /stacks/{name}/{resources|events|template|
   actions|environment|files}`` → 302 to the canonical ``/stacks/{name}/{id}[/sub-path]``;
-- ``GET /stacks/{name}/{id}`` → ``{"stack": {...}}``; ``DELETE`` → 204.
+- ``GET /stacks/{name}/{id}`` → ``{"stack": {...}}``; ``DELETE`` → 204 (``PUT`` / ``PATCH`` and
+  their ``/preview``: :mod:`app.api.stack_update`).
 """
 from __future__ import annotations
 
@@ -229,7 +230,7 @@ class Stack(MethodView):
     def post(self, stack_name: str, stack_id: str) -> Any:
         """``POST /stacks/{name}/{resources|events|template|actions}`` redirects (lookup)."""
         if stack_id not in POST_SUBPATHS:
-            raise MethodNotAllowed(valid_methods=["GET", "DELETE"])
+            raise MethodNotAllowed(valid_methods=["GET", "PUT", "PATCH", "DELETE"])
         return lookup(stack_name, stack_id)
 
     @blp.response(204, description="Deletion started (or done).")

@@ -176,9 +176,10 @@ def test_delete_is_204_empty(api, world, sample):
     assert world.called("delete_stack")["stack_id"] == STACK_ID
 
 
-def test_update_routes_are_not_offered(api):
-    assert api.put(BASE, json={}).status_code == 405
-    assert api.patch(BASE, json={}).status_code == 405
+def test_update_without_a_template_is_400_before_any_service_call(api):
+    resp = api.put(BASE, json={})  # update itself: tests/unit/api/test_stack_update.py
+    assert resp.status_code == 400
+    assert resp.get_json()["error"]["message"] == "No template specified"
 
 
 def test_template_environment_files(api, sample):

@@ -1,0 +1,310 @@
+"""What a stack update would do to each resource, with nothing written: Heat's
+``preview_update_stack`` (``StackUpdate.preview``) behind ``PUT|PATCH .../preview``.
+
+The request is checked exactly as an update is (:func:`app.services.updates.prepare_update`:
+template, environment, parameters, plugins; PUT or PATCH semantics). Then every resource is put
+in one list, by Heat's rules and the engine's (:mod:`app.services.updating`) view of a change:
+
+- ``added``: in the new template only; ``deleted``: exists, not in the new template;
+- ``replaced``: its type (or the built-in type a registry maps it to) changed, it is FAILED or
+  DELETE_COMPLETE (Heat replaces those), or the plugin's ``update_diff`` raises
+  ``UpdateReplace`` (a changed property is not ``update_allowed``);
+- ``updated``: its properties changed and every change may be made in place; a nested stack
+  (template resource, resource group) when its properties, its child's template or anything in
+  its child would change;
+- ``unchanged``: the rest.
+
+The new properties are resolved as the engine resolves them (``updating._new_props``), against
+the attributes the existing resources stored (``attr_data``): a property that reads an attribute
+of a resource being replaced compares with the old value, as in Heat's preview. A changed
+``immutable`` property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's
+preview does. Cost O(resources) reads; nested stacks are walked recursively.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import select
+
+from app import errors
+from app.context import RequestContext
+from app.engine import graph
+from app.models import RawTemplate, Resource, Stack, read_session
+from app.resource_types import base, registry
+from app.services import attrdata, convergence, definitions, nested, stacks, updates, updating
+
+KINDS = ("added", "deleted", "replaced", "unchanged", "updated")
+
+
+@dataclass
+class Change:
+    """One resource of a preview list, with what Heat's ``format_stack_resource`` shows of it:
+    the existing resource (``updated``, ``deleted``) or the new, not yet created one
+    (``added``, ``replaced``, ``unchanged``: INIT_COMPLETE, no physical id, as Heat's preview
+    formats them from the new stack)."""
+    name: str
+    type: str
+    stack_name: str
+    stack_id: str | None
+    tenant: str
+    action: str = "INIT"
+    status: str = "COMPLETE"
+    status_reason: str = ""
+    physical_resource_id: str | None = None
+    created_at: Any = None
+    updated_at: Any = None
+    required_by: list[str] = field(default_factory=list)
+    description: str = ""
+    metadata: Any = field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    parent_resource: str | None = None
+    nested_stack: tuple[str, str] | None = None
+
+
+Changes = dict[str, list[Change]]
+
+
+def preview_update(ctx: RequestContext, stack_name: str, stack_id: str, *,
+                   show_nested: bool = False, **request: Any) -> Changes:
+    """Classify the resources of stack ``stack_name``/``stack_id`` for an update request
+    (keyword arguments as :func:`app.services.updates.prepare_update`).
+
+    :param show_nested: also list the resources of nested stacks (Heat's ``show_nested``):
+        those of an updated nested stack as the child's own preview, those of a deleted or
+        replaced one as deleted, those of an added or replaced one as added.
+    :returns: ``{"added"|"deleted"|"replaced"|"unchanged"|"updated": [Change, ...]}``.
+    :raises errors.NotFound: unknown, another tenant's, or deleted (a stack in progress is
+        previewed, as Heat does).
+    :raises: the errors of :func:`updates.prepare_update` (400), ``NotSupported`` (400).
+    """
+    st = stacks.get_stack(ctx, stack_name, stack_id)
+    if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
+        raise errors.NotFound("Stack", stack_name)
+    prep = updates.prepare_update(ctx, st, **request)
+    out: Changes = {k: [] for k in KINDS}
+    parent = (st.nested_info or {}).get("resource_name") if st.parent_id else None
+    _preview(st, prep.loaded, prep.files, out, show_nested, parent)
+    return out
+
+
+def _rows(stack_id: str) -> list[Resource]:
+    with read_session() as s:
+        return list(s.execute(select(Resource).where(Resource.stack_id == stack_id)
+                              .order_by(Resource.id)).scalars())
+
+
+def _preview(st: Any, new: definitions.Loaded, files: dict[str, Any], out: Changes,
+             show_nested: bool, parent: str | None) -> bool:
+    """Classify ``st``'s resources for its new definition ``new`` into ``out`` (nested ones
+    too when ``show_nested``). :returns: whether anything in ``st`` would change."""
+    cur = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    rows = {r.name: r for r in _rows(st.id)}
+    data = {n: r.attr_data for n, r in rows.items() if r.attr_data}
+    rb = graph.invert({n: set(r.requires or ()) for n, r in rows.items()})
+    view = _View(st, cur, new, data, rb, parent)
+    changed = False
+    for name in new.definition.resources:
+        r = rows.get(name)
+        kind = "added" if r is None else _classify(st, r, cur, new, data)
+        inside: Changes = {}
+        if kind == "updated" and r is not None and _is_nested(r):
+            kind, inside = _nested_update(view, r, files, show_nested)
+        changed |= kind != "unchanged"
+        shown = view.existing(r) if kind == "updated" and r is not None else view.new(name)
+        out[kind].append(shown)
+        for k, entries in inside.items() if show_nested else ():
+            out[k].extend(entries)
+        if show_nested and kind == "replaced" and r is not None:
+            _all_deleted(view, r, out)
+        if show_nested and kind in ("added", "replaced"):
+            _all_added(view, name, files, out)
+    for name, r in rows.items():
+        if name not in new.definition.resources:
+            changed = True
+            out["deleted"].append(view.existing(r))
+            if show_nested:
+                _all_deleted(view, r, out)
+    return changed
+
+
+def _is_nested(r: Resource) -> bool:
+    return bool((r.rsrc_data or {}).get("nested")) and bool(r.physical_resource_id)
+
+
+def _created(r: Resource) -> bool:
+    return not (r.action == "INIT" or (r.properties_data is None and not r.physical_resource_id))
+
+
+def _classify(st: Any, r: Resource, cur: definitions.Loaded, new: definitions.Loaded,
+              data: dict[str, Any]) -> str:
+    """``replaced``, ``updated`` or ``unchanged`` for an existing resource (nested stacks are
+    refined by :func:`_nested_update`)."""
+    rdef = new.definition.resources[r.name]
+    if getattr(rdef, "implementation", rdef.type) != convergence.impl_of(r) \
+            or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+        return "replaced"
+    if r.status == "FAILED" or (r.action, r.status) == ("DELETE", "COMPLETE"):
+        return "replaced"
+    props = updating._new_props(st, r, new, data)  # the engine's own resolution
+    if _is_nested(r):
+        return "updated"  # the engine always updates a child stack; its preview decides
+    old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
+    if props == (old or {}):
+        return "unchanged"
+    if old is None:
+        return "updated"
+    try:
+        convergence.plugin_for(r, st, old, cur).update_diff(props)
+    except base.UpdateReplace:
+        return "replaced"
+    return "updated"
+
+
+def _old_props(st: Any, r: Resource, cur: definitions.Loaded,
+               data: dict[str, Any]) -> dict[str, Any] | None:
+    """A never-created resource's properties in the current template (Heat compares its
+    definitions); None when it is not in it or cannot be resolved."""
+    if r.name not in cur.definition.resources:
+        return None
+    try:
+        return updating._new_props(st, r, cur, data)
+    except Exception:
+        return None
+
+
+def _child_request(view: _View, name: str, files: dict[str, Any]) -> dict[str, Any]:
+    """The child stack's update request for nested resource ``name`` of the new definition
+    (as ``NestedResource.handle_update`` builds it): template, parameters, files, environment."""
+    from app.templates.type_resolution import nested_environment
+    definition = view.new_loaded.definition
+    rdef = definition.resources[name]
+    props = updating._new_props(view.st, SimpleNamespace(name=name), view.new_loaded, view.data)
+    env = nested_environment(definition, name)
+    if nested.kind(rdef) == nested.GROUP:
+        template = nested.group_template(props, definition.referenced_attributes(name))
+        return {"template": template, "parameters": {}, "files": files, "environment": env}
+    return {"template": files[rdef.template], "parameters": props, "files": files,
+            "environment": env}
+
+
+def _child(r: Resource) -> Stack | None:
+    with read_session() as s:
+        child = s.get(Stack, r.physical_resource_id) if r.physical_resource_id else None
+    return child if child is not None and child.deleted_at is None else None
+
+
+def _nested_update(view: _View, r: Resource, files: dict[str, Any],
+                   show_nested: bool) -> tuple[str, Changes]:
+    """``(updated|unchanged, the child's own preview)`` for an existing nested stack whose
+    type is unchanged: it is updated when its properties, its template or anything in it
+    would change."""
+    child = _child(r)
+    if child is None:
+        return "updated", {}
+    rdef = view.new_loaded.definition.resources[r.name]
+    info = dict(child.nested_info or {})
+    info["facade"] = {"metadata": nested._plain(rdef.metadata),
+                      "deletion_policy": rdef.deletion_policy,
+                      "update_policy": nested._plain(rdef.update_policy)}
+    facade: Any = SimpleNamespace(**{c.key: getattr(child, c.key) for c in Stack.__table__.c})
+    facade.nested_info = info  # a copy: nothing is written
+    request = _child_request(view, r.name, files)
+    prep = updates.prepare_update(RequestContext(tenant_id=view.st.tenant), facade, **request)
+    mine: Changes = {k: [] for k in KINDS}
+    changed = _preview(facade, prep.loaded, prep.files, mine, show_nested, r.name)
+    with read_session() as s:
+        raw = s.get(RawTemplate, child.raw_template_id)
+    changed = changed or raw is None or raw.template != prep.template \
+        or dict(child.parameters or {}) != prep.params
+    return ("updated" if changed else "unchanged"), mine
+
+
+def _all_deleted(view: _View, r: Resource, out: Changes) -> None:
+    """Every resource below the nested stack of ``r`` (existing) as deleted."""
+    child = _child(r) if _is_nested(r) else None
+    if child is None:
+        return
+    rows = _rows(child.id)
+    rb = graph.invert({x.name: set(x.requires or ()) for x in rows})
+    cur = definitions.load(child.id, child.raw_template_id, child.name, child.tenant)
+    sub = _View(child, cur, cur, {}, rb, r.name)
+    for x in rows:
+        out["deleted"].append(sub.existing(x))
+        _all_deleted(sub, x, out)
+
+
+def _all_added(view: _View, name: str, files: dict[str, Any], out: Changes) -> None:
+    """Every resource of the new nested stack of ``name`` (new definition) as added. A child
+    that cannot be built before its parent's inputs exist is left out."""
+    rdef = view.new_loaded.definition.resources[name]
+    if not nested.kind(rdef):
+        return
+    try:
+        request = _child_request(view, name, files)
+        env = {k: v for k, v in request["environment"].items() if k != "parameters"}
+        ident = definitions.identity(f"{view.st.name}-{name}", "None", view.st.tenant)
+        definition = definitions.parse_and_instantiate(
+            request["template"], files, env, request["parameters"], ident)[1]
+    except errors.StokerError:
+        return
+    loaded = definitions.Loaded.of(definition)
+    sub = _View(SimpleNamespace(name=ident.stack_name, id=None, tenant=view.st.tenant), loaded,
+                loaded, {}, {}, name)
+    for child_name in definition.resources:
+        out["added"].append(sub.new(child_name))
+        _all_added(sub, child_name, files, out)
+
+
+class _View:
+    """Builds :class:`Change` entries for one stack: from a row (existing) or from the new
+    definition (not created yet)."""
+
+    def __init__(self, st: Any, cur: definitions.Loaded, new: definitions.Loaded,
+                 data: dict[str, Any], required_by: dict[str, set[str]],
+                 parent: str | None) -> None:
+        self.st, self.cur_loaded, self.new_loaded = st, cur, new
+        self.data, self.required_by, self.parent = data, required_by, parent
+
+    def _base(self, name: str, type_name: str) -> Change:
+        return Change(name=name, type=type_name, stack_name=self.st.name, stack_id=self.st.id,
+                      tenant=self.st.tenant, parent_resource=self.parent)
+
+    def new(self, name: str) -> Change:
+        definition = self.new_loaded.definition
+        rdef = definition.resources[name]
+        c = self._base(name, rdef.type)
+        c.required_by = sorted(self.new_loaded.required_by.get(name, ()))
+        c.description = rdef.description or ""
+        c.metadata = _metadata(definition, name, self.data)
+        cls = None if nested.kind(rdef) else registry.get(getattr(rdef, "implementation",
+                                                                  rdef.type))
+        c.attributes = {a: None for a in (cls.attributes_schema if cls else {}) if a != "show"}
+        return c
+
+    def existing(self, r: Resource) -> Change:
+        c = self._base(r.name, r.type)
+        c.action, c.status, c.status_reason = r.action, r.status, r.status_reason or ""
+        c.physical_resource_id = r.physical_resource_id
+        c.created_at, c.updated_at = r.created_at, r.updated_at
+        c.required_by = sorted(self.required_by.get(r.name, ()))
+        rdef = self.cur_loaded.definition.resources.get(r.name)
+        if rdef is not None:
+            c.description = rdef.description or ""
+            c.metadata = _metadata(self.cur_loaded.definition, r.name, self.data)
+        cls = registry.get(convergence.impl_of(r))
+        known = {a: None for a in (cls.attributes_schema if cls else {}) if a != "show"}
+        c.attributes = {**known, **((r.attr_data or {}).get("attrs") or {})}
+        child = _child(r) if _is_nested(r) else None
+        if child is not None:
+            c.nested_stack = (child.name, child.id)
+        return c
+
+
+def _metadata(definition: Any, name: str, data: dict[str, Any]) -> Any:
+    try:
+        value = definition.resolve_metadata(name, attrdata.DataContext(data))
+    except Exception:
+        return {}
+    return value if value is not None else {}

@@ -1,0 +1,169 @@
+"""Stack update with python-heatclient, unmodified, over HTTP (a werkzeug server on a loopback
+port, as :mod:`tests.conformance.test_heatclient`): ``stacks.update`` (PUT, and PATCH with
+``existing``), ``stacks.preview_update``, and the ``openstack stack update`` command itself
+(``heatclient.osc.v1.stack.UpdateStack``: ``-t``, ``--existing``, ``--dry-run``, ``--wait``)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from heatclient import client as heat_client
+from heatclient import exc
+from heatclient.osc.v1 import stack as osc_stack
+from werkzeug.serving import make_server
+
+from app.services import dispatch
+
+V1 = """
+heat_template_version: 2018-08-31
+parameters:
+  greeting: {type: string, default: hello}
+resources:
+  msg:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: greeting}}
+  old: {type: OS::Heat::None}
+outputs:
+  msg: {value: {get_attr: [msg, output]}}
+"""
+V2 = """
+heat_template_version: 2018-08-31
+parameters:
+  greeting: {type: string, default: hello}
+resources:
+  msg:
+    type: OS::Heat::TestResource
+    properties: {value: {list_join: [" ", [{get_param: greeting}, world]]}}
+  new:
+    type: OS::Heat::RandomString
+    properties: {length: 6}
+outputs:
+  msg: {value: {get_attr: [msg, output]}}
+  new: {value: {get_attr: [new, value]}}
+"""
+
+
+@pytest.fixture()
+def heat(app):  # type: ignore[no-untyped-def]
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield heat_client.Client("1", endpoint=f"http://127.0.0.1:{server.port}/v1/conform",
+                             token="any-token")
+    server.shutdown()
+
+
+class Dropper:
+    """A dispatcher that runs nothing: the stack stays IN_PROGRESS."""
+
+    def check_resource(self, *args: Any, countdown: float = 0.0) -> None:
+        pass
+
+    def stack_timeout(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+def outputs(heat: Any, ident: str) -> dict[str, Any]:
+    return {o["output_key"]: o["output_value"] for o in heat.stacks.get(ident).outputs}
+
+
+def test_update_put_and_patch_through_heatclient(heat):
+    sid = heat.stacks.create(stack_name="up", template=V1)["stack"]["id"]
+    before = {r.resource_name: r for r in heat.resources.list(sid)}
+    heat.stacks.update("up", template=V2, parameters={"greeting": "hi"})  # by name: 302 + PUT
+    st = heat.stacks.get("up")
+    assert (st.id, st.stack_status) == (sid, "UPDATE_COMPLETE"), st.stack_status_reason
+    outs = outputs(heat, sid)
+    assert outs["msg"] == "hi world" and len(outs["new"]) == 6
+    res = {r.resource_name: r for r in heat.resources.list(sid)}
+    assert set(res) == {"msg", "new"}
+    assert res["msg"].physical_resource_id == before["msg"].physical_resource_id
+    assert res["msg"].resource_status == "UPDATE_COMPLETE"
+    assert res["new"].resource_status == "CREATE_COMPLETE"
+    statuses = [e.resource_status for e in heat.events.list(sid, resource_name="msg")]
+    assert {"UPDATE_IN_PROGRESS", "UPDATE_COMPLETE"} <= set(statuses)
+
+    heat.stacks.update(sid, existing=True, parameters={"greeting": "hey"})  # PATCH, no template
+    assert heat.stacks.get(sid).stack_status == "UPDATE_COMPLETE"
+    assert outputs(heat, sid)["msg"] == "hey world"
+    assert heat.stacks.template(sid)["outputs"]["new"] == {"value": {"get_attr": ["new",
+                                                                                 "value"]}}
+    heat.stacks.update(sid, existing=True, clear_parameters=["greeting"])
+    assert outputs(heat, sid)["msg"] == "hello world"
+
+
+def test_preview_update_through_heatclient(heat):
+    sid = heat.stacks.create(stack_name="pv", template=V1)["stack"]["id"]
+    body = heat.stacks.preview_update("pv", template=V2, parameters={"greeting": "hi"})
+    changes = body["resource_changes"]
+    assert sorted(changes) == ["added", "deleted", "replaced", "unchanged", "updated"]
+    assert [e["resource_name"] for e in changes["added"]] == ["new"]
+    assert [e["resource_name"] for e in changes["deleted"]] == ["old"]
+    assert [e["resource_name"] for e in changes["updated"]] == ["msg"]
+    assert changes["updated"][0]["resource_identity"]["stack_id"] == sid
+    body = heat.stacks.preview_update(sid, existing=True, parameters={"greeting": "hello"},
+                                      show_nested=True)
+    assert [e["resource_name"] for e in body["resource_changes"]["unchanged"]] == ["msg", "old"]
+    assert heat.stacks.get(sid).stack_status == "CREATE_COMPLETE"  # nothing was written
+
+
+def test_update_errors_are_heat_faults(heat):
+    with pytest.raises(exc.HTTPNotFound) as err:
+        heat.stacks.update("nosuch", template=V1)
+    assert str(err.value) == "ERROR: The Stack (nosuch) could not be found."
+    sid = heat.stacks.create(stack_name="gone", template=V1)["stack"]["id"]
+    heat.stacks.delete(sid)
+    with pytest.raises(exc.HTTPNotFound):
+        heat.stacks.update(sid, template=V1)  # the id still resolves; the stack is deleted
+    sid = heat.stacks.create(stack_name="bad", template=V1)["stack"]["id"]
+    with pytest.raises(exc.HTTPBadRequest) as bad:
+        heat.stacks.update(sid, template={"heat_template_version": "2018-08-31",
+                                          "resources": {"x": {"type": "OS::Nope"}}})
+    assert "OS::Nope" in str(bad.value)
+    assert heat.stacks.get(sid).stack_status == "CREATE_COMPLETE"
+    dispatch.set_dispatcher(Dropper())
+    try:
+        heat.stacks.create(stack_name="busy", template=V1)
+        with pytest.raises(exc.HTTPConflict) as busy:
+            heat.stacks.update("busy", template=V2)
+    finally:
+        dispatch.set_dispatcher(None)
+    assert str(busy.value) == "ERROR: Stack busy already has an action (CREATE) in progress."
+
+
+def _osc(heat: Any, *argv: str) -> tuple[Any, Any]:
+    """Run ``openstack stack update ARGV`` (heatclient's OSC command) against ``heat``."""
+    app = SimpleNamespace(client_manager=SimpleNamespace(orchestration=heat))
+    cmd = osc_stack.UpdateStack(app, None)
+    parsed = cmd.get_parser("openstack stack update").parse_args(list(argv))
+    return cmd.take_action(parsed)
+
+
+def test_openstack_stack_update_command(heat, tmp_path: Path):
+    v1, v2 = tmp_path / "v1.yaml", tmp_path / "v2.yaml"
+    v1.write_text(V1)
+    v2.write_text(V2)
+    sid = heat.stacks.create(stack_name="osc", template=V1)["stack"]["id"]
+
+    columns, data = _osc(heat, "osc", "-t", str(v2), "--parameter", "greeting=yo", "--dry-run")
+    assert list(columns) == ["added", "deleted", "replaced", "unchanged", "updated"]
+    shown = dict(zip(columns, (d.machine_readable() for d in data), strict=True))
+    assert [e["resource_name"] for e in shown["added"]] == ["new"]
+    assert [e["resource_name"] for e in shown["updated"]] == ["msg"]
+    assert '"resource_name": "old"' in data[1].human_readable()
+    assert heat.stacks.get(sid).stack_status == "CREATE_COMPLETE"
+
+    columns, data = _osc(heat, "osc", "-t", str(v2), "--parameter", "greeting=yo", "--wait")
+    row = dict(zip(columns, data, strict=True))
+    assert row["stack_status"] == "UPDATE_COMPLETE" and row["id"] == sid
+    assert outputs(heat, sid)["msg"] == "yo world"
+
+    columns, data = _osc(heat, "osc", "--existing", "--parameter", "greeting=again",
+                         "--rollback", "enabled", "--wait")
+    assert dict(zip(columns, data, strict=True))["stack_status"] == "UPDATE_COMPLETE"
+    st = heat.stacks.get(sid)
+    assert outputs(heat, sid)["msg"] == "again world" and st.disable_rollback is False
+    assert {r.resource_name for r in heat.resources.list(sid)} == {"msg", "new"}
