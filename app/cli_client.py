@@ -138,6 +138,17 @@ class Client:
             raise CliError("the API created the stack but did not return its id")
         return created
 
+    def update_stack(self, stack: dict[str, Any], body: dict[str, Any],
+                     existing: bool = False) -> None:
+        """``PUT`` (or ``PATCH`` for ``existing``) ``stacks/<name>/<id>``: 202, body ignored."""
+        self.request("PATCH" if existing else "PUT", self.stack_path(stack), body=body)
+
+    def preview_update(self, stack: dict[str, Any], body: dict[str, Any],
+                       existing: bool = False) -> dict[str, list[dict[str, Any]]]:
+        """``PUT|PATCH stacks/<name>/<id>/preview``: the ``resource_changes`` lists."""
+        return dict(self._get("PATCH" if existing else "PUT", f"{self.stack_path(stack)}/preview",
+                              "resource_changes", body=body))
+
     def list_stacks(self) -> list[dict[str, Any]]:
         return list(self._get("GET", "stacks", "stacks"))
 

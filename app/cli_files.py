@@ -25,8 +25,9 @@ import base64
 import json
 import os
 from collections import abc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib import error as urlerror
 from urllib import parse, request
 
@@ -110,7 +111,7 @@ def base_url(url: str) -> str:
 
 def _read(url: str) -> bytes:
     try:
-        with request.urlopen(url) as resp:  # noqa: S310 - file:// and the user's own URLs
+        with request.urlopen(url) as resp:  # file:// and the user's own URLs
             data: bytes = resp.read()
             return data
     except (urlerror.URLError, OSError, ValueError) as exc:
@@ -303,6 +304,34 @@ def stack_body(name: str, template_path: str, env_paths: list[str] | tuple[str, 
         body["tags"] = tags
     if timeout:
         body["timeout_mins"] = timeout
+    return body
+
+
+def update_body(template_path: str | None, env_paths: list[str] | tuple[str, ...] = (),
+                parameters: tuple[str, ...] | list[str] = (),
+                parameter_file: tuple[str, ...] | list[str] = (), timeout: int | None = None,
+                rollback: str = "keep", tags: str | None = None,
+                clear_parameters: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+    """The ``PUT|PATCH /stacks/{name}/{id}`` body heatclient's ``stack update`` sends for the
+    same arguments: ``template`` is null when none is given (``--existing`` keeps the
+    stack's); ``rollback`` ``enabled``/``disabled`` sets ``disable_rollback``, ``keep`` leaves
+    it out. Parameter files are read relative to the template (else the current directory)."""
+    tpl_files, template = load_template(template_path) if template_path else ({}, None)
+    env_files, env, env_urls = load_environments(list(env_paths))
+    params = format_parameters(parameters)
+    params.update(parameter_files(parameter_file, template_path or str(Path.cwd() / "-")))
+    body: dict[str, Any] = {"parameters": params, "template": template,
+                            "files": {**tpl_files, **env_files}, "environment": env}
+    if env_urls:
+        body["environment_files"] = env_urls
+    if tags:
+        body["tags"] = tags
+    if timeout:
+        body["timeout_mins"] = timeout
+    if clear_parameters:
+        body["clear_parameters"] = list(clear_parameters)
+    if rollback != "keep":
+        body["disable_rollback"] = rollback == "disabled"
     return body
 
 

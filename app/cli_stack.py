@@ -11,14 +11,15 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 import yaml
 from rich.console import Console
 
 from app import cli_files, cli_render
-from app.cli_client import CliError, Client, load_settings
+from app.cli_client import Client, CliError, load_settings
 
 FORMATS = click.Choice(["table", "json", "yaml"])
 
@@ -90,7 +91,7 @@ def wait_and_report(client: Client, stack: dict[str, Any], action: str,
 
 @click.group("stack")
 def stack_group() -> None:
-    """Create, inspect and delete stacks (as `openstack stack ...`)."""
+    """Create, update, inspect and delete stacks (as `openstack stack ...`)."""
 
 
 @stack_group.command("create")
@@ -125,6 +126,65 @@ def create(client: Client, name: str, template: str, environment: tuple[str, ...
     sys.exit(wait_and_report(client, stack, "CREATE"))
 
 
+@stack_group.command("update")
+@click.option("-t", "--template", "template", default=None, metavar="FILE",
+              help="Template file (or URL); may be left out with --existing.")
+@click.option("-e", "--environment", "environment", multiple=True, metavar="FILE",
+              help="Environment file; repeatable, later ones override earlier ones.")
+@click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
+              help="Parameter value; repeatable, or one argument with `;`-separated pairs.")
+@click.option("--parameter-file", "parameter_file", multiple=True, metavar="KEY=FILE",
+              help="Parameter whose value is a file's content.")
+@click.option("--existing", is_flag=True,
+              help="Keep the stack's template, environment and parameters; what is given "
+                   "patches over them (PATCH).")
+@click.option("--clear-parameter", "clear_parameter", multiple=True, metavar="NAME",
+              help="With --existing: drop this kept parameter (its default applies).")
+@click.option("--timeout", type=click.IntRange(min=1), default=None, metavar="MINS",
+              help="Stack update timeout in minutes (default: the stack's).")
+@click.option("--rollback", type=click.Choice(["enabled", "disabled", "keep"]), default="keep",
+              help="Roll back when the update fails (default: keep the stack's setting).")
+@click.option("--tags", default=None, metavar="A,B", help="Comma-separated tags.")
+@click.option("--dry-run", "dry_run", is_flag=True,
+              help="Show what would change (nothing is updated).")
+@click.option("--wait", is_flag=True, help="Follow progress until the update is complete or "
+                                           "failed.")
+@click.argument("name")
+@client_options
+def update(client: Client, name: str, template: str | None, environment: tuple[str, ...],
+           parameters: tuple[str, ...], parameter_file: tuple[str, ...], existing: bool,
+           clear_parameter: tuple[str, ...], timeout: int | None, rollback: str,
+           tags: str | None, dry_run: bool, wait: bool) -> None:
+    """Update the stack NAME (name or id) to a new template or parameters."""
+    if template is None and not existing:
+        raise CliError("a template is required (-t FILE), or --existing to keep the stack's")
+    body = _request(lambda: cli_files.update_body(
+        template, environment, parameters, parameter_file, timeout, rollback, tags,
+        clear_parameter))
+    stack = find(client, name)
+    if dry_run:
+        console().print(changes_table(client.preview_update(stack, body, existing)))
+        return
+    marker = cli_render.last_event_id(client, stack) if wait else None
+    client.update_stack(stack, body, existing)
+    if wait:
+        sys.exit(wait_and_report(client, stack, "UPDATE", marker=marker))
+    shown = client.show(stack) or stack
+    console().print(cli_render.stack_table({k: shown.get(k) for k in (
+        "id", "stack_name", "stack_status", "updated_time") if k in shown}))
+
+
+def changes_table(changes: dict[str, list[dict[str, Any]]]) -> Any:
+    """``--dry-run``: one row per resource of Heat's preview lists, in Heat's key order."""
+    from rich.table import Table
+    table = Table("change", "resource_name", "resource_type", "physical_resource_id")
+    for kind in sorted(changes):
+        for res in changes[kind]:
+            table.add_row(kind, str(res.get("resource_name")), str(res.get("resource_type")),
+                          str(res.get("physical_resource_id") or ""))
+    return table
+
+
 @stack_group.command("list")
 @click.option("-f", "--format", "fmt", type=FORMATS, default="table")
 @client_options
@@ -150,9 +210,9 @@ def show(client: Client, name: str, fmt: str) -> None:
 def delete(client: Client, name: str, wait: bool, yes: bool) -> None:
     """Delete the stack NAME (asks first on a terminal unless -y)."""
     stack = find(client, name)
-    if not yes and sys.stdin.isatty():
-        if not click.confirm(f"Delete stack {stack['stack_name']} ({stack['id']})?", default=False):
-            raise CliError("not deleted")
+    if not yes and sys.stdin.isatty() and not click.confirm(
+            f"Delete stack {stack['stack_name']} ({stack['id']})?", default=False):
+        raise CliError("not deleted")
     marker = cli_render.last_event_id(client, stack) if wait else None
     client.delete_stack(stack)
     if wait:
