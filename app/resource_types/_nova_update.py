@@ -143,6 +143,27 @@ class UpdatableServer(CloudResource):
         port = net.get_port(step["port"])
         return bool(port.device_id == self.resource_id)
 
+    def prepare_for_replace(self) -> dict[str, Any] | None:
+        """Heat's ``prepare_ports_for_replace``: the ports the template gave this server
+        (``networks: [{port: ...}]``) are detached so that the replacement can use them; the
+        server's own internal ports stay and go with it."""
+        if not self.resource_id:
+            return None
+        internal = {p["id"] for p in self.data.get("internal_ports") or []}
+        ports = sorted({str(p) for p in (self.data.get("nic_ports") or {}).values()} - internal)
+        if not ports:
+            return None
+        return {"steps": [{"action": "detach", "port": p, "internal": False} for p in ports]}
+
+    def check_prepare_for_replace_complete(self, handle: Any) -> bool:
+        """One poll of the detaches; ``True`` once every port is free."""
+        steps = handle["steps"]
+        while steps:
+            if not self._interface_step(steps[0]):
+                return False
+            steps.pop(0)
+        return True
+
     def _internal_port(self, net: dict[str, Any], index: int, groups: list[str]) -> str:
         raise NotImplementedError   # nova.Server's
 

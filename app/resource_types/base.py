@@ -230,6 +230,18 @@ class Resource:
         """``True`` when the update has finished; raises to fail it."""
         return True
 
+    def prepare_for_replace(self) -> Any:
+        """Heat's ``prepare_for_replace``: before a replacement is created, free what it will
+        take over from this (old) physical resource (a server detaches the ports the template
+        gave it). Returns a handle for :meth:`check_prepare_for_replace_complete`, or ``None``
+        when there is nothing to do (the default)."""
+        return None
+
+    def check_prepare_for_replace_complete(self, handle: Any) -> bool:
+        """``True`` when :meth:`prepare_for_replace` has finished; raises to fail the update.
+        May update ``handle`` in place (the engine stores it between polls)."""
+        return True
+
     def handle_delete(self) -> Any:
         """Start deleting the physical resource (absent = already deleted). Returns a handle."""
         return None

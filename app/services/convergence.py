@@ -201,6 +201,10 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
     """One step of deleting ``r`` (a DELETE or create-ROLLBACK traversal, or a resource that
     left the template in an UPDATE): start it, or poll it."""
     action = "ROLLBACK" if st.action == "ROLLBACK" else "DELETE"
+    if (r.rsrc_data or {}).get("_replaced"):  # what a failed update left: deleted first
+        from app.services import updating
+        if not updating.drain(st, r, traversal_id):
+            return
     if (r.action == "DELETE" and r.status == "COMPLETE") or r.action == "INIT" \
             or r.properties_data is None:
         completion.succeed(st, r, traversal_id, False, None, None, events=False)

@@ -10,8 +10,8 @@ in one list, by Heat's rules and the engine's (:mod:`app.services.updating`) vie
   DELETE_COMPLETE (Heat replaces those), or the plugin's ``update_diff`` raises
   ``UpdateReplace`` (a changed property is not ``update_allowed``);
 - ``updated``: its properties changed and every change may be made in place; a nested stack
-  (template resource, resource group) when its properties, its child's template or anything in
-  its child would change;
+  (template resource, resource group) always, as Heat's preview and the engine do (the child's
+  own preview tells what would change inside it);
 - ``unchanged``: the rest.
 
 The new properties are resolved as the engine resolves them (``updating._new_props``), against
@@ -31,7 +31,7 @@ from sqlalchemy import select
 from app import errors
 from app.context import RequestContext
 from app.engine import graph
-from app.models import RawTemplate, Resource, Stack, read_session
+from app.models import Resource, Stack, read_session
 from app.resource_types import base, registry
 from app.services import attrdata, convergence, definitions, nested, stacks, updates, updating
 
@@ -197,9 +197,8 @@ def _child(r: Resource) -> Stack | None:
 
 def _nested_update(view: _View, r: Resource, files: dict[str, Any],
                    show_nested: bool) -> tuple[str, Changes]:
-    """``(updated|unchanged, the child's own preview)`` for an existing nested stack whose
-    type is unchanged: it is updated when its properties, its template or anything in it
-    would change."""
+    """``("updated", the child's own preview)`` for an existing nested stack whose type is
+    unchanged (Heat lists it as updated even when nothing inside changes)."""
     child = _child(r)
     if child is None:
         return "updated", {}
@@ -214,11 +213,8 @@ def _nested_update(view: _View, r: Resource, files: dict[str, Any],
     prep = updates.prepare_update(RequestContext(tenant_id=view.st.tenant), facade, **request)
     mine: Changes = {k: [] for k in KINDS}
     changed = _preview(facade, prep.loaded, prep.files, mine, show_nested, r.name)
-    with read_session() as s:
-        raw = s.get(RawTemplate, child.raw_template_id)
-    changed = changed or raw is None or raw.template != prep.template \
-        or dict(child.parameters or {}) != prep.params
-    return ("updated" if changed else "unchanged"), mine
+    del changed  # Heat's StackResource always updates its child: the members decide
+    return "updated", mine
 
 
 def _all_deleted(view: _View, r: Resource, out: Changes) -> None:

@@ -78,6 +78,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     ident = definitions.identity(st.name, st.id, st.tenant)
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (st.nested_info or {}).get("facade"))
+    _check_immutable(st, definition)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
@@ -90,11 +91,34 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
                     tags=st.tags if tags is None and existing else tags)
 
 
+def _check_immutable(st: Stack, definition: Any) -> None:
+    """Heat's ``immutable_params_modified``: a parameter the NEW template declares
+    ``immutable`` may not take a value other than the stack's.
+
+    :raises errors.BadRequest: ``ImmutableParameterModified``, naming them (sorted).
+    """
+    new = definition.params
+    immutable = [n for n, schema in new.schemas.items() if schema.immutable]
+    if not immutable:
+        return
+    old = definitions.load(st.id, st.raw_template_id, st.name, st.tenant).definition.params
+    changed = sorted(n for n in immutable if n in old.values and n in new.values
+                     and old.values[n] != new.values[n])
+    if changed:
+        raise errors.BadRequest("The following parameters are immutable and may not be "
+                                f"updated: {', '.join(changed)}",
+                                heat_type="ImmutableParameterModified")
+
+
 def check_updatable(st: Stack) -> None:
-    """:raises errors.NotFound: deleted; :raises errors.ActionInProgress: busy (Heat answers
-    409 while an action is in progress, and refuses to update a stack being deleted)."""
+    """:raises errors.NotFound: deleted; :raises errors.BadRequest: ``NotSupported`` for a
+    stack whose last action is DELETE; :raises errors.ActionInProgress: busy (409), as Heat's
+    ``update_stack``."""
     if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
         raise errors.NotFound("Stack", st.name)
+    if st.action == "DELETE":
+        raise errors.BadRequest("Updating a stack when it is deleting is not supported.",
+                                heat_type="NotSupported")
     if st.status == "IN_PROGRESS":
         raise errors.ActionInProgress(st.name, st.action)
 

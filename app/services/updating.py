@@ -22,7 +22,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
 from app import clients
 from app.models import Resource, new_id, session, utcnow
@@ -57,7 +57,11 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     rdef = loaded.definition.resources[r.name]
     if r.status == "IN_PROGRESS" and r.handle is not None and r.action == "UPDATE":
-        _poll_update(st, r, traversal_id, loaded)
+        handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
+        if isinstance(handle, dict) and "prep" in handle:  # freeing things for a replacement
+            _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, handle["prep"])
+        else:
+            _poll_update(st, r, traversal_id, loaded)
         return
     never = r.action == "INIT" or (r.action == "DELETE" and r.status == "COMPLETE") \
         or (r.properties_data is None and not r.physical_resource_id)
@@ -69,7 +73,7 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
     new_impl = getattr(rdef, "implementation", rdef.type)
     if r.status == "FAILED" or new_impl != convergence.impl_of(r) \
             or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
-        _replace(st, r, traversal_id, data, loaded, rdef)
+        _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, None, event=False)
         return
     try:
         props = _new_props(st, r, loaded, data)
@@ -94,7 +98,7 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
             handle = plugin.handle_update(props, changed)
         done = plugin.check_update_complete(handle)
     except base.UpdateReplace:
-        _replace(st, r, traversal_id, data, loaded, rdef, updating=True)
+        _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, None)
         return
     except Exception as exc:
         completion.fail(st, r, traversal_id, True, loaded, convergence.reason_of(r.name, exc),
@@ -153,6 +157,29 @@ def _reset(r: Any, rdef: Any, *, keep_old: bool, event: bool = False) -> Any:
     return _row(r.id)
 
 
+def _prepare_then_replace(st: Any, r: Any, traversal_id: str, data: dict[str, Any],
+                          loaded: Any, rdef: Any, handle: Any, *, event: bool = True) -> None:
+    """Replace ``r``, once the old physical resource has freed what the replacement takes over
+    (the plugin's ``prepare_for_replace``, polled; ``handle`` is the stored one of an earlier
+    poll). ``event``: write UPDATE_IN_PROGRESS when the replacement starts."""
+    old = convergence.plugin_for(r, st, r.properties_data, loaded)
+    first = handle is None
+    try:
+        if first and hasattr(old, "prepare_for_replace"):
+            handle = old.prepare_for_replace()
+        done = handle is None or old.check_prepare_for_replace_complete(handle)
+    except Exception as exc:
+        completion.fail(st, r, traversal_id, True, loaded, convergence.reason_of(r.name, exc),
+                        started=True, plugin=old, start=("UPDATE", None) if first else None,
+                        row_action="UPDATE", action="UPDATE")
+        return
+    if done:
+        _replace(st, r, traversal_id, data, loaded, rdef, updating=event and first)
+    else:
+        convergence.poll_later(st, r, traversal_id, True, old, {"prep": handle},
+                               ("UPDATE", None) if first else None)
+
+
 def _replace(st: Any, r: Any, traversal_id: str, data: dict[str, Any], loaded: Any, rdef: Any,
              *, updating: bool = False) -> None:
     """UpdateReplace: keep the old physical resource for the cleanup node, create the new."""
@@ -168,28 +195,39 @@ def cleanup(st: Any, r: Any, traversal_id: str) -> None:
     if r.name not in loaded.definition.resources:
         convergence.reverse_step(st, r, traversal_id)
         return
+    if drain(st, r, traversal_id):
+        completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False)
+
+
+def drain(st: Any, r: Any, traversal_id: str) -> bool:
+    """Delete what ``r`` replaced (``rsrc_data["_replaced"]``, oldest first, honouring each
+    one's deletion policy), as a step of ``r``'s reverse node (an update's cleanup, or a stack
+    delete after a failed update). ``True``: nothing is left (the events and the emptied queue
+    are written); ``False``: the node re-enqueued itself to poll, or failed."""
     queue = list((r.rsrc_data or {}).get(REPLACED) or [])
+    if not queue and REPLACED not in (r.rsrc_data or {}):
+        return True
     events: list[dict[str, Any]] = []
     while queue:
         old = queue[0]
         plugin = _old_plugin(st, r, old)
         pid = old.get("physical_resource_id")
+        retain = old.get("deletion_policy") == "Retain"
         try:
             if "handle" in old:
                 handle = old["handle"]
             else:
                 events.append(completion.event_row(r.stack_id, r.name, pid, old["type"],
                                                    "DELETE", "IN_PROGRESS", "state changed"))
-                handle = None if old.get("deletion_policy") == "Retain" \
-                    else plugin.handle_delete()
-            done = old.get("deletion_policy") == "Retain" or plugin.check_delete_complete(handle)
+                handle = None if retain else plugin.handle_delete()
+            done = retain or plugin.check_delete_complete(handle)
         except Exception as exc:
             reason = convergence.reason_of(r.name, exc)
             events.append(completion.event_row(r.stack_id, r.name, pid, old["type"], "DELETE",
                                                "FAILED", reason))
             completion.fail(st, r, traversal_id, False, None, reason, started=False,
                             action="DELETE", extra_events=events)
-            return
+            return False
         if not done:
             old["handle"] = handle
             old["attempt"] = int(old.get("attempt", 0)) + 1
@@ -197,16 +235,17 @@ def cleanup(st: Any, r: Any, traversal_id: str) -> None:
             dispatch.get().check_resource(st.id, traversal_id, r.id, False,
                                           countdown=float(plugin.poll_delay(handle,
                                                                             old["attempt"])))
-            return
+            return False
         events.append(completion.event_row(r.stack_id, r.name, pid, old["type"], "DELETE",
                                            "COMPLETE", "state changed"))
         queue.pop(0)
-    if events or REPLACED in (r.rsrc_data or {}):
-        rest = {k: v for k, v in (r.rsrc_data or {}).items() if k != REPLACED}
-        with session() as s:
-            s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=rest))
-    completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False,
-                       extra_events=events)
+    rest = {k: v for k, v in (r.rsrc_data or {}).items() if k != REPLACED}
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=rest))
+        if events:
+            s.execute(insert(completion.ET), events)
+    r.rsrc_data = rest
+    return True
 
 
 def _save_queue(r: Any, queue: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
@@ -216,7 +255,6 @@ def _save_queue(r: Any, queue: list[dict[str, Any]], events: list[dict[str, Any]
         s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=data, engine_id=None,
                                                            updated_at=utcnow()))
         if events:
-            from sqlalchemy import insert
             s.execute(insert(completion.ET), events)
 
 

@@ -295,10 +295,6 @@ def test_the_lookup_redirects_put_and_patch_with_their_query(api):
     assert api.c.post(base, json={}).headers["Allow"] == "GET, PUT, PATCH, DELETE"
 
 
-# Gaps in app/services/updates.py (not this module's to change), pinned as strict xfails: each
-# starts failing, as a reminder to drop the mark, once updates.py does what Heat does.
-@pytest.mark.xfail(strict=True, reason="updates.prepare_update does not enforce immutable "
-                                       "parameters (Heat: 400 ImmutableParameterModified)")
 def test_an_immutable_parameter_may_not_be_updated(api):
     t = T({"a": TR({"get_param": "p"})}, None,
           {"p": {"type": "string", "default": "a", "immutable": True}})
@@ -308,8 +304,6 @@ def test_an_immutable_parameter_may_not_be_updated(api):
     assert msg == "The following parameters are immutable and may not be updated: p"
 
 
-@pytest.mark.xfail(strict=True, reason="updates.check_updatable lets a DELETE_FAILED stack be "
-                                       "updated (Heat: 400 NotSupported)")
 def test_a_stack_whose_delete_failed_may_not_be_updated(api):
     from app.models import Stack, session
     base = api.create("delfailed")

@@ -149,11 +149,13 @@ def _nested(v: str, extra: bool = False) -> dict[str, Any]:
     return T(resources)
 
 
-def test_nested_stacks_are_updated_only_when_something_in_them_changes(api):
+def test_nested_stacks_are_always_updated_as_heats_preview_lists_them(api):
     files = {"child.yaml": CHILD}
     base = api.create("nest", _nested("a"), files=files)
-    same = api.c.put(f"{base}/preview", json={"template": _nested("a"), "files": files})
-    assert names(same.get_json())["unchanged"] == ["n", "top"]
+    same = api.c.put(f"{base}/preview?show_nested=true",
+                     json={"template": _nested("a"), "files": files})
+    got = names(same.get_json())
+    assert got["updated"] == ["n"] and got["unchanged"] == ["fixed", "inner", "top"]
     changed = api.c.put(f"{base}/preview", json={"template": _nested("b"), "files": files})
     assert names(changed.get_json())["updated"] == ["n"]
     new_child = CHILD.replace("fixed: {type: OS::Heat::None}", "fixed: {type: OS::Heat::None}"
