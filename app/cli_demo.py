@@ -9,7 +9,8 @@ Heat corpus: a network, subnet, router and interface, a security group, two serv
 and floating IPs, a volume attached to one of them) in project ``admin`` — the noauth tenant the
 CLI uses, which the workers' connections are scoped to (``cloud_scope_to_stack``) — with the
 sandbox's values: image ``cirros``, flavor ``m1.tiny``, a key pair the demo creates and the
-external network ``public``. After the delete it prints the sandbox's inventory of what the stack
+external network ``public``. Once created, the stack is updated (``--existing``, flavor
+``m1.small``: the servers are resized in place, after a preview). After the delete it prints the sandbox's inventory of what the stack
 had created (nothing may be left). Without the sandbox (``--no-sandbox``) it runs the cloud-free
 ``examples/demo.yaml``.
 """
@@ -33,6 +34,8 @@ EXAMPLE = EXAMPLES / "demo.yaml"
 CLOUD_EXAMPLE = EXAMPLES / "multi_tier.yaml"
 #: The sandbox's values for the cloud example's parameters (the key pair is added at run time).
 CLOUD_PARAMETERS = {"image": "cirros", "flavor": "m1.tiny", "public_net": "public"}
+#: the demo's stack update (PATCH, ``--existing``): the servers are resized in place
+UPDATE_PARAMETERS = {"flavor": "m1.small"}
 
 
 class _Project:
@@ -189,7 +192,8 @@ def _cloud_scenario(client: Client, out: Console, template: Path, settings: conf
                 [[k, len(v)] for k, v in sorted(during.items())],
                 title=f"sandbox inventory ({_sandbox_url(settings)}/sandbox/inventory)"))
 
-        code = _scenario(client, out, template, keep, params=params, on_created=created)
+        code = _scenario(client, out, template, keep, params=params, on_created=created,
+                         update=UPDATE_PARAMETERS)
         if keep or code != 0:
             return code
         left = _settle(settings, before)
@@ -219,8 +223,31 @@ def _settle(settings: config.Settings, before: dict[str, set[str]],
         time.sleep(0.2)
 
 
+def _update(client: Client, out: Console, stack: dict[str, Any],
+            params: dict[str, Any]) -> bool:
+    """``stack update --existing`` with ``params``: the preview, then the update watched to
+    its end. :returns: whether it ended UPDATE_COMPLETE."""
+    name = stack["stack_name"]
+    out.rule(f"stack update {name} --existing " + " ".join(f"-P {k}={v}"
+                                                          for k, v in params.items()))
+    body = {"parameters": dict(params)}
+    changes = client.preview_update(stack, body, existing=True)
+    out.print("preview: " + ", ".join(
+        f"{kind} {sorted(c['resource_name'] for c in changes.get(kind) or [])}"
+        for kind in ("updated", "replaced", "added", "deleted") if changes.get(kind)))
+    marker = cli_render.last_event_id(client, stack)
+    client.update_stack(stack, body, existing=True)
+    final = cli_render.watch(client, stack, "UPDATE", out, marker=marker)
+    status = str(final.get("stack_status"))
+    out.print(cli_render.status_text(status), final.get("stack_status_reason") or "")
+    if status == "UPDATE_COMPLETE":
+        out.print(cli_render.resources_table(client.resources(stack)))
+    return status == "UPDATE_COMPLETE"
+
+
 def _scenario(client: Client, out: Console, template: Path, keep: bool, *,
-              params: dict[str, Any] | None = None, on_created: Any = None) -> int:
+              params: dict[str, Any] | None = None, on_created: Any = None,
+              update: dict[str, Any] | None = None) -> int:
     name = f"demo-{secrets.token_hex(2)}"
     try:
         body = cli_files.stack_body(name, str(template), timeout=10)
@@ -241,6 +268,8 @@ def _scenario(client: Client, out: Console, template: Path, keep: bool, *,
     out.print(cli_render.resources_table(client.resources(stack)))
     if on_created is not None:
         on_created()
+    if update and not _update(client, out, stack, update):
+        return 1
     if keep:
         return 0
     out.rule(f"stack delete {name}")

@@ -115,8 +115,8 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
         if is_update:
             data = _attr_data(plugin, loaded.definition.referenced_attributes(r.name))
             values["attr_data"] = data
-    if not state:
-        pass
+    if not state:  # nothing happened to it: its updated_time stays (Heat)
+        del values["updated_at"]
     elif events:
         values.update(action=row_action, status="COMPLETE", status_reason="state changed")
     elif not is_update:

@@ -157,7 +157,7 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
 
 def test_demo_on_a_fresh_home(home: Path) -> None:
     """``stoker demo`` (``make demo``): start with the sandbox cloud, create the multi-tier
-    corpus example on it, print its outputs, delete it, show the sandbox's inventory holds
+    corpus example on it, print its outputs, update it (flavor), delete it, show the sandbox's inventory holds
     nothing the stack created, stop; exit 0."""
     port, sandbox_port = _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
@@ -170,6 +170,9 @@ def test_demo_on_a_fresh_home(home: Path) -> None:
     assert demo.returncode == 0, detail
     assert "multi_tier.yaml" in demo.stdout and f"127.0.0.1:{sandbox_port}" in demo.stdout, detail
     assert "CREATE_COMPLETE" in demo.stdout and "DELETE_COMPLETE" in demo.stdout, detail
+    # the update: previewed, then the servers resized in place
+    assert "stack update" in demo.stdout and "preview: updated" in demo.stdout, detail
+    assert "UPDATE_COMPLETE" in demo.stdout, detail
     for output in ("server1_public_ip", "server2_networks", "data_volume_status"):
         assert output in demo.stdout, detail  # the outputs table
     assert "172.24.4." in demo.stdout  # a floating IP from the sandbox's public network

@@ -130,8 +130,10 @@ def test_unchanged_resources_write_no_events_and_keep_their_state(rec):
     st = stacks.create_stack(CTX, stack_name="same", template=BASE)
     rec.run_all()
     n_before = len(_events(st.id))
+    touched = {n: r.updated_at for n, r in _rows(st.id).items()}
     st = _update_twice_delivered(rec, st, BASE)
     assert st.stack_status == "UPDATE_COMPLETE"
+    assert {n: r.updated_at for n, r in _rows(st.id).items()} == touched
     names = [e.resource_name for e in _events(st.id)[n_before:]]
     assert names == [st.name, st.name]  # UPDATE_IN_PROGRESS and UPDATE_COMPLETE of the stack
     assert {f"{r.action}_{r.status}" for r in _rows(st.id).values()} == {"CREATE_COMPLETE"}
