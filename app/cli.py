@@ -46,7 +46,7 @@ def db_upgrade(revision: str) -> None:
         os.makedirs(settings.data_dir, exist_ok=True)
     try:
         migrate.upgrade(settings.database_url, revision)
-    except Exception as exc:  # noqa: BLE001 - one line, not a traceback
+    except Exception as exc:
         raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
     click.echo(f"database {settings.database_url} upgraded to {revision}")
 

@@ -176,7 +176,7 @@ def _cloud_scenario(client: Client, out: Console, template: Path, settings: conf
     key = f"stoker-demo-{secrets.token_hex(2)}"
     try:
         cloud.compute.create_keypair(name=key)
-    except Exception as exc:  # noqa: BLE001 - one line, not a traceback
+    except Exception as exc:
         raise CliError(f"cannot create the demo's key pair on the sandbox: {exc}") from None
     try:
         before = _created(settings)

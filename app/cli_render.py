@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live

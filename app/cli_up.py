@@ -30,9 +30,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from app import config
 from app.cli_client import CliError
@@ -159,7 +160,8 @@ class Supervisor:
             proc.popen = subprocess.Popen(
                 proc.argv, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                # prctl(PDEATHSIG) must run in the child; it only calls libc (no locks taken)
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509
         except OSError as exc:
             raise CliError(f"cannot start {proc.name}: {exc}") from None
         self.procs.append(proc)
@@ -307,7 +309,7 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
         upgrade = migrate.upgrade
     try:
         upgrade(settings.database_url)
-    except Exception as exc:  # noqa: BLE001 - any migration failure is reported in one line
+    except Exception as exc:
         raise CliError(f"database upgrade of {settings.database_url} failed: "
                        f"{type(exc).__name__}: {exc}") from None
     sup.log("system", f"database {settings.database_url} is at the latest revision")

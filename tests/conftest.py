@@ -3,8 +3,8 @@
 ground-truth folder beside the repository)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

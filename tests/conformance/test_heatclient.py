@@ -6,10 +6,9 @@ from __future__ import annotations
 import threading
 
 import pytest
-from werkzeug.serving import make_server
-
 from heatclient import client as heat_client
 from heatclient import exc
+from werkzeug.serving import make_server
 
 TEMPLATE = """
 heat_template_version: 2018-08-31

@@ -7,8 +7,9 @@ the requests it received from ``fake_api.requests``.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from flask import Flask, jsonify, request

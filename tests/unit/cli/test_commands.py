@@ -53,7 +53,7 @@ def test_create_posts_heatclient_body(fake_api: FakeApi, tpl: Path) -> None:
     res = run("stack", "create", "-t", str(tpl), "-P", "len=20", "--timeout", "5", "s1",
               "--url", fake_api.url)
     assert res.exit_code == 0, res.output
-    method, path, body = next(r for r in fake_api.requests if r[0] == "POST")
+    _, path, body = next(r for r in fake_api.requests if r[0] == "POST")
     assert path == "/v1/admin/stacks"
     assert body["stack_name"] == "s1" and body["parameters"] == {"len": "20"}
     assert body["timeout_mins"] == 5 and body["disable_rollback"] is True
@@ -236,7 +236,7 @@ def test_validate_ok_and_bad(fake_api: FakeApi, tmp_path: Path, tpl: Path) -> No
 
 
 def test_non_json_error_body(fake_api: FakeApi) -> None:
-    from app.cli_client import CliError, Client
+    from app.cli_client import Client, CliError
     with pytest.raises(CliError, match=r"HTTP 500 <html>oops</html>"):
         Client(fake_api.url).request("GET", "boom")
 

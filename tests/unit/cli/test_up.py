@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from app import cli_render, cli_up, config
-from app.cli_client import CliError, Client
+from app.cli_client import Client, CliError
 from tests.unit.cli.conftest import FakeApi
 
 
