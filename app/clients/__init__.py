@@ -41,6 +41,7 @@ class LazyClients:
         self.stack = stack
         self._settings = settings
         self._cloud: Cloud | None = None
+        self._cloud_retry_limit: int | None = None
 
     @property
     def settings(self) -> config.Settings:
@@ -64,7 +65,9 @@ class LazyClients:
         (``client_retry_limit`` retries of transient errors; every error a ``CloudError``)."""
         if self._cloud is None:
             st = self.settings
-            self._cloud = Cloud(self.connection(), retry_limit=st.client_retry_limit,
+            limit = self._cloud_retry_limit
+            self._cloud = Cloud(self.connection(),
+                                retry_limit=st.client_retry_limit if limit is None else limit,
                                 backoff=st.client_retry_backoff)
         return self._cloud
 
@@ -73,6 +76,15 @@ def for_stack(stack: Any) -> LazyClients:
     """The client factory for a stack (``stack``: ``.stack_name``, ``.stack_id``,
     ``.project_id``). Cheap: connects on first use."""
     return LazyClients(stack)
+
+
+def for_validation(stack: Any) -> LazyClients:
+    """A client factory for request-time validation (constraint lookups in the API process):
+    like :func:`for_stack`, but without retries — a cloud that fails now is left to the
+    engine, which retries."""
+    lazy = LazyClients(stack)
+    lazy._cloud_retry_limit = 0
+    return lazy
 
 
 def _key(st: config.Settings, project: str) -> tuple[Any, ...]:

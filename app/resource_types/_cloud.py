@@ -58,6 +58,10 @@ class CloudResource(Resource):
 
     poll_initial: ClassVar[float] = 0.1
     poll_max: ClassVar[float] = 2.0
+    #: stack validation may hand this type a client to check its custom constraints
+    cloud_validation: ClassVar[bool] = True
+    #: ``{(constraint, value): reason}`` shared by the plugins of one validation (set by it)
+    constraint_cache: dict[Any, Any] | None = None
     #: Attribute name -> key of ``show`` (when they differ).
     attribute_keys: ClassVar[dict[str, str]] = {}
 
@@ -179,7 +183,14 @@ class CloudResource(Resource):
         for c in schema.get("constraints") or ():
             name = c.get("custom_constraint")
             if name and constraints.is_cloud_backed(name):
-                reason = constraints.check(self.cloud(), name, value)
+                key = (name, json.dumps(value, sort_keys=True, default=str))
+                cache = self.constraint_cache
+                if cache is not None and key in cache:
+                    reason = cache[key]
+                else:
+                    reason = constraints.check(self.cloud(), name, value)
+                    if cache is not None:
+                        cache[key] = reason
                 if reason is not None:
                     raise errors.ValidationError(constraints.error_message(path, value, reason))
         sub = schema.get("schema") or {}

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from app import errors, templates
+from app import clients, errors, templates
 from app.engine import graph
 from app.resource_types import registry
 from app.templates import properties as tproperties
@@ -44,11 +44,14 @@ def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
 def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
                           environment: Any, params: dict[str, Any] | None, ident: Any,
                           facade: dict[str, Any] | None = None, *, strict: bool = True,
-                          max_size: int | None = None) -> tuple[Any, Any, Any]:
+                          max_size: int | None = None, cloud: bool = False
+                          ) -> tuple[Any, Any, Any]:
     """Parse, instantiate and check a template once: ``(Template, StackDefinition,
     Environment)``. ``environment``: a mapping or an ``Environment``; ``facade``: a nested
     stack's parent resource (metadata, deletion_policy, update_policy) for ``resource_facade``;
-    ``strict=False``: Heat's ``/validate`` mode (parameter values not needed).
+    ``strict=False``: Heat's ``/validate`` mode (parameter values not needed); ``cloud``: also
+    check the cloud-backed custom constraints (``nova.flavor``...) against the cloud, as Heat's
+    stack validation at create, update and preview does.
     Raises the template package's errors."""
     tmpl = templates.parse(template, files=files or {}, max_size=max_size)
     env = environment if isinstance(environment, templates.Environment) \
@@ -56,7 +59,7 @@ def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
     parent = templates.ParentFacade(**facade) if facade else None
     definition = tmpl.instantiate(params or {}, env, ident, type_schema, parent=parent,
                                   strict=strict)
-    check_plugins(definition, ident, env, files or {})
+    check_plugins(definition, ident, env, files or {}, cloud=cloud)
     return tmpl, definition, env
 
 
@@ -101,12 +104,17 @@ def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
 
 
 def check_plugins(definition: Any, ident: Any, env: Any = None,
-                  files: dict[str, Any] | None = None) -> None:
+                  files: dict[str, Any] | None = None, *, cloud: bool = False) -> None:
     """Each plugin's own static checks (Heat's ``Resource.validate`` at stack validation) for
-    the resources whose properties are all known before anything is created.
+    the resources whose properties are all known before anything is created; with ``cloud``,
+    the cloud-backed custom constraints too (one lookup per distinct value, no retries; a cloud
+    that cannot be reached skips them: the engine checks again when it creates the resource).
 
-    :raises errors.ValidationError: with the plugin's message (Heat's ``StackValidationFailed``).
+    :raises errors.ValidationError: with the plugin's message (Heat's ``StackValidationFailed``),
+        e.g. ``Property error: resources.srv.properties.flavor: Error validating value 'x': ...``.
     """
+    lookups: dict[Any, Any] = {}
+    factory = clients.for_validation(ident) if cloud else None
     for name, rdef in definition.resources.items():
         cls = registry.get(getattr(rdef, "implementation", rdef.type))
         if cls is None:
@@ -118,7 +126,15 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             schema = cls.validation_schema(props)
             if schema is not None:
                 props = tproperties.validate(schema, props, ("resources", name, "properties"))
-            cls(name, props, stack=ident).validate()
+            plugin = cls(name, props, stack=ident)
+            if factory is not None and getattr(cls, "cloud_validation", False):
+                plugin.clients, plugin.constraint_cache = factory, lookups
+            try:
+                plugin.validate()
+            except errors.CloudError as exc:
+                if not exc.transient:
+                    raise
+                factory = None  # unreachable: leave the rest to the engine
             if getattr(cls, "nested_stack", False) and env is not None:
                 _check_member_type(name, props, env)
         except errors.StokerError:

@@ -90,7 +90,7 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     stack_id = new_id()
     ident = definitions.identity(stack_name, stack_id, ctx.tenant_id)
     tmpl, definition, _ = definitions.parse_and_instantiate(
-        template, files, env, params, ident, (nested_info or {}).get("facade"))
+        template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
@@ -282,7 +282,8 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = definitions.identity(stack_name, "None", ctx.tenant_id)
-    tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident)
+    tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident,
+                                                            cloud=True)
     required_by = definitions.Loaded.of(definition).required_by
     from app.templates.functions.base import UNKNOWN
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from app import errors
 from app.context import RequestContext
 from app.services import resources, stacks
 
@@ -105,11 +106,32 @@ def test_stack_create_and_delete(db: Any, cloud_settings: Any, sandbox: Any) -> 
     assert sandbox.created() == before
 
 
-def test_missing_flavor_fails_with_heats_message(db: Any, cloud_settings: Any,
-                                                 sandbox: Any) -> None:
+def test_missing_flavor_is_refused_at_create_with_heats_message(db: Any, cloud_settings: Any,
+                                                                sandbox: Any) -> None:
+    """Heat validates cloud-backed constraints when the stack is created: a 400, nothing
+    written, nothing created."""
     before = sandbox.created()
     tmpl = {"heat_template_version": "2018-08-31", "resources": {"server": {
         "type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.bogus"}}}}
+    with pytest.raises(errors.ValidationError) as err:
+        stacks.create_stack(CTX, stack_name="bad", template=tmpl)
+    assert err.value.http_status == 400
+    assert err.value.message == (
+        "Property error: resources.server.properties.flavor: "
+        "Error validating value 'm1.bogus': No Flavor matching {'name': 'm1.bogus'}. (HTTP 404)")
+    assert not stacks.list_stacks(CTX)
+    assert sandbox.created() == before
+
+
+def test_a_flavor_known_only_at_create_fails_the_resource_with_heats_message(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """A value that depends on another resource is checked when the engine creates the
+    resource: CREATE_FAILED with the same wording."""
+    before = sandbox.created()
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "name": {"type": "OS::Heat::Value", "properties": {"value": "m1.bogus"}},
+        "server": {"type": "OS::Nova::Server", "properties": {
+            "image": "cirros", "flavor": {"get_attr": ["name", "value"]}}}}}
     st = stacks.create_stack(CTX, stack_name="bad", template=tmpl)
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "CREATE_FAILED"
@@ -119,6 +141,20 @@ def test_missing_flavor_fails_with_heats_message(db: Any, cloud_settings: Any,
     stacks.delete_stack(CTX, st.name, st.id)
     assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
     assert sandbox.created() == before
+
+
+def test_an_unreachable_cloud_leaves_constraints_to_the_engine(db: Any, cloud_settings: Any,
+                                                               sandbox: Any, faults: Any) -> None:
+    """A cloud that fails (5xx) during validation does not refuse the stack; the engine checks
+    (and retries) when it creates the resource."""
+    faults({"match": "compute.GET.*", "status": 503, "times": 1})
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {"server": {
+        "type": "OS::Nova::Server", "properties": {"image": "cirros", "flavor": "m1.tiny"}}}}
+    st = stacks.create_stack(CTX, stack_name="flaky", template=tmpl)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    behaviour = sandbox.admin("GET", "behaviour")
+    assert not [f for f in behaviour.get("faults") or [] if f.get("times", 1) > 0], behaviour
+    stacks.delete_stack(CTX, st.name, st.id)
 
 
 @pytest.mark.parametrize("status", [503])
@@ -133,6 +169,8 @@ def test_transient_errors_in_a_stack_are_retried(db: Any, cloud_settings: Any, s
                    "properties": {"network": {"get_resource": "net"}, "cidr": "10.51.0.0/24"}}}}
     st = stacks.create_stack(CTX, stack_name="flaky", template=tmpl)
     assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    behaviour = sandbox.admin("GET", "behaviour")
+    assert not [f for f in behaviour.get("faults") or [] if f.get("times", 1) > 0], behaviour
     stacks.delete_stack(CTX, st.name, st.id)
     assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
     assert sandbox.created() == before
