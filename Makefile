@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test install install-test services bench clean
+.PHONY: demo test install install-test services bench bench-cloud clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required"; exit 1; }
@@ -36,6 +36,10 @@ services:
 
 bench: install
 	$(BIN)/python bench/engine_bench.py
+
+## make bench-cloud: 200 servers + ports + volumes on the sandbox, 1 s per action (needs PostgreSQL + Redis)
+bench-cloud: install services
+	$(BIN)/python bench/cloud_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
