@@ -83,7 +83,11 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
         return
     is_nested = (r.rsrc_data or {}).get("nested")
     if props == (r.properties_data or {}) and not is_nested:
-        plugin = convergence.plugin_for(r, st, props, loaded)
+        wanted = loaded.definition.referenced_attributes(r.name)
+        # unchanged: what it passed on last time still serves, unless the new template reads
+        # more of it (then it is read from the cloud again), as Heat's cached attributes
+        plugin = None if _covers(r.attr_data, wanted) \
+            else convergence.plugin_for(r, st, props, loaded)
         completion.succeed(st, r, traversal_id, True, loaded, plugin, state=False,
                            events=False)
         return
@@ -106,6 +110,15 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
                         action="UPDATE")
         return
     _finish_update(st, r, traversal_id, loaded, plugin, handle, done, start)
+
+
+def _covers(attr_data: Any, wanted: set[tuple[Any, ...]]) -> bool:
+    """Whether stored ``attr_data`` holds every attribute path in ``wanted`` (``()``: all
+    attributes, which is never assumed)."""
+    if not isinstance(attr_data, dict) or "ref" not in attr_data:
+        return False
+    attrs = attr_data.get("attrs") or {}
+    return all(p and p[0] in attrs for p in wanted)
 
 
 def _finish_update(st: Any, r: Any, traversal_id: str, loaded: Any, plugin: Any, handle: Any,

@@ -387,3 +387,25 @@ def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "ROLLBACK_COMPLETE", st.status_reason
     assert _rows(st.id)["r"].rsrc_data["value"] == "one"
+
+
+def test_an_unchanged_resource_passes_on_its_stored_attributes_unless_more_are_read(
+        rec, monkeypatch):
+    t = T({"a": test_resource("v"), "b": test_resource({"get_attr": ["a", "output"]})})
+    st = stacks.create_stack(CTX, stack_name="cached", template=t)
+    rec.run_all()
+    built = []
+    real = convergence.plugin_for
+
+    def counting(r, *args, **kwargs):
+        built.append(r.name)
+        return real(r, *args, **kwargs)
+
+    monkeypatch.setattr(convergence, "plugin_for", counting)
+    st = _update_twice_delivered(rec, st, t)
+    assert st.stack_status == "UPDATE_COMPLETE" and "a" not in built  # no re-read
+    more = T({"a": test_resource("v"), "b": test_resource({"get_attr": ["a", "output"]})},
+             {"show": {"value": {"get_attr": ["a", "show"]}}})
+    st = _update_twice_delivered(rec, st, more)
+    assert st.stack_status == "UPDATE_COMPLETE" and "a" in built  # a new attribute is read
+    assert "show" in _rows(st.id)["a"].attr_data["attrs"]
