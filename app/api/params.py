@@ -43,8 +43,13 @@ def extract_bool(name: str, value: Any) -> bool:
     return text == "true"
 
 
+#: the largest integer a request may give (PostgreSQL's INTEGER, SQLite's is wider)
+MAX_INT = 2**31 - 1
+
+
 def extract_int(name: str, value: Any, allow_zero: bool = True) -> int:
-    """A non-negative integer (``0`` allowed unless ``allow_zero`` is false); else a 400."""
+    """A non-negative integer up to :data:`MAX_INT` (``0`` allowed unless ``allow_zero`` is
+    false); else a 400."""
     try:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError(value)
@@ -55,6 +60,9 @@ def extract_int(name: str, value: Any, allow_zero: bool = True) -> int:
         kind = "non-negative" if allow_zero else "positive"
         raise errors.BadRequest(f"Value '{value}' is invalid for '{name}' which only accepts "
                                 f"{kind} integer.")
+    if number > MAX_INT:  # what the database's INTEGER columns hold
+        raise errors.BadRequest(f"Value '{value}' is invalid for '{name}' which only accepts "
+                                f"integer up to {MAX_INT}.")
     return number
 
 

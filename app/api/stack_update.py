@@ -70,7 +70,7 @@ def update_args(body: dict[str, Any], patch: bool) -> dict[str, Any]:
     timeout = None if timeout is None else extract_int("timeout_mins", timeout)
     args: dict[str, Any] = {
         "template": template, "files": body.get("files") or {},
-        "environment": body.get("environment") or {},
+        "environment": services.environments.parse_request(body.get("environment")),
         "environment_files": body.get("environment_files"),
         "parameters": body.get("parameters") or {},
         "timeout_mins": timeout or None,

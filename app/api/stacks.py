@@ -64,7 +64,7 @@ def instantiation_args(body: dict[str, Any]) -> dict[str, Any]:
                 "in \"template\" (python-heatclient does this for local files).")
         raise errors.BadRequest("No template specified")
     return {"template": template, "files": body.get("files") or {},
-            "environment": body.get("environment") or {},
+            "environment": services.environments.parse_request(body.get("environment")),
             "environment_files": body.get("environment_files"),
             "parameters": body.get("parameters") or {}}
 

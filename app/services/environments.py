@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.templates.env_merge import merge_request, param_types_of, parse_environment
+from app.templates.env_merge import (
+    merge_request,
+    param_types_of,
+    parse_environment,
+    parse_request_environment,
+)
 
 
 def merge(environment: Any, parameters: dict[str, Any] | None,
@@ -40,3 +45,9 @@ def parse(environment: Any) -> dict[str, Any]:
     :raises errors.BadRequest: bad YAML, not a mapping, an unknown section.
     """
     return parse_environment(environment) if environment else {}
+
+
+def parse_request(environment: Any) -> dict[str, Any]:
+    """A request body's ``environment`` checked as heat-api does (see
+    :func:`app.templates.env_merge.parse_request_environment`). :raises errors.BadRequest."""
+    return parse_request_environment(environment)

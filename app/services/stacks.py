@@ -249,11 +249,13 @@ def get_template(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
 
 
 def get_environment(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
+    """The stored (merged) environment in Heat's shape: every section present, and
+    ``resource_registry.resources`` always (``heat-reference/api-samples/environment_show``)."""
     env = dict(_raw(stack).environment or {})
-    for k, v in (("parameters", {}), ("parameter_defaults", {}),
-                 ("resource_registry", {"resources": {}}), ("event_sinks", []),
+    for k, v in (("parameters", {}), ("parameter_defaults", {}), ("event_sinks", []),
                  ("encrypted_param_names", [])):
         env.setdefault(k, v)
+    env["resource_registry"] = {"resources": {}, **(env.get("resource_registry") or {})}
     return env
 
 

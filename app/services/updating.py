@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from app import clients
-from app.models import Resource, new_id, session, utcnow
+from app.models import Resource, Stack, new_id, session, utcnow
 from app.resource_types import base, registry
 from app.services import completion, convergence, definitions, dispatch, nested
 from app.templates import properties as tproperties
@@ -71,8 +71,13 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
         convergence.create_step(st, r, traversal_id, data, loaded)
         return
     new_impl = getattr(rdef, "implementation", rdef.type)
-    if r.status == "FAILED" or new_impl != convergence.impl_of(r) \
-            or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+    is_nested = (r.rsrc_data or {}).get("nested")
+    same_kind = new_impl == convergence.impl_of(r) and nested.kind(rdef) == is_nested
+    if (r.rsrc_data or {}).get(REPLACED) and _restore_previous(st, r, traversal_id, data,
+                                                               loaded, new_impl):
+        return
+    # a failed resource is replaced, a failed nested stack updated (Heat's StackResource)
+    if not same_kind or (r.status == "FAILED" and not (is_nested and r.physical_resource_id)):
         _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, None, event=False)
         return
     try:
@@ -81,7 +86,6 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
         completion.fail(st, r, traversal_id, True, loaded, convergence.message_of(exc),
                         started=False, row_action="UPDATE", action="UPDATE")
         return
-    is_nested = (r.rsrc_data or {}).get("nested")
     if props == (r.properties_data or {}) and not is_nested:
         wanted = loaded.definition.referenced_attributes(r.name)
         # unchanged: what it passed on last time still serves, unless the new template reads
@@ -121,6 +125,51 @@ def _covers(attr_data: Any, wanted: set[tuple[Any, ...]]) -> bool:
     return all(p and p[0] in attrs for p in wanted)
 
 
+def _restore_previous(st: Any, r: Any, traversal_id: str, data: dict[str, Any], loaded: Any,
+                      impl: str) -> bool:
+    """Heat's "rolling back to previous resource": when a physical resource this row replaced
+    (and still holds, ``_replaced``) matches the new definition exactly (type and resolved
+    properties), it becomes the row's resource again and the replacement is queued for the
+    cleanup node instead — a rollback restores the original rather than building a third.
+    :returns: whether it did (the node is finished)."""
+    try:
+        props = _new_props(st, r, loaded, data)
+    except Exception:
+        return False
+    queue = list((r.rsrc_data or {}).get(REPLACED) or [])
+    match = next((i for i in range(len(queue) - 1, -1, -1)
+                  if queue[i].get("impl") == impl and "attr_data" in queue[i]
+                  and queue[i].get("properties_data") == props and "handle" not in queue[i]),
+                 None)
+    if match is None:
+        return False
+    old = queue.pop(match)
+    current = dict(r.rsrc_data or {})
+    current.pop(REPLACED, None)
+    if r.physical_resource_id or current.get("nested"):
+        queue.append(_entry(r, current))
+    restored = {**(old.get("rsrc_data") or {}), **({REPLACED: queue} if queue else {})}
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(
+            uuid=old.get("uuid") or r.uuid, type=old["type"],
+            physical_resource_id=old.get("physical_resource_id"),
+            properties_data=old.get("properties_data"), attr_data=old.get("attr_data"),
+            rsrc_data=restored, handle=None, poll_attempt=0))
+    fresh = _row(r.id)
+    completion.succeed(st, fresh, traversal_id, True, loaded, None, action="UPDATE",
+                       start=("UPDATE", None))
+    return True
+
+
+def _entry(r: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """What the cleanup node needs to delete (or a later update to restore) the row's current
+    physical resource."""
+    return {"type": r.type, "impl": convergence.impl_of(r), "uuid": r.uuid,
+            "physical_resource_id": r.physical_resource_id,
+            "properties_data": r.properties_data, "rsrc_data": data,
+            "attr_data": r.attr_data, "deletion_policy": r.deletion_policy}
+
+
 def _finish_update(st: Any, r: Any, traversal_id: str, loaded: Any, plugin: Any, handle: Any,
                    done: bool, start: tuple[str, Any] | None) -> None:
     if done:
@@ -148,10 +197,7 @@ def _reset(r: Any, rdef: Any, *, keep_old: bool, event: bool = False) -> Any:
     old_data = dict(r.rsrc_data or {})
     queue = list(old_data.pop(REPLACED, None) or [])
     if keep_old and (r.physical_resource_id or old_data.get("nested")):
-        queue.append({"type": r.type, "impl": convergence.impl_of(r),
-                      "physical_resource_id": r.physical_resource_id,
-                      "properties_data": r.properties_data, "rsrc_data": old_data,
-                      "deletion_policy": r.deletion_policy})
+        queue.append(_entry(r, old_data))
     data: dict[str, Any] = {REPLACED: queue} if queue else {}
     impl = getattr(rdef, "implementation", rdef.type)
     if impl != rdef.type:
@@ -205,11 +251,23 @@ def cleanup(st: Any, r: Any, traversal_id: str) -> None:
     """One step of the cleanup node of ``r``: delete it if it left the template, else delete
     the physical resources it replaced (oldest first), else nothing."""
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    if _rollback_coming(st.id):  # keep everything: the rollback may restore or keep it
+        completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False)
+        return
     if r.name not in loaded.definition.resources:
         convergence.reverse_step(st, r, traversal_id)
         return
     if drain(st, r, traversal_id):
         completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False)
+
+
+def _rollback_coming(stack_id: str) -> bool:
+    """The UPDATE has failed already and the stack will roll back (Heat's rollback restores
+    the previous resources, so nothing is deleted in the meantime)."""
+    with session() as s:
+        row = s.execute(select(Stack.failed, Stack.disable_rollback, Stack.action)
+                        .where(Stack.id == stack_id)).first()
+    return bool(row and row.failed and not row.disable_rollback and row.action == "UPDATE")
 
 
 def drain(st: Any, r: Any, traversal_id: str) -> bool:

@@ -34,6 +34,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
+
 from app import errors
 from app.templates import loader
 from app.templates.environment import SECTIONS, Environment
@@ -42,6 +44,35 @@ from app.templates.registry import Registry
 STRATEGIES = ("overwrite", "merge", "deep_merge")
 _CFN_TYPES = {"String": "string", "Number": "number", "CommaDelimitedList":
               "comma_delimited_list", "Json": "json", "Boolean": "boolean"}
+
+
+def parse_request_environment(source: Any) -> dict[str, Any]:
+    """A request body's ``environment`` (text or mapping) as heat-api's
+    ``InstantiationData.environment``: parsed as YAML (JSON included), then Heat's section
+    checks; every error is heat-api's ``parse_error_check`` 400.
+
+    :raises errors.BadRequest: ``HTTPBadRequest``, ``"Environment not in valid format: <error>"``.
+    :raises errors.RequestLimitExceeded: alias or nesting limits.
+    """
+    if source is None or (isinstance(source, (str, bytes)) and not source.strip()):
+        return {}
+    try:
+        if isinstance(source, (str, bytes)):
+            try:
+                data = loader.load_text(source, what="environment", json_first=False).data
+            except errors.BadRequest as exc:
+                cause = exc.__cause__
+                raise ValueError(str(cause) if isinstance(cause, yaml.YAMLError)
+                                 else exc.message) from None
+        else:
+            data = source
+        return parse_environment(data)
+    except ValueError as exc:
+        raise errors.BadRequest(f"Environment not in valid format: {exc}",
+                                heat_type="HTTPBadRequest") from None
+    except errors.BadRequest as exc:  # a section of the wrong shape, an unknown section...
+        raise errors.BadRequest(f"Environment not in valid format: {exc.message}",
+                                heat_type="HTTPBadRequest") from None
 
 
 def parse_environment(source: Any, name: str = "environment") -> dict[str, Any]:

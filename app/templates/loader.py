@@ -109,8 +109,10 @@ def _json_depth(value: Any, depth: int = 0) -> None:
             _json_depth(v, depth + 1)
 
 
-def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "template") -> Loaded:
+def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "template",
+              json_first: bool = True) -> Loaded:
     """Load ``text`` (YAML or JSON) into plain values, bounded as the module says.
+    ``json_first=False`` parses JSON-looking text as YAML too (Heat's environment parser does).
 
     :raises errors.RequestLimitExceeded: ``len(text) > max_size`` or alias/nesting limits.
     :raises errors.BadRequest: not valid YAML/JSON ("Error parsing template ...").
@@ -123,7 +125,7 @@ def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "te
     if max_size is not None and size > max_size:
         raise errors.RequestLimitExceeded(
             f"Template size ({size} bytes) exceeds maximum allowed size ({max_size} bytes).")
-    if text.lstrip().startswith("{"):
+    if json_first and text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
         except RecursionError:

@@ -188,6 +188,13 @@ def test_a_bad_update_is_400_and_changes_nothing(api):
     ({"converge": "perhaps"}, 'Unrecognized value "perhaps" for "converge"'),
     ({"tags": {"a": 1}}, "tags must be"),
     ({"clear_parameters": "v"}, "clear_parameters must be a list"),
+    ({"timeout_mins": 2**63}, f"Value '{2**63}' is invalid for 'timeout_mins'"),
+    ({"environment": "parameters: [\n"}, "Environment not in valid format: while parsing"),
+    ({"environment": "{\"a\": "}, "Environment not in valid format: while parsing"),
+    ({"environment": "- a\n"}, "Environment not in valid format: The environment is not a "
+                               "valid YAML mapping data type."),
+    ({"environment": {"paramters": {}}}, 'Environment not in valid format: environment has '
+                                         'wrong section "paramters"'),
 ])
 def test_argument_errors_are_heats_400(api, body, message):
     base = api.create("args")

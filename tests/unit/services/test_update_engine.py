@@ -409,3 +409,50 @@ def test_an_unchanged_resource_passes_on_its_stored_attributes_unless_more_are_r
     st = _update_twice_delivered(rec, st, more)
     assert st.stack_status == "UPDATE_COMPLETE" and "a" in built  # a new attribute is read
     assert "show" in _rows(st.id)["a"].attr_data["attrs"]
+
+
+def test_rollback_restores_the_resource_an_update_replaced(rec):
+    t = T({"a": test_resource("x", update_replace=True)},
+          {"a": {"value": {"get_attr": ["a", "output"]}}})
+    st = stacks.create_stack(CTX, stack_name="restore", template=t, disable_rollback=False)
+    rec.run_all()
+    original = _rows(st.id)["a"].physical_resource_id
+    broken = T({"a": test_resource("y", update_replace=True), "f": test_resource("z", fail=True)},
+               {"a": {"value": {"get_attr": ["a", "output"]}}})
+    updates.update_stack(CTX, st.name, st.id, template=broken)
+    rec.run_all()  # a is replaced, f fails, a's cleanup keeps the original: a rollback follows
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "ROLLBACK_COMPLETE", st.status_reason
+    a = _rows(st.id)["a"]
+    assert a.physical_resource_id == original and a.rsrc_data["value"] == "x"
+    assert _outputs(st) == {"a": "x"}
+    deleted = [e.physical_resource_id for e in _events(st.id)
+               if (e.resource_name, e.action, e.status) == ("a", "DELETE", "COMPLETE")]
+    assert len(deleted) == 1 and deleted[0] != original  # the replacement went, not the original
+    assert "_replaced" not in a.rsrc_data
+
+
+NESTED_FAIL = """
+heat_template_version: 2018-08-31
+parameters:
+  broken: {type: boolean, default: false}
+resources:
+  ok: {type: OS::Heat::TestResource, properties: {value: fine}}
+  bad: {type: OS::Heat::TestResource, properties: {value: {get_param: broken}, fail: {get_param: broken}}}
+"""
+
+
+def test_a_failed_nested_stack_is_updated_not_replaced(db):
+    files = {"child.yaml": NESTED_FAIL}
+    t = T({"n": {"type": "child.yaml", "properties": {"broken": False}}})
+    st = stacks.create_stack(CTX, stack_name="nfail", template=t, files=files)
+    child = _rows(st.id)["n"].physical_resource_id
+    ok = _rows(child)["ok"].physical_resource_id
+    updates.update_stack(CTX, st.name, st.id, files=files,
+                         template=T({"n": {"type": "child.yaml", "properties": {"broken": True}}}))
+    assert stacks.get_by_id(CTX, st.id).stack_status == "UPDATE_FAILED"
+    updates.update_stack(CTX, st.name, st.id, template=t, files=files)
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert _rows(st.id)["n"].physical_resource_id == child  # the same child stack, updated
+    assert _rows(child)["ok"].physical_resource_id == ok    # its healthy resource untouched
