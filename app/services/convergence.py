@@ -235,15 +235,18 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
 
 
 def _poll_later(st: Any, r: Resource, traversal_id: str, is_update: bool, plugin: Any,
-                handle: Any, start: tuple[str, Any] | None = None) -> None:
+                handle: Any, start: tuple[str, Any] | None = None,
+                owner: str | None = None) -> None:
     """Persist progress (and the IN_PROGRESS state if this step started the action), release
-    the lock and re-enqueue this node after the plugin's delay."""
+    the lock and re-enqueue this node after the plugin's delay. ``owner``: the traversal that
+    started the action (default: this one), stored with the handle."""
     attempt = (r.poll_attempt or 0) + 1
     with session() as s:
         if start is not None:
             completion.write_start(s, r, *start)
         s.execute(update(Resource).where(Resource.id == r.id).values(
-            handle={"h": handle}, physical_resource_id=plugin.resource_id,
+            handle={"h": handle, "t": owner or traversal_id},
+            physical_resource_id=plugin.resource_id,
             rsrc_data=plugin.data, poll_attempt=attempt, engine_id=None, updated_at=utcnow()))
     delay = float(plugin.poll_delay(handle, attempt))
     dispatch.get().check_resource(st.id, traversal_id, r.id, is_update, countdown=delay)

@@ -111,16 +111,17 @@ def _check_immutable(st: Stack, definition: Any) -> None:
 
 
 def check_updatable(st: Stack) -> None:
-    """:raises errors.NotFound: deleted; :raises errors.BadRequest: ``NotSupported`` for a
-    stack whose last action is DELETE; :raises errors.ActionInProgress: busy (409), as Heat's
-    ``update_stack``."""
+    """As Heat's convergence ``update_stack``: a stack with an action in progress (CREATE,
+    UPDATE, ROLLBACK) may be updated — the new traversal supersedes it (newest traversal wins).
+
+    :raises errors.NotFound: deleted; :raises errors.BadRequest: ``NotSupported`` for a stack
+        whose last action is DELETE.
+    """
     if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
         raise errors.NotFound("Stack", st.name)
     if st.action == "DELETE":
         raise errors.BadRequest("Updating a stack when it is deleting is not supported.",
                                 heat_type="NotSupported")
-    if st.status == "IN_PROGRESS":
-        raise errors.ActionInProgress(st.name, st.action)
 
 
 def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, **request: Any) -> Stack:
@@ -144,7 +145,10 @@ def apply(s: Any, row: Stack, prep: Prepared, action: str = "UPDATE") -> str:
     raw = RawTemplate(template=prep.template, files=prep.files, environment=prep.environment)
     s.add(raw)
     s.flush()
-    row.prev_raw_template_id = row.raw_template_id
+    if not (row.status == "IN_PROGRESS" and row.action == "UPDATE"):
+        # what a rollback returns to: the last template the stack reached (an update that is
+        # superseded while in progress never got there)
+        row.prev_raw_template_id = row.raw_template_id
     row.raw_template_id = raw.id
     row.parameters = prep.params
     row.parameters_show = prep.definition.parameters_for_show()

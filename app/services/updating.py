@@ -41,6 +41,45 @@ def _row(rid: int) -> Any:
     return SimpleNamespace(**row._mapping)
 
 
+def _foreign(handle: Any, traversal_id: str) -> bool:
+    """Whether an in-progress action's handle was stored by another (superseded) traversal."""
+    return isinstance(handle, dict) and handle.get("t") not in (None, traversal_id)
+
+
+def _settle(st: Any, r: Any, traversal_id: str, loaded: Any) -> Any:
+    """Finish polling the action a superseded traversal left in progress on ``r`` (a create,
+    an update, a delete, or the freeing before a replacement), so that this traversal can
+    compare the result with its own definition. :returns: the row once the action has ended
+    (COMPLETE or FAILED, its attributes to be read again), or None when it is still running
+    (this node polls it again later, as its own)."""
+    handle = r.handle.get("h")
+    action = r.action
+    if action == "UPDATE" and isinstance(handle, dict) and "prep" in handle:
+        with session() as s:  # the replacement is this traversal's to make
+            s.execute(update(RT).where(RT.c.id == r.id).values(
+                handle={**r.handle, "t": traversal_id}))
+        return _row(r.id)
+    plugin = convergence.plugin_for(r, st, r.properties_data, loaded)
+    check = {"CREATE": "check_create_complete", "UPDATE": "check_update_complete",
+             "DELETE": "check_delete_complete"}.get(action)
+    status, reason = "COMPLETE", "state changed"
+    try:
+        done = True if check is None else bool(getattr(plugin, check)(handle))
+    except Exception as exc:
+        status, reason, done = "FAILED", convergence.reason_of(r.name, exc), True
+    if not done:  # still the superseded traversal's action: settled again at the next poll
+        convergence.poll_later(st, r, traversal_id, True, plugin, handle, owner=r.handle["t"])
+        return None
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(
+            status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
+            physical_resource_id=plugin.resource_id, rsrc_data=plugin.data,
+            updated_at=utcnow()))
+        completion.add_event(s, r.stack_id, r.name, plugin.resource_id, r.type, action, status,
+                             reason)
+    return _row(r.id)
+
+
 def _new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The resource's new properties, resolved and validated as a create would."""
     props = loaded.definition.resolve_properties(r.name, convergence.InputsContext(data))
@@ -56,6 +95,10 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
     """One step of the forward node of ``r`` in an UPDATE (or update ROLLBACK) traversal."""
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     rdef = loaded.definition.resources[r.name]
+    if r.status == "IN_PROGRESS" and _foreign(r.handle, traversal_id):
+        r = _settle(st, r, traversal_id, loaded)  # what a superseded traversal left running
+        if r is None:
+            return
     if r.status == "IN_PROGRESS" and r.handle is not None and r.action == "UPDATE":
         handle = r.handle.get("h") if isinstance(r.handle, dict) else r.handle
         if isinstance(handle, dict) and "prep" in handle:  # freeing things for a replacement

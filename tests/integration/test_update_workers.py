@@ -119,3 +119,32 @@ def test_sigkilled_worker_mid_update_loses_and_doubles_nothing(workers):
     st = _final(st.id, timeout=240)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason + workers.logs()
     _check_converged(st, before, 20, n_before)
+
+
+def test_an_update_supersedes_a_create_in_progress_on_two_workers(workers):
+    st = stacks.create_stack(CTX, stack_name="upd-race", template=layers(5, 10, "v1", wait=0.3))
+
+    def some_done():
+        with read_session() as s:
+            return len(s.execute(select(Resource.id).where(
+                Resource.stack_id == st.id, Resource.status == "COMPLETE",
+                Resource.action == "CREATE")).all()) >= 10
+    wait_for(some_done, 60, 0.02, "10 resources created")
+    updates.update_stack(CTX, st.name, st.id, template=layers(5, 10, "v2", wait=0.3))
+    st = _final(st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason + workers.logs()
+    rows = _rows(st.id)
+    assert set(rows) == {f"l{k}_{i}" for k in range(5) for i in range(10)} | {"extra_v2"}
+    for name, r in rows.items():
+        if name.startswith("extra"):
+            continue
+        k, i = (int(x) for x in name[1:].split("_"))
+        if k == 0:
+            assert r.rsrc_data["value"] == f"v2-{i}", name
+        else:
+            a, b = rows[f"l{k - 1}_{i}"], rows[f"l{k - 1}_{(i + 1) % 10}"]
+            assert r.rsrc_data["value"] == f"{a.rsrc_data['value']}+{b.rsrc_data['value']}"
+    kinds = Counter((e.resource_name, e.action, e.status, e.physical_resource_id)
+                    for e in _events(st.id) if e.resource_name != st.name
+                    and e.physical_resource_id)
+    assert set(kinds.values()) == {1}, [k for k, v in kinds.items() if v > 1]

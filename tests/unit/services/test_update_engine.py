@@ -168,12 +168,52 @@ def test_a_crash_after_the_replacement_was_queued_creates_one_replacement(rec, m
     assert sum(1 for e in ev if (e.action, e.status) == ("CREATE", "COMPLETE")) == 2  # create+1
 
 
-def test_update_is_refused_while_in_progress_and_after_delete(rec):
-    st = stacks.create_stack(CTX, stack_name="busy", template=BASE)
-    with pytest.raises(errors.ActionInProgress) as err:
-        updates.update_stack(CTX, st.name, st.id, template=NEW)
-    assert err.value.http_status == 409
-    assert str(err.value.message) == "Stack busy already has an action (CREATE) in progress."
+def test_an_update_supersedes_a_create_in_progress(rec):
+    slow = {"create": 0.2}
+    first = T({"a": test_resource("one", action_wait_secs=slow),
+               "b": test_resource({"get_attr": ["a", "output"]}),
+               "c": test_resource("c1", action_wait_secs=slow)},
+              {"b": {"value": {"get_attr": ["b", "output"]}}})
+    st = stacks.create_stack(CTX, stack_name="busy", template=first)
+    for _ in range(2):  # a and c start creating and wait: their handles are the create's
+        convergence.check_resource(*rec.queue.pop(0))
+    assert {r.status for n, r in _rows(st.id).items() if n != "b"} == {"IN_PROGRESS"}
+    second = T({"a": test_resource("two", action_wait_secs=slow),
+                "b": test_resource({"get_attr": ["a", "output"]}),
+                "c": test_resource("c1", action_wait_secs=slow)},
+               {"b": {"value": {"get_attr": ["b", "output"]}}})
+    updates.update_stack(CTX, st.name, st.id, template=second)  # newest traversal wins
+    rec.run_all(limit=100000)  # the create's own polls stop; the update's go on
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert _outputs(st) == {"b": "two"}
+    rows = _rows(st.id)
+    assert rows["a"].rsrc_data["value"] == "two" and rows["c"].rsrc_data["value"] == "c1"
+    creates = Counter(e.resource_name for e in _events(st.id)
+                      if (e.action, e.status) == ("CREATE", "COMPLETE") and e.resource_name != st.name)
+    assert creates == {"a": 1, "b": 1, "c": 1}  # nothing was created twice
+    assert not [e for e in _events(st.id) if e.action == "DELETE"]
+
+
+def test_an_update_supersedes_an_update_in_progress(rec):
+    st = stacks.create_stack(CTX, stack_name="twice", template=T({"a": test_resource("one")}))
+    rec.run_all()
+    physical = _rows(st.id)["a"].physical_resource_id
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource(
+        "two", action_wait_secs={"update": 0.2})}))
+    convergence.check_resource(*rec.queue.pop(0))  # the update of a starts and waits
+    assert _rows(st.id)["a"].status == "IN_PROGRESS"
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource("three")}))
+    rec.run_all(limit=100000)
+    st = stacks.get_by_id(CTX, st.id)
+    a = _rows(st.id)["a"]
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert (a.physical_resource_id, a.rsrc_data["value"]) == (physical, "three")
+    assert stacks.get_template(CTX, st)["resources"]["a"]["properties"]["value"] == "three"
+
+
+def test_update_of_a_deleted_stack_is_not_found(rec):
+    st = stacks.create_stack(CTX, stack_name="gone", template=BASE)
     rec.run_all()
     stacks.delete_stack(CTX, st.name, st.id)
     rec.run_all()
