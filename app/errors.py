@@ -115,15 +115,6 @@ class StackExists(Conflict):
         super().__init__(f"The Stack ({stack_name}) already exists.", stack_name=stack_name)
 
 
-class ActionInProgress(Conflict):
-    """Heat's ``ActionInProgress``: the stack is busy with another action."""
-    heat_type = "ActionInProgress"
-
-    def __init__(self, stack_name: str, action: str) -> None:
-        super().__init__(f"Stack {stack_name} already has an action ({action}) in progress.",
-                         stack_name=stack_name, action=action)
-
-
 # ---- auth ---------------------------------------------------------------------------------------
 class AuthError(StokerError):
     http_status = 401

@@ -12,8 +12,9 @@ api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
   list of resources in the engine's ``format_stack_resource`` form (heat-api returns the
   engine's answer as it is). Nothing is written.
 
-Errors are Heat's faults: 400 (bad template, parameters or arguments; ``NotSupported``), 404
-(unknown or deleted stack), 409 ``ActionInProgress`` (update only: Heat previews a busy stack).
+Errors are Heat's faults: 400 (bad template, parameters or arguments; ``NotSupported`` while
+the stack is being deleted), 404 (unknown or deleted stack). An update of a stack whose create
+or update is in progress supersedes it (Heat's convergence), so there is no 409.
 ``/stacks/{name}`` redirects PUT and PATCH here (302, :mod:`app.api.stacks`), and heatclient
 repeats the method on the new location.
 """

@@ -4,8 +4,9 @@ sent is kept), as Heat's ``update_stack``.
 The request is checked completely (template, environment, parameters, plugins) before anything is
 written; then ONE transaction stores the new template, points the stack at it (keeping the
 previous one for a rollback) and starts the UPDATE traversal
-(:func:`app.services.traversals.start_update`). Errors follow Heat: ``EntityNotFound`` (404),
-``ActionInProgress`` (409), ``StackValidationFailed`` & co (400).
+(:func:`app.services.traversals.start_update`), which supersedes any traversal in progress.
+Errors follow Heat: ``EntityNotFound`` (404), ``NotSupported`` (400: the stack is being
+deleted), ``StackValidationFailed`` & co (400).
 """
 from __future__ import annotations
 
