@@ -298,6 +298,12 @@ def stack_body(name: str, template_path: str, env_paths: list[str] | tuple[str, 
         "files": {**tpl_files, **env_files},
         "environment": env,
     }
+    return _with_options(body, env_urls, tags, timeout)
+
+
+def _with_options(body: dict[str, Any], env_urls: list[str], tags: str | None,
+                  timeout: int | None) -> dict[str, Any]:
+    """``body`` plus the keys heatclient sends only when given."""
     if env_urls:
         body["environment_files"] = env_urls
     if tags:
@@ -320,14 +326,9 @@ def update_body(template_path: str | None, env_paths: list[str] | tuple[str, ...
     env_files, env, env_urls = load_environments(list(env_paths))
     params = format_parameters(parameters)
     params.update(parameter_files(parameter_file, template_path or str(Path.cwd() / "-")))
-    body: dict[str, Any] = {"parameters": params, "template": template,
-                            "files": {**tpl_files, **env_files}, "environment": env}
-    if env_urls:
-        body["environment_files"] = env_urls
-    if tags:
-        body["tags"] = tags
-    if timeout:
-        body["timeout_mins"] = timeout
+    body = _with_options({"parameters": params, "template": template,
+                          "files": {**tpl_files, **env_files}, "environment": env},
+                         env_urls, tags, timeout)
     if clear_parameters:
         body["clear_parameters"] = list(clear_parameters)
     if rollback != "keep":

@@ -94,15 +94,24 @@ def stack_group() -> None:
     """Create, update, inspect and delete stacks (as `openstack stack ...`)."""
 
 
+def _inputs(fn: Any) -> Any:
+    """The environment and parameter options ``create`` and ``update`` share (heatclient's)."""
+    for option in reversed([
+            click.option("-e", "--environment", "environment", multiple=True, metavar="FILE",
+                         help="Environment file; repeatable, later ones override earlier ones."),
+            click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
+                         help="Parameter value; repeatable, or one argument with `;`-separated "
+                              "pairs."),
+            click.option("--parameter-file", "parameter_file", multiple=True, metavar="KEY=FILE",
+                         help="Parameter whose value is a file's content.")]):
+        fn = option(fn)
+    return fn
+
+
 @stack_group.command("create")
 @click.option("-t", "--template", "template", required=True, metavar="FILE",
               help="Template file (or URL).")
-@click.option("-e", "--environment", "environment", multiple=True, metavar="FILE",
-              help="Environment file; repeatable, later ones override earlier ones.")
-@click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
-              help="Parameter value; repeatable, or one argument with `;`-separated pairs.")
-@click.option("--parameter-file", "parameter_file", multiple=True, metavar="KEY=FILE",
-              help="Parameter whose value is a file's content.")
+@_inputs
 @click.option("--timeout", type=click.IntRange(min=1), default=None, metavar="MINS",
               help="Stack creation timeout in minutes.")
 @click.option("--enable-rollback", is_flag=True, help="Roll back when creation fails.")
@@ -129,12 +138,7 @@ def create(client: Client, name: str, template: str, environment: tuple[str, ...
 @stack_group.command("update")
 @click.option("-t", "--template", "template", default=None, metavar="FILE",
               help="Template file (or URL); may be left out with --existing.")
-@click.option("-e", "--environment", "environment", multiple=True, metavar="FILE",
-              help="Environment file; repeatable, later ones override earlier ones.")
-@click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
-              help="Parameter value; repeatable, or one argument with `;`-separated pairs.")
-@click.option("--parameter-file", "parameter_file", multiple=True, metavar="KEY=FILE",
-              help="Parameter whose value is a file's content.")
+@_inputs
 @click.option("--existing", is_flag=True,
               help="Keep the stack's template, environment and parameters; what is given "
                    "patches over them (PATCH).")

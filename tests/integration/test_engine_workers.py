@@ -8,31 +8,20 @@ import pytest
 from sqlalchemy import select
 
 from app.context import RequestContext
-from app.models import Event, Resource, Stack, read_session
+from app.models import Resource, Stack, read_session
 from app.services import maintenance, stacks
-from tests.fixtures.stacks import layered_random_stack, none_stack, wait_for
+from tests.fixtures.stacks import events, final, layered_random_stack, none_stack, rows, wait_for
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="itest")
 
 
-def _final(stack_id: str, timeout: float = 120) -> Stack:
-    def done():
-        st = stacks.get_by_id(CTX, stack_id)
-        return st if st.status != "IN_PROGRESS" else None
-    return wait_for(done, timeout, 0.1, f"stack {stack_id} to finish")
+def _final(stack_id: str, timeout: float = 180) -> Stack:
+    return final(CTX, stack_id, timeout)
 
 
-def _resources(stack_id: str) -> dict[str, Resource]:
-    with read_session() as s:
-        return {r.name: r for r in s.execute(select(Resource).where(
-            Resource.stack_id == stack_id)).scalars()}
-
-
-def _events(stack_id: str) -> list[Event]:
-    with read_session() as s:
-        return list(s.execute(select(Event).where(Event.stack_id == stack_id)
-                              .order_by(Event.id)).scalars())
+_resources = _rows = rows
+_events = events
 
 
 def test_create_and_delete_converge_on_two_workers(workers):

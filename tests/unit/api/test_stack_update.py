@@ -13,24 +13,14 @@ from app.resource_types import registry
 from app.resource_types import schema as sch
 from app.resource_types.base import Resource as Plugin
 from app.services import dispatch
+from tests.fixtures.stacks import hot, knob
 
 HOT = "2018-08-31"
 ACCEPTED = {"message": "The request is accepted for processing.<br /><br />\n\n\n",
             "code": "202 Accepted", "title": "Accepted"}
 
 
-def T(resources: dict[str, Any], outputs: dict[str, Any] | None = None,
-      parameters: dict[str, Any] | None = None) -> dict[str, Any]:
-    t: dict[str, Any] = {"heat_template_version": HOT, "resources": resources}
-    if outputs:
-        t["outputs"] = outputs
-    if parameters:
-        t["parameters"] = parameters
-    return t
-
-
-def TR(value: Any, **props: Any) -> dict[str, Any]:
-    return {"type": "OS::Heat::TestResource", "properties": {"value": value, **props}}
+T, TR = hot, knob
 
 
 BASE = T({"a": TR({"get_param": "v"}), "rep": TR("x", update_replace=True),

@@ -12,44 +12,22 @@ from sqlalchemy import func, select
 
 from app import errors
 from app.context import RequestContext
-from app.models import Event, RawTemplate, Resource, Stack, read_session
+from app.models import Event, RawTemplate, Stack, read_session
 from app.resource_types import registry
 from app.resource_types import schema as sch
 from app.resource_types.base import Resource as Plugin
 from app.services import convergence, stacks, updates, updating
+from tests.fixtures.stacks import events, hot, knob, rows
 from tests.unit.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="upd")
 HOT = "2018-08-31"
 
 
-def T(resources: dict[str, Any], outputs: dict[str, Any] | None = None,
-      parameters: dict[str, Any] | None = None) -> dict[str, Any]:
-    t: dict[str, Any] = {"heat_template_version": HOT, "resources": resources}
-    if outputs:
-        t["outputs"] = outputs
-    if parameters:
-        t["parameters"] = parameters
-    return t
+T = hot
 
-
-def test_resource(value: Any, **props: Any) -> dict[str, Any]:
-    return {"type": "OS::Heat::TestResource", "properties": {"value": value, **props}}
-
-
-test_resource.__test__ = False  # type: ignore[attr-defined]
-
-
-def _rows(stack_id: str) -> dict[str, Resource]:
-    with read_session() as s:
-        return {r.name: r for r in s.execute(select(Resource).where(
-            Resource.stack_id == stack_id)).scalars()}
-
-
-def _events(stack_id: str) -> list[Event]:
-    with read_session() as s:
-        return list(s.execute(select(Event).where(Event.stack_id == stack_id)
-                              .order_by(Event.id)).scalars())
+_rows = rows
+_events = events
 
 
 def _outputs(st: Stack) -> dict[str, Any]:
@@ -61,18 +39,18 @@ def _after(events: list[Event], first: tuple[str, ...], then: tuple[str, ...]) -
     return keys.index(first) < keys.index(then)
 
 
-BASE = T({"a": test_resource("one"),
-          "b": test_resource({"get_attr": ["a", "output"]}),
-          "rep": test_resource("x", update_replace=True),
+BASE = T({"a": knob("one"),
+          "b": knob({"get_attr": ["a", "output"]}),
+          "rep": knob("x", update_replace=True),
           "gone": {"type": "OS::Heat::RandomString", "properties": {"length": 6}},
-          "user": test_resource({"get_attr": ["gone", "value"]})},
+          "user": knob({"get_attr": ["gone", "value"]})},
          {"b": {"value": {"get_attr": ["b", "output"]}},
           "rep": {"value": {"get_resource": "rep"}}})
-NEW = T({"a": test_resource("two"),
-         "b": test_resource({"get_attr": ["a", "output"]}),
-         "rep": test_resource("y", update_replace=True),
-         "rep_user": test_resource({"get_resource": "rep"}),
-         "user": test_resource("fixed"),
+NEW = T({"a": knob("two"),
+         "b": knob({"get_attr": ["a", "output"]}),
+         "rep": knob("y", update_replace=True),
+         "rep_user": knob({"get_resource": "rep"}),
+         "user": knob("fixed"),
          "added": {"type": "OS::Heat::RandomString", "properties": {"length": 6}}},
         {"b": {"value": {"get_attr": ["b", "output"]}},
          "rep": {"value": {"get_resource": "rep"}}})
@@ -170,17 +148,17 @@ def test_a_crash_after_the_replacement_was_queued_creates_one_replacement(rec, m
 
 def test_an_update_supersedes_a_create_in_progress(rec):
     slow = {"create": 0.2}
-    first = T({"a": test_resource("one", action_wait_secs=slow),
-               "b": test_resource({"get_attr": ["a", "output"]}),
-               "c": test_resource("c1", action_wait_secs=slow)},
+    first = T({"a": knob("one", action_wait_secs=slow),
+               "b": knob({"get_attr": ["a", "output"]}),
+               "c": knob("c1", action_wait_secs=slow)},
               {"b": {"value": {"get_attr": ["b", "output"]}}})
     st = stacks.create_stack(CTX, stack_name="busy", template=first)
     for _ in range(2):  # a and c start creating and wait: their handles are the create's
         convergence.check_resource(*rec.queue.pop(0))
     assert {r.status for n, r in _rows(st.id).items() if n != "b"} == {"IN_PROGRESS"}
-    second = T({"a": test_resource("two", action_wait_secs=slow),
-                "b": test_resource({"get_attr": ["a", "output"]}),
-                "c": test_resource("c1", action_wait_secs=slow)},
+    second = T({"a": knob("two", action_wait_secs=slow),
+                "b": knob({"get_attr": ["a", "output"]}),
+                "c": knob("c1", action_wait_secs=slow)},
                {"b": {"value": {"get_attr": ["b", "output"]}}})
     updates.update_stack(CTX, st.name, st.id, template=second)  # newest traversal wins
     rec.run_all(limit=100000)  # the create's own polls stop; the update's go on
@@ -196,14 +174,14 @@ def test_an_update_supersedes_a_create_in_progress(rec):
 
 
 def test_an_update_supersedes_an_update_in_progress(rec):
-    st = stacks.create_stack(CTX, stack_name="twice", template=T({"a": test_resource("one")}))
+    st = stacks.create_stack(CTX, stack_name="twice", template=T({"a": knob("one")}))
     rec.run_all()
     physical = _rows(st.id)["a"].physical_resource_id
-    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource(
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": knob(
         "two", action_wait_secs={"update": 0.2})}))
     convergence.check_resource(*rec.queue.pop(0))  # the update of a starts and waits
     assert _rows(st.id)["a"].status == "IN_PROGRESS"
-    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource("three")}))
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": knob("three")}))
     rec.run_all(limit=100000)
     st = stacks.get_by_id(CTX, st.id)
     a = _rows(st.id)["a"]
@@ -272,12 +250,12 @@ def test_changing_an_immutable_property_fails_with_heats_not_supported(rec, froz
 
 
 def test_a_failed_update_rolls_back_to_the_previous_template_when_asked(rec):
-    t = T({"a": test_resource({"get_param": "v"}), "b": test_resource("keep")},
+    t = T({"a": knob({"get_param": "v"}), "b": knob("keep")},
           {"a": {"value": {"get_attr": ["a", "output"]}}},
           {"v": {"type": "string", "default": "first"}})
     st = stacks.create_stack(CTX, stack_name="rb", template=t, disable_rollback=False)
     rec.run_all()
-    broken = T({"a": test_resource("second", fail=True), "b": test_resource("keep"),
+    broken = T({"a": knob("second", fail=True), "b": knob("keep"),
                 "extra": {"type": "OS::Heat::None"}},
                {"a": {"value": {"get_attr": ["a", "output"]}}})
     updates.update_stack(CTX, st.name, st.id, template=broken)
@@ -292,11 +270,11 @@ def test_a_failed_update_rolls_back_to_the_previous_template_when_asked(rec):
 
 
 def test_update_from_a_failed_create_replaces_the_failed_resource(rec):
-    t = T({"a": test_resource("v", fail=True)})
+    t = T({"a": knob("v", fail=True)})
     st = stacks.create_stack(CTX, stack_name="fromfail", template=t)
     rec.run_all()
     assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_FAILED"
-    updates.update_stack(CTX, st.name, st.id, template=T({"a": test_resource("v")}))
+    updates.update_stack(CTX, st.name, st.id, template=T({"a": knob("v")}))
     rec.run_all()
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
@@ -305,7 +283,7 @@ def test_update_from_a_failed_create_replaces_the_failed_resource(rec):
 
 
 def test_patch_keeps_the_template_and_merges_parameters(rec):
-    t = T({"a": test_resource({"get_param": "v"})}, {"a": {"value": {"get_attr": ["a", "output"]}}},
+    t = T({"a": knob({"get_param": "v"})}, {"a": {"value": {"get_attr": ["a", "output"]}}},
           {"v": {"type": "string", "default": "d"}, "w": {"type": "string", "default": "x"}})
     st = stacks.create_stack(CTX, stack_name="patch", template=t, parameters={"w": "kept"},
                              timeout_mins=7, tags=["t1"])
@@ -385,11 +363,11 @@ def test_nested_stacks_are_updated_in_place_and_groups_scale(db):
 
 
 def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
-    t = T({"rep": {**test_resource("x", update_replace=True), "deletion_policy": "Retain"}})
+    t = T({"rep": {**knob("x", update_replace=True), "deletion_policy": "Retain"}})
     st = stacks.create_stack(CTX, stack_name="retain", template=t)
     rec.run_all()
     old = _rows(st.id)["rep"].physical_resource_id
-    t2 = T({"rep": {**test_resource("y", update_replace=True), "deletion_policy": "Retain"}})
+    t2 = T({"rep": {**knob("y", update_replace=True), "deletion_policy": "Retain"}})
     updates.update_stack(CTX, st.name, st.id, template=t2)
     rec.run_all()
     ev = [(e.action, e.status) for e in _events(st.id)
@@ -400,7 +378,7 @@ def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
 
 def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
     from app.services import completion
-    forever = T({"slow": test_resource("v", action_wait_secs={"create": -1})})
+    forever = T({"slow": knob("v", action_wait_secs={"create": -1})})
     st = stacks.create_stack(CTX, stack_name="late", template=forever, disable_rollback=False)
     convergence.check_resource(*rec.queue.pop(0))  # starts the create, which never ends
     rec.queue.clear()
@@ -411,11 +389,11 @@ def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
     assert st.stack_status == "ROLLBACK_COMPLETE"
     assert _rows(st.id)["slow"].action == "DELETE"
 
-    st = stacks.create_stack(CTX, stack_name="late2", template=T({"r": test_resource("one")}),
+    st = stacks.create_stack(CTX, stack_name="late2", template=T({"r": knob("one")}),
                              disable_rollback=False)
     rec.run_all()
     updates.update_stack(CTX, st.name, st.id,
-                         template=T({"r": test_resource(
+                         template=T({"r": knob(
                              "two", action_wait_secs={"update": -1})}))
     convergence.check_resource(*rec.queue.pop(0))  # the in-place update never ends
     rec.queue.clear()
@@ -431,7 +409,7 @@ def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
 
 def test_an_unchanged_resource_passes_on_its_stored_attributes_unless_more_are_read(
         rec, monkeypatch):
-    t = T({"a": test_resource("v"), "b": test_resource({"get_attr": ["a", "output"]})})
+    t = T({"a": knob("v"), "b": knob({"get_attr": ["a", "output"]})})
     st = stacks.create_stack(CTX, stack_name="cached", template=t)
     rec.run_all()
     built = []
@@ -444,7 +422,7 @@ def test_an_unchanged_resource_passes_on_its_stored_attributes_unless_more_are_r
     monkeypatch.setattr(convergence, "plugin_for", counting)
     st = _update_twice_delivered(rec, st, t)
     assert st.stack_status == "UPDATE_COMPLETE" and "a" not in built  # no re-read
-    more = T({"a": test_resource("v"), "b": test_resource({"get_attr": ["a", "output"]})},
+    more = T({"a": knob("v"), "b": knob({"get_attr": ["a", "output"]})},
              {"show": {"value": {"get_attr": ["a", "show"]}}})
     st = _update_twice_delivered(rec, st, more)
     assert st.stack_status == "UPDATE_COMPLETE" and "a" in built  # a new attribute is read
@@ -452,12 +430,12 @@ def test_an_unchanged_resource_passes_on_its_stored_attributes_unless_more_are_r
 
 
 def test_rollback_restores_the_resource_an_update_replaced(rec):
-    t = T({"a": test_resource("x", update_replace=True)},
+    t = T({"a": knob("x", update_replace=True)},
           {"a": {"value": {"get_attr": ["a", "output"]}}})
     st = stacks.create_stack(CTX, stack_name="restore", template=t, disable_rollback=False)
     rec.run_all()
     original = _rows(st.id)["a"].physical_resource_id
-    broken = T({"a": test_resource("y", update_replace=True), "f": test_resource("z", fail=True)},
+    broken = T({"a": knob("y", update_replace=True), "f": knob("z", fail=True)},
                {"a": {"value": {"get_attr": ["a", "output"]}}})
     updates.update_stack(CTX, st.name, st.id, template=broken)
     rec.run_all()  # a is replaced, f fails, a's cleanup keeps the original: a rollback follows
