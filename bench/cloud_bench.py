@@ -64,7 +64,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.engine_bench import Fleet, setup
+from bench.engine_bench import Fleet, init_engine, setup
 
 TENANT = "admin"            # the sandbox's bootstrap project: stacks' connections are scoped to it
 FLAVORS = ("m1.tiny", "m1.small")
@@ -265,21 +265,6 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str) -> tuple[float, float
 
 
 # ---- the run ---------------------------------------------------------------------------------
-def init_engine(env_vars: dict[str, str]) -> None:
-    """This process as an API process would be: settings, schema, database, Celery dispatcher."""
-    os.environ.update(env_vars)
-    from app import config, models
-    from app.models import migrate
-    from app.services import dispatch
-    from app.tasks import configure
-    settings = config.load()
-    config.set_current(settings)
-    migrate.upgrade(settings.database_url)
-    models.init(settings.database_url)
-    configure(settings)
-    dispatch.set_dispatcher(None)
-
-
 def drop_database(url: str) -> None:
     import psycopg
 

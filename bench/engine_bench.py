@@ -45,7 +45,7 @@ class Fleet:
                 [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
                  "-c", str(concurrency), "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
                  "-l", os.environ.get("BENCH_LOG", "WARNING"), "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                cwd=REPO, env=env, stdout=open(log_dir / f"w{i}.log", "wb"),
+                cwd=REPO, env=env, stdout=open(log_dir / f"w{i}.log", "wb"),  # noqa: SIM115 (the child owns it)
                 stderr=subprocess.STDOUT, start_new_session=True))
 
     def wait_ready(self, celery_app, n):
@@ -97,6 +97,7 @@ def setup(mode: str, tmp: Path) -> tuple[dict, object]:
 def hop_latency_ms(stack_id: str) -> float | None:
     """Median time between a resource's CREATE_COMPLETE and its dependent's CREATE_IN_PROGRESS."""
     from sqlalchemy import select
+
     from app.models import Event, Resource, read_session
     with read_session() as s:
         reqs = {r.name: r.requires for r in s.execute(select(Resource).where(
@@ -110,20 +111,26 @@ def hop_latency_ms(stack_id: str) -> float | None:
     return statistics.median(hops) if hops else None
 
 
-def run(mode: str, sizes: list[int], workers: int, concurrency: int) -> list[tuple]:
-    tmp = Path(tempfile.mkdtemp(prefix=f"stoker-bench-{mode}-"))
-    env_vars, redis_server = setup(mode, tmp)
+def init_engine(env_vars: dict[str, str]) -> None:
+    """This process as an API process would be: settings, schema, database, Celery dispatcher."""
     os.environ.update(env_vars)
     from app import config, models
     from app.models import migrate
+    from app.services import dispatch
+    from app.tasks import configure
     settings = config.load()
     config.set_current(settings)
     migrate.upgrade(settings.database_url)
     models.init(settings.database_url)
-    from app.tasks import celery_app, configure
     configure(settings)
-    from app.services import dispatch
     dispatch.set_dispatcher(None)
+
+
+def run(mode: str, sizes: list[int], workers: int, concurrency: int) -> list[tuple]:
+    tmp = Path(tempfile.mkdtemp(prefix=f"stoker-bench-{mode}-"))
+    env_vars, redis_server = setup(mode, tmp)
+    init_engine(env_vars)
+    from app.tasks import celery_app
     fleet = Fleet(dict(os.environ, **env_vars), workers, concurrency, tmp)
     rows = []
     try:
@@ -172,7 +179,6 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--concurrency", type=int, default=4)
     a = ap.parse_args()
-    sizes = [int(x) for x in a.sizes.split(",")]
     print(f"{'mode':9} {'n':>6} {'shape':6} {'final':16} {'create s':>8} {'delete s':>8} "
           f"{'total s':>8} {'ms/rsrc':>9} {'hop ms':>8}")
     rows = []
@@ -180,7 +186,7 @@ def main() -> None:
         # each mode in its own process: settings and engines are per process
         out = subprocess.run([sys.executable, __file__, "--one", mode, "--sizes", a.sizes,
                               "--workers", str(a.workers), "--concurrency", str(a.concurrency)],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, check=False)
         sys.stdout.write(out.stdout)
         if out.returncode:
             sys.stdout.write(out.stderr[-2000:])
