@@ -43,7 +43,9 @@ class Settings:
     sandbox_latency: str = ""          # added to every sandbox request: "0.05", "0.01-0.05" or JSON rules
     sandbox_faults: str = ""           # sandbox fault-injection rules, a JSON list (app/sandbox/behaviour.py)
     workers: int = 2                # worker processes `stoker up` starts
-    worker_concurrency: int = 4
+    # threads per worker: a cloud call blocks its thread, so a cloud with 1 s per call needs many
+    # (bench/cloud_bench.py, 200 servers: 2 x 4 threads 151 s, 2 x 16 66 s, 2 x 50 53 s)
+    worker_concurrency: int = 16
     default_user: str = "admin"
     # The `stoker` CLI as a client of the Orchestration API.
     api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
