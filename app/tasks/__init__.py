@@ -3,7 +3,9 @@
 Configuration comes from :mod:`app.config` (``STOKER_*``); an operator's ``celeryconfig`` module,
 if importable, is applied on top (``celeryconfig.py`` at the repository root is an example).
 Tasks are ``acks_late`` and rejected back to the queue when their worker dies, so a SIGKILLed
-worker's tasks are redelivered; the engine makes every task idempotent.
+worker's tasks are redelivered; the engine makes every task idempotent. A Redis broker is used
+through :mod:`app.tasks.transport`, which closes kombu's window between fetching a message and
+recording it as unacknowledged (a worker killed in it lost the message).
 """
 from __future__ import annotations
 
@@ -17,18 +19,29 @@ log = logging.getLogger(__name__)
 
 
 def transport_options(settings: config.Settings) -> dict[str, object]:
-    """Redis transport: unacknowledged tasks of a dead worker are restored after
-    ``visibility_timeout`` seconds, scanned for every ``restore_interval`` seconds."""
+    """Redis transport: unacknowledged (and fetched but not yet recorded) tasks of a dead worker
+    are restored after ``visibility_timeout`` seconds, scanned for every ``restore_interval``
+    seconds. One priority step: one Redis key per queue, which the atomic fetch needs."""
     return {"visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.restore_interval,
-            "unacked_restore_throttle": 1}
+            "unacked_restore_throttle": 1,
+            "priority_steps": [0]}
+
+
+def broker(settings: config.Settings) -> dict[str, object]:
+    """The broker settings: URL, transport (:mod:`app.tasks.transport` for Redis) and options."""
+    from app.tasks import transport
+    return {**transport.broker_conf(settings.broker_url),
+            "broker_transport_options": transport_options(settings)}
 
 
 def make_celery() -> Celery:
     settings = config.get()
-    app = Celery("stoker", broker=settings.broker_url, backend=settings.result_backend,
+    conf = broker(settings)
+    app = Celery("stoker", broker=conf.pop("broker_url"), backend=settings.result_backend,
                  include=["app.tasks"])
     app.conf.update(
+        **conf,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
@@ -36,7 +49,6 @@ def make_celery() -> Celery:
         accept_content=["json"],
         worker_prefetch_multiplier=int(settings.extra.get("prefetch", 4)),
         broker_connection_retry_on_startup=True,
-        broker_transport_options=transport_options(settings),
         worker_hijack_root_logger=False,
         beat_schedule={
             "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
@@ -53,9 +65,8 @@ celery_app = make_celery()
 
 def configure(settings: config.Settings) -> None:
     """Point the (not yet used) Celery app of this process at ``settings``' broker (tests)."""
-    celery_app.conf.broker_url = settings.broker_url
+    celery_app.conf.update(**broker(settings))
     celery_app.conf.result_backend = settings.result_backend
-    celery_app.conf.broker_transport_options = transport_options(settings)
 
 
 @signals.worker_process_init.connect

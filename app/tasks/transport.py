@@ -1,0 +1,241 @@
+"""kombu's Redis transport, with no window in which a fetched task exists only in a worker's memory.
+
+kombu's Redis transport fetches a message with ``BRPOP`` (which removes it from the queue list) and
+only then, in a second round trip, records it in the ``unacked`` hash that ``restore_visible``
+redelivers from (``kombu/transport/redis.py``: ``Channel._brpop_start`` sends BRPOP,
+``Channel._brpop_read`` reads the reply and delivers it, ``virtual.Channel.basic_consume``'s
+callback calls ``QoS.append``, which writes ``unacked``). A worker SIGKILLed between the two
+(a message popped by the server while the reply is in the socket, or being read) loses that
+message: it is in neither the queue nor ``unacked``, and only the beat reconciler re-drives its node.
+With busy workers this happens on a sizeable fraction of kills (DESIGN.md, invariant 1).
+
+This transport fetches with ``BLMOVE queue inflight RIGHT LEFT`` instead (atomic, Redis >= 6.2,
+which kombu's Redis transport already requires): the message moves to a list of the consuming
+channel's own, ``unacked_inflight:<id>``, and the transaction that records it in ``unacked``
+removes it from there. Each channel holds a lease, its list's score in ``unacked_inflight_index``,
+refreshed at least every ``unacked_restore_interval`` seconds; the periodic restore of any live
+consumer moves the messages of lists whose lease is older than ``visibility_timeout`` back to their
+queue. A message is therefore always in the queue, in an in-flight list, or in ``unacked``.
+
+The atomic path needs one Redis key per consumed queue (BLMOVE has a single source), so
+:func:`app.tasks.transport_options` sets ``priority_steps`` to ``[0]`` (Stoker sets no
+priorities); with several keys (several queues, priority steps) or a ``global_keyprefix`` the
+channel falls back to kombu's BRPOP. Everything else is kombu's transport, unchanged.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from time import monotonic, time
+from typing import Any
+
+from kombu.transport import TRANSPORT_ALIASES, virtual
+from kombu.transport import redis as kredis
+from kombu.utils.encoding import bytes_to_str
+from kombu.utils.json import dumps, loads
+
+INFLIGHT_PREFIX = "unacked_inflight:"
+INFLIGHT_INDEX = "unacked_inflight_index"
+LEASE_REFRESH_SECONDS = 1.0
+NEVER = float("-inf")
+log = logging.getLogger(__name__)
+ALIAS = "stoker-redis"
+TRANSPORT_ALIASES.setdefault(ALIAS, "app.tasks.transport:Transport")
+
+
+def broker_conf(url: str) -> dict[str, Any]:
+    """Celery's ``broker_url`` and ``broker_transport`` selecting this transport for ``redis://``
+    and ``redis+socket://`` URLs; any other URL is left to kombu.
+
+    kombu takes the transport of a ``scheme+...://`` URL from the URL alone, ignoring an explicit
+    one, so ``redis+socket://`` becomes ``stoker-redis+socket://`` (an alias of this transport).
+    ``rediss://`` stays kombu's: an explicit transport would hide the scheme from kombu's TLS
+    defaults, and a setting given here would override an operator's ``broker_use_ssl``."""
+    scheme, _, rest = url.partition("://")
+    if scheme == "redis":
+        return {"broker_url": url, "broker_transport": ALIAS}
+    if scheme == "redis+socket":
+        return {"broker_url": f"{ALIAS}+socket://{rest}", "broker_transport": None}
+    return {"broker_url": url, "broker_transport": None}
+
+
+class QoS(kredis.QoS):
+    """Records a message fetched by BLMOVE in ``unacked`` and removes it from the channel's
+    in-flight list in one transaction; the periodic restore also restores abandoned lists."""
+
+    def append(self, message: Any, delivery_tag: str) -> None:
+        channel = self.channel
+        item = channel._inflight_item
+        if item is None:
+            return super().append(message, delivery_tag)
+        delivery = message.delivery_info
+        with self.pipe_or_acquire() as pipe:  # MULTI ... EXEC
+            pipe.zadd(self.unacked_index_key, {delivery_tag: time()}) \
+                .hset(self.unacked_key, delivery_tag,
+                      dumps([message._raw, delivery["exchange"], delivery["routing_key"]])) \
+                .lrem(channel.inflight_key, 1, item) \
+                .execute()
+        channel._inflight_item = None
+        virtual.QoS.append(self, message, delivery_tag)
+
+    def restore_visible(self, start: int = 0, num: int | None = 10, interval: int = 10) -> None:
+        if self.channel._lease_refreshed != NEVER:  # a consuming channel: keep its lease
+            self.channel._refresh_lease()
+        scans = self._vrestore_count % (interval or 1) == 0  # the base class scans this call
+        super().restore_visible(start, num, interval)
+        if scans:
+            self.channel._restore_abandoned()
+
+
+class Channel(kredis.Channel):
+    """kombu's Redis channel fetching with BLMOVE into an in-flight list (see the module)."""
+
+    QoS = QoS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.inflight_key = f"{INFLIGHT_PREFIX}{uuid.uuid4().hex}"
+        self._blmove_queue: str | None = None    # the queue of the BLMOVE awaiting its reply
+        self._inflight_item: bytes | None = None  # fetched, not yet recorded in unacked
+        self._orphans = False                     # own in-flight list may hold unread moves
+        self._lease_refreshed = NEVER
+
+    # ---- fetching -------------------------------------------------------------------------
+    def _blmove_key(self) -> tuple[str, str] | None:
+        """(queue, key) when a single Redis key is consumed, else None (BRPOP fallback)."""
+        if self.global_keyprefix:
+            return None
+        queues = self._queue_cycle.consume(len(self.active_queues))
+        keys = {(q, self._q_for_pri(q, pri)) for pri in self.priority_steps for q in queues}
+        return keys.pop() if len(keys) == 1 else None
+
+    def _brpop_start(self, timeout: float | None = None) -> None:
+        if self._blmove_queue is not None:  # the last BLMOVE's reply was never read (reconnect)
+            self._orphans = True
+        self._blmove_queue = None
+        target = self._blmove_key()
+        if target is None:
+            return super()._brpop_start(timeout)
+        if self._orphans:
+            self._restore_own()
+        self._refresh_lease(force=self._lease_refreshed == NEVER)
+        queue, key = target
+        if timeout is None:
+            timeout = self.brpop_timeout
+        self._in_poll = self.client.connection
+        self._brpop_sent_at = monotonic()  # type: ignore[assignment]
+        self._blmove_queue = queue
+        self.client.connection.send_command("BLMOVE", key, self.inflight_key, "RIGHT", "LEFT",
+                                            timeout or 0)
+
+    def _brpop_read(self, **options: Any) -> bool:
+        queue, self._blmove_queue = self._blmove_queue, None
+        if queue is None:
+            return super()._brpop_read(**options)
+        try:
+            try:
+                item = self.client.parse_response(self.client.connection, "BLMOVE", **options)
+            except self.connection_errors:
+                self._orphans = True
+                self.client.connection.disconnect()
+                raise
+            if not item:
+                raise kredis.Empty()
+            self._queue_cycle.rotate(queue)
+            self._inflight_item = item
+            requeue = False
+            try:
+                self.connection._deliver(loads(bytes_to_str(item)), queue)
+            except self.connection_errors:  # recording it failed: requeue it at the next fetch
+                requeue = True
+                raise
+            finally:
+                if self._inflight_item is not None:  # not recorded in unacked
+                    self._inflight_item = None
+                    if requeue:
+                        self._orphans = True
+                    else:
+                        self._forget(item)
+            return True
+        finally:
+            self._in_poll = None  # type: ignore[assignment]
+            flush = getattr(self, "_flush_brpop_reauth", None)  # kombu >= 5.6
+            if flush is not None:
+                flush()
+
+    def _forget(self, item: bytes) -> None:
+        """Drop a fetched message that ``QoS.append`` did not record: consumed without
+        acknowledgement (``no_ack``), or not deliverable (malformed), as kombu drops it."""
+        try:
+            with self.conn_or_acquire() as client:
+                client.lrem(self.inflight_key, 1, item)
+        except self.connection_errors:
+            self._orphans = True
+
+    def _poll_error(self, type: str, **options: Any) -> Any:
+        if type == "BRPOP" and self._blmove_queue is not None:
+            self._blmove_queue = None
+            self._orphans = True
+            return self.client.parse_response(self.client.connection, "BLMOVE")
+        return super()._poll_error(type, **options)
+
+    # ---- in-flight lists --------------------------------------------------------------------
+    def _refresh_lease(self, force: bool = False) -> None:
+        now = monotonic()
+        if force or now - self._lease_refreshed >= LEASE_REFRESH_SECONDS:
+            with self.conn_or_acquire() as client:
+                client.zadd(INFLIGHT_INDEX, {self.inflight_key: time()})
+            self._lease_refreshed = now
+
+    def _restore_own(self) -> None:
+        """Requeue what this channel moved but never recorded (a reply lost to a reconnect)."""
+        with self.conn_or_acquire() as client:
+            self._restore_list(client, self.inflight_key, None)
+        self._orphans = False
+
+    def _restore_abandoned(self) -> None:
+        """Requeue the in-flight messages of channels whose lease is older than
+        ``visibility_timeout`` (their worker died), as ``restore_visible`` does for ``unacked``."""
+        ceil = time() - self.visibility_timeout
+        with self.conn_or_acquire() as client:
+            for key in client.zrange(INFLIGHT_INDEX, "-inf", ceil, byscore=True):
+                key = bytes_to_str(key)
+                if key != self.inflight_key:
+                    self._restore_list(client, key, ceil)
+
+    def _restore_list(self, client: Any, key: str, ceil: float | None) -> None:
+        """Move every message of in-flight list ``key`` back to its queue, atomically; with
+        ``ceil``, only if the list's lease is (still) not newer than ``ceil``, and drop the lease."""
+        restored: list[int] = []
+
+        def restore(pipe: Any) -> None:
+            restored.clear()
+            if ceil is not None:
+                score = pipe.zscore(INFLIGHT_INDEX, key)
+                if score is not None and score > ceil:
+                    return  # refreshed meanwhile: its owner lives
+            items = pipe.lrange(key, 0, -1)
+            pipe.multi()
+            pipe.delete(key)
+            if ceil is not None:
+                pipe.zrem(INFLIGHT_INDEX, key)
+            for raw in items:  # newest first: the oldest ends rightmost, consumed first
+                try:
+                    payload = loads(bytes_to_str(raw))
+                    info = payload["properties"]["delivery_info"]
+                except (ValueError, TypeError, KeyError):
+                    log.error("Dropped a malformed in-flight message: %r", raw[:200])
+                    continue
+                self._do_restore_message(payload, info["exchange"], info["routing_key"], pipe)
+            restored.append(len(items))
+
+        client.transaction(restore, key, INFLIGHT_INDEX)
+        if restored and restored[0]:
+            log.warning("Restored %d message(s) fetched but never recorded by %s channel %s",
+                        restored[0], "a dead" if ceil is not None else "this", key)
+
+
+class Transport(kredis.Transport):
+    """kombu's Redis transport with :class:`Channel`."""
+
+    Channel = Channel

@@ -1,0 +1,137 @@
+"""The Redis transport (app.tasks.transport) against a real Redis: a message is always in its queue,
+in a consumer's in-flight list, or in ``unacked``, so a consumer killed at any moment loses nothing.
+
+kombu's own transport pops a message (BRPOP) and records it in ``unacked`` only afterwards: a
+consumer killed in between lost it. Here the consumer is made to stop exactly there (its
+``QoS.append`` blocks) and is SIGKILLed; another consumer must receive the message again.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from kombu import Connection, Exchange, Queue
+
+from app.tasks import transport
+from tests.fixtures.stacks import wait_for
+from tests.integration.conftest import REPO
+
+pytestmark = pytest.mark.integration
+OPTIONS = {"visibility_timeout": 1, "unacked_restore_interval": 1, "unacked_restore_throttle": 1,
+           "priority_steps": [0]}
+QUEUE = Queue("inflight-test", Exchange("inflight-test", "direct"), "inflight-test")
+
+# A consumer that fetches one message and is stopped right after the fetch, before the message is
+# recorded in ``unacked`` (the window in which kombu's BRPOP transport lost it).
+STOPPED_CONSUMER = """
+import sys, time
+from kombu import Connection
+from app.tasks import transport
+from tests.integration.test_broker_inflight import OPTIONS, QUEUE
+
+def stopped(self, message, delivery_tag):
+    print("fetched", flush=True)
+    time.sleep(3600)
+
+transport.QoS.append = stopped
+with Connection(sys.argv[1], transport_options=OPTIONS,
+                **{"transport": transport.broker_conf(sys.argv[1])["broker_transport"]}) as c:
+    with c.Consumer(QUEUE, callbacks=[lambda body, message: None], accept=["json"]):
+        c.drain_events(timeout=60)
+"""
+
+
+def _connection(url: str) -> Connection:
+    conf = transport.broker_conf(url)
+    return Connection(conf["broker_url"], transport=conf["broker_transport"],
+                      transport_options=OPTIONS)
+
+
+@pytest.fixture()
+def broker(redis_url: str) -> Iterator[str]:
+    redis.Redis.from_url(redis_url).flushdb()
+    yield redis_url
+    redis.Redis.from_url(redis_url).flushdb()
+
+
+def _publish(url: str, body: dict) -> None:
+    with _connection(url) as c:
+        c.Producer().publish(body, exchange=QUEUE.exchange, routing_key="inflight-test",
+                             declare=[QUEUE], serializer="json")
+
+
+def _receive(url: str, timeout: float) -> tuple[dict, object]:
+    got: list[tuple[dict, object]] = []
+    with _connection(url) as c:
+        with c.Consumer(QUEUE, callbacks=[lambda body, m: got.append((body, m))],
+                        accept=["json"]):
+            deadline = time.time() + timeout
+            while not got and time.time() < deadline:
+                try:
+                    c.drain_events(timeout=0.5)
+                except TimeoutError:
+                    pass
+        assert got, "no message received"
+        body, message = got[0]
+        message.ack()
+        return body, message
+
+
+def test_the_transport_is_selected_for_redis_urls():
+    assert transport.broker_conf("redis://h:6379/3")["broker_transport"] == transport.ALIAS
+    assert transport.broker_conf("redis+socket:///d/redis.sock") == {
+        "broker_url": f"{transport.ALIAS}+socket:///d/redis.sock", "broker_transport": None}
+    for url in ("redis://h:6379/3", "redis+socket:///d/redis.sock"):
+        conf = transport.broker_conf(url)
+        c = Connection(conf["broker_url"], transport=conf["broker_transport"])
+        assert c.get_transport_cls() is transport.Transport
+    for url in ("memory://", "rediss://h:6380/1"):
+        assert transport.broker_conf(url) == {"broker_url": url, "broker_transport": None}
+
+
+def test_a_fetched_message_is_recorded_and_leaves_the_inflight_list(broker: str):
+    r = redis.Redis.from_url(broker)
+    _publish(broker, {"n": 1})
+    got: list = []
+    with _connection(broker) as c, \
+            c.Consumer(QUEUE, callbacks=[lambda body, m: got.append((body, m))], accept=["json"]):
+        c.drain_events(timeout=5)
+        (body, message), = got
+        assert body == {"n": 1}
+        assert r.hexists("unacked", message.delivery_tag)
+        assert [k for k in r.keys(f"{transport.INFLIGHT_PREFIX}*")] == []
+        assert r.llen("inflight-test") == 0
+        message.ack()
+    assert r.hlen("unacked") == 0 and r.zcard("unacked_index") == 0
+
+
+def test_a_consumer_killed_after_fetching_loses_nothing(broker: str):
+    r = redis.Redis.from_url(broker)
+    _publish(broker, {"n": 2})
+    child = subprocess.Popen([sys.executable, "-c", STOPPED_CONSUMER, broker], cwd=REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline().decode()
+        assert line.strip() == "fetched", line + child.stdout.read().decode()
+        # fetched, not recorded: in the consumer's in-flight list only
+        assert r.llen("inflight-test") == 0 and r.hlen("unacked") == 0
+        inflight = r.keys(f"{transport.INFLIGHT_PREFIX}*")
+        assert len(inflight) == 1 and r.llen(inflight[0]) == 1
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(10)
+    # another consumer's periodic restore requeues it once the dead lease is a visibility
+    # timeout old; that consumer then receives it
+    body, message = _receive(broker, timeout=15)
+    assert body == {"n": 2}
+    assert message.delivery_info.get("redelivered") or message.headers.get("redelivered")
+    wait_for(lambda: not r.keys(f"{transport.INFLIGHT_PREFIX}*"), 5, what="in-flight lists gone")
+    assert r.zcard(transport.INFLIGHT_INDEX) <= 1  # only the live consumer's lease, if any
