@@ -1,7 +1,7 @@
 """The Celery app and its thin tasks: ids in, one service call.
 
 Configuration comes from :mod:`app.config` (``STOKER_*``); an operator's ``celeryconfig`` module,
-if importable, is applied on top (``celeryconfig.py`` at the repository root is an example).
+if importable (on ``PYTHONPATH``), is applied on top (:func:`operator_overrides`).
 Tasks are ``acks_late`` and rejected back to the queue when their worker dies, so a SIGKILLed
 worker's tasks are redelivered; the engine makes every task idempotent. A Redis broker is used
 through :mod:`app.tasks.transport`, which closes kombu's window between fetching a message and
@@ -56,8 +56,20 @@ def make_celery() -> Celery:
                                  "schedule": float(settings.reconcile_interval)},
         },
     )
-    app.config_from_object("celeryconfig", silent=True)
+    app.conf.update(operator_overrides())
     return app
+
+
+def operator_overrides() -> dict[str, object]:
+    """The settings of an importable ``celeryconfig`` module (Celery's lower-case names), which
+    win over Stoker's own: ``config_from_object`` would not, as ``conf.update`` values take
+    precedence over it. ``{}`` when there is no such module."""
+    try:
+        import celeryconfig  # type: ignore[import-not-found]
+    except ImportError:
+        return {}
+    return {k: v for k, v in vars(celeryconfig).items()
+            if not k.startswith("_") and k.islower() and not callable(v)}
 
 
 celery_app = make_celery()
