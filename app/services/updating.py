@@ -130,11 +130,9 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
                         started=False, row_action="UPDATE", action="UPDATE")
         return
     if props == (r.properties_data or {}) and not is_nested:
-        wanted = loaded.definition.referenced_attributes(r.name)
-        # unchanged: what it passed on last time still serves, unless the new template reads
-        # more of it (then it is read from the cloud again), as Heat's cached attributes
-        plugin = None if _covers(r.attr_data, wanted) \
-            else convergence.plugin_for(r, st, props, loaded)
+        # unchanged: nothing to do, but its attributes are read again (the cloud may have
+        # changed them: a volume attached since, an address), as Heat resolves them live
+        plugin = convergence.plugin_for(r, st, props, loaded)
         completion.succeed(st, r, traversal_id, True, loaded, plugin, state=False,
                            events=False)
         return
@@ -157,15 +155,6 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
                         action="UPDATE")
         return
     _finish_update(st, r, traversal_id, loaded, plugin, handle, done, start)
-
-
-def _covers(attr_data: Any, wanted: set[tuple[Any, ...]]) -> bool:
-    """Whether stored ``attr_data`` holds every attribute path in ``wanted`` (``()``: all
-    attributes, which is never assumed)."""
-    if not isinstance(attr_data, dict) or "ref" not in attr_data:
-        return False
-    attrs = attr_data.get("attrs") or {}
-    return all(p and p[0] in attrs for p in wanted)
 
 
 def _restore_previous(st: Any, r: Any, traversal_id: str, data: dict[str, Any], loaded: Any,
