@@ -223,6 +223,27 @@ class CloudResource(Resource):
         """The SDK object for ``resource_id``; raise ``CloudError`` (404 when gone)."""
         raise NotImplementedError
 
+    #: statuses in which a FAILED resource's object is beyond repair (Heat's overrides)
+    broken_statuses: ClassVar[frozenset[str]] = frozenset()
+
+    def needs_replace_failed(self) -> bool:
+        """Heat's ``needs_replace_failed`` for types that override it (Nova servers, Cinder
+        volumes, Neutron resources: those with ``broken_statuses``): replace only when there is
+        no physical object, it is gone, or its status is one of ``broken_statuses``; otherwise
+        the failed resource is updated in place. Other types: always replaced (Heat's default).
+        A cloud error while looking counts as "replace", as Heat's."""
+        if not self.broken_statuses:
+            return True
+        if not self.resource_id:
+            return True
+        try:
+            shown = self.show_resource()
+        except errors.CloudError:
+            return True
+        if shown is None:
+            return True
+        return str(shown.get("status", "")).upper() in self.broken_statuses
+
     def show_resource(self) -> dict[str, Any] | None:
         """The cloud's view of the object as plain JSON; ``None`` when there is none."""
         if self._shown is None and self.resource_id:

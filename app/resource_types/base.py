@@ -230,6 +230,12 @@ class Resource:
         """``True`` when the update has finished; raises to fail it."""
         return True
 
+    def needs_replace_failed(self) -> bool:
+        """Heat's ``needs_replace_failed``: whether a FAILED resource must be replaced on the
+        next update (the default: yes); types whose physical resource may still be healthy
+        check it and are then updated in place instead."""
+        return True
+
     def prepare_for_replace(self) -> Any:
         """Heat's ``prepare_for_replace``: before a replacement is created, free what it will
         take over from this (old) physical resource (a server detaches the ports the template

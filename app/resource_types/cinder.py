@@ -30,6 +30,9 @@ from app.resource_types.base import NotSupported, Resource
 class Volume(CloudResource):
     """A Cinder volume."""
 
+    #: Heat's CinderVolume.needs_replace_failed
+    broken_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR", "DELETING"})
+
     type_name = "OS::Cinder::Volume"
     support_status = sch.VOLUME_SUPPORT
     unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION

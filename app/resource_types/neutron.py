@@ -23,6 +23,8 @@ from app.resource_types.base import Resource
 class NeutronResource(CloudResource):
     """Shared behaviour: ``collection`` is the SDK's noun (``network``, ``subnet``...)."""
 
+    broken_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR"})  # Heat's NeutronResource
+
     collection: ClassVar[str] = ""
     #: statuses meaning "built" (Heat's ``NeutronResource.is_built``); empty: complete at once.
     built: ClassVar[tuple[str, ...]] = ()

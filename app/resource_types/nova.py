@@ -45,6 +45,9 @@ def _fault(shown: dict[str, Any]) -> str:
 class Server(UpdatableServer):
     """A Nova server (see the module docstring for what Heat behaviour is followed)."""
 
+    #: Heat's Server.needs_replace_failed
+    broken_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR", "DELETED", "SOFT_DELETED"})
+
     type_name = "OS::Nova::Server"
     support_status = sch.SERVER_SUPPORT
     properties_schema = sch.SERVER_PROPERTIES

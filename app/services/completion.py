@@ -21,6 +21,9 @@ from app.services import attrdata, dispatch, syncpoints
 
 RT = Resource.__table__
 ET = Event.__table__
+#: ``rsrc_data`` key holding the properties an in-place update started from: restored as the
+#: resource's properties if the update fails, so that the next update compares with them
+PROPS_BEFORE = "_props_before"
 
 
 def _enqueuer(stack_id: str, traversal_id: str, rid: int, is_update: bool) -> Any:
@@ -102,7 +105,8 @@ def _attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
 def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, plugin: Any,
             *, events: bool = True, action: str | None = None,
             start: tuple[str, Any] | None = None, state: bool = True,
-            extra_events: list[dict[str, Any]] | None = None) -> None:
+            extra_events: list[dict[str, Any]] | None = None,
+            reason: str = "state changed") -> None:
     """Finish a node successfully: write COMPLETE (+ event), pass data on, count it.
 
     ``state=False`` leaves the row's action and status as they are (an update's cleanup node of
@@ -111,6 +115,7 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
     data = r.attr_data
     if plugin is not None:
+        plugin.data.pop(PROPS_BEFORE, None)  # the update it guarded went through
         values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
         if is_update:
             data = _attr_data(plugin, loaded.definition.referenced_attributes(r.name))
@@ -118,7 +123,7 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
     if not state:  # nothing happened to it: its updated_time stays (Heat)
         del values["updated_at"]
     elif events:
-        values.update(action=row_action, status="COMPLETE", status_reason="state changed")
+        values.update(action=row_action, status="COMPLETE", status_reason=reason)
     elif not is_update:
         values.update(action="DELETE", status="COMPLETE")
     rows = list(extra_events or ())
@@ -130,7 +135,7 @@ def succeed(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: An
     if events:
         rows.append(event_row(r.stack_id, r.name, values.get("physical_resource_id",
                                                              r.physical_resource_id),
-                              r.type, row_action, "COMPLETE", "state changed"))
+                              r.type, row_action, "COMPLETE", reason))
     with session() as s:
         if not syncpoints.mark_done(s, traversal_id, is_update, r.id):
             s.execute(update(RT).where(RT.c.id == r.id).values(engine_id=None))
@@ -162,6 +167,8 @@ def fail(st: Any, r: Resource, traversal_id: str, is_update: bool, loaded: Any, 
     if started:
         values.update(action=row_action, status="FAILED", status_reason=reason)
         if plugin is not None:
+            if PROPS_BEFORE in plugin.data:  # what the failed update did not reach
+                values["properties_data"] = plugin.data.pop(PROPS_BEFORE)
             values.update(physical_resource_id=plugin.resource_id, rsrc_data=plugin.data)
     if attr_data is not None:
         values["attr_data"] = attr_data
@@ -300,6 +307,9 @@ def stack_timeout(stack_id: str, traversal_id: str) -> None:
         for r in s.execute(select(Resource).where(Resource.stack_id == stack_id,
                                                   Resource.status == "IN_PROGRESS")).scalars():
             r.status, r.status_reason, r.engine_id = "FAILED", reason, None
+            if PROPS_BEFORE in (r.rsrc_data or {}):  # an update cut short: back to its start
+                data = dict(r.rsrc_data)
+                r.properties_data, r.rsrc_data = data.pop(PROPS_BEFORE), data
             add_event(s, stack_id, r.name, r.physical_resource_id, r.type, r.action, "FAILED",
                       reason)
         stack_event(s, st, st.action, "FAILED", reason)

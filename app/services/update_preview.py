@@ -145,9 +145,9 @@ def _classify(st: Any, r: Resource, cur: definitions.Loaded, new: definitions.Lo
     if getattr(rdef, "implementation", rdef.type) != convergence.impl_of(r) \
             or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
         return "replaced"
-    if (r.status == "FAILED" and not _is_nested(r)) or (r.action, r.status) == ("DELETE",
-                                                                                  "COMPLETE"):
-        return "replaced"  # a failed nested stack is updated (Heat's StackResource)
+    if (r.action, r.status) == ("DELETE", "COMPLETE") or (
+            r.status == "FAILED" and not _is_nested(r) and updating._replace_failed(st, r, cur)):
+        return "replaced"  # a failed nested stack, or a failed but healthy resource, is updated
     props = updating._new_props(st, r, new, data)  # the engine's own resolution
     if _is_nested(r):
         return "updated"  # the engine always updates a child stack; its preview decides

@@ -41,6 +41,19 @@ def _row(rid: int) -> Any:
     return SimpleNamespace(**row._mapping)
 
 
+#: Heat's reason when a FAILED resource needs neither an update nor a replacement
+FAILED_TO_COMPLETE = "Update status to COMPLETE for FAILED resource neither update nor replace."
+
+
+def _replace_failed(st: Any, r: Any, loaded: Any) -> bool:
+    """Heat's ``needs_replace_failed`` for a FAILED row (a cloud error while asking: yes)."""
+    try:
+        return bool(convergence.plugin_for(r, st, r.properties_data, loaded)
+                    .needs_replace_failed())
+    except Exception:
+        return True
+
+
 def _foreign(handle: Any, traversal_id: str) -> bool:
     """Whether an in-progress action's handle was stored by another (superseded) traversal."""
     return isinstance(handle, dict) and handle.get("t") not in (None, traversal_id)
@@ -119,8 +132,10 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
     if (r.rsrc_data or {}).get(REPLACED) and _restore_previous(st, r, traversal_id, data,
                                                                loaded, new_impl):
         return
-    # a failed resource is replaced, a failed nested stack updated (Heat's StackResource)
-    if not same_kind or (r.status == "FAILED" and not (is_nested and r.physical_resource_id)):
+    # a failed resource is replaced unless its physical resource is healthy (the plugin's
+    # needs_replace_failed); a failed nested stack is updated (Heat's StackResource)
+    if not same_kind or (r.status == "FAILED" and not (is_nested and r.physical_resource_id)
+                         and _replace_failed(st, r, loaded)):
         _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, None, event=False)
         return
     try:
@@ -133,8 +148,12 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
         # unchanged: nothing to do, but its attributes are read again (the cloud may have
         # changed them: a volume attached since, an address), as Heat resolves them live
         plugin = convergence.plugin_for(r, st, props, loaded)
-        completion.succeed(st, r, traversal_id, True, loaded, plugin, state=False,
-                           events=False)
+        if r.status == "FAILED":  # healthy and as wanted: Heat marks it COMPLETE
+            completion.succeed(st, r, traversal_id, True, loaded, plugin, action=r.action,
+                               reason=FAILED_TO_COMPLETE)
+        else:
+            completion.succeed(st, r, traversal_id, True, loaded, plugin, state=False,
+                               events=False)
         return
     plugin = convergence.plugin_for(r, st, r.properties_data, loaded)
     start = ("UPDATE", props)
@@ -144,6 +163,7 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
         else:
             convergence.plugin_for(r, st, props, loaded).validate()
             changed = plugin.update_diff(props)
+            plugin.data[completion.PROPS_BEFORE] = dict(r.properties_data or {})
             handle = plugin.handle_update(props, changed)
         done = plugin.check_update_complete(handle)
     except base.UpdateReplace:

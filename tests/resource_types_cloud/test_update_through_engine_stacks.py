@@ -153,3 +153,26 @@ def test_delete_after_a_failed_replacement_deletes_the_replaced_resource(
         assert cloud.get("networks", old) is not None
     finally:
         delete_and_check_empty(st, sandbox, before)
+
+
+def test_a_failed_update_of_a_healthy_server_is_retried_in_place(db: Any, cloud_settings: Any,
+                                                                 sandbox: Any) -> None:
+    """Heat's ``Server.needs_replace_failed``: a server whose update failed but which is still
+    ACTIVE is updated in place by the next update, not replaced (its data would be lost)."""
+    before = sandbox.created()
+    cloud = store(sandbox)
+    st = create("retry-server", _server_with())
+    server = pid(st, "server")
+    try:
+        sandbox.admin("POST", "faults", json={"match": "compute.POST.servers", "status": 500,
+                                              "times": 10})
+        st = update(st, _server_with(flavor="m1.small"), expect="UPDATE_FAILED")
+        assert rows(st)["server"].status == "FAILED"
+        assert cloud.get("servers", server)["status"] == "ACTIVE"
+        sandbox.admin("DELETE", "faults")
+        st = update(st, _server_with(flavor="m1.small"))
+        assert pid(st, "server") == server
+        assert cloud.get("servers", server)["_flavor"]["name"] == "m1.small"
+        assert (rows(st)["server"].action, rows(st)["server"].status) == ("UPDATE", "COMPLETE")
+    finally:
+        delete_and_check_empty(st, sandbox, before)
