@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.templates.env_merge import (
+    declared_parameters,
     merge_request,
     param_types_of,
     parse_environment,
@@ -51,3 +52,8 @@ def parse_request(environment: Any) -> dict[str, Any]:
     """A request body's ``environment`` checked as heat-api does (see
     :func:`app.templates.env_merge.parse_request_environment`). :raises errors.BadRequest."""
     return parse_request_environment(environment)
+
+
+def declared(template: Any) -> set[str] | None:
+    """The parameter names ``template`` declares (None: not a template)."""
+    return declared_parameters(template)

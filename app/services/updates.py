@@ -45,7 +45,8 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     ``existing=False`` (PUT): the request's template, files, environment and parameters replace
     the stack's. ``existing=True`` (PATCH, Heat's ``existing`` flag): the stack's template is
     kept unless one is sent; files are merged; the stored environment and parameters are kept
-    (minus ``clear_parameters``) and the request's are merged on top. Timeout, rollback and tags
+    (minus ``clear_parameters``) and the request's are merged on top, keeping only the
+    parameters the template declares (Heat pops the others). Timeout, rollback and tags
     default to the stack's.
 
     :raises errors.BadRequest, errors.TemplateError, errors.ParameterError,
@@ -64,13 +65,16 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
                 if k not in set(clear_parameters or ())}
         body_env = environments.parse(environment)
         environment = {**{k: v for k, v in old_env.items() if k != "parameters"},
-                       **{k: v for k, v in body_env.items() if v}}
+                       **{k: v for k, v in body_env.items() if v and k != "parameters"}}
         environment["parameter_defaults"] = {**(old_env.get("parameter_defaults") or {}),
                                              **(body_env.get("parameter_defaults") or {})}
         registry = dict(old_env.get("resource_registry") or {})
         registry.update(body_env.get("resource_registry") or {})
         environment["resource_registry"] = registry
         parameters = {**kept, **(body_env.get("parameters") or {}), **(parameters or {})}
+        names = environments.declared(template)
+        if names is not None:  # Heat drops what the (new) template does not declare
+            parameters = {k: v for k, v in parameters.items() if k in names}
     stacks.check_request(template, files, settings.max_template_size)
     files = dict(files or {})
     merged = environments.merge(environment, parameters, environment_files, files, template)

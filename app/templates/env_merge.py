@@ -138,6 +138,20 @@ def _template_param_types(source: Any) -> dict[str, str] | None:
     return out
 
 
+def declared_parameters(source: Any) -> set[str] | None:
+    """The names a template (text or mapping, HOT or CFN) declares in its parameters section;
+    None when it is not a template (the caller's parse will say why)."""
+    try:
+        data = loader.load_mapping(source).data if not isinstance(source, Mapping) else source
+    except errors.StokerError:
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    section = data.get("parameters") if "heat_template_version" in data \
+        else data.get("Parameters")
+    return {str(n) for n in section} if isinstance(section, Mapping) else set()
+
+
 def param_types_of(template: Any, files: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Heat's ``all_param_schemata``: the declared parameters (name -> HOT type) of every file
     of ``files`` that is a template, then of ``template`` (which wins). O(size of files)."""

@@ -470,3 +470,21 @@ def test_a_failed_nested_stack_is_updated_not_replaced(db):
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
     assert _rows(st.id)["n"].physical_resource_id == child  # the same child stack, updated
     assert _rows(child)["ok"].physical_resource_id == ok    # its healthy resource untouched
+
+
+def test_patch_with_a_template_that_drops_a_parameter_drops_its_value(rec):
+    """Heat's update with ``existing``: values of parameters the new template does not declare
+    are dropped (kept ones and newly sent ones alike), not an UnknownUserParameter error."""
+    t = T({"a": knob({"get_param": "p"})}, {"a": {"value": {"get_attr": ["a", "output"]}}},
+          {"p": {"type": "string"}, "q": {"type": "string", "default": "dq"}})
+    st = stacks.create_stack(CTX, stack_name="dropped", template=t,
+                             parameters={"p": "kept", "q": "gone"})
+    rec.run_all()
+    slim = T({"a": knob({"get_param": "p"})}, {"a": {"value": {"get_attr": ["a", "output"]}}},
+             {"p": {"type": "string"}})
+    updates.update_stack(CTX, st.name, st.id, template=slim, existing=True,
+                         parameters={"stray": "x"})
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert st.parameters == {"p": "kept"} and _outputs(st) == {"a": "kept"}
