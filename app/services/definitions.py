@@ -7,6 +7,7 @@ invariant 5).
 """
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -115,6 +116,8 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
     """
     lookups: dict[Any, Any] = {}
     factory = clients.for_validation(ident) if cloud else None
+    if factory is not None and not _check_parameters(definition, factory, lookups):
+        factory = None  # the cloud cannot be reached: the engine checks at create
     for name, rdef in definition.resources.items():
         cls = registry.get(getattr(rdef, "implementation", rdef.type))
         if cls is None:
@@ -131,16 +134,46 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
                 plugin.clients, plugin.constraint_cache = factory, lookups
             try:
                 plugin.validate()
-            except errors.CloudError as exc:
-                if not exc.transient:
-                    raise
-                factory = None  # unreachable: leave the rest to the engine
+            except errors.CloudError:  # cannot ask the cloud now: the engine will, at create
+                factory = None
             if getattr(cls, "nested_stack", False) and env is not None:
                 _check_member_type(name, props, env)
         except errors.StokerError:
             raise
         except Exception as exc:
             raise errors.ValidationError(str(exc), path=("resources", name)) from exc
+
+
+def _check_parameters(definition: Any, factory: Any, lookups: dict[Any, Any]) -> bool:
+    """Heat's parameter validation against the cloud: a value (each item of a list) that a
+    cloud-backed ``custom_constraint`` (``nova.flavor``...) rejects.
+
+    :returns: False when the cloud could not be asked (nothing more is asked of it).
+    :raises errors.ValidationError: ``Parameter 'p' is invalid: Error validating value 'x':
+        <the cloud's reason>``.
+    """
+    from app.clients import constraints
+    params = definition.params
+    for pname, schema in params.schemas.items():
+        names = [c["custom_constraint"] for c in schema.constraints
+                 if isinstance(c, dict) and constraints.is_cloud_backed(
+                     str(c.get("custom_constraint")))]
+        value = params.values.get(pname)
+        if not names or value is None or contains_unknown(value):
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            for cname in names:
+                key = (cname, json.dumps(item, sort_keys=True, default=str))
+                if key not in lookups:
+                    try:
+                        lookups[key] = constraints.check(factory.cloud(), cname, item)
+                    except errors.CloudError:
+                        return False
+                if lookups[key] is not None:
+                    raise errors.ValidationError(
+                        f"Parameter '{pname}' is invalid: Error validating value '{item}': "
+                        f"{lookups[key]}")
+    return True
 
 
 def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:

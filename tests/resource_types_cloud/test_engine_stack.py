@@ -246,3 +246,23 @@ def stacks_events(st: Any) -> list[Any]:
     from app.models import Event, read_session
     with read_session() as s:
         return list(s.execute(select(Event).where(Event.stack_id == st.id)).scalars())
+
+
+def test_a_parameter_the_cloud_rejects_is_refused_at_create(db: Any, cloud_settings: Any,
+                                                            sandbox: Any) -> None:
+    """Heat validates a parameter's cloud-backed custom constraint even when no resource uses
+    it: a 400 with Heat's parameter wording, nothing written."""
+    tmpl = {"heat_template_version": "2018-08-31",
+            "parameters": {"f": {"type": "string", "default": "m1.tiny",
+                                 "constraints": [{"custom_constraint": "nova.flavor"}]}},
+            "resources": {"none": {"type": "OS::Heat::None"}}}
+    with pytest.raises(errors.ValidationError) as err:
+        stacks.create_stack(CTX, stack_name="badparam", template=tmpl,
+                            parameters={"f": "m1.bogus"})
+    assert err.value.message == (
+        "Parameter 'f' is invalid: Error validating value 'm1.bogus': "
+        "No Flavor matching {'name': 'm1.bogus'}. (HTTP 404)")
+    assert not stacks.list_stacks(CTX)
+    st = stacks.create_stack(CTX, stack_name="goodparam", template=tmpl)  # the default is fine
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    stacks.delete_stack(CTX, st.name, st.id)
