@@ -271,7 +271,7 @@ def resolve_values(schemas: Mapping[str, ParamSchema], user: Mapping[str, Any],
     values: dict[str, Any] = {}
     raw: dict[str, Any] = {}
     for name, schema in schemas.items():
-        if name in user:
+        if user.get(name) is not None:  # a null value is no value (Heat's Parameter.value)
             value = user[name]
         elif name in defaults:
             value = defaults[name]

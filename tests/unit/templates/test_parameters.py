@@ -128,3 +128,13 @@ def test_parameter_groups(groups: str, message: str) -> None:
               f"  a: {{type: string, default: x}}\n").instantiate({}, None, IDENT, None)
     assert message in exc.value.message
     assert exc.value.message.startswith("Parameter Groups error: ")
+
+
+def test_a_null_user_value_is_no_value() -> None:
+    """Heat's ``Parameter.value``: a user value of null falls back to the default, and with no
+    default the parameter is missing."""
+    assert stack("  p: {type: string, default: d}\n", {"p": None}).params.values["p"] == "d"
+    with pytest.raises(errors.ParameterError) as err:
+        stack("  p: {type: string}\n", {"p": None})
+    assert err.value.heat_type == "UserParameterMissing"
+    assert err.value.message == "The Parameter (p) was not provided."
