@@ -8,6 +8,7 @@ enqueued after the commit.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from typing import Any
 
@@ -19,6 +20,7 @@ from app.engine.states import stack_reason
 from app.models import Event, Resource, Stack, after_commit, session, utcnow
 from app.services import attrdata, dispatch, syncpoints
 
+log = logging.getLogger(__name__)
 RT = Resource.__table__
 ET = Event.__table__
 #: ``rsrc_data`` key holding the properties an in-place update started from: restored as the
@@ -230,6 +232,35 @@ def resolve_outputs(s: Session, stack_id: str, loaded: Any) -> list[dict[str, An
                                                                 for r in rows})))
 
 
+def _refresh_output_attributes(s: Session, st: Stack, loaded: Any) -> None:
+    """Read again the attributes the outputs use of the cloud resources they name: a volume's
+    status or attachments change when a later resource attaches it, and Heat resolves outputs
+    from the live resources. O(output resources) cloud reads, at the end of a traversal only; a
+    resource that cannot be read keeps what it stored."""
+    from app.resource_types import registry
+    from app.services import convergence
+    names = loaded.definition.output_resources()
+    if not names:
+        return
+    rows = s.execute(select(Resource).where(Resource.stack_id == st.id,
+                                            Resource.name.in_(list(names)),
+                                            Resource.physical_resource_id.is_not(None),
+                                            Resource.status == "COMPLETE")).scalars()
+    for r in rows:
+        cls = registry.get(convergence.impl_of(r))
+        if cls is None or not getattr(cls, "cloud_validation", False) \
+                or (r.rsrc_data or {}).get("nested"):
+            continue
+        try:
+            plugin = convergence.plugin_for(r, st, r.properties_data, loaded)
+            if plugin.show_resource() is None:  # gone, or unreadable: keep what is stored
+                continue
+        except Exception as exc:
+            log.info("outputs of %s keep %s's stored attributes: %s", st.id, r.name, exc)
+            continue
+        r.attr_data = _attr_data(plugin, loaded.definition.referenced_attributes(r.name))
+
+
 def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
     """Every node of the traversal has ended: set the stack's final status (and outputs),
     write the stack event, and start a rollback if a failed create asks for one."""
@@ -243,6 +274,7 @@ def finalize(s: Session, stack_id: str, traversal_id: str, loaded: Any) -> None:
         if loaded is None:
             from app.services import definitions
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+        _refresh_output_attributes(s, st, loaded)
         st.outputs = resolve_outputs(s, st.id, loaded)
     if mixed and status == "COMPLETE":  # what left the template is gone: drop its rows
         s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(

@@ -55,6 +55,8 @@ def test_server_resized_and_rebuilt_in_place(db: Any, cloud_settings: Any, sandb
     st = create("upd-server", _server_with())
     server, volume = pid(st, "server"), pid(st, "volume")
     assert cloud.get("servers", server)["_flavor"]["name"] == "m1.tiny"
+    # outputs read the volume as it is at the end (attached after the volume completed)
+    assert outputs(st)["device"] == "/dev/vdb"
     try:
         # flavor: update_allowed, flavor_update_policy RESIZE (default) → resized in place
         mark = len(events(st))
