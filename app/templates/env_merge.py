@@ -116,13 +116,19 @@ def parse_environment(source: Any, name: str = "environment") -> dict[str, Any]:
     return copy.deepcopy(dict(data))
 
 
-def _template_param_types(source: Any) -> dict[str, str] | None:
-    """Parameter name -> HOT type of a template's text or mapping; None if it is not one."""
+def _template_data(source: Any) -> Mapping[str, Any] | None:
+    """A template's text or mapping as a mapping; None if it does not load as one."""
     try:
         data = loader.load_mapping(source).data if not isinstance(source, Mapping) else source
     except errors.StokerError:
         return None
-    if not isinstance(data, Mapping):
+    return data if isinstance(data, Mapping) else None
+
+
+def _template_param_types(source: Any) -> dict[str, str] | None:
+    """Parameter name -> HOT type of a template's text or mapping; None if it is not one."""
+    data = _template_data(source)
+    if data is None:
         return None
     if "heat_template_version" in data:
         section, key, names = data.get("parameters"), "type", None
@@ -141,11 +147,8 @@ def _template_param_types(source: Any) -> dict[str, str] | None:
 def declared_parameters(source: Any) -> set[str] | None:
     """The names a template (text or mapping, HOT or CFN) declares in its parameters section;
     None when it is not a template (the caller's parse will say why)."""
-    try:
-        data = loader.load_mapping(source).data if not isinstance(source, Mapping) else source
-    except errors.StokerError:
-        return None
-    if not isinstance(data, Mapping):
+    data = _template_data(source)
+    if data is None:
         return None
     section = data.get("parameters") if "heat_template_version" in data \
         else data.get("Parameters")

@@ -3,12 +3,8 @@ server on a loopback port; services and engine for real on SQLite, tasks run in-
 Expected shapes and behaviours are Heat's (api-ref; ../shared/heat-reference/api-samples)."""
 from __future__ import annotations
 
-import threading
-
 import pytest
-from heatclient import client as heat_client
 from heatclient import exc
-from werkzeug.serving import make_server
 
 TEMPLATE = """
 heat_template_version: 2018-08-31
@@ -39,16 +35,6 @@ outputs:
   said: {value: {list_join: ["", ["hello ", {get_param: greeting}]]}}
 """
 ENV = "parameters:\n  len: 16\n"
-
-
-@pytest.fixture()
-def heat(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield heat_client.Client("1", endpoint=f"http://127.0.0.1:{server.port}/v1/conform",
-                             token="any-token")
-    server.shutdown()
 
 
 def test_heatclient_stack_life_cycle(heat):

@@ -4,31 +4,18 @@ port, as :mod:`tests.conformance.test_heatclient`): ``stacks.update`` (PUT, and 
 (``heatclient.osc.v1.stack.UpdateStack``: ``-t``, ``--existing``, ``--dry-run``, ``--wait``)."""
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from heatclient import client as heat_client
 from heatclient import exc
 from heatclient.osc.v1 import stack as osc_stack
-from werkzeug.serving import make_server
 
 from app.services import dispatch
+from tests.fixtures.stacks import GREETING
 
-V1 = """
-heat_template_version: 2018-08-31
-parameters:
-  greeting: {type: string, default: hello}
-resources:
-  msg:
-    type: OS::Heat::TestResource
-    properties: {value: {get_param: greeting}}
-  old: {type: OS::Heat::None}
-outputs:
-  msg: {value: {get_attr: [msg, output]}}
-"""
+V1 = GREETING
 V2 = """
 heat_template_version: 2018-08-31
 parameters:
@@ -44,16 +31,6 @@ outputs:
   msg: {value: {get_attr: [msg, output]}}
   new: {value: {get_attr: [new, value]}}
 """
-
-
-@pytest.fixture()
-def heat(app):  # type: ignore[no-untyped-def]
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield heat_client.Client("1", endpoint=f"http://127.0.0.1:{server.port}/v1/conform",
-                             token="any-token")
-    server.shutdown()
 
 
 class Dropper:

@@ -25,6 +25,14 @@ def _final(stack_id: str, timeout: float = 180) -> Stack:
 _rows, _events = rows, events
 
 
+def _count(stack_id: str, action: str) -> int:
+    """Resources of the stack whose ``action`` is COMPLETE."""
+    with read_session() as s:
+        return len(s.execute(select(Resource.id).where(
+            Resource.stack_id == stack_id, Resource.status == "COMPLETE",
+            Resource.action == action)).all())
+
+
 def layers(levels: int, width: int, version: str, *, wait: float = 0.0,
            replace_every: int = 4, drop_last: bool = False) -> dict[str, Any]:
     """``levels`` x ``width`` TestResources; each of level k>0 joins its two parents' outputs
@@ -97,12 +105,7 @@ def test_sigkilled_worker_mid_update_loses_and_doubles_nothing(workers):
     n_before = len(_events(st.id))
     updates.update_stack(CTX, st.name, st.id, template=layers(8, 20, "v2", wait=0.3))
 
-    def some_done():
-        with read_session() as s:
-            return len(s.execute(select(Resource.id).where(
-                Resource.stack_id == st.id, Resource.status == "COMPLETE",
-                Resource.action == "UPDATE")).all()) >= 30
-    wait_for(some_done, 90, 0.02, "30 resources updated")
+    wait_for(lambda: _count(st.id, "UPDATE") >= 30, 90, 0.02, "30 resources updated")
     workers.kill(0)
     st = _final(st.id, timeout=240)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason + workers.logs()
@@ -112,12 +115,7 @@ def test_sigkilled_worker_mid_update_loses_and_doubles_nothing(workers):
 def test_an_update_supersedes_a_create_in_progress_on_two_workers(workers):
     st = stacks.create_stack(CTX, stack_name="upd-race", template=layers(5, 10, "v1", wait=0.3))
 
-    def some_done():
-        with read_session() as s:
-            return len(s.execute(select(Resource.id).where(
-                Resource.stack_id == st.id, Resource.status == "COMPLETE",
-                Resource.action == "CREATE")).all()) >= 10
-    wait_for(some_done, 60, 0.02, "10 resources created")
+    wait_for(lambda: _count(st.id, "CREATE") >= 10, 60, 0.02, "10 resources created")
     updates.update_stack(CTX, st.name, st.id, template=layers(5, 10, "v2", wait=0.3))
     st = _final(st.id)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason + workers.logs()

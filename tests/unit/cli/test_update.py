@@ -13,19 +13,9 @@ from click.testing import CliRunner
 
 from app import cli_files
 from app.cli import cli
+from tests.fixtures.stacks import GREETING
 
-V1 = """\
-heat_template_version: 2018-08-31
-parameters:
-  greeting: {type: string, default: hello}
-resources:
-  msg:
-    type: OS::Heat::TestResource
-    properties: {value: {get_param: greeting}}
-  old: {type: OS::Heat::None}
-outputs:
-  msg: {value: {get_attr: [msg, output]}}
-"""
+V1 = GREETING
 V2 = V1.replace("  old: {type: OS::Heat::None}", "  new: {type: OS::Heat::None}")
 FAILING = V1.replace("{value: {get_param: greeting}}", "{value: boom, fail: true}")
 
