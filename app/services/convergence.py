@@ -106,8 +106,8 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         if is_update:
             _forward(st, r, traversal_id, data)
         elif st.succ is not None:  # the cleanup node of an UPDATE
-            from app.services import updating
-            updating.cleanup(st, r, traversal_id)
+            from app.services import cleanup
+            cleanup.cleanup(st, r, traversal_id)
         else:
             _reverse(st, r, traversal_id)
     except Exception:
@@ -202,8 +202,8 @@ def _reverse(st: Any, r: Resource, traversal_id: str) -> None:
     left the template in an UPDATE): start it, or poll it."""
     action = "ROLLBACK" if st.action == "ROLLBACK" else "DELETE"
     if (r.rsrc_data or {}).get("_replaced"):  # what a failed update left: deleted first
-        from app.services import updating
-        if not updating.drain(st, r, traversal_id):
+        from app.services import cleanup
+        if not cleanup.drain(st, r, traversal_id):
             return
     if (r.action == "DELETE" and r.status == "COMPLETE") or r.action == "INIT" \
             or r.properties_data is None:

@@ -16,7 +16,8 @@ from app.models import Event, RawTemplate, Stack, read_session
 from app.resource_types import registry
 from app.resource_types import schema as sch
 from app.resource_types.base import Resource as Plugin
-from app.services import convergence, stacks, updates, updating
+from app.services import convergence, stacks, updates
+from app.services.updating import REPLACED
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.unit.services.conftest import Recorder
 
@@ -373,7 +374,7 @@ def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
     ev = [(e.action, e.status) for e in _events(st.id)
           if e.resource_name == "rep" and e.physical_resource_id == old]
     assert ev[-2:] == [("DELETE", "IN_PROGRESS"), ("DELETE", "COMPLETE")]
-    assert updating.REPLACED not in _rows(st.id)["rep"].rsrc_data
+    assert REPLACED not in _rows(st.id)["rep"].rsrc_data
 
 
 def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
