@@ -76,16 +76,22 @@ class Workers:
         self.env, self.log_dir = env, log_dir
         self.procs: list[subprocess.Popen[bytes]] = []
 
+    def spawn(self, concurrency: int = 4) -> subprocess.Popen[bytes]:
+        """Start one worker without waiting for it to answer."""
+        i = len(self.procs)
+        log = open(self.log_dir / f"worker{i}.log", "wb")  # noqa: SIM115 (the child owns it)
+        self.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
+             "-c", str(concurrency), "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
+             "--without-gossip", "--without-mingle"],
+            cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True))
+        return self.procs[-1]
+
     def start(self, n: int, concurrency: int = 4) -> None:
+        """Start ``n`` workers and wait until they answer a ping."""
         for _ in range(n):
-            i = len(self.procs)
-            log = open(self.log_dir / f"worker{i}.log", "wb")  # noqa: SIM115 (the child owns it)
-            self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
-                 "-c", str(concurrency), "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
-                 "--without-gossip", "--without-mingle"],
-                cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True))
+            self.spawn(concurrency)
         from app.tasks import celery_app
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -143,13 +149,17 @@ def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[con
     config._current = previous
 
 
+def worker_env(engine_settings: config.Settings) -> dict[str, str]:
+    """The environment of worker processes on this test's PostgreSQL and Redis."""
+    return dict(os.environ, STOKER_DATABASE_URL=engine_settings.database_url,
+                STOKER_BROKER_URL=engine_settings.broker_url,
+                STOKER_DATA_DIR=engine_settings.data_dir, **ENGINE_ENV)
+
+
 @pytest.fixture()
 def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Workers]:
     """Two real worker processes on the session's PostgreSQL and Redis."""
-    env = dict(os.environ, STOKER_DATABASE_URL=engine_settings.database_url,
-               STOKER_BROKER_URL=engine_settings.broker_url,
-               STOKER_DATA_DIR=engine_settings.data_dir, **ENGINE_ENV)
-    w = Workers(env, tmp_path)
+    w = Workers(worker_env(engine_settings), tmp_path)
     w.start(2)
     w.start_beat()
     yield w

@@ -7,12 +7,8 @@ workers are in that window often enough that a dozen kills lose a message more o
 """
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,10 +20,11 @@ from sqlalchemy import select
 
 from app import config
 from app.context import RequestContext
-from app.models import Event, Resource, read_session
+from app.models import Resource, read_session
 from app.services import stacks
 from app.tasks import transport
-from tests.integration.conftest import ENGINE_ENV, REPO, Workers
+from tests.fixtures.stacks import events, rows
+from tests.integration.conftest import Workers, worker_env
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="itest-kills")
@@ -47,34 +44,16 @@ def chains(width: int, depth: int, wait: float) -> dict[str, Any]:
     return {"heat_template_version": "2018-08-31", "resources": res}
 
 
-class Fleet(Workers):
-    """Workers that can be started without waiting for them to answer."""
-
-    def spawn(self) -> subprocess.Popen[bytes]:
-        i = len(self.procs)
-        log = open(self.log_dir / f"worker{i}.log", "wb")  # noqa: SIM115 (the child owns it)
-        self.procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
-             "-c", "4", "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
-             "--without-gossip", "--without-mingle"],
-            cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True))
-        return self.procs[-1]
-
-
 @pytest.fixture()
-def fleet(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Fleet]:
+def fleet(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Workers]:
     """Two workers, no beat."""
-    env = dict(os.environ, STOKER_DATABASE_URL=engine_settings.database_url,
-               STOKER_BROKER_URL=engine_settings.broker_url,
-               STOKER_DATA_DIR=engine_settings.data_dir, **ENGINE_ENV)
-    w = Fleet(env, tmp_path)
+    w = Workers(worker_env(engine_settings), tmp_path)
     w.start(2)
     yield w
     w.stop()
 
 
-def test_repeated_sigkills_without_beat_lose_no_task(fleet: Fleet, redis_url: str):
+def test_repeated_sigkills_without_beat_lose_no_task(fleet: Workers, redis_url: str):
     rng = random.Random(7)
     tmpl = chains(width=40, depth=8, wait=0.2)
     st = stacks.create_stack(CTX, stack_name="kills-no-beat", template=tmpl)
@@ -103,11 +82,8 @@ def test_repeated_sigkills_without_beat_lose_no_task(fleet: Fleet, redis_url: st
         f"{final.stack_status} after {kills} kills: {len(done)}/{len(tmpl['resources'])} created;"
         f" queue {r.llen('celery')}, unacked {r.hlen('unacked')}, in flight "
         f"{[r.llen(k) for k in r.keys(transport.INFLIGHT_PREFIX + '*')]}")
-    with read_session() as s:
-        res = {x.name: x for x in s.execute(select(Resource).where(
-            Resource.stack_id == st.id)).scalars()}
-        events = s.execute(select(Event).where(Event.stack_id == st.id)).scalars().all()
-    creates = Counter(e.resource_name for e in events if e.action == "CREATE"
+    res = rows(st.id)
+    creates = Counter(e.resource_name for e in events(st.id) if e.action == "CREATE"
                       and e.status == "COMPLETE" and e.resource_name != st.name)
     assert set(creates) == set(res) and set(creates.values()) == {1}
     for name, x in res.items():  # every value resolved from its predecessor's final value
