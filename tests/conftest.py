@@ -56,3 +56,15 @@ def app(db: config.Settings):  # type: ignore[no-untyped-def]
 @pytest.fixture()
 def client(app):  # type: ignore[no-untyped-def]
     return app.test_client()
+
+
+@pytest.fixture()
+def frozen_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Test::Frozen`` (tests/fixtures/engine.py) registered as a resource type."""
+    from types import MappingProxyType
+
+    from app.resource_types import registry
+    from tests.fixtures.engine import Frozen
+    types = dict(registry._load())
+    types[Frozen.type_name] = Frozen
+    monkeypatch.setattr(registry, "_types", MappingProxyType(types))

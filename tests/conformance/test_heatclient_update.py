@@ -13,6 +13,7 @@ from heatclient import exc
 from heatclient.osc.v1 import stack as osc_stack
 
 from app.services import dispatch
+from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import GREETING
 
 V1 = GREETING
@@ -31,16 +32,6 @@ outputs:
   msg: {value: {get_attr: [msg, output]}}
   new: {value: {get_attr: [new, value]}}
 """
-
-
-class Dropper:
-    """A dispatcher that runs nothing: the stack stays IN_PROGRESS."""
-
-    def check_resource(self, *args: Any, countdown: float = 0.0) -> None:
-        pass
-
-    def stack_timeout(self, *args: Any, **kwargs: Any) -> None:
-        pass
 
 
 def outputs(heat: Any, ident: str) -> dict[str, Any]:

@@ -4,15 +4,12 @@ heat-api's (``StackController.update`` / ``update_patch``) and Heat's convergenc
 from __future__ import annotations
 
 import copy
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
-from app.resource_types import registry
-from app.resource_types import schema as sch
-from app.resource_types.base import Resource as Plugin
 from app.services import dispatch
+from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import hot, knob
 
 HOT = "2018-08-31"
@@ -199,22 +196,6 @@ def test_converge_is_accepted_and_ignored(api):
     assert api.stack(base)["stack_status"] == "UPDATE_COMPLETE"
 
 
-class Frozen(Plugin):
-    """A cloud-free type with an ``immutable`` property (as Heat's ``AWS::EC2::Volume``
-    ``Size``)."""
-    type_name = "Test::Frozen"
-    properties_schema: ClassVar[dict[str, Any]] = {
-        "size": sch.prop("integer", "Immutable.", immutable=True, update_allowed=True),
-        "label": sch.prop("string", "Updatable.", update_allowed=True)}
-
-
-@pytest.fixture()
-def frozen_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    types = dict(registry._load())
-    types[Frozen.type_name] = Frozen
-    monkeypatch.setattr(registry, "_types", MappingProxyType(types))
-
-
 def test_an_immutable_property_change_fails_with_heats_not_supported(api, frozen_type):
     base = api.create("frozen", T({"f": {"type": "Test::Frozen",
                                          "properties": {"size": 1, "label": "a"}}}))
@@ -253,16 +234,6 @@ def test_a_failed_update_stays_failed_without_rollback(api):
     st = api.stack(base)
     assert st["stack_status"] == "UPDATE_FAILED"
     assert "Test Resource failed a" in st["stack_status_reason"]
-
-
-class Dropper:
-    """A dispatcher that runs nothing: actions stay IN_PROGRESS."""
-
-    def check_resource(self, *args: Any, countdown: float = 0.0) -> None:
-        pass
-
-    def stack_timeout(self, *args: Any, **kwargs: Any) -> None:
-        pass
 
 
 def test_update_while_in_progress_supersedes_and_of_a_deleted_or_unknown_stack_404(api):

@@ -11,9 +11,8 @@ from sqlalchemy import func, select
 
 from app.models import RawTemplate, read_session
 from app.services import dispatch
-from tests.unit.api.test_stack_update import BASE, TR, Api, Dropper, T, fault, frozen_type
-
-__all__ = ["frozen_type"]  # the fixture, imported for its tests here
+from tests.fixtures.engine import Dropper
+from tests.unit.api.test_stack_update import BASE, TR, Api, T, fault
 
 NEW = copy.deepcopy(BASE)
 NEW["resources"]["rep"] = TR("y", update_replace=True)

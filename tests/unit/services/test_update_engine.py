@@ -4,8 +4,7 @@ mid-replacement, refusals, rollback, nested stacks — Heat's convergence update
 from __future__ import annotations
 
 from collections import Counter
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -13,9 +12,6 @@ from sqlalchemy import func, select
 from app import errors
 from app.context import RequestContext
 from app.models import Event, RawTemplate, Stack, read_session
-from app.resource_types import registry
-from app.resource_types import schema as sch
-from app.resource_types.base import Resource as Plugin
 from app.services import convergence, stacks, updates
 from app.services.updating import REPLACED
 from tests.fixtures.stacks import events, hot, knob, rows
@@ -217,21 +213,6 @@ def test_a_bad_update_writes_nothing(rec):
     with read_session() as s:
         assert s.execute(select(func.count()).select_from(RawTemplate)).scalar() == n_raw
     assert len(_events(st.id)) == n_events and not rec.queue
-
-
-class Frozen(Plugin):
-    """A test type with an ``immutable`` property (as e.g. Heat's Neutron ``network``)."""
-    type_name = "Test::Frozen"
-    properties_schema: ClassVar[dict[str, Any]] = {
-        "size": sch.prop("integer", "Immutable.", immutable=True, update_allowed=True),
-        "label": sch.prop("string", "Updatable.", update_allowed=True)}
-
-
-@pytest.fixture()
-def frozen_type(monkeypatch):
-    types = dict(registry._load())
-    types[Frozen.type_name] = Frozen
-    monkeypatch.setattr(registry, "_types", MappingProxyType(types))
 
 
 def test_changing_an_immutable_property_fails_with_heats_not_supported(rec, frozen_type):
