@@ -190,16 +190,19 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> L
         raw = s.get(RawTemplate, raw_template_id)
         st = s.get(Stack, stack_id)
         assert raw is not None and st is not None
-        env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
-        definition = instantiate(raw.template, raw.files, env, st.parameters,
-                                 identity(stack_name, stack_id, tenant),
-                                 (st.nested_info or {}).get("facade"))
-    loaded = Loaded.of(definition)
-    with _lock:
-        _cache[key] = loaded
-        while len(_cache) > MAX_CACHED:
-            _cache.popitem(last=False)
+        loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
+                        st.nested_info)
+    seed(key, loaded)
     return loaded
+
+
+def of_raw(raw: Any, params: dict[str, Any] | None, ident: Any,
+           nested_info: dict[str, Any] | None) -> Loaded:
+    """The :class:`Loaded` of a stored raw template (its files and environment) with
+    ``params``; ``nested_info``: a nested stack's link to its parent resource (its facade)."""
+    env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
+    return Loaded.of(instantiate(raw.template, raw.files, env, params, ident,
+                                 (nested_info or {}).get("facade")))
 
 
 def _check_member_type(name: str, props: dict[str, Any], env: Any) -> None:
@@ -238,6 +241,9 @@ def seed(key: tuple[str, int], loaded: Loaded) -> None:
     """Put an already-instantiated definition in the cache (the API process at create)."""
     with _lock:
         _cache[key] = loaded
+        _cache.move_to_end(key)
+        while len(_cache) > MAX_CACHED:
+            _cache.popitem(last=False)
 
 
 def forget(stack_id: str) -> None:

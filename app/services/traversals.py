@@ -37,18 +37,23 @@ def _begin(s: Session, st: Stack, action: str, n_nodes: int) -> str:
 def _schedule(s: Session, st: Stack, tid: str, is_update: bool, preds: dict[str, set[str]],
               ids: dict[str, int], loaded: Any) -> None:
     syncpoints.create_all(s, st.id, tid, is_update, {ids[n]: len(p) for n, p in preds.items()})
-    start = [ids[n] for n in graph.leaves(preds)]
+    _kick(s, st, tid, [(ids[n], is_update) for n in graph.leaves(preds)], loaded)
+
+
+def _kick(s: Session, st: Stack, tid: str, start: list[tuple[int, bool]], loaded: Any) -> None:
+    """After commit, enqueue the traversal's first nodes and its stack timeout; a traversal
+    with no node at all ends at once."""
     timeout = (st.timeout_mins * 60) if st.timeout_mins else config.get().stack_action_timeout
     sid = st.id
 
     def kick() -> None:
         d = dispatch.get()
-        for rid in start:
-            d.check_resource(sid, tid, rid, is_update)
+        for rid, upd in start:
+            d.check_resource(sid, tid, rid, upd)
         d.stack_timeout(sid, tid, float(timeout))
 
     after_commit(s, kick)
-    if not preds:
+    if st.pending_nodes == 0:
         s.flush()
         finalize(s, st.id, tid, loaded)
 
@@ -109,20 +114,7 @@ def start_update(s: Session, st: Stack, loaded: Any, action: str = "UPDATE") -> 
     syncpoints.create_nodes(s, st.id, tid, [
         (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
         for (n, upd), count in p.expected.items()])
-    start = [(ids[n], upd) for n, upd in p.leaves()]
-    timeout = (st.timeout_mins * 60) if st.timeout_mins else config.get().stack_action_timeout
-    sid = st.id
-
-    def kick() -> None:
-        d = dispatch.get()
-        for rid, upd in start:
-            d.check_resource(sid, tid, rid, upd)
-        d.stack_timeout(sid, tid, float(timeout))
-
-    after_commit(s, kick)
-    if not p.expected:
-        s.flush()
-        finalize(s, st.id, tid, loaded)
+    _kick(s, st, tid, [(ids[n], upd) for n, upd in p.leaves()], loaded)
     return tid
 
 

@@ -14,7 +14,7 @@ in one list, by Heat's rules and the engine's (:mod:`app.services.updating`) vie
   own preview tells what would change inside it);
 - ``unchanged``: the rest.
 
-The new properties are resolved as the engine resolves them (``updating._new_props``), against
+The new properties are resolved as the engine resolves them (``updating.new_props``), against
 the attributes the existing resources stored (``attr_data``): a property that reads an attribute
 of a resource being replaced compares with the old value, as in Heat's preview. A changed
 ``immutable`` property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's
@@ -146,9 +146,9 @@ def _classify(st: Any, r: Resource, cur: definitions.Loaded, new: definitions.Lo
             or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
         return "replaced"
     if (r.action, r.status) == ("DELETE", "COMPLETE") or (
-            r.status == "FAILED" and not _is_nested(r) and updating._replace_failed(st, r, cur)):
+            r.status == "FAILED" and not _is_nested(r) and updating.replace_failed(st, r, cur)):
         return "replaced"  # a failed nested stack, or a failed but healthy resource, is updated
-    props = updating._new_props(st, r, new, data)  # the engine's own resolution
+    props = updating.new_props(st, r, new, data)  # the engine's own resolution
     if _is_nested(r):
         return "updated"  # the engine always updates a child stack; its preview decides
     old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
@@ -170,7 +170,7 @@ def _old_props(st: Any, r: Resource, cur: definitions.Loaded,
     if r.name not in cur.definition.resources:
         return None
     try:
-        return updating._new_props(st, r, cur, data)
+        return updating.new_props(st, r, cur, data)
     except Exception:
         return None
 
@@ -181,7 +181,7 @@ def _child_request(view: _View, name: str, files: dict[str, Any]) -> dict[str, A
     from app.templates.type_resolution import nested_environment
     definition = view.new_loaded.definition
     rdef = definition.resources[name]
-    props = updating._new_props(view.st, SimpleNamespace(name=name), view.new_loaded, view.data)
+    props = updating.new_props(view.st, SimpleNamespace(name=name), view.new_loaded, view.data)
     env = nested_environment(definition, name)
     if nested.kind(rdef) == nested.GROUP:
         template = nested.group_template(props, definition.referenced_attributes(name))

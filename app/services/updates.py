@@ -173,10 +173,8 @@ def rollback(s: Any, row: Stack) -> str | None:
     params = dict((prev.environment or {}).get("parameters") or {})
     row.raw_template_id, row.prev_raw_template_id = prev.id, None
     row.parameters = params
-    env = {k: v for k, v in (prev.environment or {}).items() if k != "parameters"}
-    loaded = definitions.Loaded.of(definitions.instantiate(
-        prev.template, prev.files, env, params,
-        definitions.identity(row.name, row.id, row.tenant), (row.nested_info or {}).get("facade")))
+    loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
+                                row.nested_info)
     definitions.seed((row.id, prev.id), loaded)
     row.parameters_show = loaded.definition.parameters_for_show()
     row.description = stacks.description_of(prev.template)

@@ -45,7 +45,7 @@ def _row(rid: int) -> Any:
 FAILED_TO_COMPLETE = "Update status to COMPLETE for FAILED resource neither update nor replace."
 
 
-def _replace_failed(st: Any, r: Any, loaded: Any) -> bool:
+def replace_failed(st: Any, r: Any, loaded: Any) -> bool:
     """Heat's ``needs_replace_failed`` for a FAILED row (a cloud error while asking: yes)."""
     try:
         return bool(convergence.plugin_for(r, st, r.properties_data, loaded)
@@ -93,7 +93,7 @@ def _settle(st: Any, r: Any, traversal_id: str, loaded: Any) -> Any:
     return _row(r.id)
 
 
-def _new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
+def new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The resource's new properties, resolved and validated as a create would."""
     props = loaded.definition.resolve_properties(r.name, convergence.InputsContext(data))
     rdef = loaded.definition.resources[r.name]
@@ -135,11 +135,11 @@ def forward(st: Any, r: Any, traversal_id: str, data: dict[str, Any]) -> None:
     # a failed resource is replaced unless its physical resource is healthy (the plugin's
     # needs_replace_failed); a failed nested stack is updated (Heat's StackResource)
     if not same_kind or (r.status == "FAILED" and not (is_nested and r.physical_resource_id)
-                         and _replace_failed(st, r, loaded)):
+                         and replace_failed(st, r, loaded)):
         _prepare_then_replace(st, r, traversal_id, data, loaded, rdef, None, event=False)
         return
     try:
-        props = _new_props(st, r, loaded, data)
+        props = new_props(st, r, loaded, data)
     except Exception as exc:  # the new definition cannot be resolved: the update never starts
         completion.fail(st, r, traversal_id, True, loaded, convergence.message_of(exc),
                         started=False, row_action="UPDATE", action="UPDATE")
@@ -185,7 +185,7 @@ def _restore_previous(st: Any, r: Any, traversal_id: str, data: dict[str, Any], 
     cleanup node instead — a rollback restores the original rather than building a third.
     :returns: whether it did (the node is finished)."""
     try:
-        props = _new_props(st, r, loaded, data)
+        props = new_props(st, r, loaded, data)
     except Exception:
         return False
     queue = list((r.rsrc_data or {}).get(REPLACED) or [])
