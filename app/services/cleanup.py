@@ -13,10 +13,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, update
 
 from app import clients
-from app.models import Resource, Stack, session, utcnow
+from app.models import Resource, session, utcnow
 from app.resource_types import base, registry
 from app.services import completion, convergence, definitions, dispatch, nested
 from app.services.updating import REPLACED
@@ -28,7 +28,7 @@ def cleanup(st: Any, r: Any, traversal_id: str) -> None:
     """One step of the cleanup node of ``r``: delete it if it left the template, else delete
     the physical resources it replaced (oldest first), else nothing."""
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-    if _rollback_coming(st.id):  # keep everything: the rollback may restore or keep it
+    if _rollback_coming(st):  # keep everything: the rollback may restore or keep it
         completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False)
         return
     if r.name not in loaded.definition.resources:
@@ -38,13 +38,11 @@ def cleanup(st: Any, r: Any, traversal_id: str) -> None:
         completion.succeed(st, r, traversal_id, False, None, None, events=False, state=False)
 
 
-def _rollback_coming(stack_id: str) -> bool:
+def _rollback_coming(st: Any) -> bool:
     """The UPDATE has failed already and the stack will roll back (Heat's rollback restores
-    the previous resources, so nothing is deleted in the meantime)."""
-    with session() as s:
-        row = s.execute(select(Stack.failed, Stack.disable_rollback, Stack.action)
-                        .where(Stack.id == stack_id)).first()
-    return bool(row and row.failed and not row.disable_rollback and row.action == "UPDATE")
+    the previous resources, so nothing is deleted in the meantime). ``st``: the stack as the
+    step read it."""
+    return bool(st.failed and not st.disable_rollback and st.action == "UPDATE")
 
 
 def drain(st: Any, r: Any, traversal_id: str) -> bool:

@@ -67,7 +67,8 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     with session() as s:
         st = s.execute(
             select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                   ST.c.action, ST.c.nested_depth, SP.c.state, SP.c.expected, SP.c.succ)
+                   ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
+                   SP.c.state, SP.c.expected, SP.c.succ)
             .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
                                                SP.c.traversal_id == ST.c.current_traversal,
                                                SP.c.entity_id == resource_id,
