@@ -21,10 +21,13 @@ log = logging.getLogger(__name__)
 def transport_options(settings: config.Settings) -> dict[str, object]:
     """Redis transport: unacknowledged (and fetched but not yet recorded) tasks of a dead worker
     are restored after ``visibility_timeout`` seconds, scanned for every ``restore_interval``
-    seconds. One priority step: one Redis key per queue, which the atomic fetch needs."""
+    seconds. One priority step: one Redis key per queue, which the atomic fetch needs. The
+    restore's mutex expires after a few restore intervals, not kombu's 300 s: a worker killed
+    while holding it would otherwise stop every restore for five minutes."""
     return {"visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.restore_interval,
             "unacked_restore_throttle": 1,
+            "unacked_mutex_expire": max(5, 3 * int(settings.restore_interval)),
             "priority_steps": [0]}
 
 

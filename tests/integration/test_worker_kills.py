@@ -70,7 +70,7 @@ def test_repeated_sigkills_without_beat_lose_no_task(fleet: Workers, redis_url: 
         fleet.kill(victim)
         kills += 1
     assert kills >= 6, f"the stack finished after {kills} kills: make it longer"
-    deadline = time.time() + 40  # visibility timeout 5 s, stale locks 4 s: ample
+    deadline = time.time() + 60  # visibility timeout 5 s, stale locks 4 s, mutex 5 s: ample
     while stacks.get_by_id(CTX, st.id).status == "IN_PROGRESS" and time.time() < deadline:
         time.sleep(0.2)
     final = stacks.get_by_id(CTX, st.id)

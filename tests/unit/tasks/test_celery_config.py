@@ -10,7 +10,10 @@ from app import tasks
 def test_defaults_are_late_acks_and_the_in_flight_transport():
     app = tasks.make_celery()
     assert app.conf.task_acks_late is True and app.conf.task_reject_on_worker_lost is True
-    assert app.conf.broker_transport_options["priority_steps"] == [0]
+    options = app.conf.broker_transport_options
+    assert options["priority_steps"] == [0]
+    # kombu's default (300 s) stops restores for five minutes after a kill mid-restore
+    assert options["unacked_mutex_expire"] <= 30
 
 
 def test_an_operators_celeryconfig_wins(monkeypatch):
