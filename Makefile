@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test install install-test services bench bench-cloud clean
+.PHONY: demo test lint install install-test services browser keystone bench bench-cloud clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required"; exit 1; }
@@ -27,12 +27,28 @@ install-test: $(VENV)/.installed-test
 demo: install
 	$(BIN)/stoker demo
 
-## make test: install the test extras, start what the tests need, run the whole suite
-test: install-test services
+## make test: install the test extras, lint and type-check, start what the tests need, run the
+## whole suite (its layer test, tests/unit/test_purity.py, checks every import against DESIGN.md)
+test: lint services browser keystone
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## make lint: ruff over app/ and tests/, mypy --strict on the pure packages and the runtime
+lint: install-test
+	$(BIN)/python -m ruff check app tests
+	$(BIN)/python -m mypy --strict app/templates app/engine app/convergence
+
+## make keystone: the real Keystone of the identity tests, in its own venv (.keystone-venv, pinned)
+keystone:
+	@bash scripts/keystone-venv.sh
 
 services:
 	@bash scripts/ensure-services.sh
+
+## make browser: Debian's chromium for the live stack page's browser test (playwright drives it)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }
 
 bench: install
 	$(BIN)/python bench/engine_bench.py
@@ -42,4 +58,4 @@ bench-cloud: install services
 	$(BIN)/python bench/cloud_bench.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .keystone-venv .pytest_cache

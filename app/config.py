@@ -35,6 +35,7 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = 8004
     cfn_port: int = 8000
+    cfn_ec2_auth_url: str = ""      # Keystone's /v3/ec2tokens for the CFN API; default beside keystone_url
     sandbox_port: int = 8090
     sandbox_host: str = "127.0.0.1"
     sandbox_state_path: str = ""       # sandbox cloud state file; default <data_dir>/sandbox.json; ":memory:"
@@ -42,6 +43,9 @@ class Settings:
     sandbox_delays: str = ""           # transition delays, e.g. "server_build=0.1,volume_create=0.1"
     sandbox_latency: str = ""          # added to every sandbox request: "0.05", "0.01-0.05" or JSON rules
     sandbox_faults: str = ""           # sandbox fault-injection rules, a JSON list (app/sandbox/behaviour.py)
+    sandbox_run_configs: bool = True   # the sandbox agent runs `script` software configs (False: records them)
+    sandbox_config_timeout: float = 300.0  # seconds a config script may run before the agent kills it
+    sandbox_poll_seconds: float = 1.0  # how often the agent polls a SOFTWARE_CONFIG server's deployments
     workers: int = 2                # worker processes `stoker up` starts
     # threads per worker: a cloud call blocks its thread, so a cloud with 1 s per call needs many
     # (bench/cloud_bench.py, 200 servers: 2 x 4 threads 151 s, 2 x 16 66 s, 2 x 50 53 s)
@@ -49,7 +53,7 @@ class Settings:
     default_user: str = "admin"
     # The `stoker` CLI as a client of the Orchestration API.
     api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
-    tenant: str = "admin"           # the project the CLI acts in (noauth: taken from the URL)
+    tenant: str = "admin"           # the CLI's project; noauth: every request's unless X-Auth-Project / X-Project-Id
     # Heat's limits (heat.conf [DEFAULT]) with Heat's defaults.
     max_template_size: int = 524288
     max_json_body_size: int = 1048576
@@ -60,6 +64,11 @@ class Settings:
     stack_action_timeout: int = 3600    # seconds
     action_retry_limit: int = 5
     client_retry_limit: int = 2
+    enable_stack_abandon: bool = False  # Heat's enable_stack_abandon: DELETE .../abandon, GET .../export
+    max_snapshots_per_stack: int = 32   # Heat's max_snapshots_per_stack (admins are not limited)
+    enable_stack_adopt: bool = False    # Heat's enable_stack_adopt: POST /stacks with adopt_stack_data
+    max_software_configs_per_tenant: int = 4096      # Heat's limits of the software config API
+    max_software_deployments_per_tenant: int = 4096
     # Engine tuning.
     lock_stale_seconds: int = 60       # a resource lock whose holder's heartbeat is older is taken over
     heartbeat_seconds: int = 10
@@ -83,6 +92,35 @@ class Settings:
     cloud_scope_to_stack: bool = True  # scope each connection to the stack's project
     cloud_timeout: float = 30.0        # seconds per cloud request
     client_retry_backoff: float = 0.1  # seconds before the first retry of a transient error (doubles)
+    # Operators (app.logs, celeryconfig.py, Flower).
+    log_format: str = "text"           # text | json
+    log_level: str = "INFO"
+    celery_config: str = "celeryconfig"  # the module holding the Celery settings
+    flower_port: int = 5555
+    flower_basic_auth: str = ""        # "user:password[,user2:password2]": Flower asks for it
+    flower_auth: str = ""              # OAuth: a regex of allowed e-mails (FLOWER_OAUTH2_* set)
+    event_sink_private_addresses: bool = False  # webhook sinks may POST to loopback/private hosts
+    # Identity in keystone mode (app/auth): keystonemiddleware, Heat's policy, a trust per stack.
+    keystone_url: str = ""             # default: the sandbox's Keystone (as cloud_auth_url)
+    service_username: str = "stoker"   # Stoker's service user: validates tokens, trustee of trusts
+    service_password: str = "sandbox"
+    service_project: str = "service"
+    service_user_domain: str = "Default"
+    service_project_domain: str = "Default"
+    auth_encryption_key: str = ""      # Fernet key for the stored trust ids (keystone mode: required)
+    # Heat's stack users (heat.conf [DEFAULT] stack_user_domain_*, stack_domain_admin*): each
+    # stack's users (AWS::IAM::User, signal handles) live in a project of this domain, made and
+    # removed by the domain's admin; empty id and name: Heat's legacy path (the stack's project)
+    stack_user_domain_id: str = ""
+    stack_user_domain_name: str = "heat"
+    stack_domain_admin: str = "heat_domain_admin"
+    stack_domain_admin_password: str = "sandbox"
+    heat_stack_user_role: str = "heat_stack_user"
+    ec2_auth_ttl: int = 15             # minutes a signed URL's Timestamp is honoured (Keystone's [credential] auth_ttl)
+    policy_file: str = ""              # an operator's oslo.policy file (YAML/JSON) overriding rules
+    trusts_delegated_roles: str = ""   # comma-separated; empty: the trustor's roles (Heat's default)
+    token_cache_time: int = 300        # seconds auth_token trusts a validated token (-1: never cache)
+    hidden_stack_tags: str = ""        # comma-separated; stacks with one are listed only with show_hidden (Heat's option)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -98,6 +136,9 @@ class Settings:
             object.__setattr__(self, "redis_url", self.broker_url)
         if not self.cloud_auth_url:
             object.__setattr__(self, "cloud_auth_url",
+                               f"http://{self.sandbox_host}:{self.sandbox_port}/identity/v3")
+        if not self.keystone_url:
+            object.__setattr__(self, "keystone_url",
                                f"http://{self.sandbox_host}:{self.sandbox_port}/identity/v3")
 
     @property

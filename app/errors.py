@@ -39,10 +39,25 @@ class StokerError(Exception):
 
     @property
     def path_str(self) -> str:
-        return ".".join(str(p) for p in self.path)
+        return format_path(self.path)
 
     def __str__(self) -> str:
         return self.message
+
+
+def format_path(path: Sequence[Any]) -> str:
+    """Heat's ``HeatExceptionWithPath`` path text: names joined by ``.``, an int or all-digit
+    item as ``[n]``: ``("resources", "g", "resources", "0")`` -> ``"resources.g.resources[0]"``,
+    ``("resources", "0", "properties")`` -> ``"resources[0].properties"``."""
+    out = ""
+    for item in path:
+        if isinstance(item, int) or str(item).isdigit():
+            out += f"[{item}]"
+        elif out:
+            out += f".{item}"
+        else:
+            out = str(item)
+    return out
 
 
 # ---- 400 family -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def shared() -> Path:
 @pytest.fixture()
 def settings(tmp_path: Path) -> Iterator[config.Settings]:
     """Settings for one test: SQLite in a temp dir, tasks run in-process (inline dispatcher)."""
-    from app.services import definitions, dispatch
+    from app.convergence import definitions, dispatch
     s = config.load({}, data_dir=str(tmp_path / "data"), always_eager=True)
     previous = config._current
     config.set_current(s)

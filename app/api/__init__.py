@@ -1,12 +1,15 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``create_app()`` is the WSGI entry (``gunicorn 'app.api:create_app()'``). One blueprint per noun
+``create_app()`` builds the Flask app; gunicorn serves it through ``app.cli.wsgi:create_app()``
+(which adds Celery's dispatcher). One blueprint per noun
 (stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
 build_info, versions); views are short and call ``app.services`` only. Per request:
 
 1. ``x-openstack-request-id`` (``req-<uuid>``) is chosen and set on every response, errors too;
 2. the ``{tenant_id}`` of ``/v1/{tenant_id}/...`` and the headers become a
-   :class:`app.context.RequestContext` in ``flask.g.context`` (``app.auth``);
+   :class:`app.context.RequestContext` in ``flask.g.context`` (``app.auth``); in keystone mode
+   keystonemiddleware's auth_token wraps the app and validated the token first (no valid
+   token: 401; another project's URL: 403), then the route's Heat policy rule is enforced;
 3. a JSON body is size-checked (``Settings.max_json_body_size`` → 400 ``RequestLimitExceeded``,
    as heat-api's ``JSONRequestDeserializer``) and parsed (malformed → 400 ``HTTPBadRequest``);
 4. any error is rendered as Heat's fault body (``app.api.errors``).
@@ -24,10 +27,31 @@ from typing import Any, cast
 from flask import Flask, g, request
 from flask_smorest import Api  # type: ignore[import-untyped]
 
-from app import auth, config, errors, models
-from app.api import faults
+from app import auth, config, errors, logs, models
+from app.api import (
+    abandon,
+    actions,
+    build_info,
+    engine_services,
+    events,
+    faults,
+    live,
+    outputs,
+    resource_health,
+    resource_types,
+    resources,
+    signals,
+    snapshots,
+    software,
+    stack_update,
+    stacks,
+    template_versions,
+    validate,
+    versions,
+)
 from app.api.blueprint import is_json_body
 from app.api.schemas import FaultSchema
+from app.services import event_sinks
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -43,20 +67,10 @@ class StokerApi(Api):
 
 
 def _blueprints() -> list[Any]:
-    from app.api import (
-        build_info,
-        events,
-        outputs,
-        resource_types,
-        resources,
-        stack_update,
-        stacks,
-        template_versions,
-        validate,
-        versions,
-    )
     return [versions.blp, stacks.blp, stack_update.blp, outputs.blp, resources.blp, events.blp,
-            validate.blp, template_versions.blp, resource_types.blp, build_info.blp]
+            validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
+            signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
+            snapshots.blp, software.blp]
 
 
 def create_app(settings: config.Settings | None = None) -> Flask:
@@ -70,6 +84,7 @@ def create_app(settings: config.Settings | None = None) -> Flask:
         settings = config.get()
     else:
         config.set_current(settings)
+    auth.check_settings(settings)
     models.init(settings.database_url)
 
     app = Flask("stoker.api")
@@ -81,16 +96,21 @@ def create_app(settings: config.Settings | None = None) -> Flask:
         STOKER_SETTINGS=settings,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    from app.api.stacks import ArnConverter
-    app.url_map.converters["arn"] = ArnConverter
+    app.url_map.converters["arn"] = stacks.ArnConverter
     api = StokerApi(app)
     faults.register(app)
     for blp in _blueprints():
         api.register_blueprint(blp)
+    app.register_blueprint(live.bp)  # the live stack page (HTML + server-sent events)
 
     app.url_value_preprocessor(_pull_tenant)
+    app.before_request(_authorize)
     app.before_request(_read_body)
     app.after_request(_stamp_request_id)
+    logs.setup(settings)
+    logs.install_flask(app, _request_id)  # request ids in log lines and task headers
+    event_sinks.install()                 # events written here reach their stack's sinks
+    app.wsgi_app = auth.wrap_wsgi(app.wsgi_app, settings)  # type: ignore[method-assign]
     return app
 
 
@@ -108,6 +128,14 @@ def _pull_tenant(endpoint: str | None, values: dict[str, Any] | None) -> None:
         headers = cast(Mapping[str, str], request.headers)  # case-insensitive .get
         g.context = auth.context_from_headers(headers, values.pop("tenant_id"), settings,
                                               _request_id())
+
+
+def _authorize() -> None:
+    """Heat's policy rule of the matched route, for the request's context (``app.auth``)."""
+    if "context" in g and request.url_rule is not None:
+        from flask import current_app
+        auth.authorize(g.context, current_app.config["STOKER_SETTINGS"], request.url_rule.rule,
+                       request.method, request.view_args, request.args)
 
 
 def _read_body() -> None:

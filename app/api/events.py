@@ -2,7 +2,8 @@
 
 - ``GET /stacks/{name}/{id}/events`` and ``GET .../resources/{r}/events`` → ``{"events": [...]}``
   in Heat's summary form, newest first by default; query ``limit``, ``marker`` (an event id),
-  ``sort_dir`` and filters ``resource_status``, ``resource_action``, ``resource_name``,
+  ``sort_keys`` (Heat's ``event_time``, ``resource_type``; others ignored), ``sort_dir`` and
+  filters ``resource_status``, ``resource_action``, ``resource_name``,
   ``resource_type`` (repeatable), and ``nested_depth``: the events of nested stacks down to that
   depth too, in the same order, each linking (``self``, ``resource``, ``stack``) into its own
   stack; with ``nested_depth`` every event also links to the stack asked for as ``root_stack``
@@ -24,13 +25,16 @@ from flask.views import MethodView
 from app import errors
 from app.api import formats
 from app.api.blueprint import Blueprint
-from app.api.params import MIXED, SINGLE, allowed, extract_int
+from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_int
 from app.api.views_common import ctx, link, services
 
 blp = Blueprint("events", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
                 description="Events.")
 
-PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "nested_depth": SINGLE}
+PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "sort_keys": MULTI,
+          "nested_depth": SINGLE}
+#: Heat's event sort keys (heat/db/api.py ``_events_filter_and_page_query``); others are ignored
+SORT_KEYS = ("event_time", "resource_type")
 FILTERS = {key: MIXED for key in ("resource_status", "resource_action", "resource_name",
                                   "resource_type")}
 
@@ -45,14 +49,42 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
     depth = extract_int("nested_depth", args["nested_depth"]) if "nested_depth" in args else 0
     if depth:
         kwargs["nested_depth"] = depth
-    # heat's event query: newest first unless asked otherwise (_events_paginate_query)
-    kwargs["sort_dir"] = args.get("sort_dir", "desc")
+    keys = [k for k in args.get("sort_keys") or () if k in SORT_KEYS]
+    # heat's event query (_events_paginate_query): no sort key → event_time, newest first
+    # unless sort_dir says otherwise; given keys without sort_dir → ascending (oslo.db)
+    kwargs["sort_dir"] = args.get("sort_dir", "asc" if keys else "desc")
     stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
-    rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
+    if "resource_type" in keys:
+        rows = _sorted_page(stack, resource_name, keys, kwargs)
+    else:  # event_time is the order the events were written in
+        rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
     if not rows and resource_name is not None:
         raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
                               message=f"No events found for resource {resource_name}")
     return {"events": [_event(stack, row, root=bool(depth)) for row in rows]}
+
+
+def _sorted_page(stack: Any, resource_name: str | None, keys: list[str],
+                 kwargs: dict[str, Any]) -> list[Any]:
+    """The events sorted by ``keys`` (``resource_type`` among them; ``event_time`` is the order
+    written; ties by that order), then paged by marker (an event id; unknown: 404 as the other
+    orders) and limit. O(events of the stacks in scope), as the service's own listing."""
+    limit, marker = kwargs.pop("limit", None), kwargs.pop("marker", None)
+    desc = str(kwargs["sort_dir"]).lower() == "desc"
+    rows = services.resources.list_events(ctx(), stack, resource_name,
+                                          **{**kwargs, "sort_dir": "asc"})
+    order = {id(row): i for i, row in enumerate(rows)}
+
+    def key(row: Any) -> tuple[Any, ...]:
+        return tuple((row.resource_type or "") if k == "resource_type" else order[id(row)]
+                     for k in keys) + (order[id(row)],)
+    rows.sort(key=key, reverse=desc)
+    if marker:
+        uuids = [row.uuid for row in rows]
+        if marker not in uuids:
+            raise errors.NotFound("Event", marker)
+        rows = rows[uuids.index(marker) + 1:]
+    return rows if limit is None else rows[:limit]
 
 
 def _event(stack: Any, row: Any, root: bool) -> dict[str, Any]:

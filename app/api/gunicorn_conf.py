@@ -1,5 +1,5 @@
 """gunicorn settings of the api process: ``gunicorn -c python:app.api.gunicorn_conf
-'app.api:create_app()'`` (the Procfile, ``stoker api`` and ``stoker up`` pass it; a flag given on
+'app.cli.wsgi:create_app()'`` (the Procfile, ``stoker api`` and ``stoker up`` pass it; a flag given on
 the command line still wins).
 
 - ``limit_request_line = 8190``: the longest request line (method, URL with its query string,

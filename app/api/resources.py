@@ -4,7 +4,8 @@
   (resources of nested stacks down to that depth, with ``parent_resource``), ``with_detail``
   (adds description and attributes) and filters ``type``, ``status``, ``name``, ``action``,
   ``id``, ``physical_resource_id``; any other parameter is a 400 "Invalid filter parameters".
-- ``GET .../resources/{resource_name}`` → ``{"resource": {...}}`` with ``attributes``.
+- ``GET .../resources/{resource_name}`` → ``{"resource": {...}}`` with ``attributes``;
+  ``with_attr`` (repeatable) adds attributes (:mod:`app.services.resource_attrs`).
 """
 from __future__ import annotations
 
@@ -73,9 +74,15 @@ class Resources(MethodView):
 class Resource(MethodView):
     @blp.response(200, description='{"resource": {...}} with description and attributes.')
     def get(self, stack_name: str, stack_id: str, resource_name: str) -> Any:
-        """Show one resource with its attributes."""
+        """Show one resource with its attributes; each ``with_attr`` (repeatable) adds that
+        attribute, resolved now, or null when the resource has no such attribute (Heat's
+        ``format_resource_attributes``)."""
         stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
         row, required_by, attributes = services.resources.get_resource(ctx(), stack,
                                                                        resource_name)
+        with_attr = request.args.getlist("with_attr")
+        if with_attr:
+            attributes = services.resource_attrs.extra_attributes(stack, row, with_attr,
+                                                                  attributes or {})
         return {"resource": formats.resource(stack, row, required_by, attributes=attributes,
                                              detail=True)}

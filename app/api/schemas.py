@@ -40,6 +40,9 @@ class StackCreateBody(_Body):
         "description": "true (default): keep a failed stack as it is; false: roll it back."})
     tags = fields.Raw(allow_none=True, metadata={
         "description": "Comma separated tags (or a list)."})
+    adopt_stack_data = fields.Raw(allow_none=True, metadata={
+        "description": "Heat's abandon data (JSON text): adopt its resources instead of "
+                       "creating them (needs enable_stack_adopt)."})
 
 
 class ValidateBody(_Body):

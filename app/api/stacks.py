@@ -21,7 +21,7 @@ from flask.views import MethodView
 from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.routing import BaseConverter
 
-from app import errors
+from app import auth, config, errors
 from app.api import formats
 from app.api.blueprint import Blueprint
 from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags
@@ -35,6 +35,7 @@ from app.api.views_common import (
     stack_url,
     with_query,
 )
+from app.services import stack_abandon
 
 blp = Blueprint("stacks", __name__, url_prefix="/v1/<tenant_id>",
                 description="Stacks (Heat's StackController).")
@@ -44,7 +45,11 @@ GET_SUBPATHS = ("resources", "events", "template", "actions", "environment", "fi
 POST_SUBPATHS = ("resources", "events", "template", "actions")
 
 LIST_PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "sort_keys": MULTI,
-               "show_deleted": SINGLE, "show_nested": SINGLE, "with_count": SINGLE}
+               "show_deleted": SINGLE, "show_nested": SINGLE, "show_hidden": SINGLE,
+               "with_count": SINGLE, "global_tenant": SINGLE, "tags": SINGLE,
+               "tags_any": SINGLE, "not_tags": SINGLE, "not_tags_any": SINGLE}
+LIST_BOOLS = ("show_deleted", "show_nested", "show_hidden", "global_tenant")
+LIST_TAGS = ("tags", "tags_any", "not_tags", "not_tags_any")
 # heat-api's filter whitelist: the legacy names plus the stack keys it can filter on.
 FILTERS = {key: MIXED for key in (
     "id", "status", "name", "action", "tenant", "username", "owner_id", "stack_name",
@@ -84,14 +89,19 @@ def create_args(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def list_args() -> tuple[dict[str, Any], dict[str, Any], bool]:
-    """``(query, paging, with_count)`` from ``GET /stacks``'s query string: what selects stacks
-    (show_deleted, show_nested, filters), how they are paged and sorted, and ``with_count``."""
+    """``(query, paging, with_count)`` from ``GET /stacks``'s query string, checked as heat-api's
+    ``_index``: what selects stacks (show_deleted, show_nested, show_hidden, global_tenant,
+    filters, tags, tags_any, not_tags, not_tags_any), how they are paged and sorted, and
+    ``with_count``. :raises errors.BadRequest: a bad boolean, integer or tag (Heat's 400)."""
     args = allowed(request.args, LIST_PARAMS)
     query: dict[str, Any] = {"filters": allowed(request.args, FILTERS) or None,
-                             "show_deleted": extract_bool("show_deleted", args["show_deleted"])
-                             if "show_deleted" in args else False}
-    if "show_nested" in args and extract_bool("show_nested", args["show_nested"]):
-        query["show_nested"] = True
+                             "show_deleted": False}
+    for name in LIST_BOOLS:
+        if name in args and extract_bool(name, args[name]):
+            query[name] = True
+    for name in LIST_TAGS:
+        if name in args:
+            query[name] = extract_tags(args[name])
     paging = {"limit": extract_int("limit", args["limit"]) if "limit" in args else None,
               "marker": args.get("marker"), "sort_keys": args.get("sort_keys"),
               "sort_dir": args.get("sort_dir")}
@@ -132,22 +142,28 @@ def _stack(stack_name: str, stack_id: str) -> Any:
 class Stacks(MethodView):
     @blp.response(200, description="The stacks of the project, Heat's summary form.")
     def get(self) -> Any:
-        """List stacks.
+        """List stacks (Heat's ``index`` / ``global_index``; see
+        :mod:`app.services.stack_list` for the semantics).
 
-        Query: ``limit``, ``marker`` (a stack id), ``sort_keys`` (repeatable), ``sort_dir``
-        (asc|desc), ``show_deleted``, ``show_nested``, ``with_count`` (adds ``count``, the
-        number of matching stacks without paging) and filters by stack field (``name``,
-        ``status``, ``action``, ``id``, ``stack_name``, ``stack_status``...; repeated values
-        mean "any of"). Deleted stacks are listed only with ``show_deleted=true``."""
+        Query: ``limit``, ``marker`` (a stack id), ``sort_keys`` (repeatable: stack_name,
+        stack_status, creation_time, updated_time), ``sort_dir`` (asc|desc), ``show_deleted``,
+        ``show_nested``, ``show_hidden``, ``global_tenant`` (every project: admins, 403
+        otherwise), ``tags`` / ``tags_any`` / ``not_tags`` / ``not_tags_any`` ("a,b"),
+        ``with_count`` (adds ``count``, the number of matching stacks without paging) and
+        filters by stack field (``name``, ``status``, ``action``, ``id``, ``stack_name``,
+        ``stack_status``...; repeated values mean "any of")."""
         query, paging, with_count = list_args()
+        if query.get("global_tenant"):
+            auth.check_global_index(ctx(), config.get())
         rows = services.stacks.list_stacks(ctx(), **query, **paging)
-        stacks = [formats.stack_summary(row, "admin" in ctx().roles) for row in rows]
+        admin = ctx().is_admin or bool(query.get("global_tenant"))  # Heat: include_project
+        stacks = [formats.stack_summary(row, admin) for row in rows]
         body: dict[str, Any] = {"stacks": stacks}
         links = collection_links(stacks)
         if links:
             body["links"] = links
         if with_count:
-            body["count"] = len(services.stacks.list_stacks(ctx(), **query))
+            body["count"] = services.stacks.count_stacks(ctx(), **query)
         return body
 
     @blp.arguments(StackCreateBody, error_status_code=400)
@@ -159,7 +175,13 @@ class Stacks(MethodView):
         ``files``, ``environment``, ``environment_files``, ``parameters``, ``timeout_mins``,
         ``disable_rollback`` (default true), ``tags`` ("a,b"). 409 ``StackExists`` for a live
         stack of the same name."""
-        stack = services.stacks.create_stack(ctx(), **create_args(body))
+        adopt = body.get("adopt_stack_data")
+        if adopt is not None:  # Heat's stack adopt: the template is the adopt data's
+            data = stack_abandon.parse_adopt_data(adopt)
+            stack = stack_abandon.adopt_stack(ctx(), data, **create_args(
+                {**body, "template": data["template"]}))
+        else:
+            stack = services.stacks.create_stack(ctx(), **create_args(body))
         created = formats.created_stack(stack)
         return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
 

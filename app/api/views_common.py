@@ -8,25 +8,24 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import importlib
 from collections.abc import Iterable
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from flask import Response, current_app, g, json, request
 
-
-class _Services:
-    """``services.stacks`` etc.: the ``app.services`` module of that name, imported on first use
-    (so that the API imports while the service modules are still being written, and tests can
-    substitute a module in ``sys.modules``)."""
-
-    def __getattr__(self, name: str) -> ModuleType:
-        return importlib.import_module(f"app.services.{name}")
-
-
-services = _Services()
+# The use cases the views call, as ``services.<module>.<function>`` (resolved at call time, so
+# tests patch a function with ``monkeypatch.setattr``).
+from app import services  # noqa: F401  (re-exported: the views' one name for the use cases)
+from app.services import (  # noqa: F401  (imported for services.<module>)
+    environments,
+    resource_attrs,
+    resources,
+    stacks,
+    update_preview,
+    updates,
+    validation,
+)
 
 
 def isotime(value: dt.datetime | None) -> str | None:

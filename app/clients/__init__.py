@@ -11,7 +11,15 @@ It is lazy: nothing connects until a plugin asks, so cloud-free types cost nothi
 Connections are built from :class:`app.config.Settings` (``cloud_*`` fields, or ``cloud_name`` for
 a clouds.yaml entry) and cached per worker process per (cloud, project): a stack's connection is
 scoped to the stack's project when ``cloud_scope_to_stack`` (a 32-hex project is taken as an id,
-anything else as a name), else to ``cloud_project``. Trusts come later.
+anything else as a name), else to ``cloud_project``.
+
+A stack with a Keystone trust (keystone mode: ``for_stack(identity, trust_id=...)``) gets a
+connection scoped by that trust instead: Stoker's service user (``service_*`` settings) at
+``keystone_url``, authenticated with ``trust_id`` (keystoneauth1 ``v3.Password``), so the
+tokens act as the trustor in the trust's project, however long after the owner's own token
+expired. One connection per trust, cached per worker process; a trust Keystone no longer
+honours (deleted, expired, its trustor gone) is a permanent ``CloudError`` (401) that names it.
+Keystone's trust API itself: :mod:`app.clients.trusts`.
 """
 from __future__ import annotations
 
@@ -24,8 +32,8 @@ from app import config
 from app.clients.errors import cloud_error, is_conflict, is_not_found, translate
 from app.clients.retry import Cloud
 
-__all__ = ["Cloud", "LazyClients", "cloud_error", "for_stack", "is_conflict", "is_not_found",
-           "reset_cache", "translate"]
+__all__ = ["Cloud", "LazyClients", "cloud_error", "for_stack", "forget_trust", "is_conflict",
+           "is_not_found", "reset_cache", "translate", "trust_session"]
 
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 _cache: dict[tuple[Any, ...], Any] = {}
@@ -37,8 +45,13 @@ class LazyClients:
     scoped to the stack's project (cached per worker process), ``cloud()`` the same connection
     behind the retry / error-translation layer."""
 
-    def __init__(self, stack: Any, settings: config.Settings | None = None) -> None:
+    def __init__(self, stack: Any, settings: config.Settings | None = None,
+                 trust_id: str | None = None,
+                 user_token: tuple[str, str] | None = None) -> None:
         self.stack = stack
+        self.trust_id = trust_id
+        self.user_token = user_token
+        self._own: Any = None
         self._settings = settings
         self._cloud: Cloud | None = None
         self._cloud_retry_limit: int | None = None
@@ -56,9 +69,22 @@ class LazyClients:
     def connection(self) -> Any:
         """The cached ``Connection`` for this stack's project.
 
-        :raises app.errors.CloudError: the cloud cannot be configured or authenticated against.
+        :raises app.errors.CloudError: the cloud cannot be configured or authenticated against
+            (with a trust: Keystone refuses the trust, 401, permanent).
         """
+        if self.trust_id:
+            return _trust_connection(self.settings, self.trust_id)
+        if self.user_token:
+            if self._own is None:
+                self._own = _build_token(self.settings, *self.user_token)
+            return self._own
         return _connection(self.settings, self.project())
+
+    def stack_users(self) -> Any:
+        """Heat's stack users of this stack (:mod:`app.clients.stack_users`): Keystone's in
+        keystone mode, the local equivalent in noauth."""
+        from app.clients import stack_users
+        return stack_users.for_settings(self.settings)
 
     def cloud(self) -> Cloud:
         """:meth:`connection` wrapped by :class:`app.clients.retry.Cloud`
@@ -72,17 +98,20 @@ class LazyClients:
         return self._cloud
 
 
-def for_stack(stack: Any) -> LazyClients:
+def for_stack(stack: Any, trust_id: str | None = None) -> LazyClients:
     """The client factory for a stack (``stack``: ``.stack_name``, ``.stack_id``,
-    ``.project_id``). Cheap: connects on first use."""
-    return LazyClients(stack)
+    ``.project_id``); with ``trust_id``, every connection is scoped by that Keystone trust.
+    Cheap: connects on first use."""
+    return LazyClients(stack, trust_id=trust_id)
 
 
-def for_validation(stack: Any) -> LazyClients:
+def for_validation(stack: Any, trust_id: str | None = None,
+                   user_token: tuple[str, str] | None = None) -> LazyClients:
     """A client factory for request-time validation (constraint lookups in the API process):
     like :func:`for_stack`, but without retries — a cloud that fails now is left to the
-    engine, which retries."""
-    lazy = LazyClients(stack)
+    engine, which retries. ``user_token``: ``(token, project_id)`` of the request (keystone
+    mode, a stack without a trust yet): the lookups run as the requesting user."""
+    lazy = LazyClients(stack, trust_id=trust_id, user_token=user_token)
     lazy._cloud_retry_limit = 0
     return lazy
 
@@ -95,17 +124,20 @@ def _key(st: config.Settings, project: str) -> tuple[Any, ...]:
             project)
 
 
-def _connection(st: config.Settings, project: str) -> Any:
-    key = _key(st, project)
+def _cached(key: tuple[Any, ...], build: Any) -> Any:
+    """The process's connection for ``key``, built once by ``build()`` (double-checked lock)."""
     conn = _cache.get(key)
     if conn is not None:
         return conn
     with _lock:
         conn = _cache.get(key)
         if conn is None:
-            conn = _build(st, project)
-            _cache[key] = conn
+            conn = _cache[key] = build()
     return conn
+
+
+def _connection(st: config.Settings, project: str) -> Any:
+    return _cached(_key(st, project), lambda: _build(st, project))
 
 
 def _build(st: config.Settings, project: str) -> Any:
@@ -122,6 +154,87 @@ def _build(st: config.Settings, project: str) -> Any:
             timeout=st.cloud_timeout, **scope)
     except Exception as exc:  # translated at the boundary
         raise translate(exc) from exc
+
+
+def _trust_key(st: config.Settings, trust_id: str) -> tuple[Any, ...]:
+    return (os.getpid(), "trust", st.keystone_url, st.service_username, st.service_password,
+            st.service_user_domain, st.cloud_region, st.cloud_timeout, trust_id)
+
+
+def _trust_connection(st: config.Settings, trust_id: str) -> Any:
+    return _cached(_trust_key(st, trust_id), lambda: _build_trust(st, trust_id))
+
+
+def trust_session(st: config.Settings, trust_id: str) -> Any:
+    """A keystoneauth1 ``Session`` of Stoker's service user scoped by ``trust_id`` (not cached;
+    :func:`for_stack` caches the connections built on it)."""
+    from keystoneauth1 import exceptions as ksa_exc
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1.identity import v3
+
+    class TrustPassword(v3.Password):
+        """A refused trust is a 401 that names it — never a 404 that a delete would take
+        for "already gone" (Keystone answers 404 TrustNotFound to the token request)."""
+
+        def get_auth_ref(self, session: Any, **kwargs: Any) -> Any:
+            try:
+                return super().get_auth_ref(session, **kwargs)
+            except (ksa_exc.NotFound, ksa_exc.Forbidden, ksa_exc.Unauthorized) as exc:
+                raise ksa_exc.Unauthorized(
+                    f"The stack's trust {trust_id} is not valid any more (deleted, expired or "
+                    f"its trustor lost the roles): {exc}") from exc
+
+    class TrustSession(ks_session.Session):
+        """A 401 from a service (the trust's tokens were revoked with it) re-authenticates
+        once: a refused trust then raises TrustPassword's 401, a merely expired token retries."""
+
+        def request(self, url: str, method: str, **kwargs: Any) -> Any:  # type: ignore[override]
+            resp = super().request(url, method, **kwargs)
+            if resp.status_code == 401 and kwargs.get("authenticated") is not False:
+                self.invalidate()
+                self.get_token()
+                resp = super().request(url, method, **kwargs)
+            return resp
+
+    auth = TrustPassword(auth_url=st.keystone_url, username=st.service_username,
+                         password=st.service_password, user_domain_name=st.service_user_domain,
+                         trust_id=trust_id)
+    return TrustSession(auth=auth, timeout=st.cloud_timeout)
+
+
+def _build_trust(st: config.Settings, trust_id: str) -> Any:
+    import openstack
+    from keystoneauth1 import exceptions as ksa_exc
+
+    sess = trust_session(st, trust_id)
+    try:
+        sess.get_token()  # a trust Keystone refuses fails here, once, with its name
+    except ksa_exc.Unauthorized as exc:
+        raise cloud_error(str(exc), 401, transient=False, trust_id=trust_id) from exc
+    except Exception as exc:  # translated at the boundary
+        raise translate(exc) from exc
+    return openstack.connection.Connection(session=sess, region_name=st.cloud_region)
+
+
+def _build_token(st: config.Settings, token: str, project_id: str) -> Any:
+    import openstack
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1.identity import v3
+
+    auth = v3.Token(auth_url=st.keystone_url, token=token, project_id=project_id)
+    try:
+        return openstack.connection.Connection(
+            session=ks_session.Session(auth=auth, timeout=st.cloud_timeout),
+            region_name=st.cloud_region)
+    except Exception as exc:  # translated at the boundary
+        raise translate(exc) from exc
+
+
+def forget_trust(trust_id: str) -> None:
+    """Drop the cached connections of a trust (it was deleted)."""
+    with _lock:
+        for key in [k for k in _cache if len(k) > 1 and k[1] == "trust" and k[-1] == trust_id]:
+            del _cache[key]
 
 
 def reset_cache() -> None:

@@ -7,9 +7,11 @@ O(V + E) and deterministic (sorted) so tests can rely on the order.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
 
 Graph = Mapping[str, Iterable[str]]
+N = TypeVar("N", bound=Hashable)  # a node: a name, or a (name, is_update) pair
 
 
 def invert(requires: Graph) -> dict[str, set[str]]:
@@ -42,9 +44,10 @@ def leaves(preds: Mapping[str, Iterable[str]]) -> list[str]:
     return sorted(n for n, p in preds.items() if not list(p))
 
 
-def descendants(succs: Mapping[str, Iterable[str]], start: str) -> set[str]:
-    """Every node reachable from ``start`` (not including it). O(V + E)."""
-    seen: set[str] = set()
+def descendants(succs: Mapping[N, Iterable[N]], start: N) -> set[N]:
+    """Every node reachable from ``start`` (not including it), over any hashable node form.
+    O(V + E)."""
+    seen: set[N] = set()
     stack = list(succs.get(start, ()))
     while stack:
         n = stack.pop()

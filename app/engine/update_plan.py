@@ -15,27 +15,15 @@ directions. O(V + E).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
-Node = tuple[str, bool]  # (resource name, is_update): True = forward, False = cleanup
-
-
-@dataclass
-class UpdatePlan:
-    """``expected``: predecessors per node; ``successors``: what each node reports to."""
-    expected: dict[Node, int] = field(default_factory=dict)
-    successors: dict[Node, list[Node]] = field(default_factory=dict)
-
-    def leaves(self) -> list[Node]:
-        """Nodes with no predecessors (where the traversal starts), sorted."""
-        return sorted(n for n, c in self.expected.items() if c == 0)
+from app.engine.plan import Plan
 
 
 def plan(old_requires: Mapping[str, Iterable[str]],
-         new_requires: Mapping[str, Iterable[str]]) -> UpdatePlan:
+         new_requires: Mapping[str, Iterable[str]]) -> Plan:
     """The update graph from the existing resources' ``requires`` (old) and the new template's
     dependencies. Names required but absent from their own side are ignored (dangling)."""
-    p = UpdatePlan()
+    p = Plan()
     old = {n: {r for r in reqs if r in old_requires} for n, reqs in old_requires.items()}
     new = {n: {r for r in reqs if r in new_requires} for n, reqs in new_requires.items()}
     for name, reqs in new.items():

@@ -1,5 +1,7 @@
 """SQLAlchemy models and queries; Alembic migrations live in ``app/models/migrations``."""
 from app.models.base import Base, after_commit, get_engine, init, read_session, session, utcnow
+from app.models.snapshots import Snapshot
+from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
                                Event,
                                RawTemplate,
@@ -10,15 +12,20 @@ from app.models.tables import (
                                WorkerHeartbeat,
                                new_id,
 )
+from app.models.user_creds import UserCreds
 
 __all__ = [
                                "Base",
                                "Event",
                                "RawTemplate",
                                "Resource",
+                               "Snapshot",
+                               "SoftwareConfig",
+                               "SoftwareDeployment",
                                "Stack",
                                "SyncInput",
                                "SyncPoint",
+                               "UserCreds",
                                "WorkerHeartbeat",
                                "after_commit",
                                "get_engine",

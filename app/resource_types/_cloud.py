@@ -173,11 +173,11 @@ class CloudResource(Resource):
         """
         if self.clients is None:
             return
-        base = f"resources.{self.name}.properties"
         for name, value in self.properties.items():
             schema = self.properties_schema.get(name)
             if schema is not None and value is not None:
-                self._validate_value(schema, value, f"{base}.{name}")
+                self._validate_value(schema, value, errors.format_path(
+                    ("resources", self.name, "properties", name)))
 
     def _validate_value(self, schema: Mapping[str, Any], value: Any, path: str) -> None:
         for c in schema.get("constraints") or ():

@@ -1,8 +1,13 @@
 """Server user data as Heat builds it for each ``user_data_format`` (pure, stdlib only).
 
 * ``RAW`` -- the text as given.
-* ``SOFTWARE_CONFIG`` -- the text as given (Heat first swaps a software config id for its
-  config; Stoker has no software config store yet, so a literal config is passed through).
+* ``SOFTWARE_CONFIG`` -- a MIME multipart message as Heat's ``build_userdata`` makes it: the
+  ``cloud-config``, ``boothook.sh`` (``cloud-boothook``) and ``part-handler.py`` parts, then the
+  user data (each part of it when it is a multipart message itself, else one part), then the
+  server's metadata -- its ``deployments`` and ``os-collect-config`` settings -- as
+  ``cfn-init-data``, which the in-server agents read. (The server swaps a software config id
+  for its config first.) The boothook and part handler are short ones of Stoker's, not Heat's
+  files.
 * ``HEAT_CFNTOOLS`` -- a MIME multipart message for cloud-init, with the parts heat-cfntools
   needs: ``cloud-config``, the user data as ``cfn-userdata`` (``text/x-cfninitdata``), a
   ``loguserdata.py``-style shell part that runs it when it is a script, the resource metadata as
@@ -14,7 +19,9 @@ The result is text; Nova wants it base64-encoded (:func:`encode`).
 from __future__ import annotations
 
 import base64
+import email
 import json
+import os
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from typing import Any
@@ -28,9 +35,33 @@ exit 0
 """
 
 
+_BOOTHOOK = """#!/bin/sh
+# Early boot: make the directory the heat-config agents keep their state in.
+mkdir -p /var/lib/heat-cfntools /var/lib/heat-config
+"""
+_PART_HANDLER = """#part-handler
+# Writes each x-cfninitdata part to /var/lib/heat-cfntools/<filename> for the in-server agents.
+import os
+
+
+def list_types():
+    return ["text/x-cfninitdata"]
+
+
+def handle_part(data, ctype, filename, payload):
+    if ctype in ("__begin__", "__end__"):
+        return
+    os.makedirs("/var/lib/heat-cfntools", exist_ok=True)
+    with open(os.path.join("/var/lib/heat-cfntools", filename), "w") as f:
+        f.write(payload)
+"""
+
+
 def build(user_data: str, fmt: str, *, metadata: Any = None, metadata_url: str | None = None,
           instance_user: str | None = None) -> str:
     """The user data text for ``fmt`` (``RAW``, ``SOFTWARE_CONFIG``, ``HEAT_CFNTOOLS``)."""
+    if fmt == "SOFTWARE_CONFIG":
+        return _software_config(user_data, metadata)
     if fmt != "HEAT_CFNTOOLS":
         return user_data or ""
     msg = MIMEMultipart()
@@ -46,6 +77,36 @@ def build(user_data: str, fmt: str, *, metadata: Any = None, metadata_url: str |
         part.add_header("Content-Disposition", "attachment", filename=filename)
         msg.attach(part)
     return msg.as_string()
+
+
+def _part(content: str, filename: str, subtype: str | None = None) -> MIMEText:
+    """One attachment as Heat's ``make_subpart``: subtype from the filename when not given,
+    us-ascii unless the text needs utf-8."""
+    subtype = os.path.splitext(filename)[0] if subtype is None else subtype
+    try:
+        content.encode("us-ascii")
+        charset = "us-ascii"
+    except UnicodeEncodeError:
+        charset = "utf-8"
+    msg = MIMEText(content, subtype, charset) if subtype else MIMEText(content, _charset=charset)
+    msg.add_header("Content-Disposition", "attachment", filename=filename)
+    return msg
+
+
+def _software_config(user_data: str, metadata: Any) -> str:
+    parts = [_part(_CLOUD_CONFIG, "cloud-config"),
+             _part(_BOOTHOOK, "boothook.sh", "cloud-boothook"),
+             _part(_PART_HANDLER, "part-handler.py")]
+    parsed = email.message_from_string(user_data or "")
+    if user_data and parsed.is_multipart():
+        for sub in parsed.get_payload():
+            parts.append(_part(str(sub.get_payload()), sub.get_filename() or "",
+                               sub.get_content_subtype()))
+    else:
+        parts.append(_part(user_data or "", ""))
+    if metadata:
+        parts.append(_part(json.dumps(metadata), "cfn-init-data", "x-cfninitdata"))
+    return MIMEMultipart(_subparts=parts).as_string()
 
 
 def encode(text: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app.resource_types._actions import AlarmActions
 from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource
 from app.resource_types._schemas import aodh as sch
 from app.resource_types.base import Resource
@@ -27,7 +28,7 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
-class BaseAlarm(CloudResource):
+class BaseAlarm(CloudResource, AlarmActions):
     """Shared body, fetch and delete; subclasses give ``alarm_type`` and :meth:`rule`."""
 
     alarm_type: ClassVar[str] = ""

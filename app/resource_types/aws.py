@@ -231,7 +231,7 @@ class EIP(neutron_l3.FloatingIP):
         self.data["address"] = fip.floating_ip_address
         if self.properties.get("InstanceId"):
             port = first_port(self, self.resolve("nova.server", self.properties["InstanceId"]))
-            self.data["associate"] = {"port_id": port}    # done (or waited for) by the check
+            self.data["associate"] = {"port_id": port}    # done by the check
 
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
         """A new ``InstanceId`` moves the address to that server's first port (none: released
@@ -291,10 +291,11 @@ class EIPAssociation(CloudResource):
         self.resource_id = self.physical_resource_name()
 
     def check_create_complete(self, handle: Any) -> bool:
-        """Associated (waiting, as OS::Neutron::FloatingIP does, for the port to be routed)."""
+        """Associated; Neutron's refusal (e.g. the port's subnet not routed to the external
+        network) fails the resource at once, as in Heat."""
         wanted = self.data.get("associate")
-        if wanted and not neutron_l3.associate(self, self.data["floatingip_id"], wanted):
-            return False
+        if wanted:
+            neutron_l3.associate(self, self.data["floatingip_id"], wanted)
         self.data.pop("associate", None)
         return True
 

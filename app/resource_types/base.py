@@ -14,7 +14,7 @@ to another instance in another process: state that must survive a redelivered ta
 ``self.data`` (a JSON dict, Heat's ``resource_data``) or ``self.resource_id`` (the physical id).
 
 Failures: any exception out of a step fails the resource; the engine records
-:func:`failure_reason` (``"ValueError: resources.r: Test Resource failed r"``, Heat's wording).
+:func:`app.resource_types.failures.failure_reason` (``"ValueError: resources.r: Test Resource failed r"``, Heat's wording).
 Updates: :meth:`Resource.update_diff` applies Heat's rules (immutable -> :class:`NotSupported`,
 not ``update_allowed`` -> :class:`UpdateReplace`).
 
@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Protocol
 from app import errors
 from app.resource_types import schema as s
 from app.resource_types.names import random_short_id, reduce_physical_resource_name, short_id
+from app.templates import properties as tproperties
 
 __all__ = [
     "SHOW",
@@ -38,14 +39,7 @@ __all__ = [
     "ResourceActionNotSupported",
     "StackIdentityLike",
     "UpdateReplace",
-    "action_failed_reason",
-    "failure_parts",
-    "failure_reason",
-    "format_path",
-    "nested_failure_reason",
     "reduce_physical_resource_name",
-    "resource_failure",
-    "resource_path",
     "short_id",
 ]
 
@@ -164,6 +158,28 @@ class Resource:
         accepts any properties (OS::Heat::None). Overridden where the schema depends on the
         values (OS::Heat::Value retypes ``value`` from ``type``, as Heat's ``Value.__init__``)."""
         return None if cls.accepts_any_properties else cls.properties_schema
+
+    @classmethod
+    def validated_properties(cls, values: Mapping[str, Any],
+                             path: Sequence[Any]) -> dict[str, Any]:
+        """``values`` (resolved; a null is given) checked and coerced against
+        :meth:`validation_schema` (:func:`app.templates.properties.validate`, defaults and
+        zero values applied): what the plugin is given. ``path``: where the properties are,
+        e.g. ``("resources", "r", "properties")``.
+
+        :raises errors.ValidationError: "Property error: <path>.<prop>: <why>".
+        """
+        schema = cls.validation_schema(values)
+        if schema is None:
+            return dict(values)
+        return tproperties.validate(schema, values, path)
+
+    @classmethod
+    def implicit_requirements(cls, name: str, view: Any) -> set[str]:
+        """Heat's ``add_dependencies``: the resources ``name`` must wait for though it does
+        not reference them. ``view``: an ``app.resource_types._dependencies.StackView``.
+        Heat's default, and this one: none."""
+        return set()
 
     def validate(self) -> None:
         """Type-specific checks after property validation (Heat's ``Resource.validate``).
@@ -337,87 +353,3 @@ class Resource:
         if self.physical_resource_name_limit:
             name = reduce_physical_resource_name(name, self.physical_resource_name_limit)
         return name
-
-
-# ---- failure reasons -----------------------------------------------------------------------------
-def format_path(path: Sequence[str | int]) -> str:
-    """Heat's ``HeatExceptionWithPath`` path text: names joined by ``.``, an int or all-digit
-    item as ``[n]``: ``("resources", "g", "resources", "0")`` -> ``"resources.g.resources[0]"``."""
-    out = ""
-    for item in path:
-        if isinstance(item, int) or str(item).isdigit():
-            out += f"[{item}]"
-        elif out:
-            out += f".{item}"
-        else:
-            out = str(item)
-    return out
-
-
-def resource_path(name: str, parent: Sequence[str | int] = ()) -> tuple[str | int, ...]:
-    """The path of resource ``name`` in a (possibly nested) stack: ``(*parent, "resources",
-    name)``; ``parent`` is the path of the nested-stack resource that owns the stack."""
-    return (*parent, "resources", name)
-
-
-def failure_parts(exc: BaseException, path: Sequence[str | int] | str
-                  ) -> tuple[str, tuple[str | int, ...], str]:
-    """``(error, path, message)`` as Heat's ``ResourceFailure`` splits a failure.
-
-    ``error`` is the exception's class name (a :class:`errors.StokerError` gives its
-    ``heat_type``, e.g. ``ResourceInError``); a :class:`errors.ResourceFailure` made by
-    :func:`resource_failure` keeps its own parts, as Heat keeps a wrapped failure's.
-    ``path`` may be a resource name (-> ``("resources", name)``).
-    """
-    if isinstance(path, str):
-        path = resource_path(path)
-    if isinstance(exc, errors.ResourceFailure) and "error" in exc.data:
-        return str(exc.data["error"]), tuple(exc.data.get("failure_path", ())), \
-            str(exc.data.get("detail", ""))
-    if isinstance(exc, errors.StokerError):
-        return exc.heat_type, tuple(path), exc.message
-    return type(exc).__name__, tuple(path), str(exc)
-
-
-def failure_reason(exc: BaseException, path: Sequence[str | int] | str) -> str:
-    """A resource's failure reason in Heat's words: ``"<Error>: <path>: <message>"``, e.g.
-    ``failure_reason(ValueError("Test Resource failed r"), "r")`` ->
-    ``"ValueError: resources.r: Test Resource failed r"``. Empty parts are left out, as Heat's
-    ``HeatExceptionWithPath`` does. Pure."""
-    error, fpath, message = failure_parts(exc, path)
-    text_path = format_path(fpath)
-    return (f"{error}: " if error else "") + (f"{text_path}: " if text_path else "") + message
-
-
-def resource_failure(exc: BaseException, path: Sequence[str | int] | str,
-                     action: str | None = None) -> errors.ResourceFailure:
-    """``exc`` as an :class:`errors.ResourceFailure` whose message is :func:`failure_reason`
-    and whose data keeps the parts (``error``, ``failure_path``, ``detail``, ``action``)."""
-    error, fpath, message = failure_parts(exc, path)
-    return errors.ResourceFailure(failure_reason(exc, path), error=error, failure_path=list(fpath),
-                                  detail=message, action=action)
-
-
-def action_failed_reason(action: str, reason: str) -> str:
-    """A stack's status reason after a resource failed: ``"Resource CREATE failed: <reason>"``."""
-    return f"Resource {action.upper()} failed: {reason}"
-
-
-def nested_failure_reason(status_reason: str, action: str, path: Sequence[str | int] | str) -> str:
-    """The failure reason of a nested-stack resource at ``path`` whose child stack ended with
-    ``status_reason``, as Heat's ``ResourceFailure`` built from a string: a child reason
-    ``"Resource CREATE failed: ValueError: resources[0]: Test Resource failed 0"`` under
-    ``("resources", "g")`` gives ``"ValueError: resources.g.resources[0]: Test Resource failed 0"``.
-    Any other text is kept as the message, under ``path``."""
-    if isinstance(path, str):
-        path = resource_path(path)
-    error = ""
-    new_path: list[str | int] = []
-    message = status_reason
-    if f"Resource {action.upper()} failed: " in status_reason:
-        parsed = [p.strip() for p in status_reason.split(":")]
-        if len(parsed) >= 4:
-            error, message = parsed[1], ": ".join(parsed[3:])
-            new_path = list(parsed[2].split("."))
-    text_path = format_path([*path, *new_path])
-    return (f"{error}: " if error else "") + (f"{text_path}: " if text_path else "") + message

@@ -22,12 +22,13 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
+from app.resource_types._actions import VolumeActions
 from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource, in_error, plain
 from app.resource_types._schemas import cinder as sch
 from app.resource_types.base import NotSupported, Resource
 
 
-class Volume(CloudResource):
+class Volume(CloudResource, VolumeActions):
     """A Cinder volume."""
 
     #: Heat's CinderVolume.needs_replace_failed

@@ -14,10 +14,11 @@ OS::Heat::TestResource      the physical name (``test-resource-defaults``); the 
 """
 from __future__ import annotations
 
+import copy
 import secrets
 import string
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from app import errors
@@ -91,6 +92,18 @@ class Value(Resource):
             return cls.properties_schema
         value_schema = {**cls.properties_schema["value"], "type": prop_type}
         return {**cls.properties_schema, "value": value_schema}
+
+    @classmethod
+    def validated_properties(cls, values: Mapping[str, Any],
+                             path: Sequence[Any]) -> dict[str, Any]:
+        """Checked as ``type`` says, but ``value`` is kept as given: Heat's ``Value.reparse``
+        retypes the property for validation only, and ``_resolve_attribute`` reads it with the
+        class schema (``any``), so ``{type: number, value: '5'}`` gives '5' and a null stays
+        null (not 0)."""
+        out = super().validated_properties(values, path)
+        if "value" in values:
+            out["value"] = copy.deepcopy(values["value"])
+        return out
 
     def handle_create(self) -> None:
         """Physical id = Heat's physical resource name (kept if already set)."""

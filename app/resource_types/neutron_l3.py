@@ -3,8 +3,11 @@
 
 Reference ids: the Neutron ids; RouterInterface ``"<router>:subnet_id=<id>"`` (or
 ``port_id=``) as Heat; FloatingIPAssociation the resource's uuid (Heat: its database id).
-A floating IP association waits, by polling, until its port's subnet is routed to the external
-network (Heat gets the same effect from an implicit dependency on the router interface).
+Implicit dependencies as Heat's ``add_dependencies``: a FloatingIP waits for the router whose
+gateway is its floating network and for the RouterInterface on its port's subnet; a
+FloatingIPAssociation for the RouterInterface on its port's subnet. So Neutron's 404 "External
+network ... is not reachable from subnet ..." means what it says (no route will come) and fails
+the resource at once with Neutron's message, as in Heat.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from typing import Any, ClassVar
 from app import errors
 from app.clients import cloud_error
 from app.resource_types._cloud import CloudResource
+from app.resource_types._dependencies import StackView, ref_of
 from app.resource_types._schemas import neutron as sch
 from app.resource_types.base import Resource
 from app.resource_types.neutron import NeutronResource
@@ -124,6 +128,19 @@ class FloatingIP(NeutronResource):
     collection = "ip"
     attribute_keys: ClassVar[dict[str, str]] = {}
 
+    @classmethod
+    def implicit_requirements(cls, name: str, view: StackView) -> set[str]:
+        """Heat's ``FloatingIP.add_dependencies``: the routers whose gateway network is this
+        floating network, and the interfaces on the subnet of the port it is given."""
+        out = _interfaces_for(view, name, by_network=True)
+        floating = ref_of(view.prop(name, "floating_network", "floating_network_id"))
+        for router in view.of_type(Router.type_name):
+            gateway = view.prop(router, "external_gateway_info")
+            if isinstance(gateway, Mapping) and floating is not None \
+                    and ref_of(gateway.get("network")) == floating:
+                out.add(router)
+        return out
+
     def handle_create(self) -> None:
         p = self.properties
         attrs: dict[str, Any] = {
@@ -158,38 +175,81 @@ class FloatingIP(NeutronResource):
         return self.check_create_complete(handle)
 
     def check_create_complete(self, handle: Any) -> bool:
-        """Associates ``port_id`` once its subnet is routed to the external network (Heat makes
-        the floating IP depend on the router interface; here the association waits for it)."""
+        """Associates ``port_id`` (the router interfaces it needs are created first: see
+        :meth:`implicit_requirements`); Neutron's refusal fails the resource at once."""
         wanted = self.data.get("associate")
-        if wanted and not associate(self, self.resource_id, wanted):
-            return False
+        if wanted:
+            associate(self, self.resource_id, wanted)
         self.data.pop("associate", None)
         return True
 
 
-#: Polls an association waits for its port's subnet to be routed to the external network.
-UNREACHABLE_POLLS = 60
+def associate(res: CloudResource, fip_id: Any, body: dict[str, Any]) -> None:
+    """Associate floating IP ``fip_id`` (``body``: ``port_id``, ``fixed_ip_address``).
 
-
-def associate(res: CloudResource, fip_id: Any, body: dict[str, Any]) -> bool:
-    """Associate floating IP ``fip_id`` (``body``: ``port_id``, ``fixed_ip_address``); ``False``
-    while Neutron says the external network is not reachable from the port's subnet (a router
-    interface still being created), counted in ``res.data``.
-
-    :raises errors.CloudError: any other error, or still unreachable after
-        :data:`UNREACHABLE_POLLS` polls.
+    :raises errors.CloudError: as Neutron answers, at once (e.g. 404 "External network ... is not
+        reachable from subnet ..." when no router joins the port's subnet to the network: the
+        implicit dependencies already waited for the stack's own router interfaces).
     """
-    try:
-        res.cloud().network.update_ip(str(fip_id), **body)
-    except errors.CloudError as exc:
-        if exc.status == 404 and "not reachable" in exc.message:
-            waited = int(res.data.get("unreachable_polls", 0)) + 1
-            res.data["unreachable_polls"] = waited
-            if waited <= UNREACHABLE_POLLS:
-                return False
-        raise
-    res.data.pop("unreachable_polls", None)
-    return True
+    res.cloud().network.update_ip(str(fip_id), **body)
+
+
+# ---- implicit dependencies (Heat's add_dependencies) --------------------------------------------
+PORT = "OS::Neutron::Port"
+SUBNET = "OS::Neutron::Subnet"
+
+
+def _interface_subnet(view: StackView, iface: str) -> str | None:
+    return ref_of(view.prop(iface, "subnet", "subnet_id"))
+
+
+def _first_fixed_subnet(view: StackView, port: str) -> tuple[bool, str | None]:
+    """``(has fixed_ips, the first one's subnet)``: Heat compares the first entry only."""
+    fixed = view.prop(port, "fixed_ips")
+    if not isinstance(fixed, list) or not fixed:
+        return False, None
+    first = fixed[0] if isinstance(fixed[0], Mapping) else {}
+    return True, ref_of(first.get("subnet") or first.get("subnet_id"))
+
+
+def _interfaces_by_subnet(view: StackView) -> dict[str, list[str]]:
+    """The stack's RouterInterfaces by the subnet they plug (canonical form), built once."""
+    found: dict[str, list[str]] | None = view.memo.get(__name__)
+    if found is None:
+        found = {}
+        for iface in view.of_type(RouterInterface.type_name):
+            subnet = _interface_subnet(view, iface)
+            if subnet is not None:
+                found.setdefault(subnet, []).append(iface)
+        view.memo[__name__] = found
+    return found
+
+
+def _interfaces_for(view: StackView, name: str, *, by_network: bool) -> set[str]:
+    """Heat's ``port_on_subnet`` over the ports ``name`` requires: an interface whose subnet is
+    the port's first fixed IP's subnet (Heat compares the first entry only); a port without
+    fixed IPs (FloatingIP only, ``by_network``) matches, as Heat asks Neutron, the interfaces on
+    a subnet of the port's network: a template subnet on the same network, or any subnet from
+    outside the template (not knowable before create; waiting costs only order)."""
+    by_subnet = _interfaces_by_subnet(view)
+    out: set[str] = set()
+    if not by_subnet:
+        return out
+    for port in view.requires[name]:
+        if view.type_of(port) != PORT:
+            continue
+        has_fixed, first = _first_fixed_subnet(view, port)
+        if has_fixed:
+            out.update(by_subnet.get(first or "", ()))
+            continue
+        network = ref_of(view.prop(port, "network", "network_id")) if by_network else None
+        if network is None:
+            continue
+        for subnet, ifaces in by_subnet.items():
+            own = subnet.startswith("@") and view.type_of(subnet[1:]) == SUBNET
+            if not own or ref_of(view.prop(subnet[1:], "network", "network_id")) == network:
+                out.update(ifaces)
+    return out
 
 
 class FloatingIPAssociation(NeutronResource):
@@ -200,6 +260,12 @@ class FloatingIPAssociation(NeutronResource):
     support_status = sch.FLOATING_IP_ASSOCIATION_SUPPORT
     properties_schema = sch.FLOATING_IP_ASSOCIATION_PROPERTIES
     attributes_schema = sch.FLOATING_IP_ASSOCIATION_ATTRIBUTES
+
+    @classmethod
+    def implicit_requirements(cls, name: str, view: StackView) -> set[str]:
+        """Heat's ``FloatingIPAssociation.add_dependencies``: the interfaces on the subnet of
+        its port's first fixed IP."""
+        return _interfaces_for(view, name, by_network=False)
 
     def handle_create(self) -> None:
         p = self.properties
@@ -212,10 +278,10 @@ class FloatingIPAssociation(NeutronResource):
         self.resource_id = self.uuid or f"{fip}:{body['port_id']}"
 
     def check_create_complete(self, handle: Any) -> bool:
-        """Done once associated (waiting, as FloatingIP does, for the port to be routable)."""
+        """Done once associated; Neutron's refusal fails the resource at once."""
         wanted = self.data.get("associate")
-        if wanted and not associate(self, self._fip(), wanted):
-            return False
+        if wanted:
+            associate(self, self._fip(), wanted)
         self.data.pop("associate", None)
         return True
 

@@ -14,19 +14,26 @@ OS::Nova::Server, as Heat does it:
 * Delete: floating IPs disassociated, the server deleted and polled until gone, then the
   internal ports deleted. Reference id: the server id.
 
+* ``user_data_format: SOFTWARE_CONFIG``: the server's live metadata gets ``deployments`` and
+  the ``os-collect-config`` of its ``software_config_transport``
+  (:mod:`app.resource_types._server_software`, with the credentials of the server's stack
+  user, deleted with the server), and its user data Heat's multipart message.
+
 Updates in place (name, metadata, resize, rebuild, user data policies...) are in
 :mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
-``software_config_transport`` polling, ``personality`` beyond passing it through,
+``POLL_TEMP_URL`` / ``ZAQAR_MESSAGE`` transports, ``personality`` beyond passing it through,
 ``deployment_swift_data``.
 """
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
-from app.resource_types import _userdata
+from app.resource_types import _server_software, _stack_user, _userdata, _wait
+from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
 from app.resource_types._nova_update import UpdatableServer
 from app.resource_types._schemas import nova as sch
@@ -42,7 +49,7 @@ def _fault(shown: dict[str, Any]) -> str:
     return "Unknown"
 
 
-class Server(UpdatableServer):
+class Server(UpdatableServer, ServerActions):
     """A Nova server (see the module docstring for what Heat behaviour is followed)."""
 
     #: Heat's Server.needs_replace_failed
@@ -52,11 +59,23 @@ class Server(UpdatableServer):
     support_status = sch.SERVER_SUPPORT
     properties_schema = sch.SERVER_PROPERTIES
     attributes_schema = sch.SERVER_ATTRIBUTES
+    #: set by the engine: the resource's template ``metadata``, resolved (SOFTWARE_CONFIG)
+    template_metadata: Callable[[], dict[str, Any]] | None = None
+
+    @classmethod
+    def validate_in_stack(cls, name: str, rdef: Any,
+                          lookup: Callable[[str], tuple[str, dict[str, Any]] | None]) -> None:
+        """Heat's ``Server.validate``: no ``deployments`` in a SOFTWARE_CONFIG server's
+        template ``metadata``. :raises errors.ValidationError: Heat's wording."""
+        _server_software.check_template_metadata(name, rdef, lookup)
+
     #: Heat's hidden ``first_address`` (deprecated in 2014.2, hidden since 5.0.0, still resolved).
     hidden_attributes: ClassVar[dict[str, dict[str, Any]]] = {
         "first_address": {"description": "The first address of the server (deprecated).",
                           "type": "string"}}
     poll_initial: ClassVar[float] = 0.1
+    #: set by the engine: the software config store (user data given as a config id)
+    software: Any = None
 
     def _fetch(self) -> Any:
         return self.cloud().compute.get_server(self.resource_id)
@@ -89,7 +108,13 @@ class Server(UpdatableServer):
             attrs["metadata"] = {str(k): v if isinstance(v, str) else json.dumps(v)
                                  for k, v in metadata.items()}
         fmt = self.get_property("user_data_format")
-        text = _userdata.build(self.get_property("user_data") or "", fmt)
+        user_data = self.get_property("user_data") or ""
+        sc_meta = None
+        if fmt in ("RAW", "SOFTWARE_CONFIG"):
+            user_data = _server_software.software_config_text(self, user_data)
+        if fmt == "SOFTWARE_CONFIG":
+            sc_meta = _server_software.deployments_metadata(self)
+        text = _userdata.build(user_data, fmt, metadata=sc_meta)
         if text:
             attrs["user_data"] = _userdata.encode(text)
         if p.get("scheduler_hints"):
@@ -216,14 +241,14 @@ class Server(UpdatableServer):
         return True
 
     def _associate_floating_ips(self) -> bool:
-        """``False`` while a floating IP waits for its port's subnet to be routed."""
+        """Associate the ``floating_ip`` of each ``networks`` entry with its port; ``True``.
+        Neutron's refusal (the port's subnet not routed) is raised at once, as in Heat."""
         done = self.data.setdefault("floating_ips", {})
         for index, net in enumerate(self.properties.get("networks") or []):
             fip = net.get("floating_ip")
             port = (self.data.get("nic_ports") or {}).get(str(index))
             if fip and port and str(index) not in done:
-                if not associate(self, fip, {"port_id": port}):
-                    return False
+                associate(self, fip, {"port_id": port})
                 done[str(index)] = fip
         return True
 
@@ -273,6 +298,7 @@ class Server(UpdatableServer):
             if str(shown.get("status", "")).upper() != "DELETED":
                 return False
         self._delete_ports()
+        _stack_user.delete_user(self)  # Heat's StackUser._delete_user (SOFTWARE_CONFIG)
         return True
 
     def _delete_ports(self) -> None:
@@ -293,8 +319,8 @@ class Server(UpdatableServer):
             return shown.get("OS-EXT-SRV-ATTR:instance_name")
         if name == "console_urls":
             return self._console_urls()
-        if name == "os_collect_config":
-            return {}
+        if name == "os_collect_config":  # Heat's: from the server's live metadata
+            return dict((self.data.get(_wait.METADATA) or {}).get("os-collect-config") or {})
         if name == "first_address":
             return self._first_address(shown)
         return shown.get(name)
@@ -314,23 +340,29 @@ class Server(UpdatableServer):
         return {p.mac_address: p.id for p in ports}
 
     def _addresses(self, shown: dict[str, Any]) -> dict[str, Any]:
-        """Nova's ``addresses`` with each address's ``port`` id added (Heat's attribute)."""
+        """Nova's ``addresses`` with each address's ``port`` id added, under the network's name
+        and again under its id (Heat's ``_add_port_for_address`` + ``_extend_networks``, so
+        ``get_attr: [server, addresses, {get_resource: net}, 0, port]`` works)."""
         by_mac = self._ports_by_mac()
         out: dict[str, Any] = {}
         for net, addrs in (shown.get("addresses") or {}).items():
             out[net] = [{**a, "port": by_mac.get(a.get("OS-EXT-IPS-MAC:mac_addr"))}
                         for a in addrs]
-        return out
+        return self._extend_networks(out)
 
     def _networks(self, shown: dict[str, Any]) -> dict[str, list[str]]:
         """``{network name: [ips], network id: [ips]}``, as Heat's ``networks`` attribute."""
-        out: dict[str, list[str]] = {}
-        for net, addrs in (shown.get("addresses") or {}).items():
-            ips = [a.get("addr") for a in addrs]
-            out[net] = ips
+        return self._extend_networks({net: [a.get("addr") for a in addrs]
+                                      for net, addrs in (shown.get("addresses") or {}).items()})
+
+    def _extend_networks(self, by_name: dict[str, Any]) -> dict[str, Any]:
+        """``by_name`` with each entry repeated under its network's id when the name finds
+        one network (Heat's ``Server._extend_networks``, nova/server.py)."""
+        out = dict(by_name)
+        for net, value in by_name.items():
             found = self.cloud().network.find_network(net, ignore_missing=True)
             if found is not None:
-                out[found.id] = ips
+                out[found.id] = value
         return out
 
     def _console_urls(self) -> dict[str, Any]:

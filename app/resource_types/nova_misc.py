@@ -38,6 +38,11 @@ class KeyPair(CloudResource):
     def _fetch(self) -> Any:
         return self.cloud().compute.get_keypair(self.resource_id)
 
+    def handle_check(self) -> None:
+        """Heat's KeyPair.handle_check: the key pair must still exist.
+        :raises errors.CloudError: ``NotFound`` when it is gone."""
+        self._fetch()
+
     def _delete(self) -> None:
         self.cloud().compute.delete_keypair(self.resource_id)
 

@@ -6,6 +6,10 @@ adding a module. Modules named ``base``, ``names``, ``registry``, ``schema`` or 
 ``_`` are not plugins. An import error or a type claimed by two modules is raised, not hidden (Heat's
 ``plugin_loader`` raises too unless told to ignore errors).
 
+A module may also expose ``hidden_resource_mapping()``: Heat's HIDDEN types (deprecated names
+kept so old templates still work, e.g. ``OS::Heat::SoftwareDeployments``), which :func:`get`
+finds but :func:`types` and :func:`schema` do not show, as Heat's type listing skips them.
+
 Environment ``resource_registry`` mappings (aliases, template resources) are the templates
 layer's business; this registry only knows built-in types.
 """
@@ -19,11 +23,13 @@ from types import MappingProxyType
 from typing import Any
 
 from app.resource_types import schema as s
+from app.resource_types._dependencies import with_implicit
 from app.resource_types.base import Resource
 
 _NOT_PLUGINS = frozenset({"base", "names", "registry", "schema"})
 _lock = threading.Lock()
 _types: Mapping[str, type[Resource]] | None = None
+_hidden: Mapping[str, type[Resource]] = MappingProxyType({})
 
 
 def _load() -> Mapping[str, type[Resource]]:
@@ -32,7 +38,7 @@ def _load() -> Mapping[str, type[Resource]]:
     :raises ImportError: a plugin module does not import.
     :raises RuntimeError: two modules map the same type name.
     """
-    global _types
+    global _types, _hidden
     if _types is not None:
         return _types
     with _lock:
@@ -40,10 +46,12 @@ def _load() -> Mapping[str, type[Resource]]:
             import app.resource_types as package
 
             found: dict[str, type[Resource]] = {}
+            hidden: dict[str, type[Resource]] = {}
             for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
                 if info.name in _NOT_PLUGINS or info.name.startswith("_"):
                     continue
                 module = importlib.import_module(f"{package.__name__}.{info.name}")
+                hidden.update(getattr(module, "hidden_resource_mapping", dict)())
                 mapping = getattr(module, "resource_mapping", None)
                 if mapping is None:
                     continue
@@ -52,14 +60,16 @@ def _load() -> Mapping[str, type[Resource]]:
                         raise RuntimeError(f"resource type {type_name} is defined twice "
                                            f"({found[type_name].__module__}, {cls.__module__})")
                     found[type_name] = cls
+            _hidden = MappingProxyType(hidden)
             _types = MappingProxyType(dict(sorted(found.items())))
     return _types
 
 
 def get(type_name: str) -> type[Resource] | None:
-    """The plugin class for ``type_name`` (e.g. ``"OS::Heat::RandomString"``), ``None`` if
-    unknown."""
-    return _load().get(type_name)
+    """The plugin class for ``type_name`` (e.g. ``"OS::Heat::RandomString"``; a HIDDEN one
+    too), ``None`` if unknown."""
+    found = _load().get(type_name)
+    return found if found is not None else _hidden.get(type_name)
 
 
 def types() -> list[str]:
@@ -67,7 +77,7 @@ def types() -> list[str]:
     return list(_load())
 
 
-def schema(type_name: str) -> dict[str, Any] | None:
+def schema(type_name: str, hidden: bool = False) -> dict[str, Any] | None:
     """The type's schema as Heat's ``GET /resource_types/{type}`` (and ``resource_types.json``)::
 
         {"resource_type": "OS::Heat::Value",
@@ -75,9 +85,10 @@ def schema(type_name: str) -> dict[str, Any] | None:
          "attributes": {"value": {...}, "show": {"type": "map", ...}},
          "support_status": {"status": "SUPPORTED", "version": "7.0.0", ...}}
 
-    A fresh deep copy (callers may mutate it); ``None`` for an unknown type.
+    A fresh deep copy (callers may mutate it); ``None`` for an unknown type, and for a HIDDEN
+    one unless ``hidden`` (templates may use those; the API does not show them).
     """
-    cls = get(type_name)
+    cls = get(type_name) if hidden else _load().get(type_name)
     if cls is None:
         return None
     return {"resource_type": type_name,
@@ -95,3 +106,11 @@ def validation_schema(type_name: str, values: Mapping[str, Any]) -> dict[str, An
         return None
     found = cls.validation_schema(values)
     return None if found is None else s.copy_schema(found)
+
+
+def implicit_dependencies(resources: Mapping[str, Any],
+                          requires: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """The stack graph ``requires`` ({name: names it requires}) with the plugins' implicit
+    requirements added (Heat's ``add_dependencies``; see :mod:`app.resource_types._dependencies`).
+    ``resources``: ``{name: ResourceDefinition}``."""
+    return with_implicit(resources, requires, get)

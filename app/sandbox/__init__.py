@@ -13,6 +13,7 @@ every half second while requests change it, and on ``Store.close()``.
 """
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from typing import Any
@@ -23,11 +24,15 @@ from werkzeug.exceptions import HTTPException
 from app.sandbox import auth
 from app.sandbox.behaviour import Behaviour
 from app.sandbox.http import SandboxError, render_error
+from app.sandbox.network_bodies import only_fields
 from app.sandbox.runtime import Sandbox
 from app.sandbox.store import Store
 
 log = logging.getLogger(__name__)
 
+#: Cinder's URLs with the project in them (``/v3/{project_id}/volumes``, as catalogs of real clouds
+#: often give them); the project must be the token's ("Malformed request url" otherwise).
+PROJECT_PREFIX = "/volume/v3/<url_project_id>"
 # blueprint module -> URL prefix
 BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None), ("identity_trusts", None),
@@ -35,14 +40,15 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
     ("compute_misc", "/compute/v2.1"), ("compute_admin", "/compute/v2.1"),
     ("compute_meta", "/compute/v2.1"), ("volume_extras", "/volume/v3"),
-    ("volume", "/volume/v3"), ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2/lbaas"),
+    ("volume", "/volume/v3"), ("volume_extras", PROJECT_PREFIX), ("volume", PROJECT_PREFIX),
+    ("image", "/image/v2"), ("loadbalancer", "/load-balancer/v2/lbaas"),
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
-    ("alarming", "/alarming/v2"),
+    ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
-                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming"}
-AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming")
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
 
 
 def _dialect() -> str:
@@ -77,7 +83,8 @@ def _latency_rules(latency: Any) -> list[dict[str, Any]]:
 def create_app(state_path: str | None = None, *, latency: Any = None,
                faults: list[dict[str, Any]] | None = None, delays: dict[str, float] | None = None,
                deterministic_ids: bool = False, seed: int | None = None,
-               extra_catalog: list[dict[str, str]] | None = None) -> Flask:
+               extra_catalog: list[dict[str, str]] | None = None,
+               agent: dict[str, Any] | None = None) -> Flask:
     """Build the sandbox WSGI app.
 
     :param state_path: JSON file holding the state (survives restarts); ``None`` keeps it in memory.
@@ -88,6 +95,8 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
     :param deterministic_ids: predictable ids (tests).
     :param seed: seed of the random generator behind fault rates and latency ranges.
     :param extra_catalog: more catalog services ``{"type", "name", "url"}``.
+    :param agent: the server agent's options (:mod:`app.sandbox.agent_configs`):
+        ``run_configs`` (bool), ``config_timeout`` and ``poll_seconds`` (seconds).
     """
     from importlib import import_module
 
@@ -100,6 +109,7 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
     if delays:
         behaviour.configure(delays=delays)
     sandbox = Sandbox(store=store, behaviour=behaviour, extra_catalog=list(extra_catalog or []))
+    sandbox.options["agent"] = dict(agent or {})
     flask_app.extensions["sandbox"] = sandbox
     if not store.meta.get("bootstrap"):
         reseed(sandbox)
@@ -107,11 +117,17 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
     for module_name, prefix in BLUEPRINTS:
         module = import_module(f"app.sandbox.{module_name}")
         if module.bp.name in flask_app.blueprints:  # the same API under a second prefix
-            flask_app.register_blueprint(module.bp, url_prefix=prefix, name=f"{module.bp.name}_alias")
+            alias = f"{module.bp.name}_{'project' if prefix == PROJECT_PREFIX else 'alias'}"
+            flask_app.register_blueprint(module.bp, url_prefix=prefix, name=alias)
             continue
         flask_app.register_blueprint(module.bp, url_prefix=prefix)
         for extra in getattr(module, "EXTRA_BLUEPRINTS", ()):
             flask_app.register_blueprint(extra)
+
+    @flask_app.url_value_preprocessor
+    def _url_project(_: str | None, values: dict[str, Any] | None) -> None:
+        if values and "url_project_id" in values:
+            g.url_project_id = values.pop("url_project_id")
 
     @flask_app.before_request
     def _before() -> Response | None:
@@ -119,12 +135,15 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
         if request.blueprint in ("sandbox", "discovery"):
             return None
         op = operation()
+        behaviour.count(op)
         behaviour.apply_latency(op)
         store.lock.acquire()
         g.locked = True
         dialect = _dialect()
         if dialect in AUTHENTICATED:
-            auth.authenticate(store)
+            caller = auth.authenticate(store)
+            if g.get("url_project_id") not in (None, caller.project_id):
+                raise SandboxError(400, "Malformed request url", "BadRequest")
         fault = behaviour.fault_for(op)
         if fault:
             if fault.get("kind") == "quota":
@@ -148,6 +167,10 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
             resp.headers["X-OpenStack-Nova-API-Version"] = legacy or (asked or "compute 2.1").split()[-1]
         if request.method not in ("GET", "HEAD"):
             store.save_soon()
+        fields = request.args.getlist("fields")
+        if fields and request.method == "GET" and resp.status_code == 200 and resp.is_json \
+                and request.path.startswith("/network/"):
+            resp.set_data(json.dumps(only_fields(resp.get_json(), fields)))
         return resp
 
     @flask_app.teardown_request

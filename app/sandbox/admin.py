@@ -9,6 +9,11 @@
 - ``GET/PUT /sandbox/behaviour`` — ``{"delays": {...}, "latency": [...], "faults": [...], "seed": n}``
 - ``POST /sandbox/faults`` (one rule) / ``DELETE /sandbox/faults`` (all)
 - ``GET  /sandbox/ids`` — bootstrap ids (``"project:admin"``, ``"network:public"``...)
+- ``GET  /sandbox/requests`` — ``{"requests": {operation: count}}``: the service requests served
+  (operations as :mod:`app.sandbox.behaviour` names them); ``DELETE`` returns them and resets.
+- ``GET  /sandbox/servers/<id>/agent`` — ``{"server_id", "commands": [{"method", "url",
+  "status", "error"}...]}``: the signalling commands the server agent performed
+  (:mod:`app.sandbox.agent`).
 
 Rules are described in :mod:`app.sandbox.behaviour`.
 """
@@ -111,3 +116,22 @@ def add_fault() -> Any:
 def clear_faults() -> Any:
     sb().behaviour.configure(faults=[])
     return reply(sb().behaviour.as_dict())
+
+
+@bp.get("/requests")
+def get_requests() -> Any:
+    return reply({"requests": sb().behaviour.request_counts()})
+
+
+@bp.delete("/requests")
+def reset_requests() -> Any:
+    return reply({"requests": sb().behaviour.request_counts(reset=True)})
+
+
+@bp.get("/servers/<server_id>/agent")
+def get_agent(server_id: str) -> Any:
+    """What the server agent did with the server's user data (:mod:`app.sandbox.agent`)."""
+    server = sb().store.get("servers", server_id)
+    if server is None:
+        return reply({"error": f"No server with id {server_id}"}, 404)
+    return reply({"server_id": server_id, "commands": list(server.get("_agent", []))})

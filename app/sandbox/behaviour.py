@@ -48,6 +48,20 @@ class Behaviour:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._random = random.Random(self.seed)
+        self.requests: dict[str, int] = {}
+
+    def count(self, operation: str) -> None:
+        """Count one request for ``operation`` (``GET /sandbox/requests`` shows the counts)."""
+        with self._lock:
+            self.requests[operation] = self.requests.get(operation, 0) + 1
+
+    def request_counts(self, *, reset: bool = False) -> dict[str, int]:
+        """``{operation: requests served}`` since the start or the last reset."""
+        with self._lock:
+            out = dict(self.requests)
+            if reset:
+                self.requests = {}
+            return out
 
     def delay(self, name: str) -> float:
         """Seconds for the named transition (``DEFAULT_DELAYS`` keys)."""

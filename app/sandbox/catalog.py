@@ -23,6 +23,7 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("image", "glance", "/image"),
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
+    ("messaging", "zaqar", "/messaging"),
 )
 
 

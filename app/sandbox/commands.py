@@ -121,7 +121,10 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
                      delays=all_delays or None,
                      deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids),
                      faults=parse_rules(settings.sandbox_faults) + [r for f in faults for r in parse_rules(f"[{f}]")],
-                     extra_catalog=stoker_endpoints(settings))
+                     extra_catalog=stoker_endpoints(settings),
+                     agent={"run_configs": settings.sandbox_run_configs,
+                            "config_timeout": settings.sandbox_config_timeout,
+                            "poll_seconds": settings.sandbox_poll_seconds})
     server = make_server(host, port, app, threaded=True)
     signal.signal(signal.SIGTERM, _interrupt)   # honcho / `stoker up` stop children with SIGTERM
     click.echo(f"stoker sandbox cloud on http://{host}:{server.server_port}  "

@@ -15,15 +15,21 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth
+from app.sandbox import volume as cinder
+from app.sandbox.compute_hosts import record_action
+from app.sandbox.compute_meta import console_url
 from app.sandbox.compute_servers import (
-    _security_groups,
+    attach_nics,
     check_unlocked,
     find_flavor,
     find_image,
     get_server,
+    networks_for,
+    security_groups_for,
     server_view,
 )
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
+from app.sandbox.network_core import bind_port, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -121,7 +127,7 @@ def _unlock(server: Obj, _: Obj) -> None:
 
 
 def _add_sg(server: Obj, arg: Obj) -> None:
-    group = _security_groups({"security_groups": [{"name": arg.get("name")}]}, server["_project_id"])[0]
+    group = security_groups_for({"security_groups": [{"name": arg.get("name")}]}, server["_project_id"])[0]
     if group["name"] in server["_sg_names"]:
         raise SandboxError(400, f"Security group {group['name']} is already associated with the instance "
                            f"{server['id']}")
@@ -134,7 +140,7 @@ def _remove_sg(server: Obj, arg: Obj) -> None:
     name = arg.get("name")
     if name not in server["_sg_names"]:
         raise SandboxError(404, f"Security group {name} not associated with the instance {server['id']}")
-    group = _security_groups({"security_groups": [{"name": name}]}, server["_project_id"])[0]
+    group = security_groups_for({"security_groups": [{"name": name}]}, server["_project_id"])[0]
     server["_sg_names"].remove(name)
     for port in store().find("ports", device_id=server["id"]):
         port["security_groups"] = [g for g in port["security_groups"] if g != group["id"]]
@@ -163,7 +169,6 @@ def _create_image(server: Obj, arg: Obj) -> Obj:
 
 
 def _legacy_console(server: Obj, arg: Obj) -> Obj:
-    from app.sandbox.compute_meta import console_url
     kind = str(arg.get("type"))
     return {"console": {"type": kind, "url": console_url(server["id"], kind)[1]}}
 
@@ -206,7 +211,6 @@ def server_action(server_id: str) -> Any:
     result = ACTIONS[name](server, arg if isinstance(arg, dict) else {})
     readonly = name.startswith("os-get")
     if not readonly:
-        from app.sandbox.compute_admin import record_action
         record_action(server, ACTION_NAMES.get(name, name))
     store().touch()
     if name == "createImage":
@@ -239,7 +243,6 @@ def show_interface(server_id: str, port_id: str) -> Any:
 
 @bp.post("/servers/<server_id>/os-interface")
 def attach_interface(server_id: str) -> Any:
-    from app.sandbox.compute_servers import _attach_nics, _networks_for
     server = get_server(server_id)
     check_unlocked(server)
     if server["status"] not in ("ACTIVE", "SHUTOFF", "PAUSED", "SUSPENDED") or server.get("OS-EXT-STS:task_state"):
@@ -252,17 +255,16 @@ def attach_interface(server_id: str) -> Any:
     elif data.get("net_id"):
         ips = data.get("fixed_ips") or []
         nic = {"uuid": data["net_id"], "fixed_ip": ips[0].get("ip_address") if ips else None}
-    nics = _networks_for({"networks": [nic] if nic else None}, server["_project_id"])
+    nics = networks_for({"networks": [nic] if nic else None}, server["_project_id"])
     before = {p["id"] for p in store().find("ports", device_id=server_id)}
-    groups = _security_groups({"security_groups": [{"name": n} for n in server["_sg_names"]]}, server["_project_id"])
-    _attach_nics(server, nics[:1], groups)
+    groups = security_groups_for({"security_groups": [{"name": n} for n in server["_sg_names"]]}, server["_project_id"])
+    attach_nics(server, nics[:1], groups)
     new = [p for p in store().find("ports", device_id=server_id) if p["id"] not in before]
     return reply({"interfaceAttachment": _iface(new[0])})
 
 
 @bp.delete("/servers/<server_id>/os-interface/<port_id>")
 def detach_interface(server_id: str, port_id: str) -> Any:
-    from app.sandbox.network_core import bind_port, release_port
     server = get_server(server_id)
     check_unlocked(server)
     port = store().get("ports", port_id)
@@ -300,7 +302,6 @@ def show_volume_attachment(server_id: str, volume_id: str) -> Any:
 
 @bp.post("/servers/<server_id>/os-volume_attachments")
 def attach_volume(server_id: str) -> Any:
-    from app.sandbox import volume as cinder
     server = get_server(server_id)
     check_unlocked(server)
     data = body("volumeAttachment")
@@ -323,7 +324,6 @@ def attach_volume(server_id: str) -> Any:
 
 @bp.delete("/servers/<server_id>/os-volume_attachments/<volume_id>")
 def detach_volume(server_id: str, volume_id: str) -> Any:
-    from app.sandbox import volume as cinder
     server = get_server(server_id)
     check_unlocked(server)
     bdm = next((b for b in server["_bdm"] if b["volume_id"] == volume_id), None)

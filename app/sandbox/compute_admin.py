@@ -1,60 +1,20 @@
-"""Nova v2.1 placement and operator views for the sandbox: eight compute hosts (``sandbox-1`` ..
-``sandbox-8``) that servers are placed on as their server group's policy says, hypervisors,
-compute services, host aggregates (none) and each server's instance actions."""
+"""Nova v2.1 operator views for the sandbox: hypervisors (the eight hosts of
+:mod:`app.sandbox.compute_hosts`), compute services, host aggregates (none) and each server's
+instance actions (recorded by :func:`app.sandbox.compute_hosts.record_action`)."""
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-from flask import Blueprint, g
+from flask import Blueprint
 
 from app.sandbox import auth
+from app.sandbox.compute_hosts import HOSTS
 from app.sandbox.compute_servers import get_server
 from app.sandbox.http import SandboxError, iso, reply
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
 bp = Blueprint("compute_admin", __name__)
-
-HOSTS = tuple(f"sandbox-{i}" for i in range(1, 9))    # the sandbox's compute hosts
-
-
-def host_id(project_id: str | None, host: str) -> str:
-    """Nova's ``hostId``: a hash of the project and the host (same host, same project -> same id)."""
-    return hashlib.sha224(f"{project_id}{host}".encode()).hexdigest()
-
-
-def place(group: Obj | None) -> str | None:
-    """The host a new server goes to, honouring its server group's policy (``affinity``,
-    ``anti-affinity`` with ``max_server_per_host``, and the soft variants); otherwise the least
-    loaded host. None when no host fits (the server goes to ERROR: "No valid host was found.")."""
-    st = store()
-    load = {h: 0 for h in HOSTS}
-    for s in st.all("servers"):
-        if s.get("OS-EXT-SRV-ATTR:host") in load:
-            load[s["OS-EXT-SRV-ATTR:host"]] += 1
-    least = min(HOSTS, key=lambda h: (load[h], h))
-    if group is None:
-        return least
-    used = [m["OS-EXT-SRV-ATTR:host"] for m in (st.get("servers", i) for i in group["members"]) if m]
-    policy = group["policy"]
-    if policy in ("affinity", "soft-affinity"):
-        return used[0] if used else least
-    if policy == "anti-affinity":
-        limit = int((group.get("rules") or {}).get("max_server_per_host", 1))
-        free = [h for h in HOSTS if used.count(h) < limit]
-        return min(free, key=lambda h: (used.count(h), load[h], h)) if free else None
-    return min(HOSTS, key=lambda h: (used.count(h), load[h], h))      # soft-anti-affinity
-
-
-def record_action(server: Obj, action: str) -> None:
-    """Append a Nova instance action (``create``, ``reboot``, ``delete``...) to ``server``."""
-    c = auth.ctx()
-    server.setdefault("_actions", []).append({
-        "action": action, "instance_uuid": server["id"], "request_id": g.get("request_id", ""),
-        "user_id": c.user_id, "project_id": c.project_id, "start_time": iso(store().clock(), "cinder"),
-        "updated_at": iso(store().clock(), "cinder"), "message": None})
-
 
 @bp.get("/servers/<server_id>/os-instance-actions")
 def list_actions(server_id: str) -> Any:
@@ -86,19 +46,19 @@ def _hypervisor(index: int, detail: bool) -> Obj:
 
 @bp.get("/os-hypervisors")
 def list_hypervisors() -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-hypervisors:list to be performed.")
     return reply({"hypervisors": [_hypervisor(i, False) for i in range(len(HOSTS))]})
 
 
 @bp.get("/os-hypervisors/detail")
 def list_hypervisors_detail() -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-hypervisors:list-detail to be performed.")
     return reply({"hypervisors": [_hypervisor(i, True) for i in range(len(HOSTS))]})
 
 
 @bp.get("/os-hypervisors/<hypervisor_id>")
 def show_hypervisor(hypervisor_id: str) -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-hypervisors:show to be performed.")
     for i, host in enumerate(HOSTS):
         view = _hypervisor(i, True)
         if hypervisor_id in (view["id"], host):
@@ -108,7 +68,7 @@ def show_hypervisor(hypervisor_id: str) -> Any:
 
 @bp.get("/os-services")
 def list_services() -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-services:list to be performed.")
     now = iso(store().clock())
     return reply({"services": [{"id": f"00000000-0000-4000-8000-0000000000{i:02d}", "binary": binary,
                                 "host": "sandbox", "zone": zone, "status": "enabled", "state": "up",
@@ -120,5 +80,5 @@ def list_services() -> Any:
 
 @bp.get("/os-aggregates")
 def list_aggregates() -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-aggregates:index to be performed.")
     return reply({"aggregates": []})

@@ -13,6 +13,7 @@ from flask import Blueprint, request
 from app.sandbox import auth, quotas
 from app.sandbox.compute_servers import links
 from app.sandbox.http import SandboxError, body, iso, microversion, no_content, paginate, reply
+from app.sandbox.image import visible
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
@@ -100,7 +101,7 @@ def list_extra_specs(flavor_id: str) -> Any:
 
 @bp.post("/flavors/<flavor_id>/os-extra_specs")
 def set_extra_specs(flavor_id: str) -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-flavor-extra-specs:create to be performed.")
     flavor = _flavor(flavor_id)
     flavor.setdefault("extra_specs", {}).update({str(k): str(v) for k, v in body().get("extra_specs", {}).items()})
     store().touch()
@@ -109,7 +110,7 @@ def set_extra_specs(flavor_id: str) -> Any:
 
 @bp.delete("/flavors/<flavor_id>/os-extra_specs/<key>")
 def delete_extra_spec(flavor_id: str, key: str) -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-flavor-extra-specs:delete to be performed.")
     _flavor(flavor_id).get("extra_specs", {}).pop(key, None)
     store().touch()
     return no_content(200)
@@ -281,14 +282,14 @@ def limits() -> Any:
 @bp.get("/os-quota-sets/<project_id>")
 def show_quota(project_id: str) -> Any:
     if project_id != auth.ctx().project_id:
-        auth.require_admin()
+        auth.require_admin("Policy doesn't allow os_compute_api:os-quota-sets:show to be performed.")
     return reply({"quota_set": dict(quotas.limits(store(), project_id, "compute"), id=project_id)})
 
 
 @bp.get("/os-quota-sets/<project_id>/detail")
 def quota_detail(project_id: str) -> Any:
     if project_id != auth.ctx().project_id:
-        auth.require_admin()
+        auth.require_admin("Policy doesn't allow os_compute_api:os-quota-sets:detail to be performed.")
     used = _usage(project_id)
     return reply({"quota_set": dict({k: {"limit": v, "in_use": used.get(k, 0), "reserved": 0}
                                      for k, v in quotas.limits(store(), project_id, "compute").items()},
@@ -302,13 +303,13 @@ def quota_defaults(project_id: str) -> Any:
 
 @bp.put("/os-quota-sets/<project_id>")
 def update_quota(project_id: str) -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-quota-sets:update to be performed.")
     return reply({"quota_set": quotas.update(store(), project_id, "compute", body("quota_set"))})
 
 
 @bp.delete("/os-quota-sets/<project_id>")
 def delete_quota(project_id: str) -> Any:
-    auth.require_admin()
+    auth.require_admin("Policy doesn't allow os_compute_api:os-quota-sets:delete to be performed.")
     quotas.reset(store(), project_id, "compute")
     return no_content(202)
 
@@ -324,7 +325,6 @@ def _nova_image(img: Obj, detail: bool) -> Obj:
 
 
 def _images() -> list[Obj]:
-    from app.sandbox.image import visible
     return [i for i in store().all("images") if visible(i)]
 
 

@@ -1,7 +1,8 @@
 """Nova v2.1 servers for the sandbox: create (flavor, image, key_name, networks, ports,
 security_groups, user_data, metadata, config_drive, block_device_mapping_v2, scheduler hints),
 list/show in Nova's shapes, and delete. BUILD becomes ACTIVE after the ``server_build`` delay
-(or ERROR when a ``server_error`` fault fires); a deleted server is gone after ``server_delete``.
+(or ERROR when a ``server_error`` fault fires), and then its user data's signalling commands are
+performed (:mod:`app.sandbox.agent`); a deleted server is gone after ``server_delete``.
 
 Server records keep Nova's field names; private keys: ``_project_id``, ``_flavor`` (the flavor
 snapshot), ``_own_ports`` (ports Nova created and deletes), ``_bdm`` (attached volumes).
@@ -17,8 +18,12 @@ from typing import Any
 
 from flask import Blueprint, request
 
-from app.sandbox import auth, quotas
+from app.sandbox import agent, auth, quotas
+from app.sandbox import volume as cinder
+from app.sandbox.compute_hosts import host_id, place, record_action
 from app.sandbox.http import SandboxError, body, iso, no_content, paginate, reply
+from app.sandbox.network_core import bind_port, create_port, release_port
+from app.sandbox.network_sg import ensure_default_sg
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -100,7 +105,7 @@ def server_view(server: Obj, detail: bool = True) -> Obj:
 
 
 # ---- create ---------------------------------------------------------------------------------
-def _networks_for(data: Obj, project_id: str | None) -> list[Obj]:
+def networks_for(data: Obj, project_id: str | None) -> list[Obj]:
     """The NIC requests: ``[{"port": id} | {"uuid": net, "fixed_ip": ip}]``."""
     st = store()
     nets = data.get("networks")
@@ -133,8 +138,7 @@ def _networks_for(data: Obj, project_id: str | None) -> list[Obj]:
     return out
 
 
-def _security_groups(data: Obj, project_id: str | None) -> list[Obj]:
-    from app.sandbox.network_sg import ensure_default_sg
+def security_groups_for(data: Obj, project_id: str | None) -> list[Obj]:
     ensure_default_sg(project_id)
     names = [g.get("name") for g in data.get("security_groups") or [{"name": "default"}]]
     st = store()
@@ -148,8 +152,7 @@ def _security_groups(data: Obj, project_id: str | None) -> list[Obj]:
     return groups
 
 
-def _attach_nics(server: Obj, nics: list[Obj], groups: list[Obj]) -> None:
-    from app.sandbox.network_core import bind_port, create_port
+def attach_nics(server: Obj, nics: list[Obj], groups: list[Obj]) -> None:
     st = store()
     for nic in nics:
         if "port" in nic:
@@ -167,7 +170,6 @@ def _attach_nics(server: Obj, nics: list[Obj], groups: list[Obj]) -> None:
 
 
 def _block_devices(server: Obj, data: Obj) -> None:
-    from app.sandbox import volume as cinder
     st = store()
     for bdm in data.get("block_device_mapping_v2") or []:
         source, dest = bdm.get("source_type"), bdm.get("destination_type", "volume")
@@ -243,8 +245,8 @@ def create_server() -> Any:
     zone = str(data.get("availability_zone") or "nova").split(":")[0]
     if zone != "nova":
         raise SandboxError(400, "The requested availability zone is not available")
-    nics = _networks_for(data, c.project_id)
-    groups = _security_groups(data, c.project_id)
+    nics = networks_for(data, c.project_id)
+    groups = security_groups_for(data, c.project_id)
     now = st.clock()
     server_id = st.new_id()
     server: Obj = {
@@ -270,13 +272,12 @@ def create_server() -> Any:
         "_personality": data.get("personality") or []}
     st.add("servers", server)
     try:
-        _attach_nics(server, nics, groups)
+        attach_nics(server, nics, groups)
         _block_devices(server, data)
     except SandboxError:
         _cleanup(server)
         st.remove("servers", server_id)
         raise
-    from app.sandbox.compute_admin import host_id, place, record_action
     host = place(group)
     if host is not None:
         server.update({"OS-EXT-SRV-ATTR:host": host, "OS-EXT-SRV-ATTR:hypervisor_hostname": host,
@@ -291,6 +292,7 @@ def create_server() -> Any:
                                     "fault": {"code": 500, "message": reason, "created": iso(now + delay)}})
     else:
         st.schedule(server, delay, dict(ACTIVE_STATE, **{"OS-SRV-USG:launched_at": iso(now + delay, "cinder")}))
+        agent.boot(sb(), server, delay)  # cloud-init's part: the user data's signals, once ACTIVE
     admin_pass = data.get("adminPass") or secrets.token_urlsafe(9)
     resp = {"id": server_id, "links": links("servers", server_id), "OS-DCF:diskConfig": server["OS-DCF:diskConfig"],
             "security_groups": [{"name": g["name"]} for g in groups], "adminPass": admin_pass}
@@ -298,9 +300,13 @@ def create_server() -> Any:
 
 
 # ---- list / show / update / delete ----------------------------------------------------------
-def _listed() -> list[Obj]:
-    items = auth.visible(store().all("servers"), all_param="all_tenants")
+def _listed(view: str) -> list[Obj]:
+    """The servers a list shows. ``all_tenants`` (any value but a false one) is admin-only: Nova
+    refuses it (403 ``os_compute_api:servers:<view>:get_all_tenants``) rather than ignoring it."""
     args = request.args
+    if "all_tenants" in args and args["all_tenants"].strip().lower() not in ("0", "false", "off", "no", "n", "f"):
+        auth.require_admin(f"Policy doesn't allow os_compute_api:servers:{view}:get_all_tenants to be performed.")
+    items = auth.visible(store().all("servers"), all_param="all_tenants")
     if args.get("name"):
         pattern = re.compile(args["name"])
         items = [s for s in items if pattern.search(s["name"])]
@@ -321,12 +327,12 @@ def _listed() -> list[Obj]:
 
 @bp.get("/servers")
 def list_servers() -> Any:
-    return reply({"servers": [server_view(s, detail=False) for s in _listed()]})
+    return reply({"servers": [server_view(s, detail=False) for s in _listed("index")]})
 
 
 @bp.get("/servers/detail")
 def list_servers_detail() -> Any:
-    return reply({"servers": [server_view(s) for s in _listed()]})
+    return reply({"servers": [server_view(s) for s in _listed("detail")]})
 
 
 @bp.get("/servers/<server_id>")
@@ -348,8 +354,6 @@ def update_server(server_id: str) -> Any:
 def _cleanup(server: Obj) -> None:
     """Release what the server holds: Nova's own ports are deleted, user ports unbound, volumes
     detached (``delete_on_termination`` ones deleted), server-group membership dropped."""
-    from app.sandbox import volume as cinder
-    from app.sandbox.network_core import bind_port, release_port
     st = store()
     for port in st.find("ports", device_id=server["id"]):
         if port["id"] in server["_own_ports"]:
@@ -381,7 +385,6 @@ def delete_server(server_id: str) -> Any:
     if server.get("OS-EXT-STS:task_state") == "deleting":
         return no_content()
     st.cancel_pending(server)
-    from app.sandbox.compute_admin import record_action
     record_action(server, "delete")
     _cleanup(server)
     server.update({"OS-EXT-STS:task_state": "deleting", "updated": iso(st.clock())})

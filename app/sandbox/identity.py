@@ -5,7 +5,9 @@ validation as keystonemiddleware does it), ``/v3/auth/catalog``, ``/v3/auth/proj
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
+import time
 from typing import Any
 
 from flask import Blueprint, request
@@ -13,6 +15,7 @@ from flask import Blueprint, request
 from app.sandbox import auth
 from app.sandbox.catalog import catalog
 from app.sandbox.http import SandboxError, body, iso, parse_iso, reply
+from app.sandbox.identity_records import enforce, roles_on, view
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -81,13 +84,6 @@ def find_project(ref: Obj) -> Obj:
     if proj is None or not proj.get("enabled", True):
         raise unauthorized("Could not find project: %s." % (ref.get("id") or ref.get("name")))
     return proj
-
-
-def roles_on(user_id: str, project_id: str | None = None, domain_id: str | None = None) -> list[str]:
-    """Role ids assigned to the user on the project (or domain)."""
-    st = store()
-    return [a["role_id"] for a in st.all("assignments") if a["user_id"] == user_id
-            and (a.get("project_id") == project_id if project_id else a.get("domain_id") == domain_id)]
 
 
 def _ref(entity: Obj) -> Obj:
@@ -200,29 +196,35 @@ def issue() -> Any:
     return reply(token_body(record, with_catalog), 201, {"X-Subject-Token": record["id"]})
 
 
-def _subject() -> Obj:
-    auth.authenticate(store())
+def _subject(action: str) -> Obj:
+    """The ``X-Subject-Token``'s record, for an admin, a ``service`` (keystonemiddleware's
+    user) or the token's own user (Keystone's ``rule:token_subject``).
+
+    :raises SandboxError: 401 bad caller token, 404 ``TokenNotFound``, 403 ``identity:<action>``.
+    """
+    caller = auth.authenticate(store())
     record = auth.lookup_token(store(), request.headers.get("X-Subject-Token"))
     if record is None:
         raise SandboxError(404, "Could not find token.", "TokenNotFound")
+    enforce(action, "service" in caller.roles or record["user_id"] == caller.user_id)
     return record
 
 
 @bp.get("/identity/v3/auth/tokens")
 def validate() -> Any:
-    record = _subject()
+    record = _subject("validate_token")
     return reply(token_body(record, "nocatalog" not in request.args), 200, {"X-Subject-Token": record["id"]})
 
 
 @bp.route("/identity/v3/auth/tokens", methods=["HEAD"])
 def check() -> Any:
-    _subject()
+    _subject("check_token")
     return reply({}, 200)
 
 
 @bp.delete("/identity/v3/auth/tokens")
 def revoke() -> Any:
-    record = _subject()
+    record = _subject("revoke_token")
     store().remove("tokens", record["id"])
     return reply({}, 204)
 
@@ -240,7 +242,6 @@ def auth_projects() -> Any:
     st = store()
     ids = {a.get("project_id") for a in st.all("assignments") if a["user_id"] == c.user_id}
     projects = [p for p in st.all("projects") if p["id"] in ids]
-    from app.sandbox.identity_admin import view  # local: identity_admin imports this module
     return reply({"projects": [view("projects", p) for p in projects],
                   "links": {"self": request.base_url, "previous": None, "next": None}})
 
@@ -249,7 +250,6 @@ def auth_projects() -> Any:
 def auth_domains() -> Any:
     c = auth.authenticate(store())
     ids = {a.get("domain_id") for a in store().all("assignments") if a["user_id"] == c.user_id}
-    from app.sandbox.identity_admin import view
     return reply({"domains": [view("domains", d) for d in store().all("domains") if d["id"] in ids],
                   "links": {"self": request.base_url, "previous": None, "next": None}})
 
@@ -264,6 +264,29 @@ def ec2_credential(access: str) -> Obj | None:
     return None
 
 
+#: Keystone's ``[credential] auth_ttl`` (minutes) that a signed request's Timestamp is honoured
+EC2_AUTH_TTL_MINUTES = 15
+
+
+def _check_timestamp(creds: Obj) -> None:
+    """Keystone's ``_check_timestamp``: a ``Timestamp`` (or ``X-Amz-Date``) older than
+    ``auth_ttl`` is refused; none: the signer left it off on purpose."""
+    params, headers = creds.get("params") or {}, creds.get("headers") or {}
+    stamp = params.get("Timestamp") or headers.get("X-Amz-Date") or params.get("X-Amz-Date")
+    if not stamp:
+        return
+    try:
+        text = str(stamp)
+        when = (dt.datetime.strptime(text, "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.UTC)
+                if "-" not in text else dt.datetime.fromisoformat(text))
+    except ValueError as exc:
+        raise unauthorized(f"Credential timestamp is invalid: {exc}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    if time.time() > when.timestamp() + EC2_AUTH_TTL_MINUTES * 60:
+        raise unauthorized("Credential is expired")
+
+
 @bp.post("/identity/v3/ec2tokens")
 def ec2tokens() -> Any:
     data = body()
@@ -276,6 +299,7 @@ def ec2tokens() -> Any:
     given = creds.get("signature")
     if not given or not (signature == given or signature.rstrip("=") == str(given).rstrip("=")):
         raise unauthorized("Invalid EC2 signature.")
+    _check_timestamp(creds)
     fields: Obj = {"user_id": cred["user_id"], "project_id": cred.get("project_id"), "trust_id": None}
     trust_id = cred["_blob"].get("trust_id")
     if trust_id:

@@ -1,8 +1,10 @@
 """Keystone v3 administration for the sandbox: domains, projects, users, roles and role
 assignments (trusts and credentials are in :mod:`app.sandbox.identity_trusts`).
 
-Policy as Keystone's defaults, simplified: admins manage everything; a user may read itself and
-its projects.
+Policy as Keystone's default policies for a project member (``keystone/common/policies``):
+admins manage everything; anyone else reads their own user, their token's project and that
+project's domain, and the projects they have roles on; every other call is refused with 403
+(``identity:<action>``), never answered with an empty list.
 """
 from __future__ import annotations
 
@@ -11,47 +13,13 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth
+from app.sandbox.catalog import REGION, catalog
 from app.sandbox.http import SandboxError, body, reply
-from app.sandbox.identity import roles_on
-from app.sandbox.runtime import store
+from app.sandbox.identity_records import ENTITIES, FIELDS, enforce, get_entity, list_links, roles_on, view
+from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
 bp = Blueprint("identity_admin", __name__, url_prefix="/identity/v3")
-
-ENTITIES = {"domains": "domain", "projects": "project", "users": "user", "roles": "role"}
-FIELDS: dict[str, dict[str, Any]] = {
-    "domains": {"name": "", "description": "", "enabled": True, "tags": [], "options": {}},
-    "projects": {"name": "", "description": "", "enabled": True, "domain_id": "default", "parent_id": None,
-                 "is_domain": False, "tags": [], "options": {}},
-    "users": {"name": "", "description": "", "enabled": True, "domain_id": "default",
-              "default_project_id": None, "email": None, "options": {}, "password_expires_at": None},
-    "roles": {"name": "", "description": "", "domain_id": None, "options": {}},
-}
-
-
-def _not_found(collection: str, ident: str) -> SandboxError:
-    return SandboxError(404, f"Could not find {ENTITIES[collection]}: {ident}.",
-                        ENTITIES[collection].capitalize() + "NotFound")
-
-
-def view(collection: str, obj: Obj) -> Obj:
-    out = {k: v for k, v in obj.items() if not k.startswith("_")}
-    out["links"] = {"self": f"{request.host_url.rstrip('/')}/identity/v3/{collection}/{obj['id']}"}
-    if collection == "projects":
-        out["parent_id"] = out.get("parent_id") or out.get("domain_id")
-    return out
-
-
-def _list_links() -> Obj:
-    return {"self": request.base_url, "previous": None, "next": None}
-
-
-def _get(collection: str, ident: str) -> Obj:
-    obj = store().get(collection, ident)
-    if obj is None:
-        raise _not_found(collection, ident)
-    return obj
-
 
 @bp.before_request
 def _authenticate() -> None:
@@ -60,24 +28,32 @@ def _authenticate() -> None:
 
 # ---- generic CRUD -----------------------------------------------------------------------------
 def _self_readable(collection: str, ident: str) -> bool:
+    """What Keystone lets a member read of ``collection``: itself, its token's project and the
+    domain of that project (or its domain-scoped token's domain)."""
     c = auth.ctx()
-    return (collection == "users" and ident == c.user_id) or (collection == "projects" and ident == c.project_id)
+    if collection == "users":
+        return ident == c.user_id
+    if collection == "projects":
+        return ident == c.project_id
+    if collection == "domains":
+        project = store().get("projects", c.project_id) if c.project_id else None
+        return ident in (c.domain_id, (project or {}).get("domain_id"))
+    return False
 
 
 def _register(collection: str) -> None:
     single = ENTITIES[collection]
 
     def list_items() -> Any:
+        enforce(f"list_{collection}")
         items = store().all(collection)
-        if not auth.ctx().is_admin:
-            items = [i for i in items if _self_readable(collection, i["id"])]
         for key in ("name", "domain_id", "enabled", "parent_id"):
             if key in request.args:
                 items = [i for i in items if str(i.get(key)).lower() == request.args[key].lower()]
-        return reply({collection: [view(collection, i) for i in items], "links": _list_links()})
+        return reply({collection: [view(collection, i) for i in items], "links": list_links()})
 
     def create_item() -> Any:
-        auth.require_admin()
+        enforce(f"create_{single}")
         data = body(single)
         st = store()
         obj: Obj = {k: data.get(k, v) for k, v in FIELDS[collection].items()}
@@ -96,13 +72,12 @@ def _register(collection: str) -> None:
         return reply({single: view(collection, obj)}, 201)
 
     def show_item(ident: str) -> Any:
-        if not (auth.ctx().is_admin or _self_readable(collection, ident)):
-            auth.require_admin()
-        return reply({single: view(collection, _get(collection, ident))})
+        enforce(f"get_{single}", _self_readable(collection, ident))
+        return reply({single: view(collection, get_entity(collection, ident))})
 
     def update_item(ident: str) -> Any:
-        auth.require_admin()
-        obj = _get(collection, ident)
+        enforce(f"update_{single}")
+        obj = get_entity(collection, ident)
         data = body(single)
         for key in FIELDS[collection]:
             if key in data and key != "domain_id":
@@ -113,9 +88,9 @@ def _register(collection: str) -> None:
         return reply({single: view(collection, obj)})
 
     def delete_item(ident: str) -> Any:
-        auth.require_admin()
+        enforce(f"delete_{single}")
         st = store()
-        obj = _get(collection, ident)
+        obj = get_entity(collection, ident)
         if collection == "domains" and obj.get("enabled", True):
             raise SandboxError(403, "Cannot delete a domain that is enabled, please disable it first.",
                                "ForbiddenAction")
@@ -142,16 +117,15 @@ for _name in ENTITIES:
 
 @bp.get("/users/<user_id>/projects")
 def user_projects(user_id: str) -> Any:
-    if user_id != auth.ctx().user_id:
-        auth.require_admin()
+    enforce("list_user_projects", user_id == auth.ctx().user_id)
     ids = {a.get("project_id") for a in store().all("assignments") if a["user_id"] == user_id}
     return reply({"projects": [view("projects", p) for p in store().all("projects") if p["id"] in ids],
-                  "links": _list_links()})
+                  "links": list_links()})
 
 
 @bp.post("/users/<user_id>/password")
 def change_password(user_id: str) -> Any:
-    user = _get("users", user_id)
+    user = get_entity("users", user_id)
     data = body("user")
     if user_id != auth.ctx().user_id or data.get("original_password") != user.get("_password"):
         raise SandboxError(401, "The request you have made requires authentication.", "Unauthorized")
@@ -170,11 +144,10 @@ def _assignment(target: str, target_id: str, user_id: str, role_id: str) -> Obj 
 @bp.route("/<any(projects, domains):target>/<target_id>/users/<user_id>/roles/<role_id>",
           methods=["PUT", "HEAD", "DELETE", "GET"])
 def role_grant(target: str, target_id: str, user_id: str, role_id: str) -> Any:
-    if request.method != "HEAD" and request.method != "GET":
-        auth.require_admin()
-    _get(target, target_id)
-    _get("users", user_id)
-    _get("roles", role_id)
+    enforce({"PUT": "create_grant", "DELETE": "revoke_grant"}.get(request.method, "check_grant"))
+    get_entity(target, target_id)
+    get_entity("users", user_id)
+    get_entity("roles", role_id)
     found = _assignment(target, target_id, user_id, role_id)
     st = store()
     if request.method == "PUT":
@@ -193,13 +166,15 @@ def role_grant(target: str, target_id: str, user_id: str, role_id: str) -> Any:
 
 @bp.get("/<any(projects, domains):target>/<target_id>/users/<user_id>/roles")
 def list_user_roles(target: str, target_id: str, user_id: str) -> Any:
+    enforce("list_grants")
     ids = roles_on(user_id, target_id) if target == "projects" else roles_on(user_id, domain_id=target_id)
     return reply({"roles": [view("roles", r) for r in store().all("roles") if r["id"] in ids],
-                  "links": _list_links()})
+                  "links": list_links()})
 
 
 @bp.get("/role_assignments")
 def role_assignments() -> Any:
+    enforce("list_role_assignments")
     out = []
     args = request.args
     for a in store().all("assignments"):
@@ -211,27 +186,27 @@ def role_assignments() -> Any:
             continue
         scope = {"project": {"id": a["project_id"]}} if a.get("project_id") else {"domain": {"id": a["domain_id"]}}
         out.append({"user": {"id": a["user_id"]}, "role": {"id": a["role_id"]}, "scope": scope, "links": {}})
-    return reply({"role_assignments": out, "links": _list_links()})
+    return reply({"role_assignments": out, "links": list_links()})
 
 
 # ---- services, endpoints, regions (read-only views of the catalog) --------------------------
 def _catalog() -> list[Obj]:
-    from app.sandbox.catalog import catalog
-    from app.sandbox.runtime import sb
     return catalog(request.host_url, sb().extra_catalog, auth.ctx().project_id)
 
 
 @bp.get("/services")
 def list_services() -> Any:
+    enforce("list_services")
     services = [{"id": s["id"], "type": s["type"], "name": s["name"], "enabled": True, "description": "",
                  "links": {"self": f"{request.base_url}/{s['id']}"}} for s in _catalog()]
     if request.args.get("type"):
         services = [s for s in services if s["type"] == request.args["type"]]
-    return reply({"services": services, "links": _list_links()})
+    return reply({"services": services, "links": list_links()})
 
 
 @bp.get("/endpoints")
 def list_endpoints() -> Any:
+    enforce("list_endpoints")
     endpoints = [{"id": e["id"], "interface": e["interface"], "region": e["region"], "region_id": e["region_id"],
                   "url": e["url"], "service_id": s["id"], "enabled": True,
                   "links": {"self": f"{request.base_url}/{e['id']}"}}
@@ -239,11 +214,11 @@ def list_endpoints() -> Any:
     for key in ("service_id", "interface", "region_id"):
         if request.args.get(key):
             endpoints = [e for e in endpoints if e[key] == request.args[key]]
-    return reply({"endpoints": endpoints, "links": _list_links()})
+    return reply({"endpoints": endpoints, "links": list_links()})
 
 
 @bp.get("/regions")
 def list_regions() -> Any:
-    from app.sandbox.catalog import REGION
+    """Any authenticated user (Keystone's ``identity:list_regions`` is open)."""
     return reply({"regions": [{"id": REGION, "description": "", "parent_region_id": None,
-                               "links": {"self": f"{request.base_url}/{REGION}"}}], "links": _list_links()})
+                               "links": {"self": f"{request.base_url}/{REGION}"}}], "links": list_links()})

@@ -2,8 +2,11 @@
 uses, expiry), ``/v3/credentials`` (the EC2 credentials of Heat's stack users) and
 ``/v3/users/{id}/credentials/OS-EC2`` for the sandbox.
 
-Policy as Keystone's defaults, simplified: a user creates trusts as their trustor and manages its
-own credentials; admins see everything.
+Policy as Keystone's defaults (``keystone/common/policies/trust.py``, ``credential.py``): a
+user creates trusts as their trustor; a trust is shown to its trustor and trustee (anyone else:
+403), listed for a non-admin only filtered by their own ``trustor_user_id`` /
+``trustee_user_id`` (else 403) and deleted by its trustor; credentials are listed filtered to the
+caller's own; admins see everything.
 """
 from __future__ import annotations
 
@@ -16,8 +19,7 @@ from flask import Blueprint, request
 
 from app.sandbox import auth
 from app.sandbox.http import SandboxError, body, parse_iso, reply
-from app.sandbox.identity import roles_on
-from app.sandbox.identity_admin import _get, _list_links
+from app.sandbox.identity_records import enforce, get_entity, list_links, roles_on
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
@@ -41,12 +43,15 @@ def trust_view(trust: Obj) -> Obj:
     return out
 
 
-def _trust(trust_id: str) -> Obj:
+def _trust(trust_id: str, action: str = "get_trust") -> Obj:
+    """The trust, for its trustor, its trustee or an admin.
+
+    :raises SandboxError: 404 ``TrustNotFound``; 403 ``identity:<action>`` for anyone else.
+    """
     trust = store().get("trusts", trust_id)
-    c = auth.ctx()
-    if trust is None or trust.get("_deleted") or not (
-            c.is_admin or c.user_id in (trust["trustor_user_id"], trust["trustee_user_id"])):
+    if trust is None or trust.get("_deleted"):
         raise SandboxError(404, f"Could not find trust: {trust_id}.", "TrustNotFound")
+    enforce(action, auth.ctx().user_id in (trust["trustor_user_id"], trust["trustee_user_id"]))
     return trust
 
 
@@ -60,7 +65,7 @@ def create_trust() -> Any:
     trustor = data.get("trustor_user_id")
     if trustor != c.user_id:
         raise SandboxError(403, "The authenticated user should match the trustor.", "Forbidden")
-    _get("users", str(data.get("trustee_user_id")))
+    get_entity("users", str(data.get("trustee_user_id")))
     project_id = data.get("project_id")
     held = roles_on(trustor, project_id) if project_id else []
     role_ids = []
@@ -91,12 +96,13 @@ def create_trust() -> Any:
 def list_trusts() -> Any:
     c = auth.ctx()
     items = [t for t in store().all("trusts") if not t.get("_deleted")]
-    for key in ("trustor_user_id", "trustee_user_id"):
-        if request.args.get(key):
-            items = [t for t in items if t[key] == request.args[key]]
-    if not c.is_admin:
-        items = [t for t in items if c.user_id in (t["trustor_user_id"], t["trustee_user_id"])]
-    return reply({"trusts": [trust_view(t) for t in items], "links": _list_links()})
+    filters = [k for k in ("trustor_user_id", "trustee_user_id") if request.args.get(k)]
+    if not filters:
+        enforce("list_trusts")
+    for key in filters:
+        enforce(f"list_trusts_for_{key.split('_')[0]}", request.args[key] == c.user_id)
+        items = [t for t in items if t[key] == request.args[key]]
+    return reply({"trusts": [trust_view(t) for t in items], "links": list_links()})
 
 
 @bp.get("/OS-TRUST/trusts/<trust_id>")
@@ -106,9 +112,8 @@ def show_trust(trust_id: str) -> Any:
 
 @bp.delete("/OS-TRUST/trusts/<trust_id>")
 def delete_trust(trust_id: str) -> Any:
-    trust = _trust(trust_id)
-    if auth.ctx().user_id != trust["trustor_user_id"] and not auth.ctx().is_admin:
-        raise SandboxError(403, "Only the trustor may delete a trust.", "Forbidden")
+    trust = _trust(trust_id, "delete_trust")
+    enforce("delete_trust", auth.ctx().user_id == trust["trustor_user_id"])
     st = store()
     st.remove("trusts", trust_id)
     for tok in st.all("tokens"):
@@ -119,12 +124,13 @@ def delete_trust(trust_id: str) -> Any:
 
 @bp.get("/OS-TRUST/trusts/<trust_id>/roles")
 def trust_roles(trust_id: str) -> Any:
-    return reply({"roles": trust_view(_trust(trust_id))["roles"], "links": _list_links()})
+    return reply({"roles": trust_view(_trust(trust_id, "list_roles_for_trust"))["roles"],
+                  "links": list_links()})
 
 
 @bp.route("/OS-TRUST/trusts/<trust_id>/roles/<role_id>", methods=["GET", "HEAD"])
 def trust_role(trust_id: str, role_id: str) -> Any:
-    roles = [r for r in trust_view(_trust(trust_id))["roles"] if r["id"] == role_id]
+    roles = [r for r in trust_view(_trust(trust_id, "get_role_for_trust"))["roles"] if r["id"] == role_id]
     if not roles:
         raise SandboxError(404, f"Could not find role: {role_id}.", "RoleNotFound")
     return reply({"role": roles[0]})
@@ -183,7 +189,7 @@ def list_credentials() -> Any:
     for key in ("user_id", "type"):
         if request.args.get(key):
             items = [i for i in items if i.get(key) == request.args[key]]
-    return reply({"credentials": [cred_view(i) for i in items], "links": _list_links()})
+    return reply({"credentials": [cred_view(i) for i in items], "links": list_links()})
 
 
 @bp.get("/credentials/<cred_id>")
@@ -236,7 +242,7 @@ def list_ec2(user_id: str) -> Any:
     if user_id != auth.ctx().user_id:
         auth.require_admin()
     creds = [c for c in store().find("credentials", user_id=user_id, type="ec2")]
-    return reply({"credentials": [_ec2_view(c) for c in creds], "links": _list_links()})
+    return reply({"credentials": [_ec2_view(c) for c in creds], "links": list_links()})
 
 
 @bp.route("/users/<user_id>/credentials/OS-EC2/<access>", methods=["GET", "DELETE"])

@@ -25,6 +25,29 @@ READ_ONLY = {"id", "status", "size", "virtual_size", "checksum", "os_hash_algo",
 BASE_FIELDS: dict[str, Any] = {"name": None, "visibility": "shared", "protected": False, "container_format": None,
                "disk_format": None, "min_disk": 0, "min_ram": 0, "tags": [], "os_hidden": False}
 KEEP_BYTES = 1024 * 1024
+#: Glance's image schema types for the properties a client may set (no string numbers: the schema
+#: says ``integer``, and Glance validates before it converts anything).
+SCHEMA_TYPES: dict[str, tuple[type, ...]] = {"min_disk": (int,), "min_ram": (int,), "protected": (bool,),
+                                            "os_hidden": (bool,), "tags": (list,)}
+
+
+def check_schema(field: str, value: Any) -> None:
+    """Glance's JSON-schema check of one property.
+
+    :raises SandboxError: 400 ``Provided object does not match schema 'image': '1' is not of type
+        'integer'`` (jsonschema's wording, as Glance reports it).
+    """
+    kinds = SCHEMA_TYPES.get(field)
+    if kinds is None:
+        return
+    wrong = not isinstance(value, kinds) or (kinds == (int,) and isinstance(value, bool))
+    if wrong:
+        name = {int: "integer", bool: "boolean", list: "array"}[kinds[0]]
+        raise SandboxError(400, f"Provided object does not match schema 'image': {value!r} is not of type "
+                           f"'{name}'")
+    if kinds == (int,) and value < 0:
+        raise SandboxError(400, f"Provided object does not match schema 'image': {value!r} is less than the "
+                           "minimum of 0")
 
 
 def image_view(img: Obj) -> Obj:
@@ -85,6 +108,8 @@ def create_image() -> Any:
     bad = READ_ONLY & set(data) - {"id"}
     if bad:
         raise SandboxError(403, f"Attribute '{min(bad)}' is read-only.")
+    for field, value in data.items():
+        check_schema(field, value)
     st = store()
     image_id = str(data.get("id") or st.new_id())
     if st.get("images", image_id):
@@ -126,6 +151,8 @@ def update_image(image_id: str) -> Any:
         path = str(op.get("path", "")).lstrip("/")
         if path in READ_ONLY:
             raise SandboxError(403, f"Attribute '{path}' is read-only.")
+        if op.get("op") in ("add", "replace"):
+            check_schema(path, op.get("value"))
         if op.get("op") in ("add", "replace"):
             if op["op"] == "replace" and path not in img and path not in BASE_FIELDS:
                 raise SandboxError(409, f"Property {path} does not exist.")

@@ -15,6 +15,7 @@ from flask import Blueprint, request
 
 from app.sandbox import auth, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, iso, no_content, paginate, public, reply
+from app.sandbox.network_core import bind_port, create_port, get_network, get_port, get_subnet, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -123,7 +124,6 @@ def list_lbs() -> Any:
 
 @bp.post("/loadbalancers")
 def create_lb() -> Any:
-    from app.sandbox.network_core import create_port, get_network, get_port, get_subnet
     data = body("loadbalancer")
     c = auth.ctx()
     project = data.get("project_id") or c.project_id
@@ -180,7 +180,6 @@ def update_lb(lb_id: str) -> Any:
 
 @bp.delete("/loadbalancers/<lb_id>")
 def delete_lb(lb_id: str) -> Any:
-    from app.sandbox.network_core import bind_port, release_port
     st = store()
     lb = _get("loadbalancers", lb_id)
     _require_mutable(lb)

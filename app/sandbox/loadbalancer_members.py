@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint
 
+from app.sandbox import ipam
 from app.sandbox.http import SandboxError, body, reply
 from app.sandbox.loadbalancer import (
     HM_TYPES,
@@ -39,7 +40,6 @@ def list_members(pool_id: str) -> Any:
 
 @bp.post("/pools/<pool_id>/members")
 def create_member(pool_id: str) -> Any:
-    from app.sandbox import ipam
     st = store()
     pool = _get("pools", pool_id)
     lb = _lb_of(pool)

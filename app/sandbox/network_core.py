@@ -11,7 +11,8 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth, ipam, quotas
-from app.sandbox.http import SandboxError, body, filter_by_args, no_content, paginate, public, reply
+from app.sandbox.http import SandboxError, filter_by_args, no_content, paginate, public, reply
+from app.sandbox.network_bodies import created, one_body
 from app.sandbox.network_sg import ensure_default_sg, resolve_sg, stamp
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
@@ -83,13 +84,17 @@ def list_networks() -> Any:
 
 @bp.post("/networks")
 def post_network() -> Any:
-    data = body("network")
+    """``{"network": {...}}`` or the bulk ``{"networks": [...]}`` (Neutron's bulk create)."""
+    return created("network", _make_network)
+
+
+def _make_network(data: Obj) -> Obj:
     c = auth.ctx()
     if (data.get("router:external") or data.get("shared") or data.get("provider:network_type")) and not c.is_admin:
         auth.require_admin("(rule:create_network and rule:create_network:router:external) is disallowed by policy")
     project = data.get("project_id") or data.get("tenant_id") or c.project_id
     ensure_default_sg(project)
-    return reply({"network": net_view(create_network(data, project))}, 201)
+    return net_view(create_network(data, project))
 
 
 @bp.get("/networks/<net_id>")
@@ -101,8 +106,8 @@ def show_network(net_id: str) -> Any:
 def update_network(net_id: str) -> Any:
     net = get_network(net_id)
     if not auth.can_see(net):
-        raise SandboxError(403, "Policy doesn't allow update_network to be performed.", "PolicyNotAuthorized")
-    data = body("network")
+        raise SandboxError(403, "rule:update_network is disallowed by policy", "PolicyNotAuthorized")
+    data = one_body("network")
     for key in ("name", "admin_state_up", "description", "mtu", "port_security_enabled", "shared",
                 "router:external", "dns_domain", "is_default", "qos_policy_id"):
         if key in data:
@@ -116,7 +121,7 @@ def delete_network(net_id: str) -> Any:
     st = store()
     net = get_network(net_id)
     if not auth.can_see(net):
-        raise SandboxError(403, "Policy doesn't allow delete_network to be performed.", "PolicyNotAuthorized")
+        raise SandboxError(403, "rule:delete_network is disallowed by policy", "PolicyNotAuthorized")
     ports = st.find("ports", network_id=net_id)
     if any(not (p.get("device_owner") or "").startswith("network:dhcp") for p in ports):
         raise SandboxError(409, f"Unable to complete operation on network {net_id}. There are one or more "
@@ -132,7 +137,7 @@ def create_subnet(data: Obj, project_id: str | None) -> Obj:
     st = store()
     net = get_network(str(data.get("network_id")))
     if net["project_id"] != project_id and not auth.ctx().is_admin:
-        raise SandboxError(403, "Policy doesn't allow create_subnet to be performed.", "PolicyNotAuthorized")
+        raise SandboxError(403, "rule:create_subnet is disallowed by policy", "PolicyNotAuthorized")
     if "cidr" not in data:
         raise SandboxError(400, "Bad subnets request: a cidr must be specified.", "BadRequest")
     ip_version = int(data.get("ip_version", 4))
@@ -172,9 +177,13 @@ def list_subnets() -> Any:
 
 @bp.post("/subnets")
 def post_subnet() -> Any:
-    data = body("subnet")
+    """``{"subnet": {...}}`` or the bulk ``{"subnets": [...]}``."""
+    return created("subnet", _make_subnet)
+
+
+def _make_subnet(data: Obj) -> Obj:
     project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
-    return reply({"subnet": public(create_subnet(data, project))}, 201)
+    return public(create_subnet(data, project))
 
 
 @bp.get("/subnets/<subnet_id>")
@@ -185,7 +194,7 @@ def show_subnet(subnet_id: str) -> Any:
 @bp.put("/subnets/<subnet_id>")
 def update_subnet(subnet_id: str) -> Any:
     sub = get_subnet(subnet_id)
-    data = body("subnet")
+    data = one_body("subnet")
     for key in ("name", "description", "enable_dhcp", "dns_nameservers", "host_routes", "gateway_ip"):
         if key in data:
             sub[key] = data[key]
@@ -331,9 +340,13 @@ def list_ports() -> Any:
 
 @bp.post("/ports")
 def post_port() -> Any:
-    data = body("port")
+    """``{"port": {...}}`` or the bulk ``{"ports": [...]}``."""
+    return created("port", _make_port)
+
+
+def _make_port(data: Obj) -> Obj:
     project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
-    return reply({"port": public(create_port(data, project))}, 201)
+    return public(create_port(data, project))
 
 
 @bp.get("/ports/<port_id>")
@@ -344,7 +357,7 @@ def show_port(port_id: str) -> Any:
 @bp.put("/ports/<port_id>")
 def update_port(port_id: str) -> Any:
     port = get_port(port_id)
-    data = body("port")
+    data = one_body("port")
     st = store()
     if "fixed_ips" in data:
         net = get_network(port["network_id"])

@@ -11,6 +11,7 @@ from flask import Blueprint
 
 from app.sandbox import auth, ipam, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, no_content, paginate, public, reply
+from app.sandbox.network_bodies import created, one_body
 from app.sandbox.network_core import bind_port, create_port, get_network, get_port, get_subnet, release_port
 from app.sandbox.network_sg import stamp
 from app.sandbox.runtime import store
@@ -65,7 +66,11 @@ def list_routers() -> Any:
 
 @bp.post("/routers")
 def create_router() -> Any:
-    data = body("router")
+    """``{"router": {...}}``; Neutron's L3 API has no bulk create."""
+    return created("router", _make_router, allow_bulk=False)
+
+
+def _make_router(data: Obj) -> Obj:
     st = store()
     project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
     quotas.check(st, project, "network", "router", len(st.find("routers", project_id=project)))
@@ -80,7 +85,7 @@ def create_router() -> Any:
     except SandboxError:
         st.remove("routers", router["id"])
         raise
-    return reply({"router": router_view(router)}, 201)
+    return router_view(router)
 
 
 @bp.get("/routers/<router_id>")
@@ -101,7 +106,7 @@ def _check_routes(router: Obj, routes: list[Obj]) -> list[Obj]:
 @bp.put("/routers/<router_id>")
 def update_router(router_id: str) -> Any:
     router = get_router(router_id)
-    data = body("router")
+    data = one_body("router")
     if "external_gateway_info" in data:
         _set_gateway(router, data["external_gateway_info"])
     if "routes" in data:
@@ -197,7 +202,7 @@ def remove_interface(router_id: str) -> Any:
 @bp.put("/routers/<router_id>/add_extraroutes")
 def add_routes(router_id: str) -> Any:
     router = get_router(router_id)
-    new = _check_routes(router, body("router").get("routes", []))
+    new = _check_routes(router, one_body("router").get("routes", []))
     router["routes"] = router["routes"] + [r for r in new if r not in router["routes"]]
     return reply({"router": router_view(router)})
 
@@ -205,7 +210,7 @@ def add_routes(router_id: str) -> Any:
 @bp.put("/routers/<router_id>/remove_extraroutes")
 def remove_routes(router_id: str) -> Any:
     router = get_router(router_id)
-    gone = body("router").get("routes", [])
+    gone = one_body("router").get("routes", [])
     router["routes"] = [r for r in router["routes"] if r not in gone]
     return reply({"router": router_view(router)})
 
@@ -263,7 +268,11 @@ def list_fips() -> Any:
 
 @bp.post("/floatingips")
 def create_fip() -> Any:
-    data = body("floatingip")
+    """``{"floatingip": {...}}``; no bulk create (as Neutron's L3 API)."""
+    return created("floatingip", _make_fip, allow_bulk=False)
+
+
+def _make_fip(data: Obj) -> Obj:
     st = store()
     project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
     net = get_network(str(data.get("floating_network_id")))
@@ -294,7 +303,7 @@ def create_fip() -> Any:
         st.remove("floatingips", fip_id)
         st.remove("ports", gw_port["id"])
         raise
-    return reply({"floatingip": public(fip)}, 201)
+    return public(fip)
 
 
 @bp.get("/floatingips/<fip_id>")
@@ -306,7 +315,7 @@ def show_fip(fip_id: str) -> Any:
 @bp.put("/floatingips/<fip_id>")
 def update_fip(fip_id: str) -> Any:
     fip = auth.owned(store(), "floatingips", fip_id, "Floating IP", kind="FloatingIPNotFound")
-    data = body("floatingip")
+    data = one_body("floatingip")
     if "port_id" in data:
         _associate(fip, data["port_id"], data.get("fixed_ip_address"))
     if "description" in data:

@@ -9,14 +9,15 @@ from typing import Any
 
 from flask import Blueprint
 
-from app.sandbox import auth, quotas
+from app.sandbox import auth, ipam, quotas
+from app.sandbox import network_bodies as nb
 from app.sandbox.http import SandboxError, body, filter_by_args, iso, no_content, paginate, public, reply
+from app.sandbox.network_bodies import created, one_body
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
 bp = Blueprint("network_sg", __name__)
 
-PROTOCOLS = {"tcp", "udp", "icmp", "icmpv6", "ipv6-icmp", "sctp", "gre", "esp", "ah", "vrrp", None}
 EXTENSIONS = ("security-group", "router", "external-net", "extraroute", "quotas", "allowed-address-pairs",
               "port-security", "binding", "agent", "dhcp_agent_scheduler", "ext-gw-mode", "l3-ha",
               "standard-attr-description", "standard-attr-tag", "standard-attr-timestamp",
@@ -96,7 +97,11 @@ def list_sgs() -> Any:
 
 @bp.post("/security-groups")
 def create_sg() -> Any:
-    data = body("security_group")
+    """``{"security_group": {...}}`` or the bulk ``{"security_groups": [...]}``."""
+    return created("security_group", _make_sg)
+
+
+def _make_sg(data: Obj) -> Obj:
     c = auth.ctx()
     project = data.get("project_id") or data.get("tenant_id") or c.project_id
     ensure_default_sg(project)
@@ -109,7 +114,7 @@ def create_sg() -> Any:
     st.add("security_groups", sg)
     for eth in ("IPv4", "IPv6"):
         _rule(sg, "egress", eth)
-    return reply({"security_group": sg_view(sg)}, 201)
+    return sg_view(sg)
 
 
 @bp.get("/security-groups/<sg_id>")
@@ -121,7 +126,7 @@ def show_sg(sg_id: str) -> Any:
 @bp.put("/security-groups/<sg_id>")
 def update_sg(sg_id: str) -> Any:
     sg = auth.owned(store(), "security_groups", sg_id, "Security group", kind="SecurityGroupNotFound")
-    data = body("security_group")
+    data = one_body("security_group")
     for key in ("name", "description", "stateful"):
         if key in data:
             sg[key] = data[key]
@@ -154,37 +159,91 @@ def list_rules() -> Any:
 
 @bp.post("/security-group-rules")
 def create_rule() -> Any:
-    data = body("security_group_rule")
-    st = store()
-    sg = resolve_sg(str(data.get("security_group_id")), auth.ctx().project_id)
+    """``{"security_group_rule": {...}}`` or the bulk ``{"security_group_rules": [...]}`` (what
+    Heat's OS::Neutron::SecurityGroup sends for its inline rules): one group per bulk request and
+    no rule twice in it, as Neutron's ``create_security_group_rule_bulk``."""
+    return created("security_group_rule", _make_rule, check_bulk=_check_bulk_rules)
+
+
+def _check_bulk_rules(items: list[Obj]) -> None:
+    if len({str(i.get("security_group_id")) for i in items}) > 1:
+        raise SandboxError(400, "Only allowed to update rules for one security profile at a time",
+                           "SecurityGroupNotSingleGroupRules")
+    seen = [_rule_fields(i) for i in items]
+    if any(seen.count(f) > 1 for f in seen):
+        raise SandboxError(400, "Duplicate Security Group Rule in POST.", "DuplicateSecurityGroupRuleInPost")
+
+
+def _rule_fields(data: Obj) -> Obj:
+    """The rule's matching fields, converted as Neutron converts them (ports to integers,
+    protocol and ethertype normalised, an address prefix to a CIDR), and checked as Neutron's
+    ``_validate_security_group_rule`` / ``_validate_port_range`` check them.
+
+    :raises SandboxError: 400 with Neutron's type (``SecurityGroupInvalidPortValue``,
+        ``SecurityGroupInvalidPortRange``, ``SecurityGroupProtocolRequiredWithPorts``, ...).
+    """
     direction = data.get("direction")
     if direction not in ("ingress", "egress"):
         raise SandboxError(400, f"Invalid input for direction. Reason: {direction} is not in valid_values.",
                            "InvalidInput")
-    protocol = data.get("protocol")
-    protocol = str(protocol).lower() if protocol is not None else None
-    if protocol not in PROTOCOLS and not (protocol or "").isdigit():
-        raise SandboxError(400, f"Security group rule protocol {protocol} not supported.",
-                           "SecurityGroupRuleInvalidProtocol")
-    pmin, pmax = data.get("port_range_min"), data.get("port_range_max")
-    if pmin is not None and pmax is not None and int(pmin) > int(pmax) and protocol in ("tcp", "udp"):
-        raise SandboxError(400, "For TCP/UDP protocols, port_range_min must be <= port_range_max",
-                           "SecurityGroupInvalidPortRange")
-    fields = {"direction": direction, "ethertype": data.get("ethertype", "IPv4"), "protocol": protocol,
-              "port_range_min": pmin, "port_range_max": pmax,
-              "remote_ip_prefix": data.get("remote_ip_prefix"),
-              "remote_group_id": data.get("remote_group_id")}
+    proto = nb.protocol(data.get("protocol"))
+    pmin, pmax = nb.port_value(data.get("port_range_min")), nb.port_value(data.get("port_range_max"))
+    eth = nb.ethertype(data.get("ethertype"))
+    prefix = nb.ip_prefix(data.get("remote_ip_prefix"))
+    if prefix is not None and data.get("remote_group_id"):
+        raise SandboxError(400, "Only remote_ip_prefix or remote_group_id may be provided.",
+                           "SecurityGroupRemoteGroupAndRemoteIpPrefix")
+    if prefix is not None and ipam.ipaddress.ip_network(prefix, strict=False).version != int(eth[-1]):
+        raise SandboxError(400, f"Conflicting value ethertype {eth} for CIDR {prefix}",
+                           "SecurityGroupRuleParameterConflict")
+    _check_port_range(proto, pmin, pmax)
+    return {"direction": direction, "ethertype": eth, "protocol": proto, "port_range_min": pmin,
+            "port_range_max": pmax, "remote_ip_prefix": prefix, "remote_group_id": data.get("remote_group_id")}
+
+
+PORT_PROTOCOLS = {"tcp", "udp", "dccp", "sctp", "udplite", "6", "17", "33", "132", "136"}
+ICMP_PROTOCOLS = {"icmp", "ipv6-icmp", "icmpv6", "1", "58"}
+
+
+def _check_port_range(proto: str | None, pmin: int | None, pmax: int | None) -> None:
+    if pmin is None and pmax is None:
+        return
+    if not proto:
+        raise SandboxError(400, "Must also specify protocol if port range is given.",
+                           "SecurityGroupProtocolRequiredWithPorts")
+    if proto in PORT_PROTOCOLS:
+        if pmin == 0 or pmax == 0:
+            raise SandboxError(400, "Invalid value for port 0", "SecurityGroupInvalidPortValue")
+        if pmin is None or pmax is None or pmin > pmax:
+            raise SandboxError(400, "For TCP/UDP protocols, port_range_min must be <= port_range_max",
+                               "SecurityGroupInvalidPortRange")
+    elif proto in ICMP_PROTOCOLS:
+        for value, name, attr in ((pmin, "type", "port_range_min"), (pmax, "code", "port_range_max")):
+            if value is not None and not 0 <= value <= 255:
+                raise SandboxError(400, f"Invalid value for ICMP {name} ({attr}) {value}. It must be 0 to 255.",
+                                   "SecurityGroupInvalidIcmpValue")
+        if pmin is None:
+            raise SandboxError(400, f"ICMP code (port-range-max) {pmax} is provided but ICMP type "
+                               "(port-range-min) is missing.", "SecurityGroupMissingIcmpType")
+
+
+def _make_rule(data: Obj) -> Obj:
+    st = store()
+    sg = resolve_sg(str(data.get("security_group_id")), auth.ctx().project_id)
+    fields = _rule_fields(data)
     for r in st.find("security_group_rules", security_group_id=sg["id"]):
         if all(r.get(k) == v for k, v in fields.items()):
             raise SandboxError(409, f"Security group rule already exists. Rule id is {r['id']}.",
                                "SecurityGroupRuleExists")
     quotas.check(st, sg["project_id"], "network", "security_group_rule",
                  len(st.find("security_group_rules", project_id=sg["project_id"])))
+    prefix = fields["remote_ip_prefix"]
     rule = stamp({"id": st.new_id(), "security_group_id": sg["id"], "remote_address_group_id": None,
-                  "normalized_cidr": fields["remote_ip_prefix"], "belongs_to_default_sg": False,
+                  "normalized_cidr": str(ipam.ipaddress.ip_network(prefix, strict=False)) if prefix else None,
+                  "belongs_to_default_sg": sg["name"] == "default",
                   "description": data.get("description", ""), **fields}, sg["project_id"])
     st.add("security_group_rules", rule)
-    return reply({"security_group_rule": public(rule)}, 201)
+    return public(rule)
 
 
 @bp.get("/security-group-rules/<rule_id>")

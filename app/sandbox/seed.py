@@ -1,6 +1,6 @@
 """The sandbox's bootstrap state (a fresh or reset sandbox): Keystone's Default domain, the admin
 (``admin`` / ``sandbox`` in project ``admin``), a ``demo`` user and project, a ``stoker`` service
-user, the usual roles; Nova flavors; Glance images (cirros, ubuntu-24.04, ...); a Neutron external
+user, the usual roles, Heat's stack user domain ``heat`` with its admin ``heat_domain_admin``; Nova flavors; Glance images (cirros, ubuntu-24.04, ...); a Neutron external
 network ``public`` and a ``private`` network for the admin project; Cinder volume types.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ from app.sandbox.http import iso
 from app.sandbox.store import Obj, Store
 
 ADMIN_PASSWORD = "sandbox"
+STACK_USER_DOMAIN, STACK_DOMAIN_ADMIN = "heat", "heat_domain_admin"
 ROLES = ("admin", "member", "reader", "service", "heat_stack_owner", "heat_stack_user",
          "load-balancer_member", "load-balancer_admin")
 FLAVORS = (("1", "m1.tiny", 512, 1, 1), ("2", "m1.small", 2048, 1, 20), ("3", "m1.medium", 4096, 2, 40),
@@ -52,6 +53,7 @@ def seed(st: Store) -> dict[str, str]:
                                      "project_id": ids[f"project:{project}"], "role_id": ids[f"role:{role}"]})
     _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": ids["user:admin"], "domain_id": "default",
                              "role_id": ids["role:admin"]})
+    _seed_stack_user_domain(st, ids)
     admin_project = ids["project:admin"]
     for fid, name, ram, vcpus, disk in FLAVORS:
         _add(st, "flavors", {"id": fid, "name": name, "ram": ram, "vcpus": vcpus, "disk": disk,
@@ -73,6 +75,23 @@ def seed(st: Store) -> dict[str, str]:
             "_default": name == "__DEFAULT__"})["id"]
     _seed_networks(st, ids, admin_project)
     return ids
+
+
+def _seed_stack_user_domain(st: Store, ids: dict[str, str]) -> None:
+    """Heat's stack user domain ``heat`` and its admin ``heat_domain_admin`` (admin on the
+    domain), as devstack configures Heat (Stoker's ``stack_user_domain_name`` /
+    ``stack_domain_admin`` defaults)."""
+    domain = _add(st, "domains", {"id": st.new_id(hex_only=True), "name": STACK_USER_DOMAIN,
+                                  "description": "Contains users and projects created by heat",
+                                  "enabled": True, "tags": [], "options": {}})["id"]
+    ids[f"domain:{STACK_USER_DOMAIN}"] = domain
+    uid = _add(st, "users", {"id": st.new_id(hex_only=True), "name": STACK_DOMAIN_ADMIN, "description": "",
+                             "enabled": True, "domain_id": domain, "default_project_id": None,
+                             "email": None, "options": {}, "password_expires_at": None,
+                             "_password": ADMIN_PASSWORD})["id"]
+    ids[f"user:{STACK_DOMAIN_ADMIN}"] = uid
+    _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": uid, "domain_id": domain,
+                             "role_id": ids["role:admin"]})
 
 
 def _network(st: Store, name: str, project: str, *, external: bool) -> Obj:

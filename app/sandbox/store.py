@@ -163,6 +163,13 @@ class Store:
                 self.all(name)
             return copy.deepcopy({"meta": self.meta, "data": self.data})
 
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Go back to a :meth:`snapshot` (an all-or-nothing request that failed half-way)."""
+        with self.lock:
+            self.meta = snapshot["meta"]
+            self.data = snapshot["data"]
+            self.dirty = True
+
     def save_soon(self, interval: float = 0.5) -> None:
         """Save now if the last save is older than ``interval`` seconds, else within ``interval``
         (a timer), so a burst of requests writes the file a few times, not once per request."""

@@ -1,66 +1,43 @@
-"""Parsed stack definitions, cached per process.
+"""Checking a template request: parse, instantiate and run every plugin's own checks.
 
-A task needs its resource's template snippet and the dependency edges around it. Parsing and
-instantiating the template is O(template), so it is done once per (stack, raw template) in each
-worker process and kept in a small LRU cache; a task's own cost stays O(degree) (DESIGN.md,
-invariant 5).
+Used by the API's use cases (create, update, preview, validate) before anything is written; the
+runtime's cache of stored definitions is :mod:`app.convergence.definitions`.
 """
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
-from app import clients, errors, templates
-from app.engine import graph
+from app import auth, config, errors, templates
+from app.clients import constraints
+from app.convergence.definitions import type_schema
+from app.convergence.groups import member_props
 from app.resource_types import registry
-from app.templates import properties as tproperties
 from app.templates.functions.base import contains_unknown
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A stack's instantiated definition and its graph, ready for tasks."""
-    definition: Any                      # app.templates StackDefinition
-    requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
-    required_by: dict[str, set[str]]     # name -> names that require it
-
-    @classmethod
-    def of(cls, definition: Any) -> Loaded:
-        requires = {n: frozenset(d) for n, d in definition.dependencies.items()}
-        return cls(definition, requires, graph.invert(requires))
-
-
-_cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
-_lock = threading.Lock()
-MAX_CACHED = 64
-
-
-def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
-    return templates.StackIdentity(stack_name=stack_name, stack_id=stack_id, project_id=project_id)
 
 
 def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
                           environment: Any, params: dict[str, Any] | None, ident: Any,
                           facade: dict[str, Any] | None = None, *, strict: bool = True,
-                          max_size: int | None = None, cloud: bool = False
-                          ) -> tuple[Any, Any, Any]:
+                          max_size: int | None = None, cloud: bool = False,
+                          trust_of: str | None = None) -> tuple[Any, Any, Any]:
     """Parse, instantiate and check a template once: ``(Template, StackDefinition,
     Environment)``. ``environment``: a mapping or an ``Environment``; ``facade``: a nested
     stack's parent resource (metadata, deletion_policy, update_policy) for ``resource_facade``;
     ``strict=False``: Heat's ``/validate`` mode (parameter values not needed); ``cloud``: also
     check the cloud-backed custom constraints (``nova.flavor``...) against the cloud, as Heat's
-    stack validation at create, update and preview does.
+    stack validation at create, update and preview does (``trust_of``: the stack whose
+    Keystone trust carries those lookups, a nested stack's parent before the nested stack
+    exists: :func:`app.auth.clients_for`).
     Raises the template package's errors."""
     tmpl = templates.parse(template, files=files or {}, max_size=max_size)
     env = environment if isinstance(environment, templates.Environment) \
         else templates.Environment.from_mapping(environment or {})
     parent = templates.ParentFacade(**facade) if facade else None
-    definition = tmpl.instantiate(params or {}, env, ident, type_schema, parent=parent,
-                                  strict=strict)
-    check_plugins(definition, ident, env, files or {}, cloud=cloud)
+    nesting = templates.Nesting(max_depth=config.get().max_nested_stack_depth)
+    definition = templates.instantiate(tmpl, params or {}, env, ident, type_schema,
+                                       parent=parent, strict=strict, nesting=nesting)
+    check_plugins(definition, ident, env, files or {}, cloud=cloud, trust_of=trust_of)
     return tmpl, definition, env
 
 
@@ -71,41 +48,9 @@ def instantiate(template: Any, files: dict[str, Any] | None, environment: dict[s
     return parse_and_instantiate(template, files, environment, params, ident, facade)[1]
 
 
-def type_schema(type_name: str) -> dict[str, Any] | None:
-    """The registry's schema for the templates' validation; a type that accepts any attribute
-    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic). What
-    Heat accepts without listing it is added: hidden deprecated properties and attributes, and
-    the plugin's ``unlisted_properties``."""
-    schema = registry.schema(type_name)
-    cls = registry.get(type_name)
-    if schema is not None and cls is not None and cls.accepts_any_attributes:
-        schema["attributes"] = None
-    if schema is not None and cls is not None:
-        _add_hidden(schema, getattr(cls, "hidden_properties", None) or {})
-        for name, entry in (getattr(cls, "unlisted_properties", None) or {}).items():
-            schema["properties"].setdefault(name, dict(entry))
-        if schema.get("attributes") is not None:
-            for name, entry in (getattr(cls, "hidden_attributes", None) or {}).items():
-                schema["attributes"].setdefault(name, dict(entry))
-    return schema
-
-
-def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
-    """Heat's hidden deprecated properties (``network_id`` for ``network`` ...) accepted by the
-    template layer as Heat accepts them: with the visible property's schema, neither of the two
-    required here (the plugin's ``validation_schema``, which sees the values, checks that one of
-    them is given). ``GET /resource_types`` still shows Heat's visible schema only."""
-    props = schema.get("properties")
-    if not isinstance(props, dict):
-        return
-    for name, visible in hidden.items():
-        if visible in props and name not in props:
-            props[name] = {**props[visible], "required": False}
-            props[visible] = {**props[visible], "required": False}
-
-
 def check_plugins(definition: Any, ident: Any, env: Any = None,
-                  files: dict[str, Any] | None = None, *, cloud: bool = False) -> None:
+                  files: dict[str, Any] | None = None, *, cloud: bool = False,
+                  trust_of: str | None = None) -> None:
     """Each plugin's own static checks (Heat's ``Resource.validate`` at stack validation) for
     the resources whose properties are all known before anything is created; with ``cloud``,
     the cloud-backed custom constraints too (one lookup per distinct value, no retries; a cloud
@@ -115,21 +60,24 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
         e.g. ``Property error: resources.srv.properties.flavor: Error validating value 'x': ...``.
     """
     lookups: dict[Any, Any] = {}
-    factory = clients.for_validation(ident) if cloud else None
+    factory = auth.clients_for(ident, validation=True, trust_of=trust_of) if cloud else None
     if factory is not None and not _check_parameters(definition, factory, lookups):
         factory = None  # the cloud cannot be reached: the engine checks at create
     for name, rdef in definition.resources.items():
         cls = registry.get(getattr(rdef, "implementation", rdef.type))
         if cls is None:
             continue
+        stack_check = getattr(cls, "validate_in_stack", None)
+        if stack_check is not None:  # a check that reads other resources' definitions
+            stack_check(name, rdef, lambda other: _static_or_none(definition, other))
         props = definition.static_properties(name)
         if contains_unknown(props):
             continue
         try:
-            schema = cls.validation_schema(props)
-            if schema is not None:
-                props = tproperties.validate(schema, props, ("resources", name, "properties"))
+            props = cls.validated_properties(props, ("resources", name, "properties"))
             plugin = cls(name, props, stack=ident)
+            if hasattr(cls, "stack_resource_names"):  # OS::Heat::AccessPolicy
+                plugin.stack_resource_names = frozenset(definition.resources)
             if factory is not None and getattr(cls, "cloud_validation", False):
                 plugin.clients, plugin.constraint_cache = factory, lookups
             try:
@@ -144,6 +92,15 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             raise errors.ValidationError(str(exc), path=("resources", name)) from exc
 
 
+def _static_or_none(definition: Any, name: str) -> tuple[str, dict[str, Any]] | None:
+    """``(built-in type, properties known before anything is created)`` of resource ``name``,
+    None when the stack has no such resource."""
+    rdef = definition.resources.get(name)
+    if rdef is None:
+        return None
+    return getattr(rdef, "implementation", rdef.type), definition.static_properties(name)
+
+
 def _check_parameters(definition: Any, factory: Any, lookups: dict[Any, Any]) -> bool:
     """Heat's parameter validation against the cloud: a value (each item of a list) that a
     cloud-backed ``custom_constraint`` (``nova.flavor``...) rejects.
@@ -152,7 +109,6 @@ def _check_parameters(definition: Any, factory: Any, lookups: dict[Any, Any]) ->
     :raises errors.ValidationError: ``Parameter 'p' is invalid: Error validating value 'x':
         <the cloud's reason>``.
     """
-    from app.clients import constraints
     params = definition.params
     for pname, schema in params.schemas.items():
         names = [c["custom_constraint"] for c in schema.constraints
@@ -176,78 +132,44 @@ def _check_parameters(definition: Any, factory: Any, lookups: dict[Any, Any]) ->
     return True
 
 
-def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
-    """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
-    and parameters are read from the database."""
-    key = (stack_id, raw_template_id)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
-    from app.models import RawTemplate, Stack, read_session
-    with read_session() as s:
-        raw = s.get(RawTemplate, raw_template_id)
-        st = s.get(Stack, stack_id)
-        assert raw is not None and st is not None
-        loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
-                        st.nested_info)
-    seed(key, loaded)
-    return loaded
-
-
-def of_raw(raw: Any, params: dict[str, Any] | None, ident: Any,
-           nested_info: dict[str, Any] | None) -> Loaded:
-    """The :class:`Loaded` of a stored raw template (its files and environment) with
-    ``params``; ``nested_info``: a nested stack's link to its parent resource (its facade)."""
-    env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
-    return Loaded.of(instantiate(raw.template, raw.files, env, params, ident,
-                                 (nested_info or {}).get("facade")))
-
-
 def _check_member_type(name: str, props: dict[str, Any], env: Any) -> None:
     """A group's member type must exist (a built-in, a registry mapping or a template file).
 
     :raises errors.ValidationError: Heat's "The Resource Type (X) could not be found."
     """
-    from app import config
     limit = config.get().max_resources_per_stack
     if int(props.get("count", 1) or 0) > limit:
         raise errors.RequestLimitExceeded(
             f"You have reached the maximum resources per stack, {limit}. "
             f"Please delete some resources.", path=("resources", name, "properties", "count"))
-    rdef = props.get("resource_def") or {}
+    key = "resource_def" if "resource_def" in props else "resource"  # an AutoScalingGroup's
+    rdef = props.get(key) or {}
     member = rdef.get("type")
     if not isinstance(member, str):
         return
-    effective, template_key = env.resolve_type(None, member,
-                                               known=lambda t: registry.get(t) is not None)
+    # an autoscaling group validates a one-member nested stack (Heat's
+    # AutoScalingResourceGroup.validate -> _validate_nested_resources): the error is that
+    # stack's, under "resources.<group><nested_stack>"; a ResourceGroup resolves the type
+    # itself (ResourceGroup.validate), so its message has no path
+    where = f"resources.{name}<nested_stack>: " if key == "resource" else ""
+    unknown = errors.ValidationError(f"{where}The Resource Type ({member}) could not be found.",
+                                     path=("resources", name, "properties", key),
+                                     heat_type="StackValidationFailed")
+    try:
+        effective, template_key = env.resolve_type(None, member,
+                                                   known=lambda t: registry.get(t) is not None)
+    except errors.ValidationError:
+        raise unknown from None
     cls = registry.get(effective)
     if template_key is None and cls is None:
-        raise errors.ValidationError(f"The Resource Type ({member}) could not be found.",
-                                     path=("resources", name, "properties", "resource_def"))
+        raise unknown
     if cls is not None and not getattr(cls, "nested_stack", False):
         # one member, as Heat validates the group's definition up front
-        from app.services.nested import member_props
-        values = member_props(props, "0")
-        schema = cls.validation_schema(values)
-        path = ("resources", name, "properties", "resource_def", "properties")
-        if schema is not None:
-            values = tproperties.validate(schema, values, path)
+        values = member_props(props, "0") if key == "resource_def" \
+            else dict(rdef.get("properties") or {})
+        # a ResourceGroup validates a one-member child template, and Heat's errors name that
+        # member in the child (resource_group.py validate -> _validate_nested_resources)
+        path = ("resources", f"{name}<nested_stack>", "resources[0]", "properties") \
+            if key == "resource_def" else ("resources", name, "properties", key, "properties")
+        values = cls.validated_properties(values, path)
         cls(f"{name}-0", values).validate()
-
-
-def seed(key: tuple[str, int], loaded: Loaded) -> None:
-    """Put an already-instantiated definition in the cache (the API process at create)."""
-    with _lock:
-        _cache[key] = loaded
-        _cache.move_to_end(key)
-        while len(_cache) > MAX_CACHED:
-            _cache.popitem(last=False)
-
-
-def forget(stack_id: str) -> None:
-    """Drop a stack's cached definitions (after delete)."""
-    with _lock:
-        for k in [k for k in _cache if k[0] == stack_id]:
-            del _cache[k]

@@ -6,8 +6,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app import clients, errors
+from app import auth, errors
 from app.context import RequestContext
+from app.convergence import group_batches, scaling_group
+from app.convergence.definitions import identity
 from app.engine import graph
 from app.models import Event, Resource, Stack, read_session
 from app.resource_types import registry
@@ -68,11 +70,10 @@ def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
     stored = dict((r.attr_data or {}).get("attrs") or {})
     if cls is None or r.properties_data is None:
         return stored
-    from app.services.definitions import identity
     try:
         ident = identity(stack.name, stack.id, stack.tenant)
         plugin = cls(r.name, dict(r.properties_data), resource_id=r.physical_resource_id,
-                     data=dict(r.rsrc_data or {}), stack=ident, clients=clients.for_stack(ident),
+                     data=dict(r.rsrc_data or {}), stack=ident, clients=auth.clients_for(ident),
                      uuid=r.uuid)
     except Exception:
         return stored
@@ -96,11 +97,37 @@ def _nested_attributes(r: Resource, kind: str) -> dict[str, Any]:
         child = s.get(Stack, r.physical_resource_id)
     outs = {o["output_key"]: o.get("output_value") for o in (child.outputs if child else None)
             or []}
+    if kind == "scaling":
+        return _scaling_attributes(r, outs)
+    if kind == "stack":  # OS::Heat::Stack / AWS::CloudFormation::Stack
+        if str((r.rsrc_data or {}).get("_impl") or r.type) == "OS::Heat::Stack":
+            return {"outputs": outs, "stack_name": child.name if child else None}
+        return {f"Outputs.{k}": v for k, v in outs.items()}
     if kind != "group":
         return outs
     names = list((r.rsrc_data or {}).get("members") or [])
     refs = {n: outs.get(f"{n}|ref") for n in names}
-    return {"refs": [refs[n] for n in names], "refs_map": refs, "removed_rsrc_list": []}
+    return {"refs": [refs[n] for n in names], "refs_map": refs,
+            "removed_rsrc_list": sorted((r.rsrc_data or {}).get("name_blacklist") or [])}
+
+
+def _scaling_attributes(r: Resource, outs: dict[str, Any]) -> dict[str, Any]:
+    """An autoscaling group's attributes from its live members (``outputs`` and
+    ``outputs_list`` need an attribute name: null here)."""
+    cls = registry.get(str((r.rsrc_data or {}).get("scaling_impl") or r.type))
+    members = group_batches.members(str(r.physical_resource_id))
+    names = [n for n, _, _ in members]
+    healthy = [n for n, _, failed in members if not failed]
+    shown: dict[str, Any] = {}
+    for name in (cls.attributes_schema if cls is not None else {}):
+        if name == "show":
+            continue
+        if name in ("outputs", "outputs_list"):
+            shown[name] = None
+            continue
+        shown[name] = scaling_group.value((name,), names, healthy,
+                                          lambda n, a: outs.get(f"{n}|{a}"), r.name)
+    return shown
 
 
 def get_resource(ctx: RequestContext, stack: Stack,

@@ -14,10 +14,16 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from app import config, errors
+from app import auth, config, convergence, errors
 from app.context import RequestContext
+from app.convergence import definitions as loaded_defs
+from app.convergence.definitions import description_of
+from app.convergence.traversal import start_adopt
+from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, read_session, session
-from app.services import definitions, environments, traversals
+from app.services import definitions, environments
+from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
+from app.templates.functions.base import UNKNOWN
 
 NAME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
 
@@ -68,8 +74,10 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                  environment: Any = None, environment_files: list[str] | None = None,
                  timeout_mins: int | None = None, disable_rollback: bool = True,
                  tags: list[str] | None = None, parent_id: str | None = None,
-                 nested_depth: int = 0, nested_info: dict[str, Any] | None = None) -> Stack:
-    """Validate and create a stack, then enqueue its CREATE traversal.
+                 nested_depth: int = 0, nested_info: dict[str, Any] | None = None,
+                 adopt_resources: dict[str, Any] | None = None) -> Stack:
+    """Validate and create a stack, then enqueue its CREATE traversal (its ADOPT traversal
+    with ``adopt_resources``, the adopt data's resources: :mod:`app.services.stack_abandon`).
 
     :param template: a mapping or YAML/JSON text.
     :returns: the new stack row (CREATE_IN_PROGRESS, or already final with an inline dispatcher).
@@ -88,14 +96,15 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
     stack_id = new_id()
-    ident = definitions.identity(stack_name, stack_id, ctx.tenant_id)
+    ident = loaded_defs.identity(stack_name, stack_id, ctx.tenant_id)
     tmpl, definition, _ = definitions.parse_and_instantiate(
-        template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True)
+        template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True,
+        trust_of=parent_id)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
             f"{settings.max_resources_per_stack}. Please delete some resources.")
-    loaded = definitions.Loaded.of(definition)
+    loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
     try:
         with session() as s:
@@ -121,39 +130,47 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                        nested_depth=nested_depth, nested_info=nested_info)
             s.add(st)
             s.flush()
-            definitions.seed((stack_id, raw.id), loaded)
-            traversals.start_create(s, st, loaded)
+            auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
+            loaded_defs.seed((stack_id, raw.id), loaded)
+            if adopt_resources is not None:
+                start_adopt(s, st, loaded, adopt_resources)
+            else:
+                convergence.start_create(s, st, loaded)
     except IntegrityError as exc:  # a concurrent create of the same name won the race
         raise errors.StackExists(stack_name) from exc
     return get_by_id(ctx, stack_id)
 
 
-def description_of(raw: Any) -> str:
-    """A template mapping's ``description`` (HOT) or ``Description`` (CFN); "" if none."""
-    if isinstance(raw, dict):
-        d = raw.get("description", raw.get("Description", ""))
-        return d if isinstance(d, str) else ""
-    return ""
-
-
 def get_by_id(ctx: RequestContext, stack_id: str) -> Stack:
-    """The stack with this id in the caller's tenant (deleted ones too). :raises NotFound."""
+    """The stack with this id in the caller's tenant (deleted ones too), or whose stack-user
+    project the caller's token is scoped to (a stack user's signal, as Heat's ``_get_stack``
+    accepts ``stack_user_project_id``). :raises NotFound."""
     with read_session() as s:
         st = s.get(Stack, stack_id)
-    if st is None or st.tenant != ctx.tenant_id:
+    if st is None or (st.tenant != ctx.tenant_id and not ctx.is_admin  # Heat: admins see all
+                      and not auth.is_stack_user_project(ctx, st.tenant, st.id, config.get())):
         raise errors.NotFound("Stack", stack_id)
     return st
 
 
 def lookup_stack(ctx: RequestContext, stack_identity: str) -> Stack:
-    """A live stack by name, else any stack by id (Heat's ``identify_stack``). :raises NotFound."""
+    """A live stack by name, else any stack by id (Heat's ``identify_stack``), in the caller's
+    tenant or whose stack-user project the caller's token is scoped to (Heat's
+    ``stack_get_by_name`` matches ``stack_user_project_id`` too: a POLL_SERVER_CFN server's
+    stack user asks for its stack by name). :raises NotFound."""
+    settings = config.get()
     with read_session() as s:
         st = s.execute(select(Stack).where(Stack.tenant == ctx.tenant_id,
                                            Stack.name == stack_identity,
                                            Stack.deleted_at.is_(None))).scalar()
+        if st is None and ctx.project_domain_id is not None:
+            st = next((c for c in s.execute(select(Stack).where(
+                Stack.name == stack_identity, Stack.deleted_at.is_(None))).scalars()
+                if auth.is_stack_user_project(ctx, c.tenant, c.id, settings)), None)
         if st is None:
             st = s.get(Stack, stack_identity)
-    if st is None or st.tenant != ctx.tenant_id:
+    if st is None or (st.tenant != ctx.tenant_id and not ctx.is_admin  # Heat: admins see all
+                      and not auth.is_stack_user_project(ctx, st.tenant, st.id, settings)):
         raise errors.NotFound("Stack", stack_identity)
     return st
 
@@ -169,67 +186,18 @@ def get_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> Stack:
     return st
 
 
-SORT_KEYS = {"created_at": Stack.created_at, "updated_at": Stack.updated_at,
-             "stack_name": Stack.name, "stack_status": Stack.status, "name": Stack.name,
-             "status": Stack.status}
-
-
-def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
-                filters: dict[str, Any] | None = None, limit: int | None = None,
-                marker: str | None = None, sort_keys: list[str] | None = None,
-                sort_dir: str | None = None, show_nested: bool = False) -> list[Stack]:
-    """The tenant's stacks, newest first by default (Heat's default sort: created_at desc).
-
-    ``filters``: stack_name/name, id, status (``COMPLETE``...), action, stack_status (full).
-    :raises errors.BadRequest: unknown sort key or bad marker.
-    """
-    q = select(Stack).where(Stack.tenant == ctx.tenant_id)
-    if not show_deleted:
-        q = q.where(Stack.deleted_at.is_(None))
-    if not show_nested:
-        q = q.where(Stack.parent_id.is_(None))
-    for key, value in (filters or {}).items():
-        values = value if isinstance(value, list) else [value]
-        col = {"stack_name": Stack.name, "name": Stack.name, "id": Stack.id,
-               "status": Stack.status, "action": Stack.action}.get(key)
-        if col is not None:
-            q = q.where(col.in_(values))
-        elif key == "stack_status":
-            q = q.where((Stack.action + "_" + Stack.status).in_(values))
-    keys = sort_keys or ["created_at"]
-    if (sort_dir or "desc").lower() not in ("asc", "desc"):
-        raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
-    desc = (sort_dir or "desc").lower() == "desc"
-    for k in keys:
-        col = SORT_KEYS.get(k)
-        if col is None:
-            raise errors.BadRequest(f"Sort key {k} not supported")
-        q = q.order_by(col.desc() if desc else col.asc())
-    q = q.order_by(Stack.id)
-    with read_session() as s:
-        rows = list(s.execute(q).scalars())
-    if marker:
-        ids = [r.id for r in rows]
-        if marker not in ids:
-            raise errors.NotFound("Stack", marker)
-        rows = rows[ids.index(marker) + 1:]
-    if limit is not None:
-        rows = rows[:max(0, int(limit))]
-    return rows
-
-
 def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
     """Start deleting a stack (its DELETE traversal supersedes any action in progress).
 
     :raises NotFound: unknown, another tenant's, or already deleted.
     """
     st = get_stack(ctx, stack_name, stack_id)
-    if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
+    if st.deleted_at is not None or st.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
         raise errors.NotFound("Stack", stack_name)
     with session() as s:
         row = s.get(Stack, st.id)
         assert row is not None
-        traversals.start_reverse(s, row, "DELETE")
+        convergence.start_reverse(s, row, Action.DELETE)
 
 
 def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
@@ -250,8 +218,11 @@ def get_template(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
 
 def get_environment(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
     """The stored (merged) environment in Heat's shape: every section present, and
-    ``resource_registry.resources`` always (``heat-reference/api-samples/environment_show``)."""
-    env = dict(_raw(stack).environment or {})
+    ``resource_registry.resources`` always (``heat-reference/api-samples/environment_show``);
+    hidden parameters read ``******`` in ``parameters`` and ``parameter_defaults`` (Heat's
+    ``get_environment``)."""
+    raw = _raw(stack)
+    env = environments.masked(raw.environment or {}, raw.template, raw.files)
     for k, v in (("parameters", {}), ("parameter_defaults", {}), ("event_sinks", []),
                  ("encrypted_param_names", [])):
         env.setdefault(k, v)
@@ -283,11 +254,10 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     merged = environments.merge(environment, parameters, environment_files, files, template)
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
-    ident = definitions.identity(stack_name, "None", ctx.tenant_id)
+    ident = loaded_defs.identity(stack_name, "None", ctx.tenant_id)
     tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident,
                                                             cloud=True)
-    required_by = definitions.Loaded.of(definition).required_by
-    from app.templates.functions.base import UNKNOWN
+    required_by = loaded_defs.Loaded.of(definition).required_by
 
     def known(value: Any) -> Any:
         if value is UNKNOWN:
@@ -299,8 +269,8 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
         return value
 
     resources = [{"resource_name": name, "logical_resource_id": name,
-                  "resource_type": rdef.type, "resource_action": "INIT",
-                  "resource_status": "COMPLETE", "resource_status_reason": "",
+                  "resource_type": rdef.type, "resource_action": Action.INIT,
+                  "resource_status": Status.COMPLETE, "resource_status_reason": "",
                   "physical_resource_id": "", "description": rdef.description or "",
                   "stack_name": stack_name, "metadata": {},
                   "properties": known(definition.static_properties(name)),

@@ -3,7 +3,7 @@
 
 The request is checked exactly as an update is (:func:`app.services.updates.prepare_update`:
 template, environment, parameters, plugins; PUT or PATCH semantics). Then every resource is put
-in one list, by Heat's rules and the engine's (:mod:`app.services.updating`) view of a change:
+in one list, by Heat's rules and the engine's (:mod:`app.convergence.update`) view of a change:
 
 - ``added``: in the new template only; ``deleted``: exists, not in the new template;
 - ``replaced``: its type (or the built-in type a registry maps it to) changed, it is FAILED or
@@ -14,11 +14,19 @@ in one list, by Heat's rules and the engine's (:mod:`app.services.updating`) vie
   own preview tells what would change inside it);
 - ``unchanged``: the rest.
 
-The new properties are resolved as the engine resolves them (``updating.new_props``), against
-the attributes the existing resources stored (``attr_data``): a property that reads an attribute
-of a resource being replaced compares with the old value, as in Heat's preview. A changed
-``immutable`` property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's
-preview does. Cost O(resources) reads; nested stacks are walked recursively.
+The new properties are resolved as the engine resolves them (``updating.new_props``), in
+dependency order, each against what its requirements will be after the update
+(:func:`_after`). Heat's preview builds the new stack without resource data, so every
+``get_attr`` there is null and every ``get_resource`` the resource's name
+(``stk_defn.ResourceProxy`` of an INIT resource, ``GetAtt._result_ready``): a resource that reads
+an attribute or the reference of a replaced or added resource, or an attribute of an updated
+one, is ``updated`` (``replaced`` when that property is not ``update_allowed``), as Heat lists
+it. Where the value read cannot change (a requirement that is unchanged; the reference of one
+updated in place) Stoker compares the stored value and lists the resource ``unchanged``, as
+the update will leave it; Heat lists it updated or replaced too (a preview that is wrong: its
+dry run of a no-op update "replaces" every port of a network). A changed ``immutable``
+property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's preview does.
+Cost O(resources) reads; nested stacks are walked recursively.
 """
 from __future__ import annotations
 
@@ -30,10 +38,17 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
+from app.convergence import attrdata, group_batches, groups, nested, scaling_group
+from app.convergence import definitions as loaded_defs
+from app.convergence import update as updating
+from app.convergence.rows import ResourceRow
 from app.engine import graph
+from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session
-from app.resource_types import base, registry
-from app.services import attrdata, convergence, definitions, nested, stacks, updates, updating
+from app.resource_types import aws_elb, base, heat_stack, registry
+from app.services import definitions, stacks, updates
+from app.templates import global_templates
+from app.templates.type_resolution import nested_environment
 
 KINDS = ("added", "deleted", "replaced", "unchanged", "updated")
 
@@ -49,8 +64,8 @@ class Change:
     stack_name: str
     stack_id: str | None
     tenant: str
-    action: str = "INIT"
-    status: str = "COMPLETE"
+    action: str = Action.INIT
+    status: str = Status.COMPLETE
     status_reason: str = ""
     physical_resource_id: str | None = None
     created_at: Any = None
@@ -95,22 +110,31 @@ def _rows(stack_id: str) -> list[Resource]:
                               .order_by(Resource.id)).scalars())
 
 
-def _preview(st: Any, new: definitions.Loaded, files: dict[str, Any], out: Changes,
+def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Changes,
              show_nested: bool, parent: str | None) -> bool:
     """Classify ``st``'s resources for its new definition ``new`` into ``out`` (nested ones
     too when ``show_nested``). :returns: whether anything in ``st`` would change."""
-    cur = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    cur = loaded_defs.load(st.id, st.raw_template_id, st.name, st.tenant)
     rows = {r.name: r for r in _rows(st.id)}
     data = {n: r.attr_data for n, r in rows.items() if r.attr_data}
     rb = graph.invert({n: set(r.requires or ()) for n, r in rows.items()})
     view = _View(st, cur, new, data, rb, parent)
-    changed = False
-    for name in new.definition.resources:
+    view.inputs = {}
+    kinds: dict[str, tuple[str, Changes]] = {}
+    order = graph.topological_order({n: set(new.requires.get(n, ())) & set(
+        new.definition.resources) for n in new.definition.resources})
+    for name in order:  # requirements first: a resource reads what they will be
         r = rows.get(name)
-        kind = "added" if r is None else _classify(st, r, cur, new, data)
+        kind = "added" if r is None else _classify(st, r, cur, new, data, view.inputs)
         inside: Changes = {}
         if kind == "updated" and r is not None and _is_nested(r):
             kind, inside = _nested_update(view, r, files, show_nested)
+        kinds[name] = kind, inside
+        view.inputs[name] = _after(name, kind, data.get(name))
+    changed = False
+    for name in new.definition.resources:
+        r = rows.get(name)
+        kind, inside = kinds[name]
         changed |= kind != "unchanged"
         shown = view.existing(r) if kind == "updated" and r is not None else view.new(name)
         out[kind].append(shown)
@@ -134,21 +158,34 @@ def _is_nested(r: Resource) -> bool:
 
 
 def _created(r: Resource) -> bool:
-    return not (r.action == "INIT" or (r.properties_data is None and not r.physical_resource_id))
+    return not (r.action == Action.INIT or (r.properties_data is None and not r.physical_resource_id))
 
 
-def _classify(st: Any, r: Resource, cur: definitions.Loaded, new: definitions.Loaded,
-              data: dict[str, Any]) -> str:
+def _after(name: str, kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a dependent of resource ``name`` (classified ``kind``) reads of it in the preview,
+    as ``attr_data``: an unchanged one's stored data; for one updated in place its reference
+    (kept by an in-place update) with every attribute null; for one replaced or added, Heat's
+    preview view of a new resource: reference = its name, attributes null."""
+    if kind == "unchanged":
+        return stored
+    if kind == "updated" and stored is not None and stored.get("ref") is not None:
+        return {"ref": stored["ref"]}
+    return {"ref": name}
+
+
+def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
+              data: dict[str, Any], inputs: dict[str, Any]) -> str:
     """``replaced``, ``updated`` or ``unchanged`` for an existing resource (nested stacks are
-    refined by :func:`_nested_update`)."""
+    refined by :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of
+    its requirements), the old ones the stored ``data``."""
     rdef = new.definition.resources[r.name]
-    if getattr(rdef, "implementation", rdef.type) != convergence.impl_of(r) \
-            or nested.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+    if getattr(rdef, "implementation", rdef.type) != ResourceRow.of(r).impl() \
+            or groups.kind(rdef) != (r.rsrc_data or {}).get("nested"):
         return "replaced"
-    if (r.action, r.status) == ("DELETE", "COMPLETE") or (
-            r.status == "FAILED" and not _is_nested(r) and updating.replace_failed(st, r, cur)):
+    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE) or (
+            r.status == Status.FAILED and not _is_nested(r) and updating.replace_failed(st, r, cur)):
         return "replaced"  # a failed nested stack, or a failed but healthy resource, is updated
-    props = updating.new_props(st, r, new, data)  # the engine's own resolution
+    props = updating.new_props(st, r, new, inputs)  # the engine's own resolution
     if _is_nested(r):
         return "updated"  # the engine always updates a child stack; its preview decides
     old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
@@ -157,13 +194,13 @@ def _classify(st: Any, r: Resource, cur: definitions.Loaded, new: definitions.Lo
     if old is None:
         return "updated"
     try:
-        convergence.plugin_for(r, st, old, cur).update_diff(props)
+        nested.driver_for(ResourceRow.of(r), st, old, cur).update_diff(props)
     except base.UpdateReplace:
         return "replaced"
     return "updated"
 
 
-def _old_props(st: Any, r: Resource, cur: definitions.Loaded,
+def _old_props(st: Any, r: Resource, cur: loaded_defs.Loaded,
                data: dict[str, Any]) -> dict[str, Any] | None:
     """A never-created resource's properties in the current template (Heat compares its
     definitions); None when it is not in it or cannot be resolved."""
@@ -178,15 +215,48 @@ def _old_props(st: Any, r: Resource, cur: definitions.Loaded,
 def _child_request(view: _View, name: str, files: dict[str, Any]) -> dict[str, Any]:
     """The child stack's update request for nested resource ``name`` of the new definition
     (as ``NestedResource.handle_update`` builds it): template, parameters, files, environment."""
-    from app.templates.type_resolution import nested_environment
     definition = view.new_loaded.definition
     rdef = definition.resources[name]
-    props = updating.new_props(view.st, SimpleNamespace(name=name), view.new_loaded, view.data)
+    props = updating.new_props(view.st, SimpleNamespace(name=name), view.new_loaded,
+                               view.inputs)
     env = nested_environment(definition, name)
-    if nested.kind(rdef) == nested.GROUP:
-        template = nested.group_template(props, definition.referenced_attributes(name))
+    if groups.kind(rdef) in (groups.GROUP, groups.SCALING):
+        with read_session() as s:
+            row = s.execute(select(Resource).where(Resource.stack_id == view.st.id,
+                                                   Resource.name == name)).scalars().first()
+        child_id = row.physical_resource_id if row is not None else None
+        old = group_batches.members(child_id) if child_id else []
+        paths = definition.referenced_attributes(name)
+    impl = getattr(rdef, "implementation", rdef.type)
+    if groups.kind(rdef) == groups.GROUP and impl == groups.RESOURCE_CHAIN:
+        template = groups.chain_template(props, definition.referenced_attributes(name))
         return {"template": template, "parameters": {}, "files": files, "environment": env}
-    return {"template": files[rdef.template], "parameters": props, "files": files,
+    if groups.kind(rdef) == groups.GROUP:  # the members after the update, removals applied
+        child = _child(row) if row is not None else None
+        skip = groups.skiplist_update(
+            props, list(((row.rsrc_data if row is not None else None) or {}).get(
+                "name_blacklist") or []), child is not None, [n for n, _, _ in old],
+            group_batches.refs_of(child) if child is not None else {})
+        template = groups.group_template(props, paths, skip)
+        return {"template": template, "parameters": {}, "files": files, "environment": env}
+    if groups.kind(rdef) == groups.SCALING:  # the members at the size the update leads to
+        before = dict((row.properties_data if row is not None else None) or props)
+        batches, _, rollout = scaling_group.update_batches(
+            impl, props, before, old, nested.facade(rdef)["update_policy"])
+        size = batches[-1][0] if old else scaling_group.initial_size(props, impl)
+        member = scaling_group.member_of(impl, props, view.st.id, str(child_id or name))
+        template, _ = scaling_group.template(member, old, size, size if rollout else 0, paths)
+        return {"template": template, "parameters": {}, "files": files, "environment": env}
+    if groups.kind(rdef) == groups.STACK and \
+            getattr(rdef, "implementation", rdef.type) == aws_elb.TYPE:
+        child, params = aws_elb.child_template(props, dict(definition.params.values), [])
+        return {"template": child, "parameters": params, "files": files, "environment": env}
+    if groups.kind(rdef) == groups.STACK:
+        child, params, _ = heat_stack.child_source(getattr(rdef, "implementation", rdef.type),
+                                                   props, files)
+        return {"template": child, "parameters": params, "files": files, "environment": env}
+    return {"template": global_templates.provider(files, rdef.template),
+            "parameters": global_templates.child_params(props), "files": files,
             "environment": env}
 
 
@@ -205,9 +275,7 @@ def _nested_update(view: _View, r: Resource, files: dict[str, Any],
         return "updated", {}
     rdef = view.new_loaded.definition.resources[r.name]
     info = dict(child.nested_info or {})
-    info["facade"] = {"metadata": nested._plain(rdef.metadata),
-                      "deletion_policy": rdef.deletion_policy,
-                      "update_policy": nested._plain(rdef.update_policy)}
+    info["facade"] = nested.facade(rdef)
     facade: Any = SimpleNamespace(**{c.key: getattr(child, c.key) for c in Stack.__table__.c})
     facade.nested_info = info  # a copy: nothing is written
     request = _child_request(view, r.name, files)
@@ -225,7 +293,7 @@ def _all_deleted(view: _View, r: Resource, out: Changes) -> None:
         return
     rows = _rows(child.id)
     rb = graph.invert({x.name: set(x.requires or ()) for x in rows})
-    cur = definitions.load(child.id, child.raw_template_id, child.name, child.tenant)
+    cur = loaded_defs.load(child.id, child.raw_template_id, child.name, child.tenant)
     sub = _View(child, cur, cur, {}, rb, r.name)
     for x in rows:
         out["deleted"].append(sub.existing(x))
@@ -236,17 +304,17 @@ def _all_added(view: _View, name: str, files: dict[str, Any], out: Changes) -> N
     """Every resource of the new nested stack of ``name`` (new definition) as added. A child
     that cannot be built before its parent's inputs exist is left out."""
     rdef = view.new_loaded.definition.resources[name]
-    if not nested.kind(rdef):
+    if not groups.kind(rdef):
         return
     try:
         request = _child_request(view, name, files)
         env = {k: v for k, v in request["environment"].items() if k != "parameters"}
-        ident = definitions.identity(f"{view.st.name}-{name}", "None", view.st.tenant)
+        ident = loaded_defs.identity(f"{view.st.name}-{name}", "None", view.st.tenant)
         definition = definitions.parse_and_instantiate(
             request["template"], files, env, request["parameters"], ident)[1]
     except errors.StokerError:
         return
-    loaded = definitions.Loaded.of(definition)
+    loaded = loaded_defs.Loaded.of(definition)
     sub = _View(SimpleNamespace(name=ident.stack_name, id=None, tenant=view.st.tenant), loaded,
                 loaded, {}, {}, name)
     for child_name in definition.resources:
@@ -258,11 +326,14 @@ class _View:
     """Builds :class:`Change` entries for one stack: from a row (existing) or from the new
     definition (not created yet)."""
 
-    def __init__(self, st: Any, cur: definitions.Loaded, new: definitions.Loaded,
+    def __init__(self, st: Any, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
                  data: dict[str, Any], required_by: dict[str, set[str]],
                  parent: str | None) -> None:
         self.st, self.cur_loaded, self.new_loaded = st, cur, new
         self.data, self.required_by, self.parent = data, required_by, parent
+        #: what the new definition's properties read (:func:`_after`); the stored ``data``
+        #: where a stack is not being classified (every resource added or deleted)
+        self.inputs: dict[str, Any] = data
 
     def _base(self, name: str, type_name: str) -> Change:
         return Change(name=name, type=type_name, stack_name=self.st.name, stack_id=self.st.id,
@@ -275,7 +346,7 @@ class _View:
         c.required_by = sorted(self.new_loaded.required_by.get(name, ()))
         c.description = rdef.description or ""
         c.metadata = _metadata(definition, name, self.data)
-        cls = None if nested.kind(rdef) else registry.get(getattr(rdef, "implementation",
+        cls = None if groups.kind(rdef) else registry.get(getattr(rdef, "implementation",
                                                                   rdef.type))
         c.attributes = {a: None for a in (cls.attributes_schema if cls else {}) if a != "show"}
         return c
@@ -290,7 +361,7 @@ class _View:
         if rdef is not None:
             c.description = rdef.description or ""
             c.metadata = _metadata(self.cur_loaded.definition, r.name, self.data)
-        cls = registry.get(convergence.impl_of(r))
+        cls = registry.get(ResourceRow.of(r).impl())
         known = {a: None for a in (cls.attributes_schema if cls else {}) if a != "show"}
         c.attributes = {**known, **((r.attr_data or {}).get("attrs") or {})}
         child = _child(r) if _is_nested(r) else None

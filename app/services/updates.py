@@ -4,7 +4,7 @@ sent is kept), as Heat's ``update_stack``.
 The request is checked completely (template, environment, parameters, plugins) before anything is
 written; then ONE transaction stores the new template, points the stack at it (keeping the
 previous one for a rollback) and starts the UPDATE traversal
-(:func:`app.services.traversals.start_update`), which supersedes any traversal in progress.
+(:func:`app.convergence.start_update`), which supersedes any traversal in progress.
 Errors follow Heat: ``EntityNotFound`` (404), ``NotSupported`` (400: the stack is being
 deleted), ``StackValidationFailed`` & co (400).
 """
@@ -14,10 +14,12 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from app import config, errors
+from app import config, convergence, errors
 from app.context import RequestContext
+from app.convergence import definitions as loaded_defs
+from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, read_session, session
-from app.services import definitions, environments, stacks, traversals
+from app.services import definitions, environments, stacks
 
 
 @dataclass
@@ -28,7 +30,7 @@ class Prepared:
     environment: dict[str, Any]  # merged environment, ``parameters`` included
     params: dict[str, Any]
     definition: Any              # StackDefinition of the new template
-    loaded: definitions.Loaded
+    loaded: loaded_defs.Loaded
     timeout_mins: int | None
     disable_rollback: bool
     tags: list[str] | None
@@ -80,7 +82,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     merged = environments.merge(environment, parameters, environment_files, files, template)
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
-    ident = definitions.identity(st.name, st.id, st.tenant)
+    ident = loaded_defs.identity(st.name, st.id, st.tenant)
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True)
     _check_immutable(st, definition)
@@ -89,7 +91,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
             "You have reached the maximum resources per stack, "
             f"{settings.max_resources_per_stack}. Please delete some resources.")
     return Prepared(template=tmpl.raw, files=files, environment=merged, params=params,
-                    definition=definition, loaded=definitions.Loaded.of(definition),
+                    definition=definition, loaded=loaded_defs.Loaded.of(definition),
                     timeout_mins=st.timeout_mins if timeout_mins is None else timeout_mins,
                     disable_rollback=st.disable_rollback if disable_rollback is None
                     else disable_rollback,
@@ -106,7 +108,7 @@ def _check_immutable(st: Stack, definition: Any) -> None:
     immutable = [n for n, schema in new.schemas.items() if schema.immutable]
     if not immutable:
         return
-    old = definitions.load(st.id, st.raw_template_id, st.name, st.tenant).definition.params
+    old = loaded_defs.load(st.id, st.raw_template_id, st.name, st.tenant).definition.params
     changed = sorted(n for n in immutable if n in old.values and n in new.values
                      and old.values[n] != new.values[n])
     if changed:
@@ -122,9 +124,9 @@ def check_updatable(st: Stack) -> None:
     :raises errors.NotFound: deleted; :raises errors.BadRequest: ``NotSupported`` for a stack
         whose last action is DELETE.
     """
-    if st.deleted_at is not None or st.stack_status == "DELETE_COMPLETE":
+    if st.deleted_at is not None or st.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
         raise errors.NotFound("Stack", st.name)
-    if st.action == "DELETE":
+    if st.action == Action.DELETE:
         raise errors.BadRequest("Updating a stack when it is deleting is not supported.",
                                 heat_type="NotSupported")
 
@@ -144,38 +146,29 @@ def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, **request:
     return stacks.get_by_id(ctx, stack_id)
 
 
-def apply(s: Any, row: Stack, prep: Prepared, action: str = "UPDATE") -> str:
+def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) -> str:
     """Store ``prep``'s template on ``row`` (keeping the previous one for a rollback) and start
     the traversal, inside the caller's transaction. :returns: the traversal id."""
     raw = RawTemplate(template=prep.template, files=prep.files, environment=prep.environment)
     s.add(raw)
     s.flush()
-    if not (row.status == "IN_PROGRESS" and row.action == "UPDATE"):
+    if not (row.status == Status.IN_PROGRESS and row.action == Action.UPDATE):
         # what a rollback returns to: the last template the stack reached (an update that is
         # superseded while in progress never got there)
         row.prev_raw_template_id = row.raw_template_id
     row.raw_template_id = raw.id
     row.parameters = prep.params
     row.parameters_show = prep.definition.parameters_for_show()
-    row.description = stacks.description_of(prep.template)
+    row.description = loaded_defs.description_of(prep.template)
     row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
                                                          prep.tags or None)
-    definitions.seed((row.id, raw.id), prep.loaded)
-    return traversals.start_update(s, row, prep.loaded, action)
+    loaded_defs.seed((row.id, raw.id), prep.loaded)
+    return convergence.start_update(s, row, prep.loaded, action)
 
 
 def rollback(s: Any, row: Stack) -> str | None:
-    """Heat's update rollback: update back to the previous template and parameters (action
-    ROLLBACK), inside the caller's transaction. None when there is nothing to roll back to."""
-    prev = s.get(RawTemplate, row.prev_raw_template_id) if row.prev_raw_template_id else None
-    if prev is None:
-        return None
-    params = dict((prev.environment or {}).get("parameters") or {})
-    row.raw_template_id, row.prev_raw_template_id = prev.id, None
-    row.parameters = params
-    loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
-                                row.nested_info)
-    definitions.seed((row.id, prev.id), loaded)
-    row.parameters_show = loaded.definition.parameters_for_show()
-    row.description = stacks.description_of(prev.template)
-    return traversals.start_update(s, row, loaded, "ROLLBACK")
+    """Heat's update rollback (cancel_update): update back to the previous template and
+    parameters (action ROLLBACK), inside the caller's transaction
+    (:func:`app.convergence.start_update_rollback`). :returns: the new traversal id, or None when
+    there is nothing to roll back to."""
+    return convergence.start_update_rollback(s, row)

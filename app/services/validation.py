@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import regex
+
 from app import config, errors, templates
 from app.context import RequestContext
+from app.convergence.definitions import type_schema
 from app.resource_types import registry
-from app.services import definitions, environments
-from app.templates import api_bodies
+from app.services import environments
+from app.templates import api_bodies, global_templates
+from app.templates.provider import template_resource_schema
 
 
 def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, Any] | None = None,
@@ -20,6 +24,11 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
                       ignore_errors: Any = None) -> dict[str, Any]:
     """Heat's validate body: ``{"Description", "Parameters", ["ParameterGroups"], "Environment"}``.
 
+    Checks what Heat's ``EngineService.validate_template`` checks
+    (``Stack.validate(validate_res_tmpl_only=True)``, heat/engine/service.py): the template's
+    structure, functions' arguments, deletion/update policies, property names; not property
+    values nor the plugins' own checks (stack create does those).
+
     :raises errors.BadRequest, errors.TemplateError, errors.RequestLimitExceeded: as create.
     """
     from app.services.stacks import check_request
@@ -27,15 +36,23 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     merged = environments.merge(environment, parameters, environment_files, files,
                                 template)
     params = merged.get("parameters") or {}
-    tmpl, _, env = definitions.parse_and_instantiate(
-        template, files, templates.Environment.from_mapping(merged), params,
-        templates.StackIdentity("validate"), strict=False,
-        max_size=config.get().max_template_size)
+    env = templates.Environment.from_mapping(merged)
+    # Heat validates the template only (Stack.validate(validate_res_tmpl_only=True): each
+    # resource's validate_template(), properties by name, not value): no plugin's own checks,
+    # no property values, no cloud lookups
+    tmpl = templates.parse(template, files=files or {}, max_size=config.get().max_template_size)
+    templates.instantiate(tmpl, params, env, templates.StackIdentity("validate"),
+                          type_schema, strict=False,
+                          nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth))
     return api_bodies.validate_body(tmpl, env, params)
 
 
 def template_versions() -> list[dict[str, Any]]:
     return list(api_bodies.template_versions_body()["template_versions"])
+
+
+#: the longest a ``resource_types?name=`` pattern may take on one type name (seconds)
+NAME_FILTER_SECONDS = 0.05
 
 
 def template_functions(version: str, with_condition_func: bool = False) -> list[dict[str, Any]]:
@@ -47,22 +64,56 @@ def template_functions(version: str, with_condition_func: bool = False) -> list[
 def resource_types(ctx: RequestContext, *, name: str | None = None, version: str | None = None,
                    support_status: str | None = None,
                    with_description: bool = False) -> list[Any]:
-    """Registered type names (Heat's list; ``name`` filters by substring/regex as Heat does)."""
-    import re
+    """Registered type names (Heat's list; ``name`` is a regular expression searched in each
+    type name, as Heat's api-ref says).
+
+    :raises errors.BadRequest: ``name`` is not a valid regular expression, or matching it takes
+        longer than :data:`NAME_FILTER_SECONDS` (a pattern made to backtrack without end; Heat
+        answers the first with a 500 and spins on the second).
+    """
+    try:
+        pattern = regex.compile(name) if name else None
+    except (regex.error, OverflowError) as exc:
+        raise errors.BadRequest(f"Invalid resource type name filter {name!r}: {exc}") from None
     out: list[Any] = []
-    for t in registry.types():
-        schema = registry.schema(t) or {}
+    for t in sorted({*registry.types(), *global_templates.ENTRIES}):
+        schema = _schema(t) or {}
         status = (schema.get("support_status") or {}).get("status", "SUPPORTED")
         if support_status and status != support_status:
             continue
-        if name and not re.search(name, t):
-            continue
+        try:
+            if pattern is not None and not pattern.search(t, timeout=NAME_FILTER_SECONDS):
+                continue
+        except TimeoutError:
+            raise errors.BadRequest(f"Resource type name filter {name!r} takes too long to "
+                                    "match.") from None
         out.append({"resource_type": t, "description": ""} if with_description else t)
     return out
 
 
+def _global_template_schema(type_name: str) -> dict[str, Any] | None:
+    """The schema of a template resource of Heat's global environment (``AWS::CloudWatch::
+    Alarm``): its template's parameters as properties, its outputs and ``show`` as attributes,
+    as Heat's ``resource_schema`` builds a TemplateResource's (Heat 27 answers a 500 when its
+    ``/etc/heat/templates`` file is not installed; this answers the schema)."""
+    url = global_templates.ENTRIES.get(type_name)
+    if url is None:
+        return None
+    schema = template_resource_schema(templates.parse(global_templates.TEMPLATES[url], {}))
+    attributes = {name: {"description": "", "type": "string"} for name in schema["outputs"]}
+    attributes["show"] = {"description": "Detailed information about resource.", "type": "map"}
+    return {"resource_type": type_name, "properties": schema["properties"],
+            "attributes": attributes,
+            "support_status": {"status": "SUPPORTED", "version": None, "message": None,
+                               "previous_status": None}}
+
+
+def _schema(type_name: str) -> dict[str, Any] | None:
+    return registry.schema(type_name) or _global_template_schema(type_name)
+
+
 def _schema_or_404(type_name: str) -> dict[str, Any]:
-    schema = registry.schema(type_name)
+    schema = _schema(type_name)
     if schema is None:
         raise errors.NotFound("Resource Type", type_name, heat_type="ResourceTypeNotFound")
     return schema

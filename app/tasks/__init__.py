@@ -1,21 +1,35 @@
 """The Celery app and its thin tasks: ids in, one service call.
 
-Configuration comes from :mod:`app.config` (``STOKER_*``); an operator's ``celeryconfig`` module,
-if importable (on ``PYTHONPATH``), is applied on top (:func:`operator_overrides`).
-Tasks are ``acks_late`` and rejected back to the queue when their worker dies, so a SIGKILLed
-worker's tasks are redelivered; the engine makes every task idempotent. A Redis broker is used
-through :mod:`app.tasks.transport`, which closes kombu's window between fetching a message and
-recording it as unacknowledged (a worker killed in it lost the message).
+Configuration: the operator's settings module (``celeryconfig.py`` at the repository root, or the
+module named by ``STOKER_CELERY_CONFIG``) is the single source of the Celery settings an operator
+tunes (broker/result URLs, acks, prefetch, events, queues and routes, time limits, beat); see
+:func:`make_celery`. On top of it Stoker keeps what its engine needs: the Redis transport of
+:mod:`app.tasks.transport` (no window between fetching a message and recording it as
+unacknowledged), one priority step, a short restore mutex, and its own logging (:mod:`app.logs`).
+
+Tasks: ``stoker.check_resource`` (a node whose prerequisites finished), ``stoker.poll_resource``
+(the same step re-checked after a countdown: a cloud action's poll, a busy lock), on their own
+queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
+and ``stoker.reconcile`` (maintenance). Each message names its stack and resource in
+``argsrepr`` (:mod:`app.tasks.labels`) and carries the API's request id in its headers.
 """
 from __future__ import annotations
 
 import logging
+import types
+from typing import Any
 
 from celery import Celery, signals
+from celery.utils.imports import import_from_cwd
 
-from app import config
+from app import config, logs, models
+from app.resource_types import registry
+from app.services import engine, event_sinks
+from app.tasks import transport
+from app.tasks.dispatcher import REQUEST_ID_HEADER, CeleryDispatcher
 
 log = logging.getLogger(__name__)
+__all__ = ["REQUEST_ID_HEADER", "celery_app", "configure", "make_celery"]
 
 
 def transport_options(settings: config.Settings) -> dict[str, object]:
@@ -31,48 +45,52 @@ def transport_options(settings: config.Settings) -> dict[str, object]:
             "priority_steps": [0]}
 
 
-def broker(settings: config.Settings) -> dict[str, object]:
-    """The broker settings: URL, transport (:mod:`app.tasks.transport` for Redis) and options."""
-    from app.tasks import transport
-    return {**transport.broker_conf(settings.broker_url),
-            "broker_transport_options": transport_options(settings)}
+def broker(settings: config.Settings, url: str | None = None,
+           options: dict[str, Any] | None = None) -> dict[str, object]:
+    """The broker settings: ``url`` (default the settings' broker URL) through
+    :mod:`app.tasks.transport` for Redis, and the transport options (``options`` from the
+    operator's module over :func:`transport_options`; ``priority_steps`` stays ``[0]``)."""
+    merged = {**transport_options(settings), **(options or {}), "priority_steps": [0]}
+    return {**transport.broker_conf(url or settings.broker_url),
+            "broker_transport_options": merged}
 
 
-def make_celery() -> Celery:
-    settings = config.get()
-    conf = broker(settings)
-    app = Celery("stoker", broker=conf.pop("broker_url"), backend=settings.result_backend,
-                 include=["app.tasks"])
-    app.conf.update(
-        **conf,
-        task_acks_late=True,
-        task_reject_on_worker_lost=True,
-        task_ignore_result=True,
-        task_serializer="json",
-        accept_content=["json"],
-        worker_prefetch_multiplier=int(settings.extra.get("prefetch", 4)),
-        broker_connection_retry_on_startup=True,
-        worker_hijack_root_logger=False,
-        beat_schedule={
-            "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
-            "stoker-reconcile": {"task": "stoker.reconcile",
-                                 "schedule": float(settings.reconcile_interval)},
-        },
-    )
-    app.conf.update(operator_overrides())
-    return app
+def operator_settings(module_name: str) -> dict[str, Any]:
+    """The Celery settings of the operator's module: its public lower-case names (Celery's
+    setting names), modules, classes and functions excepted.
 
-
-def operator_overrides() -> dict[str, object]:
-    """The settings of an importable ``celeryconfig`` module (Celery's lower-case names), which
-    win over Stoker's own: ``config_from_object`` would not, as ``conf.update`` values take
-    precedence over it. ``{}`` when there is no such module."""
+    :raises ImportError: the module cannot be imported (a clear message names it).
+    """
     try:
-        import celeryconfig  # type: ignore[import-not-found]
-    except ImportError:
-        return {}
-    return {k: v for k, v in vars(celeryconfig).items()
-            if not k.startswith("_") and k.islower() and not callable(v)}
+        module = import_from_cwd(module_name)  # as Celery's own loader finds celeryconfig
+    except ImportError as exc:
+        raise ImportError(f"the Celery settings module {module_name!r} cannot be imported "
+                          f"(STOKER_CELERY_CONFIG): {exc}") from exc
+    return {k: v for k, v in vars(module).items()
+            if not k.startswith("_") and k.islower()
+            and not isinstance(v, (types.ModuleType, type, types.FunctionType))}
+
+
+def make_celery(settings: config.Settings | None = None) -> Celery:
+    """The Celery app built from the operator's module (``settings.celery_config``).
+
+    Stoker's own fixed settings: the transport for Redis URLs (not in Flower, which fetches no
+    tasks), JSON only, its logging setup (Celery does not hijack the root logger)."""
+    settings = settings or config.get()
+    conf = operator_settings(settings.celery_config)
+    url = str(conf.pop("broker_url", "") or settings.broker_url)
+    conf.update(broker(settings, url, conf.pop("broker_transport_options", None)))
+    if logs.process_name() == "flower":
+        # Flower consumes no tasks (events and remote control only): kombu's own transport,
+        # whose URL scheme Flower's queue-length API knows (it refuses an unknown one)
+        conf.update(broker_url=url, broker_transport=None)
+    app = Celery("stoker", broker=conf.pop("broker_url"),
+                 backend=conf.pop("result_backend", None) or settings.result_backend,
+                 include=["app.tasks"])
+    conf.setdefault("task_serializer", "json")
+    conf.setdefault("accept_content", ["json"])
+    app.conf.update(**conf, worker_hijack_root_logger=False)
+    return app
 
 
 celery_app = make_celery()
@@ -84,41 +102,85 @@ def configure(settings: config.Settings) -> None:
     celery_app.conf.result_backend = settings.result_backend
 
 
+@signals.setup_logging.connect
+def _setup_logging(loglevel: Any = None, **_: object) -> None:
+    """Workers and beat log through :func:`app.logs.setup` (text or JSON, with ids)."""
+    logs.setup(config.get(), level=loglevel)
+
+
 @signals.worker_process_init.connect
 def _init_process(**_: object) -> None:
     """Each worker process: its own DB engine (never share connections across fork)."""
-    from app import models
-    from app.resource_types import registry
     models.init(config.get().database_url)
     registry.types()  # import every plugin module now, not in the first task
+
+
+@signals.worker_init.connect
+def _init_worker(**_: object) -> None:
+    """Every worker (any pool): its follow-up work goes out through Celery, and the events it
+    writes reach their stack's sinks."""
+    engine.use_dispatcher(CeleryDispatcher(celery_app))
+    event_sinks.install()
+
+
+@signals.beat_init.connect
+def _init_beat(**_: object) -> None:
+    """Beat enqueues its follow-up work through Celery."""
+    engine.use_dispatcher(CeleryDispatcher(celery_app))
+
+
+@signals.task_prerun.connect
+def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: object) -> None:
+    """Every log line of a task carries its request id, stack, traversal and resource."""
+    request = getattr(task, "request", None)
+    rid = getattr(request, REQUEST_ID_HEADER, None) or \
+        (getattr(request, "headers", None) or {}).get(REQUEST_ID_HEADER)
+    ids: dict[str, Any] = {"request_id": rid}
+    if args and task is not None and task.name in ("stoker.check_resource", "stoker.poll_resource"):
+        ids.update(stack_id=args[0], traversal=args[1], resource=args[2])
+    elif args and task is not None and task.name == "stoker.stack_timeout":
+        ids.update(stack_id=args[0], traversal=args[1])
+    logs.bind(**ids)
+    log.info("%s%s started", getattr(task, "name", "?"), getattr(request, "argsrepr", "") or "")
+
+
+@signals.task_postrun.connect
+def _unbind_ids(**_: object) -> None:
+    logs.clear()
 
 
 @celery_app.task(name="stoker.check_resource", autoretry_for=(Exception,),
                  retry_backoff=0.2, retry_backoff_max=10, max_retries=10)
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-    """One step of one traversal node (``app.services.convergence.check_resource``).
+    """One step of one traversal node (:func:`app.convergence.check_resource`).
 
     An unexpected error (a database hiccup) is retried with backoff; after the retries the beat
     reconciler re-drives the node from the database."""
-    from app.services import convergence
-    convergence.check_resource(stack_id, traversal_id, resource_id, is_update)
+    engine.check_resource(stack_id, traversal_id, resource_id, is_update)
+
+
+@celery_app.task(name="stoker.poll_resource", autoretry_for=(Exception,),
+                 retry_backoff=0.2, retry_backoff_max=10, max_retries=10)
+def poll_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """The same step as :func:`check_resource`, enqueued after a countdown (a poll of a cloud
+    action, a busy lock): its own queue, so that polls never queue behind fresh steps."""
+    engine.check_resource(stack_id, traversal_id, resource_id, is_update)
 
 
 @celery_app.task(name="stoker.stack_timeout")
 def stack_timeout(stack_id: str, traversal_id: str) -> None:
-    from app.services import completion
-    completion.stack_timeout(stack_id, traversal_id)
+    """A traversal's timer (:func:`app.convergence.timer_fired`): times it out at its
+    deadline, or is enqueued again for the time left."""
+    engine.timer_fired(stack_id, traversal_id)
 
 
 @celery_app.task(name="stoker.check_timeouts")
 def check_timeouts() -> None:
     """Beat: fail traversals that ran past their stack's timeout."""
-    from app.services import maintenance
-    maintenance.check_timeouts()
+    engine.check_timeouts()
 
 
 @celery_app.task(name="stoker.reconcile")
 def reconcile() -> None:
     """Beat: re-drive in-progress traversals from the database (Redis may have lost messages)."""
-    from app.services import maintenance
-    maintenance.reconcile()
+    engine.reconcile()

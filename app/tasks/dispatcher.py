@@ -1,19 +1,71 @@
-"""The Celery-backed Dispatcher installed in API and worker processes."""
+"""The Celery-backed Dispatcher installed in API, worker and beat processes.
+
+A step goes out as ``stoker.check_resource`` (a node whose prerequisites finished), a step after
+a countdown as ``stoker.poll_resource`` (a cloud action's poll, a busy lock, a waiting node's
+safety poll) on its own queue (``celeryconfig.task_routes``); every message names its stack,
+resource and action in ``argsrepr`` (:mod:`app.tasks.labels`, what Flower shows) and carries the
+request id of the API call behind it (header :data:`REQUEST_ID_HEADER`). Tasks are sent by name,
+so this module never imports the tasks.
+
+Countdowns are capped below the Redis transport's ``visibility_timeout`` (a message due later
+would be restored and delivered again every visibility timeout): a capped poll or safety poll
+just looks a little early, and a capped stack timer is enqueued again for the time left by
+:func:`app.convergence.timer_fired`. So no countdown is ever dropped.
+"""
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from celery import Celery
+
+from app import config, logs
+from app.tasks import labels
+
+CHECK_RESOURCE = "stoker.check_resource"
+POLL_RESOURCE = "stoker.poll_resource"
+STACK_TIMEOUT = "stoker.stack_timeout"
+#: the message header carrying the request id of the API call that started the work
+REQUEST_ID_HEADER = "stoker_request_id"
 
 
 class CeleryDispatcher:
-    """Enqueues engine work as Celery tasks. Stack timeouts are enforced by the beat task
-    ``stoker.check_timeouts`` instead of hour-long countdowns (which the Redis transport would
-    redeliver every visibility timeout)."""
+    """Enqueues engine work as Celery tasks of ``app`` (by name: no import of the tasks)."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+        self.max_countdown = max(1.0, 0.8 * float(config.get().visibility_timeout))
+
+    def _countdown(self, countdown: float) -> float | None:
+        return min(countdown, self.max_countdown) if countdown > 0 else None
+
+    def _send_step(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
+                   countdown: float, **options: Any) -> None:
+        due = self._countdown(countdown)
+        self.app.send_task(POLL_RESOURCE if due else CHECK_RESOURCE,
+                           (stack_id, traversal_id, resource_id, is_update), countdown=due,
+                           argsrepr=labels.step(stack_id, traversal_id, resource_id, is_update),
+                           headers={REQUEST_ID_HEADER: logs.request_id()}, **options)
 
     def check_resource(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
                        countdown: float = 0.0) -> None:
-        from app.tasks import check_resource
-        check_resource.apply_async((stack_id, traversal_id, resource_id, is_update),
-                                   countdown=countdown or None)
+        self._send_step(stack_id, traversal_id, resource_id, is_update, countdown)
+
+    def check_resources(self, stack_id: str, traversal_id: str,
+                        nodes: Iterable[tuple[int, bool]]) -> None:
+        """One producer connection for the whole batch (a wide fan-out's leaves)."""
+        todo = list(nodes)
+        if not todo:
+            return
+        with self.app.producer_or_acquire() as producer:
+            for rid, upd in todo:
+                self._send_step(stack_id, traversal_id, rid, upd, 0.0, producer=producer)
+
+    def safety_poll(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
+                    countdown: float) -> None:
+        self.check_resource(stack_id, traversal_id, resource_id, is_update, countdown)
 
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        if countdown <= 60:
-            from app.tasks import stack_timeout
-            stack_timeout.apply_async((stack_id, traversal_id), countdown=countdown)
+        self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
+                           countdown=self._countdown(countdown),
+                           headers={REQUEST_ID_HEADER: logs.request_id()})

@@ -17,10 +17,15 @@ refreshed at least every ``unacked_restore_interval`` seconds; the periodic rest
 consumer moves the messages of lists whose lease is older than ``visibility_timeout`` back to their
 queue. A message is therefore always in the queue, in an in-flight list, or in ``unacked``.
 
-The atomic path needs one Redis key per consumed queue (BLMOVE has a single source), so
-:func:`app.tasks.transport_options` sets ``priority_steps`` to ``[0]`` (Stoker sets no
-priorities); with several keys (several queues, priority steps) or a ``global_keyprefix`` the
-channel falls back to kombu's BRPOP. Everything else is kombu's transport, unchanged.
+BLMOVE has a single source, so :func:`app.tasks.transport_options` sets ``priority_steps`` to
+``[0]`` (Stoker sets no priorities: one key per queue). A worker consuming several queues (the
+engine, poll and maintenance queues of ``celeryconfig.py``) fetches with :data:`SWEEP`, a script
+that moves the first message of the first non-empty queue (in kombu's round-robin order) into
+the in-flight list, atomically, without blocking; when every queue was empty it blocks with
+BLMOVE on the first queue for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again. So
+a busy worker never waits, and an idle one sees a message of another queue within that time.
+With a ``global_keyprefix`` the channel falls back to kombu's BRPOP. Everything else is kombu's
+transport, unchanged.
 """
 from __future__ import annotations
 
@@ -37,6 +42,16 @@ from kombu.utils.json import dumps, loads
 INFLIGHT_PREFIX = "unacked_inflight:"
 INFLIGHT_INDEX = "unacked_inflight_index"
 LEASE_REFRESH_SECONDS = 1.0
+#: seconds an idle worker consuming several queues blocks on one before it sweeps them all again
+MULTI_QUEUE_BLOCK = 0.1
+#: KEYS: the queues in the order to try, then the in-flight list -> {index of the queue, message}
+SWEEP = """
+for i = 1, #KEYS - 1 do
+  local item = redis.call('LMOVE', KEYS[i], KEYS[#KEYS], 'RIGHT', 'LEFT')
+  if item then return {i, item} end
+end
+return false
+"""
 NEVER = float("-inf")
 log = logging.getLogger(__name__)
 ALIAS = "stoker-redis"
@@ -96,52 +111,80 @@ class Channel(kredis.Channel):
         super().__init__(*args, **kwargs)
         self.inflight_key = f"{INFLIGHT_PREFIX}{uuid.uuid4().hex}"
         self._blmove_queue: str | None = None    # the queue of the BLMOVE awaiting its reply
+        self._sweep_queues: list[str] | None = None  # the queues of the SWEEP awaiting its reply
+        self._swept_empty = False                 # the last sweep found every queue empty
+        self._idle_wait = False                   # the outstanding BLMOVE is an idle wait
         self._inflight_item: bytes | None = None  # fetched, not yet recorded in unacked
         self._orphans = False                     # own in-flight list may hold unread moves
         self._lease_refreshed = NEVER
 
     # ---- fetching -------------------------------------------------------------------------
-    def _blmove_key(self) -> tuple[str, str] | None:
-        """(queue, key) when a single Redis key is consumed, else None (BRPOP fallback)."""
-        if self.global_keyprefix:
+    def _consumed(self) -> list[str] | None:
+        """The queues to fetch from, in kombu's round-robin order, or None (BRPOP fallback: a
+        key prefix, or several priority steps)."""
+        if self.global_keyprefix or len(self.priority_steps) != 1:
             return None
-        queues = self._queue_cycle.consume(len(self.active_queues))
-        keys = {(q, self._q_for_pri(q, pri)) for pri in self.priority_steps for q in queues}
-        return keys.pop() if len(keys) == 1 else None
+        return self._queue_cycle.consume(len(self.active_queues)) or None
 
     def _brpop_start(self, timeout: float | None = None) -> None:
-        if self._blmove_queue is not None:  # the last BLMOVE's reply was never read (reconnect)
-            self._orphans = True
-        self._blmove_queue = None
-        target = self._blmove_key()
-        if target is None:
+        if self._blmove_queue is not None or self._sweep_queues is not None:
+            self._orphans = True  # the last fetch's reply was never read (reconnect)
+        self._blmove_queue = self._sweep_queues = None
+        queues = self._consumed()
+        if queues is None:
             return super()._brpop_start(timeout)
         if self._orphans:
             self._restore_own()
         self._refresh_lease(force=self._lease_refreshed == NEVER)
-        queue, key = target
         if timeout is None:
             timeout = self.brpop_timeout
         self._in_poll = self.client.connection
         self._brpop_sent_at = monotonic()  # type: ignore[assignment]
-        self._blmove_queue = queue
-        self.client.connection.send_command("BLMOVE", key, self.inflight_key, "RIGHT", "LEFT",
-                                            timeout or 0)
+        if len(queues) > 1 and not self._swept_empty:
+            self._sweep_queues, self._idle_wait = queues, False
+            keys = [self._q_for_pri(q, self.priority_steps[0]) for q in queues]
+            self.client.connection.send_command("EVAL", SWEEP, len(keys) + 1, *keys,
+                                                self.inflight_key)
+            return
+        self._idle_wait = len(queues) > 1
+        if self._idle_wait:
+            timeout, self._swept_empty = MULTI_QUEUE_BLOCK, False
+        self._blmove_queue = queues[0]
+        self.client.connection.send_command("BLMOVE", self._q_for_pri(queues[0], self.priority_steps[0]),
+                                            self.inflight_key, "RIGHT", "LEFT", timeout or 0)
+
+    def _fetched(self, **options: Any) -> tuple[str, Any] | None:
+        """(queue, reply) of the outstanding BLMOVE or SWEEP, or None when there is none."""
+        queue, self._blmove_queue = self._blmove_queue, None
+        swept, self._sweep_queues = self._sweep_queues, None
+        if queue is None and swept is None:
+            return None
+        try:
+            reply = self.client.parse_response(self.client.connection,
+                                               "BLMOVE" if swept is None else "EVAL", **options)
+        except self.connection_errors:
+            self._orphans = True
+            self.client.connection.disconnect()
+            raise
+        if swept is None:
+            return str(queue), reply
+        if not reply:
+            self._swept_empty = True
+            return swept[0], None
+        return swept[int(reply[0]) - 1], reply[1]
 
     def _brpop_read(self, **options: Any) -> bool:
-        queue, self._blmove_queue = self._blmove_queue, None
-        if queue is None:
+        if self._blmove_queue is None and self._sweep_queues is None:
             return super()._brpop_read(**options)
         try:
-            try:
-                item = self.client.parse_response(self.client.connection, "BLMOVE", **options)
-            except self.connection_errors:
-                self._orphans = True
-                self.client.connection.disconnect()
-                raise
+            fetched = self._fetched(**options)
+            assert fetched is not None
+            queue, item = fetched
             if not item:
+                if self._idle_wait:  # idle: what kombu does when a poll times out with no data
+                    self.connection.cycle.maybe_restore_messages()
                 raise kredis.Empty()
-            self._queue_cycle.rotate(queue)
+            self._queue_cycle.rotate(queue)  # the next fetch starts with the next queue
             self._inflight_item = item
             requeue = False
             try:
@@ -173,10 +216,11 @@ class Channel(kredis.Channel):
             self._orphans = True
 
     def _poll_error(self, type: str, **options: Any) -> Any:
-        if type == "BRPOP" and self._blmove_queue is not None:
-            self._blmove_queue = None
+        if type == "BRPOP" and (self._blmove_queue is not None or self._sweep_queues is not None):
+            command = "BLMOVE" if self._sweep_queues is None else "EVAL"
+            self._blmove_queue = self._sweep_queues = None
             self._orphans = True
-            return self.client.parse_response(self.client.connection, "BLMOVE")
+            return self.client.parse_response(self.client.connection, command)
         return super()._poll_error(type, **options)
 
     # ---- in-flight lists --------------------------------------------------------------------
@@ -186,6 +230,18 @@ class Channel(kredis.Channel):
             with self.conn_or_acquire() as client:
                 client.zadd(INFLIGHT_INDEX, {self.inflight_key: time()})
             self._lease_refreshed = now
+
+    def close(self) -> None:
+        """A channel closed in order gives back what it moved but never recorded and drops its
+        lease at once (a dead one's is found by :meth:`_restore_abandoned` after the timeout)."""
+        if not self.closed:
+            try:
+                with self.conn_or_acquire() as client:
+                    self._restore_list(client, self.inflight_key, None)
+                    client.zrem(INFLIGHT_INDEX, self.inflight_key)
+            except self.connection_errors as exc:
+                log.warning("in-flight list %s not released at close: %s", self.inflight_key, exc)
+        super().close()
 
     def _restore_own(self) -> None:
         """Requeue what this channel moved but never recorded (a reply lost to a reconnect)."""

@@ -3,18 +3,20 @@
 Public API (see docs/contracts.md)::
 
     tmpl = parse(text_or_mapping, files=None, max_size=None)      # -> Template
-    stack = tmpl.instantiate(params, env, identity, type_schema)   # -> StackDefinition
+    stack = instantiate(tmpl, params, env, identity, type_schema,
+                        nesting=Nesting(max_depth=settings.max_nested_stack_depth))
     stack.resolve_properties(name, ctx); stack.resolve_outputs(ctx)
     env = merge_request(body_env, body_params, environment_files, files, param_types)
 """
 from app.templates.env_merge import merge_request
 from app.templates.environment import Environment
 from app.templates.functions.base import ABSENT, UNKNOWN, FunctionError
+from app.templates.identity import Nesting, StackIdentity
 from app.templates.resources import ResourceDefinition
 from app.templates.scope import ParentFacade, ResolveContext
-from app.templates.stack import StackDefinition, StackIdentity
+from app.templates.stack import StackDefinition, instantiate
 from app.templates.template import Template, parse
 
-__all__ = ["ABSENT", "UNKNOWN", "Environment", "FunctionError", "ParentFacade",
+__all__ = ["ABSENT", "UNKNOWN", "Environment", "FunctionError", "Nesting", "ParentFacade",
            "ResolveContext", "ResourceDefinition", "StackDefinition", "StackIdentity",
-           "Template", "merge_request", "parse"]
+           "Template", "instantiate", "merge_request", "parse"]

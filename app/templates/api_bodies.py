@@ -13,8 +13,9 @@ from typing import Any
 
 from app import errors
 from app.templates.environment import Environment
+from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import ParamSchema
-from app.templates.stack import StackIdentity
+from app.templates.stack import instantiate
 from app.templates.template import Template, parse
 from app.templates.versions import ALIASES, CFN_VERSIONS, HOT_KEY, HOT_VERSIONS
 
@@ -133,11 +134,14 @@ def validate_template(source: str | bytes | Mapping[str, Any], *,
                       files: Mapping[str, str] | None = None, env: Environment | None = None,
                       params: Mapping[str, Any] | None = None,
                       type_schema: Callable[[str], dict[str, Any] | None] | None = None,
-                      max_size: int | None = None, with_warnings: bool = False) -> dict[str, Any]:
+                      max_size: int | None = None, with_warnings: bool = False,
+                      nesting: Nesting) -> dict[str, Any]:
     """Parse, validate as Heat's ``POST /validate`` (no parameter values needed) and build the
-    body. :raises errors.StokerError: as :func:`~.template.parse` / ``instantiate``."""
+    body; ``nesting``: as :func:`~.stack.instantiate`.
+    :raises errors.StokerError: as :func:`~.template.parse` / ``instantiate``."""
     tmpl = parse(source, files, max_size=max_size)
-    tmpl.instantiate(params or {}, env, StackIdentity("validate"), type_schema, strict=False)
+    instantiate(tmpl, params or {}, env, StackIdentity("validate"), type_schema, strict=False,
+                nesting=nesting)
     return validate_body(tmpl, env, params, with_warnings=with_warnings)
 
 

@@ -13,6 +13,7 @@ Cloud-backed custom constraints (``nova.flavor``, ``glance.image``, ...) cannot 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -95,12 +96,28 @@ def fmt_num(value: Any) -> str:
     return str(value)
 
 
-def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str | None:
+_SAME = object()
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def check_one(kind: str, spec: Any, value: Any, description: str | None,
+              raw: Any = _SAME) -> str | None:
     """Check ``value`` against one constraint; return Heat's message or ``None`` if satisfied.
 
     ``kind`` is the constraint key (``length``, ``range``, ``modulo``, ``allowed_values``,
-    ``allowed_pattern``, ``custom_constraint``); ``spec`` its argument.
+    ``allowed_pattern``, ``custom_constraint``); ``spec`` its argument. ``raw``: the value as
+    Heat's constraint sees and prints it when that is not the typed ``value`` (a number
+    parameter given as ``"1e3"``). Messages as Heat's ``_err_msg``: ``allowed_values`` prints
+    the value and the allowed ones as JSON (``2 is not an allowed value [1, "x"]``).
     """
+    if raw is _SAME:
+        raw = value
     msg: str | None = None
     if kind == "length":
         lo, hi = spec.get("min"), spec.get("max")
@@ -110,17 +127,17 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
     elif kind == "range":
         lo, hi = spec.get("min"), spec.get("max")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            msg = f"{value} is out of range (min: {lo}, max: {hi})"
+            msg = f"{raw} is out of range (min: {lo}, max: {hi})"
     elif kind == "modulo":
         step, offset = spec.get("step"), spec.get("offset")
         if step and value % step != offset:
-            msg = f"{value} is not a multiple of {step} with an offset of {offset}"
+            msg = f"{raw} is not a multiple of {step} with an offset of {offset}"
     elif kind == "allowed_values":
         strs = [str(v) for v in spec]
         items = value if isinstance(value, list) else [value]  # a list: every item (Heat)
         if not all(v in spec or str(v) in strs for v in items):
-            allowed = ", ".join(f'"{v}"' for v in spec)
-            msg = f'"{value}" is not an allowed value [{allowed}]'
+            allowed = ", ".join(_dumps(v) for v in spec)
+            msg = f"{_dumps(raw)} is not an allowed value [{allowed}]"
     elif kind == "allowed_pattern":
         try:
             m = re.match(str(spec), str(value))
@@ -128,7 +145,7 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
             raise errors.ValidationError(f'Invalid allowed_pattern "{spec}": {exc}',
                                          heat_type="InvalidSchemaError") from exc
         if m is None or m.end() != len(str(value)):
-            msg = f'"{value}" does not match pattern "{spec}"'
+            msg = f'"{raw}" does not match pattern "{spec}"'
     elif kind == "custom_constraint":
         check = REGISTRY.get(str(spec))
         if check is None:
@@ -140,14 +157,16 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None) -> str 
     return msg
 
 
-def check_all(constraints: Sequence[Mapping[str, Any]], value: Any) -> str | None:
-    """First failure of ``constraints`` (each ``{kind: spec, "description"?: str}``) or None."""
+def check_all(constraints: Sequence[Mapping[str, Any]], value: Any,
+              raw: Any = _SAME) -> str | None:
+    """First failure of ``constraints`` (each ``{kind: spec, "description"?: str}``) or None;
+    ``raw`` as :func:`check_one`."""
     for c in constraints:
         desc = c.get("description")
         for kind, spec in c.items():
             if kind == "description":
                 continue
-            msg = check_one(kind, spec, value, desc)
+            msg = check_one(kind, spec, value, desc, raw)
             if msg:
                 return msg
     return None

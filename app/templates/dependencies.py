@@ -13,6 +13,7 @@ from typing import Any
 
 from app import errors
 from app.templates.functions.base import Function, Path, walk
+from app.templates.functions.core import GetParam
 
 
 def references(tree: Any) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
@@ -91,3 +92,14 @@ def topological_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
             if waiting[user] == 0:
                 heapq.heappush(ready, position[user])
     return order
+
+
+def undeclared_params(properties: Mapping[str, Any], declared: Any) -> Iterator[tuple[str, str]]:
+    """``(property, parameter)`` for each ``get_param`` in ``properties`` (a parsed tree by
+    property name) naming a parameter not in ``declared`` (a container of the declared and
+    pseudo parameter names), in order. O(size of the tree)."""
+    for key, sub in properties.items():
+        for fn in walk(sub):
+            arg = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
+            if isinstance(fn, GetParam) and isinstance(arg, str) and arg not in declared:
+                yield str(key), arg

@@ -91,7 +91,8 @@ def parse_environment(source: Any, name: str = "environment") -> dict[str, Any]:
         except errors.RequestLimitExceeded:
             raise
         except errors.StokerError as exc:
-            raise errors.BadRequest(f"Error parsing {name}: {exc.message}",
+            why = exc.message.removeprefix("Error parsing environment [root stack] ")
+            raise errors.BadRequest(f"Error parsing {name}: {why}",
                                     heat_type="ValueError") from None
     else:
         data = source
@@ -287,8 +288,9 @@ def merge_request(body_environment: Any, body_parameters: Mapping[str, Any] | No
     :param environment_files: names in ``files``, merged in order (later wins).
     :param param_types: declared parameter name -> HOT type (:func:`param_types_of`); needed
         only with ``environment_files``; None treats every name as declared, of type string.
-    :raises errors.BadRequest: a file missing from ``files``, bad YAML, not a mapping, a wrong
-        section, a malformed registry, a conflicting merge strategy, an unmergeable value.
+    :raises errors.BadRequest: a file missing from ``files`` (``HTTPBadRequest``: Heat's 500
+        KeyError made a clear 400), bad YAML, not a mapping, a wrong section, a malformed
+        registry, a conflicting merge strategy, an unmergeable value.
     """
     env = parse_environment(body_environment)
     for key, empty in (("parameters", {}), ("parameter_defaults", {}),
@@ -300,8 +302,11 @@ def merge_request(body_environment: Any, body_parameters: Mapping[str, Any] | No
     seen: dict[str, str] = {}
     for name in environment_files or []:
         if name not in (files or {}):
+            # Heat indexes the files map and answers a 500 KeyError
+            # (heat.common.environment_util.merge_environments); the request is malformed,
+            # so a 400 as heat-api answers a request body it cannot use
             raise errors.BadRequest(f"File {name} not found in files map.",
-                                    heat_type="ValueError")
+                                    heat_type="HTTPBadRequest")
         parsed = parse_environment((files or {})[name], name)
         in_file = parsed.pop("parameter_merge_strategies", None) or {}
         types: Mapping[str, str]

@@ -145,12 +145,53 @@ def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "te
     except RecursionError:
         raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels") from None
     except yaml.YAMLError as exc:
-        raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
+        pure = _pure_error(text, exc)
+        raise errors.BadRequest(f"Error parsing {what} [root stack] {pure}") from pure
     finally:
         loader.dispose()
     locations: dict[Path, tuple[int, int]] = {}
     _locate(node, (), locations, [MAX_NODES])
     return Loaded(data, locations)
+
+
+def _pure_error(text: str, exc: yaml.YAMLError) -> yaml.YAMLError:
+    """The error as PyYAML's pure-Python SafeLoader words it (with the snippet where it
+    occurred): Heat parses with libyaml and, on an error, parses again with ``SafeLoader`` to
+    report that wording (``heat.common.template_format.simple_parse``). ``exc`` when the pure
+    parser accepts the text or gives up (too deep)."""
+    if _Base is yaml.SafeLoader:
+        return exc
+    try:
+        yaml.load(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as pure:
+        return pure
+    except RecursionError:
+        return exc
+    return exc
+
+
+def _key_text(key: Any) -> Any:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, (bool, int, float)):
+        return json.dumps(key)
+    return key
+
+
+def json_keys(value: Any) -> Any:
+    """``value`` with every mapping key as JSON would store it (``1`` -> ``"1"``, ``true`` ->
+    ``"true"``): Heat keeps the template as JSON in its database, and the engine resolves
+    functions from that copy, so a YAML key ``1`` is the string ``"1"`` to ``map_replace``.
+    O(size); the value itself is returned when no key needs it."""
+    if isinstance(value, dict):
+        items = [(_key_text(k), json_keys(v)) for k, v in value.items()]
+        if all(k is k2 and v is value[k] for (k2, v), k in zip(items, value, strict=True)):
+            return value
+        return dict(items)
+    if isinstance(value, list):
+        out = [json_keys(v) for v in value]
+        return value if all(a is b for a, b in zip(out, value, strict=True)) else out
+    return value
 
 
 def load_mapping(source: str | bytes | Mapping[str, Any], *, max_size: int | None = None,
@@ -169,4 +210,10 @@ def load_mapping(source: str | bytes | Mapping[str, Any], *, max_size: int | Non
     if not isinstance(loaded.data, dict):
         raise errors.BadRequest(
             "Template not in valid format: The template is not a JSON object or YAML mapping.")
+    # the sections' entries (resource, parameter, condition, output names) are checked as
+    # written, as Heat validates them before it stores the template; keys below them are as
+    # the stored JSON copy has them
+    loaded.data = {k: {n: json_keys(v) for n, v in section.items()}
+                   if isinstance(section, dict) else section
+                   for k, section in loaded.data.items()}
     return loaded

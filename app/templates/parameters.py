@@ -2,19 +2,35 @@
 
 As Heat's ``heat/engine/parameters.py`` and ``hot/parameters.py``:
 
-* types ``string`` (value ``str(v)``), ``number`` (``int`` if integral text, else ``float``),
-  ``json`` (text is parsed; maps/lists kept), ``comma_delimited_list`` (text split on ``,``
-  without stripping; ``""`` -> ``[]``), ``boolean`` (Heat's strict spellings);
+* types, as Heat's ``*Param`` classes: ``string`` (``str(v)``, Python's text of a list or
+  map included: ``StringParam.value``), ``number`` (``Schema.str_to_num``: a number is kept,
+  a bool too; else ``int(v)``, else ``float(v)``, so ``"1e3"`` is ``1000.0`` and ``"1_000"``
+  is ``1000``; a list is ``int()``'s TypeError text), ``json`` (``JsonParam.parse``: a
+  non-string is dumped and loaded again; a non-empty string is loaded, so ``"1"``, ``"null"``
+  and ``'"s"'`` are JSON values too; ``""`` stays ``""``), ``comma_delimited_list``
+  (``CommaDelimitedListParam.parse``: a list's items become strings; text is split on ``,``
+  without stripping, ``""`` -> ``[]``; anything else is "Value must be a comma-delimited list
+  string: '<type>' object has no attribute 'split'"), ``boolean`` (oslo's strict
+  ``bool_from_string`` of ``str(v)``);
+* constraints see what Heat's see: the value as given for ``string``/``number``/``boolean``
+  (messages print it as given, ``1e3 is out of range``), the parsed value for lists and json;
+  ``allowed_values`` of a list checks the whole list (``["a", "z"] is not an allowed value``);
+* stack-show text is ``str()`` of the typed value (``1e3`` shows ``1000.0``), json dumped,
+  lists joined with ``,``;
 * keys ``type`` (required), ``label``, ``description``, ``default``, ``hidden``,
   ``constraints``, ``immutable``, plus ``tags`` from 2018-03-02; unknown keys are
   ``InvalidSchemaError``; ``modulo`` constraints from 2017-02-24;
-* a default must satisfy the constraints ("Invalid default ...");
+* a default must satisfy the constraints (``InvalidSchemaError`` "Invalid default ...", as
+  Heat's ``Schema._validate_default``, which checks constraints only); a default that is not of
+  its type is the value's error ("Parameter 'x' is invalid: could not convert ...") when the
+  default is used;
 * errors read ``Parameter 'x' is invalid: <why>`` (StackValidationFailed);
 * :meth:`Parameters.for_show` gives Heat's stack-show strings (hidden -> ``******``).
 """
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,11 +72,43 @@ def to_number(value: Any) -> int | float:
         raise ValueError(f"could not convert string to float: '{value}'")  # noqa: TRY004
     if isinstance(value, (int, float)):
         return value
-    text = str(value)
     try:
-        return int(text)
+        return int(value)
     except ValueError:
-        return float(text)
+        return float(value)
+
+
+def param_number(value: Any) -> Any:
+    """Heat's ``Schema.str_to_num`` for a parameter value: a number (a bool included) as it
+    is, else ``int(value)``, else ``float(value)``.
+
+    :raises ValueError: Python's own message (``could not convert string to float: 'x'``, or
+        ``int()``'s TypeError text for a list or map)."""
+    if isinstance(value, numbers.Number):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        return float(value)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _split(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(x) for x in value]
+    if not isinstance(value, str):
+        why = f"'{type(value).__name__}' object has no attribute 'split'"
+        raise ValueError(f"Value must be a comma-delimited list string: {why}")  # noqa: TRY004
+    return value.split(",") if value else []
+
+
+def _json(value: Any) -> Any:
+    try:
+        text = value if isinstance(value, str) else json.dumps(value)
+        return json.loads(text) if text else value
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"Value must be valid JSON: {exc}") from None
 
 
 @dataclass
@@ -79,67 +127,41 @@ class ParamSchema:
     constraints: list[dict[str, Any]] = field(default_factory=list)
 
     def coerce(self, value: Any) -> Any:
-        """Coerce a raw value to this type. :raises ValueError: Heat's wording."""
+        """The typed value of a raw one, as Heat's ``*Param.value()`` (see the module doc).
+        :raises ValueError: Heat's wording."""
         if self.type == "string":
-            if isinstance(value, (dict, list)):
-                return json.dumps(value)
-            return value if isinstance(value, str) else str(value)
+            return str(value)
         if self.type == "number":
-            return to_number(value)
+            return param_number(value)
         if self.type == "boolean":
             return to_bool(value)
         if self.type == "comma_delimited_list":
-            if isinstance(value, list):
-                return [v if isinstance(v, str) else str(v) for v in value]
-            if isinstance(value, dict):
-                raise ValueError(f"Value must be a comma-delimited list string: {value}")
-            text = value if isinstance(value, str) else str(value)
-            return text.split(",") if text else []
-        if isinstance(value, (dict, list)):
-            return value
-        if isinstance(value, str):
-            try:
-                parsed = json.loads(value) if value else {}
-            except ValueError as exc:
-                raise ValueError(f"Value must be valid JSON: {exc}") from None
-            if not isinstance(parsed, (dict, list)):
-                raise ValueError(f"Value must be valid JSON: {value}")  # noqa: TRY004
-            return parsed
-        raise ValueError(f"Value must be valid JSON: {value}")
+            return _split(value)
+        return _json(value)
 
     def check(self, value: Any, *, custom: bool = True) -> str | None:
         """Coerce and check constraints: Heat's reason text or None. ``custom=False`` skips
-        custom constraints (Heat does not look them up for defaults)."""
+        custom constraints (Heat does not look them up for defaults). Constraints see the
+        value as given (string, number, boolean) or parsed (list, json), as Heat's
+        ``*Param._validate``."""
         try:
             typed = self.coerce(value)
         except ValueError as exc:
             return str(exc)
         constraints = [c for c in self.constraints if custom or "custom_constraint" not in c]
-        if self.type == "comma_delimited_list":
-            for c in constraints:
-                if "allowed_values" in c:
-                    for item in typed:
-                        msg = cons.check_one("allowed_values", c["allowed_values"], item,
-                                             c.get("description"))
-                        if msg:
-                            return msg
-            other = [{k: v for k, v in c.items() if k != "allowed_values"} for c in constraints]
-            return cons.check_all([c for c in other if set(c) - {"description"}], typed)
-        return cons.check_all(constraints, typed)
+        if self.type in ("comma_delimited_list", "json"):
+            return cons.check_all(constraints, typed)
+        return cons.check_all(constraints, typed, raw=value)
 
     def show(self, value: Any, raw: Any) -> str:
-        """The stack-show string of a (coerced) value."""
+        """The stack-show string of a (coerced) value (Heat's ``Parameter.__str__``)."""
         if self.hidden:
             return HIDDEN
-        if self.type == "boolean":
-            return str(value)
         if self.type == "json":
-            return raw if isinstance(raw, str) else json.dumps(value)
+            return json.dumps(value)
         if self.type == "comma_delimited_list":
             return ",".join(value)
-        if isinstance(raw, (dict, list)):
-            return json.dumps(raw)
-        return str(raw)
+        return str(value)
 
 
 def _parse_constraints(name: str, raw: Any, ptype: str, version: HotVersion) -> list[dict[str, Any]]:
@@ -215,7 +237,7 @@ def parse_schema(name: str, raw: Any, version: HotVersion) -> ParamSchema:
         default=raw.get("default"), has_default=raw.get("default") is not None, hidden=hidden,
         immutable=immutable, tags=list(raw.get("tags") or []),
         constraints=_parse_constraints(name, raw.get("constraints"), ptype, version))
-    if schema.has_default and schema.default is not None:
+    if schema.has_default and schema.constraints:
         why = schema.check(schema.default, custom=False)
         if why:
             raise _schema_error(f"Parameter '{name}' is invalid: Invalid default "

@@ -4,8 +4,12 @@ A schema is ``{"prop": {"type": "string"|"number"|"integer"|"boolean"|"list"|"ma
 "required": bool, "default": v, "constraints": [...], "schema": {...}}}``; a list's ``schema`` is
 ``{"*": item_schema}``, a map's is a nested properties schema.
 
-As Heat's ``heat/engine/properties.py``: a missing or ``None`` value takes the default; a required
-property without value is "Property <name> not assigned"; unknown names are "Unknown Property x";
+As Heat's ``heat/engine/properties.py``: a missing value takes the default; an explicit ``None``
+(``null``, or a function that resolved to it) counts as given (``Properties._resolve_user_value``)
+and becomes the default or the type's zero value (:func:`null_value`), whose constraints are
+checked; a required property not given is "Property <name> not assigned" (a value that is
+:data:`~.functions.base.ABSENT`, an omitted ``if`` branch, is not given); unknown names are
+"Unknown Property x" (null or not);
 strings accept numbers and booleans (``str(v)``), integers accept integral text ("Value 'x' is not
 an integer"), numbers accept numeric text, booleans Heat's spellings, lists/maps must be lists/
 maps. Errors read ``Property error: resources.<r>.properties.<p>: <why>``
@@ -17,12 +21,13 @@ validation time; the engine calls :func:`validate` again with resolved values at
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app import errors
 from app.templates import constraints as cons
-from app.templates.functions.base import UNKNOWN, contains_unknown
+from app.templates.functions.base import ABSENT, UNKNOWN, contains_unknown
 from app.templates.parameters import to_bool, to_number
 
 
@@ -54,10 +59,10 @@ def _coerce(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...], partia
         except (TypeError, ValueError):
             raise _PropError(path, f"Value '{value}' is not an integer") from None
     elif ptype == "number":
-        try:
+        try:  # Heat's Property._get_number: Schema.str_to_num, Python's own message
             out = to_number(value)
-        except (TypeError, ValueError):
-            raise _PropError(path, f"Value '{value}' is not a number") from None
+        except (TypeError, ValueError) as exc:
+            raise _PropError(path, str(exc)) from None
     elif ptype == "boolean":
         if isinstance(value, bool):
             out = value
@@ -84,8 +89,33 @@ def _coerce(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...], partia
     return out
 
 
+#: Heat's ``Property._get_*`` given None without a default: the type's zero value.
+_ZERO: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "list": [], "map": {},
+                         "boolean": False}
+
+
+def null_value(schema: Mapping[str, Any]) -> Any:
+    """What Heat's ``Property.get_value(None)`` makes of a property given ``null``: its
+    default (Heat's ``has_default() and default() or <zero>``: a false default gives the zero
+    value; a map keeps any default) or the zero value of its type ('' / 0 / [] / {} / False);
+    ``None`` for ``any``. A fresh copy each call."""
+    ptype = schema.get("type", "any")
+    if ptype not in _ZERO:
+        return None
+    default = schema.get("default")
+    if ptype == "map":
+        value = default if default is not None else {}
+    else:
+        value = default or _ZERO[ptype]
+    return copy.deepcopy(value)
+
+
 def _validate_value(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...],
                     partial: bool) -> Any:
+    if value is None:  # given as null (a map's member or a list's item too)
+        value = null_value(schema)
+        if value is None:
+            return None
     if partial and contains_unknown(value) and schema.get("type") not in ("list", "map"):
         return value
     out = _coerce(schema, value, path, partial)
@@ -103,17 +133,16 @@ def _validate_value(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...]
 
 def _validate_map(schema: Mapping[str, Any], values: Mapping[str, Any], path: tuple[Any, ...],
                   partial: bool) -> dict[str, Any]:
-    for key in values:
-        if key not in schema and values[key] is not None:
-            raise _PropError(path, f"Unknown Property {key}")
+    _check_names(schema, values, path)
     out: dict[str, Any] = {}
     for key, sub in schema.items():
-        value = values.get(key)
-        if value is None:
-            if "default" in sub and sub["default"] is not None:
-                value = sub["default"]
+        value = values.get(key, ABSENT)
+        if value is ABSENT:  # not given (Heat's Properties._get_property_value)
+            if sub.get("default") is not None:
+                value = copy.deepcopy(sub["default"])
             elif sub.get("required"):
-                raise _PropError(path, f"Property {key} not assigned")
+                where = path + (key,) if key in values else path
+                raise _PropError(where, f"Property {key} not assigned")
             else:
                 continue
         out[key] = _validate_value(sub, value, path + (key,), partial)
@@ -122,12 +151,11 @@ def _validate_map(schema: Mapping[str, Any], values: Mapping[str, Any], path: tu
 
 def _check_names(schema: Mapping[str, Any], values: Mapping[str, Any],
                  path: tuple[Any, ...]) -> None:
+    """Heat's ``Properties.validate(with_value=False)``: unknown names only (a required
+    property is checked where its value is read, ``_get_property_value``)."""
     for key in values:
-        if key not in schema and values[key] is not None:
+        if key not in schema:
             raise _PropError(path, f"Unknown Property {key}")
-    for key, sub in schema.items():
-        if sub.get("required") and values.get(key) is None and sub.get("default") is None:
-            raise _PropError(path, f"Property {key} not assigned")
 
 
 def validate(schema: Mapping[str, Any] | None, values: Mapping[str, Any] | None,
@@ -138,20 +166,46 @@ def validate(schema: Mapping[str, Any] | None, values: Mapping[str, Any] | None,
     :param schema: the ``properties`` map of a type schema (``None``: accept anything).
     :param path: the template path of the properties, e.g. ``("resources", "srv",
         "properties")``; errors name ``<path>.<prop>``.
-    :param names_only: check only unknown names and missing required properties (Heat's
-        ``validate(with_value=False)``, used by ``POST /validate``).
-    :returns: the coerced property values (only declared properties; ``None`` means unset).
+    :param names_only: check only unknown names (Heat's ``validate(with_value=False)``, used
+        by ``POST /validate`` and for a nested stack checked at its parent's create).
+    :param values: ``{prop: value}``; a ``None`` value is given as null (see the module doc),
+        an :data:`~.functions.base.ABSENT` one is not given.
+    :returns: the coerced property values (declared properties given or with a default; an
+        ``any`` property given null is ``None``).
     :raises errors.ValidationError: "Property error: <path>: <why>".
     """
     values = dict(values or {})
+    given = {k: v for k, v in values.items() if v is not ABSENT}
     if schema is None:
-        return values
+        return given
     try:
         if names_only:
             _check_names(schema, values, tuple(path))
-            return values
+            return given
         return _validate_map(schema, values, tuple(path), partial)
     except _PropError as exc:
-        dotted = ".".join(str(p) for p in exc.path)
-        raise errors.ValidationError(f"Property error: {dotted}: {exc.message}",
-                                     path=exc.path) from None
+        raise errors.ValidationError(
+            f"Property error: {errors.format_path(exc.path)}: {exc.message}", path=exc.path,
+            raw=exc.message) from None
+
+
+def child_parameters(schema: Mapping[str, Any] | None,
+                     values: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of a template resource's child stack from its resolved properties, as
+    Heat's ``TemplateResource.child_params``: a property given ``null`` passes the zero value
+    of its type (the property schema has no default, Heat's ``Schema.from_parameter``; so a
+    string parameter given null is '' even where the child declares a default), an ``any``
+    one nothing; a property not given (or an omitted ``if``) is not passed (the child's
+    default applies).
+
+    :param schema: the provider template's ``properties`` schema (``None``: values as given).
+    :param values: ``{prop: value}`` as :meth:`.stack.StackDefinition.resolve_properties`.
+    :returns: ``{parameter: value}``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None and schema is not None and key in schema:
+            value = null_value(schema[key])
+        if value is not None and value is not ABSENT:
+            out[key] = value
+    return out

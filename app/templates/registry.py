@@ -14,6 +14,8 @@ As Heat's ``heat/engine/environment.py`` (``ResourceRegistry``), with its matchi
   built-in types. They are tried in Heat's order — longer registry path first, then the path
   compared as text (so ``"OS::*"`` sorts before ``"OS::Nova::Server"``) — and a candidate whose
   target does not exist is skipped;
+* below them all, Heat's global environment (:data:`GLOBAL_ENTRIES`: ``OS::Ceilometer::*``
+  alarms to Aodh's, ``OS::Quantum*`` to ``OS::Neutron*``);
 * Heat's side effect is kept: when a mapping (not a template) resolves to a built-in type,
   Heat records that mapping as the top-level entry for the type, so a per-resource override
   used once applies to the later resources of that type too (oracle:
@@ -33,12 +35,39 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
+from app.templates import global_templates
 
 TEMPLATE_SUFFIXES = (".yaml", ".template")
 HOOK_TYPES = ("pre-create", "pre-update", "pre-delete", "post-create", "post-update",
               "post-delete")
 RESTRICTED_ACTIONS = ("update", "replace")
 _MAX_DEPTH = 50
+#: Heat's global environment (``etc/heat/environment.d/default.yaml``), below every stack's own
+#: registry: a stack's entries win, and these apply to a type no plugin implements. Of its two
+#: ``file:///etc/heat/templates/...`` providers, ``AWS::CloudWatch::Alarm`` is held in
+#: :mod:`app.templates.global_templates`; ``AWS::RDS::DBInstance`` is not part of it here.
+GLOBAL_ENTRIES = {
+    "OS::Metering::Alarm": "OS::Aodh::Alarm",
+    "OS::Ceilometer::Alarm": "OS::Aodh::Alarm",
+    "OS::Ceilometer::GnocchiResourcesAlarm": "OS::Aodh::GnocchiResourcesAlarm",
+    "OS::Ceilometer::GnocchiAggregationByMetricsAlarm":
+        "OS::Aodh::GnocchiAggregationByMetricsAlarm",
+    "OS::Ceilometer::GnocchiAggregationByResourcesAlarm":
+        "OS::Aodh::GnocchiAggregationByResourcesAlarm",
+    "OS::Ceilometer::CombinationAlarm": "OS::Aodh::CombinationAlarm",
+}
+#: the global environment's wildcard renames: "OS::Quantum*" -> "OS::Neutron*"
+GLOBAL_GLOBS = {"OS::Quantum": "OS::Neutron"}
+
+
+def global_target(type_name: str) -> str | None:
+    """The type Heat's global environment maps ``type_name`` to, None when it maps nothing."""
+    if type_name in GLOBAL_ENTRIES:
+        return GLOBAL_ENTRIES[type_name]
+    for prefix, to in GLOBAL_GLOBS.items():
+        if type_name.startswith(prefix):
+            return to + type_name[len(prefix):]
+    return None
 
 
 def is_template_name(name: str) -> bool:
@@ -236,6 +265,14 @@ class Registry:
             if record and found.template is None and info.path != (type_name,):
                 self.entries[type_name] = info
             return found if found.template is None else Resolution(type_name, found.template)
+        provider = global_templates.ENTRIES.get(type_name)
+        if provider is not None and (known is None or not known(type_name)):
+            return Resolution(type_name, provider)  # Heat's global template resources
+        mapped = global_target(type_name)
+        if mapped is not None and (known is None or not known(type_name)):
+            found = self._resolve(mapped, resource_name, known, record, depth + 1)
+            if found is not None:
+                return found if found.template is None else Resolution(type_name, found.template)
         if known is None or known(type_name):
             return Resolution(type_name, None)
         return None

@@ -13,16 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app import errors
+from app.templates import dependencies, global_templates, type_resolution, update_policy
 from app.templates import properties as props_mod
 from app.templates.conditions import Conditions
 from app.templates.dependencies import check_acyclic, reference_nodes, references, topological_order
-from app.templates.functions.base import ABSENT, Function, FunctionError, expand_macros, resolve
+from app.templates.environment import Environment
+from app.templates.functions.base import (
+    ABSENT,
+    UNKNOWN,
+    Function,
+    FunctionError,
+    contains_unknown,
+    expand_macros,
+    resolve,
+    walk,
+)
 from app.templates.functions.cfn import Ref
-from app.templates.functions.core import GetAtt
+from app.templates.functions.core import GetAtt, GetParam
+from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
+from app.templates.parsed import Template
 from app.templates.resources import RawResource, ResourceDefinition, normalise_policy
 from app.templates.scope import (
     ParentFacade,
@@ -32,23 +45,14 @@ from app.templates.scope import (
     StaticResolver,
     bad_reference,
 )
+from app.templates.template import parse
+from app.templates.versions import HOT_KEY
 
-if TYPE_CHECKING:
-    from app.templates.environment import Environment
-    from app.templates.template import Template
+__all__ = ["LAX_TYPES", "Nesting", "StackDefinition", "StackIdentity", "instantiate"]
 
 TypeSchema = Callable[[str], "dict[str, Any] | None"]
 #: Types that accept any property and attribute (Heat's OS::Heat::None placeholder).
 LAX_TYPES = frozenset({"OS::Heat::None"})
-
-
-@dataclass(frozen=True)
-class StackIdentity:
-    """Who the stack is: feeds OS::stack_name, OS::stack_id, OS::project_id."""
-
-    stack_name: str = "stack"
-    stack_id: str = ""
-    project_id: str = ""
 
 
 @dataclass
@@ -82,8 +86,7 @@ class StackDefinition:
     def nested_environment(self, name: str) -> dict[str, Any]:
         """The environment mapping for template resource ``name``'s child stack (parent's
         registry and parameter_defaults, as Heat); see :mod:`.type_resolution`."""
-        from app.templates.type_resolution import nested_environment
-        return nested_environment(self, name)
+        return type_resolution.nested_environment(self, name)
 
     # -- queries -----------------------------------------------------------------------------
     def parameters_for_show(self) -> dict[str, str]:
@@ -139,19 +142,22 @@ class StackDefinition:
     def resolve_properties(self, name: str, ctx: ResolveContext) -> dict[str, Any]:
         """Resolve resource ``name``'s properties with the engine's context.
 
-        :returns: ``{prop: value}``; a property whose value resolves to null or to an omitted
-            ``if`` branch is left out (unset: its default applies).
+        :returns: ``{prop: value}``; a property whose value is an omitted ``if`` branch is
+            left out (not given: its default applies); one that resolves to null is kept as
+            ``None`` (given: Heat's ``Properties._resolve_user_value`` counts it, and
+            :func:`.properties.validate` makes it the type's zero value or default).
         :raises errors.TemplateError: a function failed (``FunctionError`` with its path).
         """
         value = resolve(self._bound[name].properties, RuntimeResolver(self.scope, ctx))
-        return {k: v for k, v in (value or {}).items() if v is not None and v is not ABSENT}
+        return {k: v for k, v in (value or {}).items() if v is not ABSENT}
 
     def static_properties(self, name: str) -> dict[str, Any]:
         """Properties of ``name`` as known at validation time: values that depend on other
-        resources are :data:`~.functions.base.UNKNOWN` (for plugins' own static checks)."""
+        resources are :data:`~.functions.base.UNKNOWN` (for plugins' own static checks); nulls
+        kept and omitted ``if`` branches left out, as :meth:`resolve_properties`."""
         static = StaticResolver(self.scope)
         value = resolve(self._bound[name].properties, static)
-        return {k: v for k, v in (value or {}).items() if v is not None and v is not ABSENT}
+        return {k: v for k, v in (value or {}).items() if v is not ABSENT}
 
     def resolve_metadata(self, name: str, ctx: ResolveContext) -> Any:
         """Resolve resource ``name``'s metadata. :raises errors.TemplateError:"""
@@ -181,16 +187,33 @@ def _pseudo(identity: StackIdentity) -> dict[str, Any]:
             "OS::project_id": identity.project_id}
 
 
-def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
-                identity: StackIdentity | None, type_schema: TypeSchema | None, *,
+def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
+                env: Environment | None = None, identity: StackIdentity | None = None,
+                type_schema: TypeSchema | None = None, *, nesting: Nesting,
                 parent: ParentFacade | None = None, strict: bool = True) -> StackDefinition:
-    """Bind and validate; see the module doc.
+    """Bind ``tmpl`` to parameters and conditions and validate it statically (see the module
+    doc); errors carry the YAML line of their path where known.
 
-    ``strict=False`` is Heat's ``POST /validate`` mode (``strict_validate=False``,
-    ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
-    unknown conditions count as true and properties are checked for names and presence only.
+    :param params: user parameter values; ``env``: the merged environment.
+    :param type_schema: ``type name -> schema`` (None: types are not checked).
+    :param nesting: this stack's depth and Heat's ``max_nested_stack_depth`` (the caller's
+        settings); each template resource's child stack is validated one level deeper.
+    :param strict: False is Heat's ``POST /validate`` mode (``strict_validate=False``,
+        ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
+        unknown conditions count as true and properties are checked for names and presence.
     :raises errors.TemplateError: (and subclasses).
     """
+    try:
+        return _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting,
+                            parent=parent, strict=strict)
+    except errors.TemplateError as exc:
+        raise tmpl.locate(exc) from None
+
+
+def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
+                 identity: StackIdentity | None, type_schema: TypeSchema | None, *,
+                 nesting: Nesting, parent: ParentFacade | None,
+                 strict: bool) -> StackDefinition:
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
@@ -215,8 +238,7 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
         active[name] = raw
     scope.active = frozenset(active)
 
-    from app.templates.type_resolution import resolve_types
-    kinds = resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files, type_schema)
+    kinds = type_resolution.resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files, type_schema)
     bound: dict[str, _Bound] = {}
     for name, raw in active.items():
         schema = kinds[name].schema
@@ -227,6 +249,7 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
 
     definitions: dict[str, ResourceDefinition] = {}
     graph: dict[str, frozenset[str]] = {}
+    children: set[str] = set()
     for name, b in bound.items():
         graph[name] = _requirements(tmpl, b, values, scope)
         _check_attributes(b.properties, bound, type_schema)
@@ -234,11 +257,18 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
         policy = normalise_policy(resolve(expand_macros(b.raw.deletion_policy, static), static),
                                   tmpl.hot, name)
         _static_properties(b, static, strict)
+        policy_value = resolve(expand_macros(b.raw.update_policy, static), static)
+        if type_schema is not None and kinds[name].effective_type not in LAX_TYPES:
+            _check_update_policy(tmpl, name, kinds[name], policy_value)
+        key = kinds[name].template
+        if key is not None and key not in children:
+            children.add(key)
+            _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
         definitions[name] = ResourceDefinition(
             name=name, type=b.raw.type, properties=dict(b.raw.snippet.get("properties") or {}),
             metadata=b.raw.snippet.get("metadata"), depends_on=list(b.raw.depends_on),
             deletion_policy=policy,
-            update_policy=resolve(expand_macros(b.raw.update_policy, static), static),
+            update_policy=policy_value,
             description=b.raw.description if isinstance(b.raw.description, str) else "",
             external_id=resolve(expand_macros(b.raw.external_id, static), static),
             condition=b.raw.snippet.get("condition"), template=kinds[name].template,
@@ -263,6 +293,39 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environme
     return definition
 
 
+def _check_update_policy(tmpl: Template, name: str, kind: type_resolution.ResolvedType,
+                         policy: Any) -> None:
+    """Heat's ``Resource.validate`` of the update policy against the type's schema
+    (:mod:`.update_policy`; a template resource has none). :raises errors.ValidationError:"""
+    if not isinstance(policy, dict) or not policy or contains_unknown(policy):
+        return
+    schema = {} if kind.template is not None else update_policy.schema_for(kind.effective_type)
+    hot = tmpl.version[0] == HOT_KEY
+    where = ("resources", name, "update_policy") if hot else ("Resources", name, "UpdatePolicy")
+    props_mod.validate(schema, policy, where)
+
+
+def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: str,
+                    env: Environment | None, type_schema: TypeSchema | None,
+                    nesting: Nesting) -> None:
+    """Validate provider template ``key`` as the child stack of resource ``name``, as Heat's
+    ``StackResource.validate_nested_stack`` (``strict_validate=False``: parameters may lack
+    values) with the child environment, one nesting level deeper.
+
+    :raises errors.ValidationError: ``resources.<name><<key>>.<child path>: <child message>``,
+        or "Recursion depth exceeds N." at Heat's ``max_nested_stack_depth``.
+    """
+    too_deep = type_resolution.nesting_exceeded(name, key, nesting)
+    if too_deep is not None:
+        raise type_resolution.child_failure(too_deep, name, key)
+    child_env = type_resolution.child_environment(env, name, key, type_name)
+    try:
+        instantiate(parse(global_templates.provider(files, key), files), {}, child_env, StackIdentity(f"{name}-child"),
+                    type_schema, nesting=nesting.child(), strict=False)
+    except errors.StokerError as exc:
+        raise type_resolution.child_failure(exc, name, key) from None
+
+
 def _requirements(tmpl: Template, b: _Bound, values: Parameters,
                   scope: Scope) -> frozenset[str]:
     name = b.raw.name
@@ -275,7 +338,7 @@ def _requirements(tmpl: Template, b: _Bound, values: Parameters,
                 prop = fpath[3] if where == "Properties" and len(fpath) > 3 else None
                 loc = f"{name}.{where}.{prop}" if prop is not None else f"{name}.{where}"
                 if isinstance(fn, Ref) and prop is not None:  # Heat meets it resolving the value
-                    dotted = ".".join(str(p) for p in fpath[:4])
+                    dotted = errors.format_path(fpath[:4])
                     raise errors.ValidationError(
                         f"Property error: {dotted}: {bad_reference(ref, fpath).raw}",
                         path=fpath[:4])
@@ -296,8 +359,6 @@ def _requirements(tmpl: Template, b: _Bound, values: Parameters,
 def _check_attr_paths(tree: Any, values: Parameters) -> None:
     """Attribute names and paths must resolve now (Heat resolves them to know which attributes
     to record): a ``get_param`` there needs a value even under ``POST /validate``."""
-    from app.templates.functions.base import UNKNOWN, walk
-    from app.templates.functions.core import GetParam
     for fn in walk(tree):
         if isinstance(fn, GetAtt) and isinstance(fn.args, list):
             for inner in walk(fn.args[1:]):
@@ -329,22 +390,29 @@ def _check_attributes(tree: Any, bound: Mapping[str, _Bound],
 def _static_properties(b: _Bound, static: StaticResolver, strict: bool) -> None:
     name = b.raw.name
     tree = b.properties
-    if not strict:
+    items = tree.items() if isinstance(tree, dict) else []
+    if not strict:  # a get_param of an undeclared parameter fails as create (Heat's passes)
+        for key, arg in dependencies.undeclared_params(dict(items), static.scope.params):
+            where = ("resources", name, "properties", key)
+            raise errors.ValidationError(
+                f"Property error: {errors.format_path(where)}: The Parameter ({arg}) "
+                "was not provided.", path=where)
         if b.schema is not None and isinstance(tree, dict):
             props_mod.validate(b.schema.get("properties"), tree,
                                ("resources", name, "properties"), names_only=True)
         return
     values: dict[str, Any] = {}
-    items = tree.items() if isinstance(tree, dict) else []
     for key, sub in items:
         try:
             value = resolve(sub, static)
         except FunctionError as exc:
+            where = ("resources", name, "properties", key)
             raise errors.ValidationError(
-                f"Property error: resources.{name}.properties.{key}: {exc.raw}",
-                path=("resources", name, "properties", key)) from None
-        if value is not ABSENT and value is not None:
-            values[key] = value
+                f"Property error: {errors.format_path(where)}: {exc.raw}", path=where) from None
+        values[key] = value  # null is given, ABSENT (an omitted ``if``) is not
+    if isinstance(b.raw.properties, dict):  # a key whose ``if`` macro omitted it: in the data
+        for key in b.raw.properties:        # but not given (Heat's Ellipsis), so a required
+            values.setdefault(key, ABSENT)  # one is "not assigned" at its own path
     if isinstance(tree, Function):
         return
     if b.schema is not None:

@@ -9,82 +9,20 @@ recorded in :attr:`Template.warnings` (a non-string description, a description t
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from app import errors
 from app.templates import loader
+from app.templates.cfn.template import parse_cfn
 from app.templates.conditions import parse_section as parse_conditions
 from app.templates.functions.base import parse as parse_tree
 from app.templates.parameters import ParamSchema, parse_schema
-from app.templates.resources import RawResource, parse_resources
+from app.templates.parsed import RawOutput, Template
+from app.templates.resources import parse_resources
 from app.templates.versions import HOT_KEY, HotVersion, condition_table, detect, hot_version
 
-if TYPE_CHECKING:
-    from app.templates.environment import Environment
-    from app.templates.scope import ParentFacade
-    from app.templates.stack import StackDefinition, StackIdentity
-
-TypeSchema = Callable[[str], "dict[str, Any] | None"]
-
-
-@dataclass
-class RawOutput:
-    """An output as parsed: value tree, description, condition (raw or parsed)."""
-
-    name: str
-    value: Any
-    description: Any
-    condition: Any
-    has_condition: bool
-
-
-@dataclass
-class Template:
-    """A parsed template. ``version`` is ``(key, normalised date)``; ``raw`` the loaded map."""
-
-    version: tuple[str, str]
-    description: str
-    raw: dict[str, Any]
-    files: Mapping[str, str]
-    hot: HotVersion
-    parameters: dict[str, ParamSchema]
-    parameter_groups: Any
-    conditions: dict[str, Any]
-    resources: dict[str, RawResource]
-    outputs: dict[str, RawOutput]
-    warnings: list[str] = field(default_factory=list)
-    locations: dict[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
-
-    def instantiate(self, params: Mapping[str, Any] | None = None,
-                    env: Environment | None = None, identity: StackIdentity | None = None,
-                    type_schema: TypeSchema | None = None, *,
-                    parent: ParentFacade | None = None,
-                    strict: bool = True) -> StackDefinition:
-        """Bind parameters and conditions and validate statically (see :mod:`.stack`);
-        ``strict=False`` is ``POST /validate``'s mode."""
-        from app.templates.stack import instantiate
-        try:
-            return instantiate(self, params, env, identity, type_schema, parent=parent,
-                               strict=strict)
-        except errors.TemplateError as exc:
-            raise self.locate(exc) from None
-
-    def pseudo_parameters(self, identity: StackIdentity) -> dict[str, Any] | None:
-        """The format's pseudo parameters; None means HOT's ``OS::stack_*`` (CFN overrides)."""
-        return None
-
-    def locate(self, exc: errors.TemplateError) -> errors.TemplateError:
-        """Attach the YAML line/column of the longest known prefix of ``exc.path``."""
-        if exc.line is None and exc.path:
-            path = tuple(exc.path)
-            while path:
-                if path in self.locations:
-                    exc.line, exc.column = self.locations[path]
-                    break
-                path = path[:-1]
-        return exc
+__all__ = ["RawOutput", "Template", "parse"]
 
 
 def _mapping_section(raw: dict[str, Any], key: str) -> Any:
@@ -118,8 +56,9 @@ def _parse_outputs(section: Any, hot: HotVersion, warnings: list[str]) -> dict[s
     for name, spec in (section or {}).items():
         path = ("outputs", name)
         if not isinstance(spec, dict) or "value" not in spec:
-            raise errors.ValidationError(f"Output validation error: outputs.{name}: Each output "
-                                         f"definition must contain a value key.", path=path)
+            raise errors.ValidationError(f"Output validation error: {errors.format_path(path)}: "
+                                         "Each output definition must contain a value key.",
+                                         path=path)
         extra = [k for k in spec if k not in hot.output_keys]
         if extra:
             warnings.append(f"outputs.{name}: unknown keys ignored: "
@@ -151,7 +90,6 @@ def parse(source: str | bytes | Mapping[str, Any], files: Mapping[str, str] | No
     try:
         key, date = detect(raw)
         if key != HOT_KEY:
-            from app.templates.cfn.template import parse_cfn
             return parse_cfn(loaded, key, date, files, source)
         hot = hot_version(date)
         for section in raw:

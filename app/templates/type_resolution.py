@@ -13,23 +13,29 @@ fetch); one that does not parse reports the parse error with the resource's path
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from app import errors
+from app.templates import global_templates
+from app.templates.environment import Environment
+from app.templates.identity import Nesting
+from app.templates.provider import template_resource_schema
 from app.templates.registry import Registry
-
-if TYPE_CHECKING:
-    from app.templates.environment import Environment
-    from app.templates.stack import StackDefinition
+from app.templates.template import parse
 
 TypeSchema = Callable[[str], "dict[str, Any] | None"]
-#: Heat's ``max_nested_stack_depth`` default.
-MAX_NESTED_DEPTH = 5
-_depth = threading.local()
+
+
+class StackLike(Protocol):
+    """What :func:`nested_environment` reads of a ``StackDefinition``."""
+
+    @property
+    def environment(self) -> Environment | None: ...
+    @property
+    def resources(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -47,71 +53,96 @@ def provider_schema(files: Mapping[str, str], key: str, name: str,
                     parameter_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The type schema of provider template ``key`` used by resource ``name``. As Heat's
     ``generate_class_from_template``, the environment's ``parameter_defaults`` become the
-    defaults of the matching parameters (so such a property is no longer required).
+    defaults of the matching parameters (so such a property is no longer required; the
+    property has no default, as Heat's ``Schema.from_parameter``).
 
     :raises errors.ValidationError: not in ``files`` (Heat's fetch error) or not a template.
     """
-    from app.templates.provider import template_resource_schema
-    from app.templates.template import parse
-    if key not in files:
+    if not global_templates.has(files, key):
         scheme = urlparse(key).scheme
         raise errors.ValidationError(f'Could not fetch remote template "{key}": Invalid URL '
                                      f'scheme {scheme}', path=("resources", name, "type"),
                                      heat_type="StackValidationFailed")
     try:
-        tmpl = parse(files[key], files)
+        tmpl = parse(global_templates.provider(files, key), files)
     except errors.StokerError as exc:
-        raise errors.ValidationError(f"Failed to parse template {key} (resources.{name}): "
-                                     f"{exc.message}", path=("resources", name, "type"),
-                                     heat_type="StackValidationFailed") from None
+        raise _parse_failure(exc, key, name) from None
     schema = template_resource_schema(tmpl)
-    for pname, default in (parameter_defaults or {}).items():
+    for pname in parameter_defaults or {}:
         prop = schema["properties"].get(pname)
         if prop is not None:
-            prop = schema["properties"][pname] = dict(prop, required=False)
-            if prop["type"] in ("string", "number", "boolean"):
-                prop["default"] = default
+            schema["properties"][pname] = dict(prop, required=False)
     return schema
 
 
-def validate_child(files: Mapping[str, str], key: str, name: str, type_name: str,
-                   env: Environment | None, registry: Registry,
-                   type_schema: TypeSchema | None) -> None:
-    """Validate provider template ``key`` as the child stack of resource ``name``, as Heat's
-    ``StackResource.validate_nested_stack`` (``strict_validate=False``: parameters may lack
-    values) with the child environment; nesting deeper than :data:`MAX_NESTED_DEPTH` is
-    Heat's "Recursion depth exceeds 5.".
+def _parse_failure(exc: errors.StokerError, key: str, name: str) -> errors.StokerError:
+    """A provider template that does not parse, as Heat's ``TemplateResource`` reports it: an
+    unknown version is the child's own ``InvalidTemplateVersion``; an unknown section is
+    found when the child stack is validated (``InvalidTemplateSection: resources.<name><<key>>:
+    ...``); text that is not YAML is "Error parsing template <key> <why>"."""
+    if exc.heat_type == "InvalidTemplateVersion":
+        return exc
+    where = ("resources", name, "type")
+    if exc.message.startswith("The template section is invalid"):
+        return errors.ValidationError(f"InvalidTemplateSection: resources.{name}<{key}>: "
+                                      f"{exc.message}", path=where,
+                                      heat_type="StackValidationFailed")
+    if isinstance(exc, errors.BadRequest):
+        why = exc.message.removeprefix("Template not in valid format: ")
+        why = why.removeprefix("Error parsing template [root stack] ")
+        return errors.ValidationError(f"Error parsing template {key} {why}", path=where,
+                                      heat_type="StackValidationFailed")
+    return errors.ValidationError(f"Failed to parse template {key} (resources.{name}): "
+                                  f"{exc.message}", path=where, heat_type="StackValidationFailed")
 
-    :raises errors.ValidationError: ``resources.<name><<key>>.<child path>: <child message>``.
-    """
-    from app.templates.environment import Environment as Env
-    from app.templates.stack import StackIdentity
-    from app.templates.template import parse
-    depth = getattr(_depth, "value", 0)
-    where = f"resources.{name}<{key}>"
-    if depth >= MAX_NESTED_DEPTH:
-        raise errors.ValidationError(f"{where}: Recursion depth exceeds {MAX_NESTED_DEPTH}.",
-                                     path=("resources", name, "type"),
-                                     heat_type="StackValidationFailed")
-    child_env = Env.from_mapping({
+
+def child_environment(env: Environment | None, name: str, key: str,
+                      type_name: str) -> Environment:
+    """The environment a provider template ``key`` is validated with as the child stack of
+    resource ``name`` (type ``type_name``): the parent's ``parameter_defaults`` and its
+    registry narrowed as Heat's ``get_child_environment``."""
+    registry = Registry.from_mapping(env.resource_registry if env is not None else None)
+    return Environment.from_mapping({
         "parameter_defaults": dict(env.parameter_defaults) if env is not None else {},
         "resource_registry": registry.child_mapping(name, key, type_name)})
-    _depth.value = depth + 1
-    try:
-        parse(files[key], files).instantiate({}, child_env, StackIdentity(f"{name}-child"),
-                                             type_schema, strict=False)
-    except errors.StokerError as exc:
-        message = exc.message
-        head = "Property error: " if message.startswith("Property error: ") else ""
-        rest = message[len(head):]
-        if rest.startswith(("resources.", "outputs.", "parameters.")):
-            text = f"{head}{where}.{rest}"
-        else:
-            text = f"{head}{where}: {rest}"
-        raise errors.ValidationError(text, path=("resources", name, "type"),
-                                     heat_type="StackValidationFailed") from None
-    finally:
-        _depth.value = depth
+
+
+def nesting_exceeded(name: str, key: str, nesting: Nesting) -> errors.StokerError | None:
+    """Heat's ``RequestLimitExceeded`` "Request limit exceeded: Recursion depth exceeds N." when
+    the stack at ``nesting`` may not have the child stack of resource ``name``
+    (``StackResource._parse_nested_stack``); None when the child is allowed. The caller
+    reports it as the child's failure (:func:`child_failure`)."""
+    if not nesting.exhausted:
+        return None
+    return errors.RequestLimitExceeded(
+        f"Recursion depth exceeds {nesting.max_depth}.",
+        path=("resources", name, "type"))
+
+
+def child_failure(exc: errors.StokerError, name: str, key: str) -> errors.ValidationError:
+    """The child stack's validation error ``exc`` as the parent reports it, as Heat's
+    ``StackResource.validate_nested_stack``: ``StackValidationFailed`` whose path gets
+    ``resources.<name><<key>>`` in front of the child's own path. Heat's error label stays in
+    front of everything: ``Property error``, or the class name of an error that was not a
+    validation failure (``InvalidTemplateReference: resources.c<c.yaml>: ...``,
+    ``RequestLimitExceeded: ...``), as ``StackValidationFailed(error=ex, path=...)`` does."""
+    where = f"resources.{name}<{key}>"
+    if "child_text" in exc.data:  # a grandchild's failure: its label stays in front
+        label, message = exc.data["child_label"], exc.data["child_text"]
+    else:
+        label, message = None, exc.message
+        if message.startswith("Property error: "):
+            label, message = "Property error", message[len("Property error: "):]
+        elif exc.heat_type not in ("StackValidationFailed", "ValidationError"):
+            label = exc.heat_type
+    if message.startswith(("resources.", "outputs.", "parameters.")):
+        text = f"{where}.{message}"
+    else:
+        text = f"{where}: {message}"
+    return errors.ValidationError(f"{label}: {text}" if label else text,
+                                  path=("resources", name, "type"),
+                                  heat_type="StackValidationFailed", child_label=label,
+                                  child_text=text)
 
 
 def resolve_types(types: Mapping[str, str], env: Environment | None,
@@ -119,6 +150,10 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
                   ) -> dict[str, ResolvedType]:
     """``{resource name: ResolvedType}`` for ``types`` (name -> type as written, template
     order). O(resources x registry entries).
+
+    The child stacks of template resources are validated by the caller
+    (:func:`app.templates.stack.instantiate`), after each resource's own properties, as Heat's
+    ``StackResource.validate`` does.
 
     :raises errors.ValidationError: "The Resource Type (X) could not be found." (path
         ``resources.<name>.type``), or a provider template error (see module doc).
@@ -146,9 +181,6 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
                 cache[found.template] = provider_schema(
                     files, found.template, name,
                     env.parameter_defaults if env is not None else None)
-                validate_child(files, found.template, name, type_name, env,
-                               Registry.from_mapping(env.resource_registry if env else None),
-                               type_schema)
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:
@@ -157,7 +189,7 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
     return out
 
 
-def nested_environment(stack: StackDefinition, name: str) -> dict[str, Any]:
+def nested_environment(stack: StackLike, name: str) -> dict[str, Any]:
     """The environment mapping for the child stack of template resource ``name``, as Heat's
     ``get_child_environment``: the parent's ``parameter_defaults`` and ``event_sinks``, its
     registry without the entry that named this template and with ``resources`` narrowed to

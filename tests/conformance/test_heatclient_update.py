@@ -12,7 +12,7 @@ import pytest
 from heatclient import exc
 from heatclient.osc.v1 import stack as osc_stack
 
-from app.services import dispatch
+from app.convergence import dispatch
 from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import GREETING
 
@@ -138,3 +138,30 @@ def test_openstack_stack_update_command(heat, tmp_path: Path):
     st = heat.stacks.get(sid)
     assert outputs(heat, sid)["msg"] == "again world" and st.disable_rollback is False
     assert {r.resource_name for r in heat.resources.list(sid)} == {"msg", "new"}
+
+
+REPLACING = """
+heat_template_version: 2021-04-16
+parameters:
+  len: {type: number, default: 8}
+resources:
+  a: {type: OS::Heat::RandomString, properties: {length: {get_param: len}}}
+  b: {type: OS::Heat::Value, properties: {value: {get_attr: [a, value]}}}
+  f: {type: OS::Heat::RandomString, properties: {salt: {get_attr: [a, value]}}}
+  d: {type: OS::Heat::Value, properties: {value: static}}
+"""
+
+
+def test_dry_run_lists_the_dependents_of_a_replaced_resource_as_heat(heat, tmp_path: Path):
+    """``openstack stack update --dry-run`` with ``a`` replaced (a new length): its dependents
+    are updated (Value's value may change in place) or replaced (RandomString's salt may not),
+    as Heat 27.0.1's preview_update_stack lists them (recorded from the reference Heat)."""
+    tmpl = tmp_path / "r.yaml"
+    tmpl.write_text(REPLACING)
+    sid = heat.stacks.create(stack_name="dry", template=REPLACING)["stack"]["id"]
+    columns, data = _osc(heat, "dry", "-t", str(tmpl), "--parameter", "len=9", "--dry-run")
+    shown = dict(zip(columns, (d.machine_readable() for d in data), strict=True))
+    assert {k: sorted(e["resource_name"] for e in v) for k, v in shown.items()} == {
+        "added": [], "deleted": [], "replaced": ["a", "f"], "unchanged": ["d"],
+        "updated": ["b"]}
+    assert heat.stacks.get(sid).stack_status == "CREATE_COMPLETE"

@@ -135,3 +135,67 @@ def test_a_consumer_killed_after_fetching_loses_nothing(broker: str):
     assert message.delivery_info.get("redelivered") or message.headers.get("redelivered")
     wait_for(lambda: not r.keys(f"{transport.INFLIGHT_PREFIX}*"), 5, what="in-flight lists gone")
     assert r.zcard(transport.INFLIGHT_INDEX) <= 1  # only the live consumer's lease, if any
+
+
+# The same consumer on three queues (as a worker on the engine, poll and maintenance queues).
+QUEUES = [Queue(f"inflight-{n}", Exchange(f"inflight-{n}", "direct"), f"inflight-{n}")
+          for n in ("a", "b", "c")]
+STOPPED_MULTI = STOPPED_CONSUMER.replace("from tests.integration.test_broker_inflight import "
+                                         "OPTIONS, QUEUE", "from tests.integration.test_broker_"
+                                         "inflight import OPTIONS, QUEUES as QUEUE")
+
+
+def _publish_to(url: str, queue: Queue, body: dict) -> None:
+    with _connection(url) as c:
+        c.Producer().publish(body, exchange=queue.exchange, routing_key=queue.routing_key,
+                             declare=[queue], serializer="json")
+
+
+def test_a_consumer_of_several_queues_fetches_from_each_through_the_inflight_list(broker: str):
+    r = redis.Redis.from_url(broker)
+    for i, q in enumerate(QUEUES):
+        _publish_to(broker, q, {"n": i})
+    got: list = []
+    with _connection(broker) as c, \
+            c.Consumer(QUEUES, callbacks=[lambda body, m: got.append((body, m))], accept=["json"]):
+        deadline = time.time() + 10
+        while len(got) < 3 and time.time() < deadline:
+            try:
+                c.drain_events(timeout=0.5)
+            except TimeoutError:
+                pass
+        assert sorted(b["n"] for b, _ in got) == [0, 1, 2]
+        assert all(r.hexists("unacked", m.delivery_tag) for _, m in got)
+        assert all(r.llen(q.name) == 0 for q in QUEUES)
+        for _, m in got:
+            m.ack()
+    assert r.hlen("unacked") == 0
+
+
+def test_a_consumer_of_several_queues_killed_after_fetching_loses_nothing(broker: str):
+    r = redis.Redis.from_url(broker)
+    _publish_to(broker, QUEUES[2], {"n": 9})   # the last queue: found by the sweep
+    child = subprocess.Popen([sys.executable, "-c", STOPPED_MULTI, broker], cwd=REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline().decode()
+        assert line.strip() == "fetched", line + child.stdout.read().decode()
+        assert r.llen(QUEUES[2].name) == 0 and r.hlen("unacked") == 0
+        inflight = r.keys(f"{transport.INFLIGHT_PREFIX}*")
+        assert len(inflight) == 1 and r.llen(inflight[0]) == 1
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(10)
+    got: list = []
+    with _connection(broker) as c, \
+            c.Consumer(QUEUES, callbacks=[lambda body, m: got.append((body, m))], accept=["json"]):
+        deadline = time.time() + 15
+        while not got and time.time() < deadline:
+            try:
+                c.drain_events(timeout=0.5)
+            except TimeoutError:
+                pass
+        assert [b for b, _ in got] == [{"n": 9}]
+        got[0][1].ack()

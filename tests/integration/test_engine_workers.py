@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
+from app import convergence
 from app.context import RequestContext
 from app.models import Resource, Stack, read_session
-from app.services import maintenance, stacks
+from app.services import stacks
 from tests.fixtures.stacks import events, final, layered_random_stack, none_stack, rows, wait_for
 
 pytestmark = pytest.mark.integration
@@ -66,13 +67,15 @@ def test_failure_stops_dependents_but_not_independent_branches(workers):
 def test_stack_timeout_fails_the_stack_and_stops_the_traversal(workers, engine_settings):
     from app import config
     tmpl = {"heat_template_version": "2018-08-31", "resources": {
-        "slow": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 60}},
+        # only the create is slow: a TestResource's delete waits wait_secs too (Heat's)
+        "slow": {"type": "OS::Heat::TestResource",
+                 "properties": {"action_wait_secs": {"create": 60}}},
         "next": {"type": "OS::Heat::None", "depends_on": ["slow"]}}}
     st = stacks.create_stack(CTX, stack_name="times-out", template=tmpl)
     wait_for(lambda: _resources(st.id)["slow"].status == "IN_PROGRESS", 30, what="slow starts")
     config.set_current(engine_settings.replace(stack_action_timeout=1))
     time.sleep(1.2)
-    assert maintenance.check_timeouts() == 1
+    assert convergence.check_timeouts() == 1
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "CREATE_FAILED" and st.status_reason == "Timed out"
     res = _resources(st.id)
@@ -153,7 +156,7 @@ def test_lost_messages_are_redriven_from_the_database(workers, engine_settings, 
     redriven = 0
     deadline = time.time() + 120
     while stacks.get_by_id(CTX, st.id).status == "IN_PROGRESS" and time.time() < deadline:
-        redriven += maintenance.reconcile()
+        redriven += convergence.reconcile()
         time.sleep(1.5)
     config.set_current(engine_settings)
     final = stacks.get_by_id(CTX, st.id)
@@ -162,3 +165,31 @@ def test_lost_messages_are_redriven_from_the_database(workers, engine_settings, 
     creates = Counter(e.resource_name for e in _events(st.id)
                       if e.action == "CREATE" and e.status == "COMPLETE" and e.resource_name != st.name)
     assert set(creates.values()) == {1} and len(creates) == 20
+
+
+def test_a_nested_stack_node_is_woken_by_its_child_not_polled(workers):
+    """Two real workers: the parent's node of a template resource parks (``Wait``: its event
+    stored, no poll of its own but the slow safety poll) while its child runs for 10 s, and the
+    child's end wakes it; create and delete both converge."""
+    child = ("heat_template_version: 2018-08-31\nresources:\n"
+             "  slow: {type: OS::Heat::TestResource, properties: {action_wait_secs: {create: 10}}}\n"
+             "outputs:\n  out: {value: {get_attr: [slow, output]}}\n")
+    tmpl = {"heat_template_version": "2018-08-31",
+            "resources": {"top": {"type": "child.yaml"},
+                          "after": {"type": "OS::Heat::Value",
+                                    "properties": {"value": {"get_attr": ["top", "out"]}}}}}
+    st = stacks.create_stack(CTX, stack_name="woken", template=tmpl, files={"child.yaml": child})
+
+    def parked() -> bool:
+        top = _rows(st.id)["top"]
+        return isinstance(top.handle, dict) and "wait" in top.handle
+    wait_for(parked, 60, 0.02, "the parent's node parks")
+    top = _rows(st.id)["top"]
+    # a Wait, not a Poll: the node holds the event it waits for and no task of its own
+    assert top.handle["wait"] == convergence.child_stack_event(top.physical_resource_id)
+    assert stacks.get_by_id(CTX, top.physical_resource_id).status == "IN_PROGRESS"
+    st = _final(st.id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    stacks.delete_stack(CTX, st.name, st.id)
+    st = _final(st.id)
+    assert st.stack_status == "DELETE_COMPLETE", st.status_reason

@@ -86,7 +86,8 @@ def home() -> Iterator[Path]:
 def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
     port, sandbox_port = _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
-    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port))
+    env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port),
+               STOKER_CFN_PORT=str(_free_port()))
     log_path = home / "up.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([*_stoker(), "up", "--workers", "1"], cwd=home, env=env,
@@ -162,7 +163,7 @@ def test_demo_on_a_fresh_home(home: Path) -> None:
     port, sandbox_port = _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
     env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port),
-               COLUMNS="200")
+               STOKER_CFN_PORT=str(_free_port()), COLUMNS="200")
     demo = subprocess.run([*_stoker(), "demo", "--workers", "1"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=240, start_new_session=True)
     log = home / ".stoker" / "logs" / "demo.log"
@@ -188,7 +189,7 @@ def test_demo_without_the_sandbox_runs_the_cloud_free_example(home: Path) -> Non
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
     env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(_free_port()),
-               COLUMNS="200")
+               STOKER_CFN_PORT=str(_free_port()), COLUMNS="200")
     demo = subprocess.run([*_stoker(), "demo", "--workers", "1", "--no-sandbox"], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=240,
                           start_new_session=True)

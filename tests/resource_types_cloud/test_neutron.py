@@ -140,22 +140,28 @@ def test_unknown_network_gives_heats_message(driver: Any) -> None:
         "Unable to find network with name or id 'nope'")
 
 
-def test_floating_ip_waits_for_the_router_interface(driver: Any) -> None:
+def test_floating_ip_on_an_unrouted_subnet_fails_at_once_with_neutrons_message(
+        driver: Any, sandbox: Any) -> None:
+    """Neutron's 404 "not reachable" is permanent (Heat fails the resource with it): one
+    association request, no polling."""
     net = driver.create("OS::Neutron::Net", "net", {})
     sub = driver.create("OS::Neutron::Subnet", "sub", {"network": net.resource_id,
                                                        "cidr": "10.4.0.0/24"})
     port = driver.create("OS::Neutron::Port", "port", {"network": net.resource_id})
-    router = driver.create("OS::Neutron::Router", "r", {"external_gateway_info": {"network": "public"}})
     fip = driver.make("OS::Neutron::FloatingIP", "fip", {"floating_network": "public",
                                                          "port_id": port.resource_id})
     fip.handle_create()
-    assert fip.resource_id and not fip.check_create_complete(None)   # not routable yet
-    assert fip.data["unreachable_polls"] == 1
-    iface = driver.create("OS::Neutron::RouterInterface", "ri", {"router": router.resource_id,
-                                                                 "subnet": sub.resource_id})
-    assert driver.again(fip).check_create_complete(None)
-    assert driver.again(fip).resolve_attribute("port_id") == port.resource_id
-    for res in (fip, iface, router, port, sub, net):
+    sandbox.admin("DELETE", "requests")
+    with pytest.raises(errors.CloudError) as info:
+        driver.again(fip).check_create_complete(None)
+    public = sandbox.admin("GET", "ids")["ids"]["network:public"]
+    assert info.value.status == 404 and not info.value.transient
+    assert info.value.heat_type == "NotFound"
+    assert info.value.message == (
+        f"External network {public} is not reachable from subnet {sub.resource_id}.  "
+        f"Therefore, cannot associate Port {port.resource_id} with a Floating IP.")
+    assert sandbox.admin("GET", "requests")["requests"].get("network.PUT.floatingips") == 1
+    for res in (fip, port, sub, net):
         driver.delete(res)
 
 

@@ -44,3 +44,20 @@ def test_metadata_only_image_is_queued(no_leaks, conn, demo_conn):
         demo_conn.image.create_image(name="pub", disk_format="raw", container_format="bare", visibility="public",
                                      allow_duplicates=True)
     conn.image.delete_image(image)
+
+
+def test_glance_validates_types_before_anything(conn, sandbox):
+    """Glance's image schema: ``min_disk`` is an integer; a string number is refused with
+    jsonschema's wording, not stored as a string."""
+    import requests
+    url = f"{sandbox.url}/image/v2/images"
+    headers = {"X-Auth-Token": conn.auth_token}
+    resp = requests.post(url, json={"name": "typed", "min_disk": "1"}, headers=headers, timeout=10)
+    assert resp.status_code == 400
+    assert resp.json()["message"] == "Provided object does not match schema 'image': '1' is not of type 'integer'"
+    resp = requests.post(url, json={"name": "typed", "protected": "yes"}, headers=headers, timeout=10)
+    assert resp.json()["message"] == ("Provided object does not match schema 'image': 'yes' is not of type "
+                                      "'boolean'")
+    image = conn.image.create_image(name="typed", min_disk=2)
+    assert conn.image.get_image(image).min_disk == 2
+    conn.image.delete_image(image)

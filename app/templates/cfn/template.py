@@ -12,7 +12,7 @@ As Heat's ``heat/engine/cfn/template.py`` (``CfnTemplate`` / ``HeatTemplate``):
   (Heat's ARN ``arn:openstack:heat::<project>:stacks/<name>/<id>``) and ``AWS::Region``
   (Heat's fixed ``ap-southeast-1``); HOT's ``OS::stack_*`` do not exist here.
 
-The result is an ordinary :class:`~app.templates.template.Template` (a subclass that knows its
+The result is an ordinary :class:`~app.templates.parsed.Template` (a subclass that knows its
 pseudo parameters) whose resources, outputs and conditions are already in the HOT-shaped
 internal form, so ``instantiate()`` and the whole :class:`StackDefinition` contract are the
 same as for HOT. YAML duplicate keys are accepted, the last one winning as in Heat, and listed
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app import errors
 from app.templates.cfn import functions as cfn_fns
@@ -32,13 +32,11 @@ from app.templates.cfn.parameters import parse_cfn_schema
 from app.templates.conditions import parse_section as parse_conditions
 from app.templates.functions import conditions as cond_fns
 from app.templates.functions.base import FunctionTable, parse
+from app.templates.identity import StackIdentity
 from app.templates.loader import Loaded
+from app.templates.parsed import RawOutput, Template
 from app.templates.resources import RawResource
-from app.templates.template import RawOutput, Template
-from app.templates.versions import HotVersion
-
-if TYPE_CHECKING:
-    from app.templates.stack import StackIdentity
+from app.templates.versions import HotVersion, condition_table
 
 REGION = "ap-southeast-1"
 _BASE_SECTIONS = ("Description", "Mappings", "Parameters", "Resources", "Outputs")
@@ -98,9 +96,9 @@ class CfnTemplate(Template):
             old, new = tuple(exc.path), cfn_path(tuple(exc.path))
             if new != old:
                 for n in range(min(len(old), 3), 0, -1):
-                    before = ".".join(str(p) for p in old[:n])
+                    before = errors.format_path(old[:n])
                     if before in exc.message:
-                        after = ".".join(str(p) for p in new[:n])
+                        after = errors.format_path(new[:n])
                         exc.message = exc.message.replace(before, after, 1)
                         exc.args = (exc.message,)
                         break
@@ -211,7 +209,6 @@ def _resource(name: str, snippet: Any, fmt: CfnFormat, hot: HotVersion) -> RawRe
         raise _type_error(name, "Description", "string")
     cond = snippet.get("Condition")
     if "Condition" in snippet and not isinstance(cond, (bool, str)):
-        from app.templates.versions import condition_table
         cond = parse(cond, condition_table(hot), base + ("Condition",))
     internal = {_RES_INTERNAL[k]: v for k, v in snippet.items()}
     props = snippet.get("Properties") or {}
@@ -232,8 +229,8 @@ def _outputs(section: dict[str, Any], fmt: CfnFormat, hot: HotVersion,
     for name, spec in section.items():
         path = ("Outputs", name)
         if not isinstance(spec, dict) or "Value" not in spec:
-            raise errors.ValidationError(f"Output validation error: Outputs.{name}: Each "
-                                         f"output definition must contain a Value key.",
+            raise errors.ValidationError(f"Output validation error: {errors.format_path(path)}: "
+                                         "Each output definition must contain a Value key.",
                                          path=path)
         extra = [k for k in spec if k not in fmt.output_keys]
         if extra:
@@ -242,8 +239,7 @@ def _outputs(section: dict[str, Any], fmt: CfnFormat, hot: HotVersion,
         has_cond = fmt.conditions and "Condition" in spec
         cond = spec.get("Condition") if has_cond else None
         if has_cond and not isinstance(cond, (bool, str)):
-            from app.templates.versions import condition_table
-            cond = parse(cond, condition_table(hot), path + ("Condition",))
+                cond = parse(cond, condition_table(hot), path + ("Condition",))
         out[name] = RawOutput(name, parse(spec["Value"], hot.functions, path + ("Value",)),
                               spec.get("Description"), cond, has_cond)
     return out

@@ -45,7 +45,7 @@ class FunctionError(errors.ValidationError):
     ``message`` is ``"<path>: <raw>"`` as Heat prints it for outputs and conditions."""
 
     def __init__(self, raw: str, path: Path, *, heat_type: str | None = None, **data: Any) -> None:
-        dotted = ".".join(str(p) for p in path)
+        dotted = errors.format_path(path)
         super().__init__(f"{dotted}: {raw}" if dotted else raw, path=path, heat_type=heat_type,
                          **data)
         self.raw = raw

@@ -9,6 +9,7 @@ bounded as their HOT counterparts (:mod:`app.templates.functions.limits`).
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -20,7 +21,12 @@ from app.templates.functions.strings import Join, Replace
 
 
 class Ref(Function):
-    """``Ref: name``."""
+    """``Ref: name``. A list or map as the name is refused when parsed (Heat fails there with
+    Python's "unhashable type"; Stoker says what it needs)."""
+
+    def check(self) -> None:
+        if isinstance(self.args, (list, dict)):
+            raise self.error(f'Argument to "{self.fn_name}" must be a string')
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, str):
@@ -35,7 +41,10 @@ class Ref(Function):
 
 
 class Select(Function):
-    """``Fn::Select: [index, collection]``."""
+    """``Fn::Select: [index, collection]``, as Heat's cfn ``Select``: ``""`` for an empty or
+    null collection or an index out of range (a negative index counts from the end); a
+    string collection is read as JSON (``'"Fn::Select": <JSON error>'``); a map needs a string
+    index, a list an integer (integer text is one)."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
@@ -49,18 +58,31 @@ class Select(Function):
             raise self.error(f'Arguments to "{self.fn_name}" must be of the form '
                              f'[index, collection]')
         index, collection = args
-        if collection is None:
+        if collection == "":
             return ""
+        if isinstance(collection, str):
+            try:
+                collection = json.loads(collection)
+            except ValueError as exc:
+                raise self.error(f'"{self.fn_name}": {exc}') from None
         if isinstance(collection, dict):
             if not isinstance(index, str):
                 raise self.error(f'Index to "{self.fn_name}" must be a string')
             return collection.get(index, "")
+        try:
+            index = int(index)
+        except (ValueError, TypeError):
+            pass
         if isinstance(collection, list):
+            if not isinstance(index, int):
+                raise self.error(f'Index to "{self.fn_name}" must be an integer')
             try:
-                return collection[int(index)]
-            except (IndexError, ValueError, TypeError):
+                return collection[index]
+            except IndexError:
                 return ""
-        raise self.error(f'Arguments to "{self.fn_name}" not fully resolved')
+        if collection is None:
+            return ""
+        raise self.error(f"Arguments to {self.fn_name} not fully resolved")
 
 
 class CfnJoin(Join):
@@ -70,7 +92,7 @@ class CfnJoin(Join):
 
 
 class Split(Function):
-    """``Fn::Split: [delim, string]``."""
+    """``Fn::Split: [delim, string]``, as Heat's cfn ``Split``."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
@@ -81,23 +103,30 @@ class Split(Function):
 
     def result(self, args: Any, r: Resolver) -> Any:
         delim, text = args
+        if not isinstance(delim, str):
+            raise self.error(f"Delimiter for {self.fn_name} must be string")
         if not isinstance(text, str):
-            raise self.error(f'Function "{self.fn_name}" should be: '
-                             f'"{self.fn_name}" : [ ",", "str1,str2"]]')
-        if isinstance(delim, str) and delim:
+            raise self.error(f"String to split must be string; got {type(text)}")
+        if delim:
             check_size(self, split_size(text, delim))
-        return text.split(delim)
+        try:
+            return text.split(delim)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
 
 
 class CfnReplace(Replace):
-    """``Fn::Replace: [{placeholder: value}, template]``."""
+    """``Fn::Replace: [{placeholder: value}, template]``, as Heat's cfn ``Replace``."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
             return
         if not isinstance(self.args, list) or len(self.args) != 2:
-            raise self.error(f'Arguments to "{self.fn_name}" must be of the form '
-                             f'[{{"var": "value"}}, "template"]')
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'{{"{self.fn_name}": [ {{"$var1": "foo", "%var2%": "bar"}}, '
+                             f'"$var1 is %var2%"]}}')
+        if not isinstance(self.args[0], (dict, Function)):
+            raise self.error(f'"{self.fn_name}" parameters must be a mapping')
 
     def result(self, args: Any, r: Resolver) -> Any:
         return super().result({"params": args[0], "template": args[1]}, r)
@@ -108,12 +137,14 @@ class Base64(Function):
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, str):
-            raise self.error(f'Arguments to "{self.fn_name}" not fully resolved')
+            raise self.error(f'"{self.fn_name}" argument must be a string')
         return args
 
 
 class MemberListToMap(Function):
-    """``Fn::MemberListToMap: [key_name, value_name, [".member.N.key=value", ...]]``."""
+    """``Fn::MemberListToMap: [key_name, value_name, [".member.N.key=value", ...]]``, as
+    Heat's: every item must be ``key=value`` text. Heat reports an item without ``=`` with
+    Python's ``dict()`` error (a 400 that names no argument); Stoker says which item."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
@@ -128,10 +159,13 @@ class MemberListToMap(Function):
             raise self.error(f'Member list to "{self.fn_name}" must be a list')
         pairs: dict[str, dict[str, str]] = {}
         pattern = re.compile(r"\.member\.([0-9]+)\.(.*)")
-        for item in members:
+        for i, item in enumerate(members):
             if not isinstance(item, str):
                 raise self.error(f'Member list items of "{self.fn_name}" must be strings')
-            key, _, value = item.partition("=")
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise self.error(f'Member list item #{i} of "{self.fn_name}" must be '
+                                 f'"<key>=<value>", got {item!r}')
             m = pattern.match(key)
             if m:
                 pairs.setdefault(m.group(1), {})[m.group(2)] = value

@@ -170,17 +170,16 @@ class RepeatWithNestedLoop(RepeatWithMap):
 
 
 class MapMerge(Function):
-    """``map_merge: [map, ...]``."""
+    """``map_merge: [map, ...]`` (later keys win; a null member is an empty map), as Heat's
+    ``MapMerge``: the arguments are checked when resolved."""
 
     def _usage(self) -> str:
         return (f'Incorrect arguments to "{self.fn_name}" should be: '
-                f'"{self.fn_name}" : [ [ {{"k1": "v1", "k2": "v2"}}, {{"k1": "v2"}} ] ]')
-
-    def check(self) -> None:
-        if not isinstance(self.args, (list, Function)):
-            raise self.error(self._usage())
+                f'"{self.fn_name}" : [ {{ "key1": "val1" }}, {{ "key2": "val2" }} ]')
 
     def result(self, args: Any, r: Resolver) -> Any:
+        if isinstance(args, str):
+            args = list(args)  # a string is a sequence to Heat: its characters are not maps
         if not isinstance(args, list):
             raise self.error(self._usage())
         out: dict[Any, Any] = {}
@@ -189,51 +188,55 @@ class MapMerge(Function):
                 continue
             if not isinstance(m, dict):
                 raise self.error("Incorrect arguments: Items to merge must be maps. "
-                                 f"{m!r} is type {type(m)!r} instead of a dict")
+                                 f"{repr(m)[:200]} is type {type(m)} instead of a dict")
             out.update(m)
         return out
 
 
 class MapReplace(Function):
-    """``map_replace: [map, {keys: {old: new}, values: {old: new}}]``; a renamed key may not
-    collide with a key of the input map (so swaps are refused, as Heat)."""
+    """``map_replace: [map, {keys: {old: new}, values: {old: new}}]``, as Heat's
+    ``MapReplace``: checked when resolved; a renamed key may not collide with a key of the
+    input map (so swaps are refused) nor with one already output; a null map is empty; a value
+    that cannot be a key (a list, a map) is kept."""
 
     EXAMPLE = ('"map_replace" : [ { "key1": "val1" }, {"keys": {"key1": "key2"}, '
                '"values": {"val1": "val2"}}]')
 
-    def check(self) -> None:
-        if isinstance(self.args, list) and len(self.args) != 2:
-            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
-                             f'{self.EXAMPLE}')
+    def _map(self, m: Any) -> dict[Any, Any]:
+        if m is None:
+            return {}
+        if isinstance(m, dict):
+            return m
+        raise self.error(f'Incorrect arguments: to "{self.fn_name}", arguments must be a '
+                         f'list of maps. Example:  {self.EXAMPLE}')
 
     def result(self, args: Any, r: Resolver) -> Any:
-        if not (isinstance(args, list) and len(args) == 2 and isinstance(args[0], dict)
-                and isinstance(args[1], dict)):
-            raise self.error(f'Incorrect arguments: to "{self.fn_name}", arguments must be a '
-                             f'list of maps. Example:  {self.EXAMPLE}')
-        mapping, spec = args
-        if set(spec) - {"keys", "values"}:
-            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
-                             f'{self.EXAMPLE}')
-        keys = spec.get("keys") or {}
-        values = spec.get("values") or {}
-        if not isinstance(keys, dict) or not isinstance(values, dict):
-            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
-                             f'{self.EXAMPLE}')
+        usage = f'Incorrect arguments to "{self.fn_name}" should be: {self.EXAMPLE}'
+        if not isinstance(args, list) or not args:
+            raise self.error(usage)
+        mapping = self._map(args[0])
+        if len(args) < 2:
+            raise self.error(usage)
+        spec = self._map(args[1])
+        if len(args) > 2 or set(spec) - {"keys", "values"}:
+            raise self.error(usage)
+        keys = self._map(spec.get("keys", {}))
+        values = self._map(spec.get("values", {}))
         out: dict[Any, Any] = {}
         for k, v in mapping.items():
-            new_key = k
-            if isinstance(k, (str, int, float, bool)) and k in keys:
-                new_key = keys[k]
-                if new_key in mapping:
-                    raise self.error(f"key replacement {new_key} collides with a key in the "
-                                     f"input map")
-                if new_key in out:
-                    raise self.error(f"key replacement {new_key} collides with a key in the "
-                                     f"output map")
-            if isinstance(v, (str, int, float, bool)) and v in values:
-                v = values[v]
-            out[new_key] = v
+            new_key = keys.get(k)
+            if new_key is None:
+                new_key = k
+            elif new_key in mapping and new_key != k:
+                raise self.error(f"key replacement {new_key} collides with a key in the "
+                                 f"input map")
+            elif new_key in out:
+                raise self.error(f"key replacement {new_key} collides with a key in the "
+                                 f"output map")
+            try:
+                out[new_key] = values.get(v, v)
+            except TypeError:  # an unhashable value is kept
+                out[new_key] = v
         return out
 
 
@@ -245,10 +248,6 @@ class ListConcat(Function):
     def _usage(self) -> str:
         return (f'Incorrect arguments to "{self.fn_name}" should be: '
                 f'"{self.fn_name}" : [ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]')
-
-    def check(self) -> None:
-        if not isinstance(self.args, (list, Function)):
-            raise self.error(self._usage())
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, list):
@@ -286,29 +285,29 @@ class ListConcatUnique(ListConcat):
 
 
 class Filter(Function):
-    """``filter: [values_to_remove, list]``."""
-
-    def _usage(self) -> str:
-        return (f'Arguments to "{self.fn_name}" must be of the form: '
-                f'[values_to_filter, sequence]')
+    """``filter: [values_to_remove, list]``, as Heat's ``Filter``: two arguments when parsed;
+    an empty list is returned as it is, no values to remove returns the list."""
 
     def check(self) -> None:
         if isinstance(self.args, Function):
             return
-        if not isinstance(self.args, list) or len(self.args) != 2:
-            raise self.error(self._usage())
+        if not isinstance(self.args, list):
+            raise self.error(f'Argument to "{self.fn_name}" must be a list')
+        if len(self.args) != 2:
+            raise self.error(f'"{self.fn_name}" expected 2 arguments of the form '
+                             f'[values, sequence] but got {len(self.args)} arguments instead')
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, list) or len(args) != 2:
-            raise self.error(self._usage())
+            raise self.error(f'Argument to "{self.fn_name}" must be a list')
         remove, seq = args
-        if seq is None:
-            return None
+        if not seq:
+            return seq
         if not isinstance(seq, list):
             raise self.error(f'"{self.fn_name}" only works with lists')
-        if remove is None:
-            return list(seq)
+        if not remove:
+            return seq
         if not isinstance(remove, list):
-            remove = [remove]
+            raise self.error(f'"{self.fn_name}" filters a list of values')
         members = _Members(remove)
         return [v for v in seq if v not in members]

@@ -128,9 +128,13 @@ class Contains(Function):
     condition_function = True
 
     def check(self) -> None:
+        """As Heat's ``Contains.__init__``: no arguments or not a list, then not two."""
         if isinstance(self.args, Function):
             return
-        if not isinstance(self.args, list) or len(self.args) != 2:
+        if not self.args or not isinstance(self.args, list):
+            raise self.error(f'Incorrect arguments to "{self.fn_name}" should be: '
+                             f'"{self.fn_name}" : [ "value1", [ "value1", "value2"]]')
+        if len(self.args) != 2:
             raise self.error(f'Arguments to "{self.fn_name}" must be of the form: '
                              f'[value1, [value1, value2]]')
 

@@ -27,10 +27,6 @@ class GetParam(Function):
 
     condition_function = True
 
-    def check(self) -> None:
-        if isinstance(self.args, (str, list)) and not self.args:
-            raise self.error(f'Function "{self.fn_name}" must have arguments')
-
     def result(self, args: Any, r: Resolver) -> Any:
         if not args:
             raise self.error(f'Function "{self.fn_name}" must have arguments')
@@ -158,11 +154,8 @@ class GetAttAllAttributes(GetAtt):
 
 
 class GetFile(Function):
-    """``get_file: key`` -> content from the files map."""
-
-    def check(self) -> None:
-        if not isinstance(self.args, (str, Function)):
-            raise self.error(f'Argument to "{self.fn_name}" must be a string')
+    """``get_file: key`` -> content from the files map (the argument is checked when resolved,
+    as Heat's ``GetFile.result``)."""
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, str):

@@ -41,10 +41,10 @@ class Replace(Function):
         if not isinstance(self.args, dict):
             raise self.error(f'Arguments to "{self.fn_name}" must be a map')
         if "params" not in self.args or "template" not in self.args:
-            raise self.error(
+            raise self.error(repr(  # Heat raises a KeyError: its text is the message's repr
                 f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
                 "              template: This is var1 template var2\n"
-                "              params:\n                var1: a\n                var2: string")
+                "              params:\n                var1: a\n                var2: string"))
         params = self.args["params"]
         if not isinstance(params, (dict, Function)):
             raise self.error(f'"{self.fn_name}" parameters must be a mapping')
@@ -213,42 +213,59 @@ class JoinMultiple(Join):
 
 
 class StrSplit(Function):
-    """``str_split: [delim, string(, index)]``."""
+    """``str_split: [delim, string(, index)]``, as Heat's ``StrSplit``: only a string or a map
+    as arguments is refused when parsed; the rest fails when resolved (a null string gives
+    null; a string that is not one, or a delimiter that is not one, fails with Python's own
+    words, as in Heat)."""
 
     def _usage(self) -> str:
         return (f'Incorrect arguments to "{self.fn_name}" should be: '
                 f'"{self.fn_name}" : [ ",", "apples,pears", <index>]')
 
     def check(self) -> None:
-        if isinstance(self.args, Function):
-            return
-        if not isinstance(self.args, list) or len(self.args) not in (2, 3):
+        if isinstance(self.args, (str, dict)):
             raise self.error(self._usage())
 
     def result(self, args: Any, r: Resolver) -> Any:
-        if not isinstance(args, list) or len(args) not in (2, 3):
+        if not isinstance(args, list) or len(args) < 2:
             raise self.error(self._usage())
         delim, text = args[0], args[1]
+        if text is None:
+            return None
         if not isinstance(text, str):
             raise self.error(f"'{type(text).__name__}' object has no attribute 'split'")
-        if not isinstance(delim, str) or not delim:
-            raise self.error(f'"{self.fn_name}" delimiter must be a non-empty string')
-        if len(args) == 2:
+        if len(args) == 2 and isinstance(delim, str) and delim:
             check_size(self, split_size(text, delim))
-        parts = text.split(delim)
-        if len(args) == 3:
+        try:
+            parts = text.split(delim)
+        except (TypeError, ValueError) as exc:
+            raise self.error(str(exc)) from None
+        if len(args) > 2:
             try:
-                return parts[int(args[2])]
-            except (IndexError, ValueError, TypeError):
+                index = int(args[2])
+            except ValueError:
+                raise self.error(f'Incorrect index to "{self.fn_name}" should be: '
+                                 f'"{self.fn_name}" : [ ",", "apples,pears", <index>]') from None
+            except TypeError as exc:
+                raise self.error(str(exc)) from None
+            try:
+                return parts[index]
+            except IndexError:
                 raise self.error(f'Incorrect index to "{self.fn_name}" should be between 0 and '
                                  f'{len(parts) - 1}') from None
         return parts
 
 
 class Digest(Function):
-    """``digest: [algorithm, value]`` -> hex digest of value's latin-1 bytes (as Heat)."""
+    """``digest: [algorithm, value]`` -> hex digest of value's latin-1 bytes (as Heat).
 
-    ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
+    Heat accepts any of ``hashlib.algorithms_available`` and lists them as a Python set (in an
+    order that changes from run to run; a ``shake_*`` name then fails inside hashlib). Stoker
+    accepts Python's guaranteed algorithms with a fixed-length digest (sha3 and blake2 too),
+    the same on every machine, and lists them sorted."""
+
+    ALGORITHMS = tuple(sorted(a for a in hashlib.algorithms_guaranteed
+                              if not a.startswith("shake_")))
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
@@ -266,7 +283,15 @@ class Digest(Function):
 
 
 class MakeURL(Function):
-    """``make_url``: builds a URL; the port must be 1-65535; IPv6 hosts are bracketed."""
+    """``make_url``: a correctly escaped URL from its parts, as Heat's ``MakeURL``.
+
+    Arguments are checked when parsed and again when resolved (Heat's ``_check_args``, in
+    key order; a ``query`` map ends the checks, as in Heat): ``query`` must be a map, ``port``
+    an integer or integer text in 1-65535 (``Invalid URL port "x" for make_url called with
+    {...}``), every other part a string. An IPv6 host gets brackets once (a bracketed host is
+    kept), and is quoted except for ``:`` (a zone's ``%`` is ``%25``); the port is printed as
+    given; ``/`` stays unescaped in the query.
+    """
 
     KEYS = ("scheme", "username", "password", "host", "port", "path", "query", "fragment")
 
@@ -278,43 +303,59 @@ class MakeURL(Function):
         extra = [k for k in self.args if k not in self.KEYS]
         if extra:
             raise self.error(f'Invalid arguments to "{self.fn_name}": {", ".join(map(str, extra))}')
-        port = self.args.get("port")
-        if isinstance(port, (int, str)) and not isinstance(port, bool) and port != "":
-            self._port(port)
+        self._check_args(self.args)
 
-    def _port(self, port: Any) -> str:
-        try:
-            num = int(port)
-        except (TypeError, ValueError):
-            raise self.error(f"Invalid URL port {port!r}") from None
-        if not 0 < num < 65536:
-            raise self.error(f"Invalid URL port {num}, must be in range 1-65535")
-        return str(num)
+    def _check_args(self, args: dict[str, Any]) -> None:
+        for key in self.KEYS:
+            if key not in args:
+                continue
+            value = args[key]
+            if isinstance(value, Function):
+                continue
+            if key == "query":
+                if not isinstance(value, dict):
+                    raise self.error(f'The "query" argument to "{self.fn_name}" must be a map')
+                return
+            if key == "port":
+                port = value
+                if not isinstance(port, int):
+                    try:
+                        port = int(port)
+                    except (TypeError, ValueError):
+                        raise self.error(f'Invalid URL port "{value}" for {self.fn_name} '
+                                         f'called with {self._shown(args)}') from None
+                if not 0 < port <= 65535:
+                    raise self.error(f"Invalid URL port {int(port)}, must be in range 1-65535")
+            elif not isinstance(value, str):
+                raise self.error(f'The "{key}" argument to "{self.fn_name}" must be a string')
+
+    @staticmethod
+    def _shown(args: dict[str, Any]) -> str:
+        return repr({k: v for k, v in args.items()})
 
     def result(self, args: Any, r: Resolver) -> Any:
         if not isinstance(args, dict):
             raise self.error(f'The arguments to "{self.fn_name}" must be a map')
-        scheme = args.get("scheme") or ""
-        if ":" in str(scheme):
-            raise self.error(f'Illegal character in scheme "{scheme}"')
-        host = str(args.get("host") or "")
-        port = args.get("port") or ""
-        if port != "":
-            port = self._port(port)
-        query = args.get("query") or {}
-        if not isinstance(query, dict):
-            raise self.error(f'The "query" argument to "{self.fn_name}" must be a map')
-        if ":" in host:
-            host = f"[{host}]"
-        netloc = f"{host}:{port}" if port else host
-        user, password = args.get("username"), args.get("password")
-        if user:
-            creds = urlparse.quote(str(user), safe="")
-            if password:
-                creds += ":" + urlparse.quote(str(password), safe="")
-            netloc = f"{creds}@{netloc}"
-        path = urlparse.quote(str(args.get("path") or ""))
-        fragment = urlparse.quote(str(args.get("fragment") or ""))
-        url = urlparse.urlunsplit((str(scheme), netloc, path, urlparse.urlencode(query), fragment))
+        self._check_args(args)
+        scheme = args.get("scheme", "")
+        if ":" in scheme:
+            raise self.error('URL "scheme" should not contain \':\'')
+        netloc = ""
+        user = urlparse.quote(args.get("username", ""), safe="")
+        password = urlparse.quote(args.get("password", ""), safe="")
+        if user or password:
+            netloc = user + (":" + password if password else "") + "@"
+        host = args.get("host", "")
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]
+        host = urlparse.quote(host, safe=":")
+        netloc += f"[{host}]" if ":" in host else host
+        port = args.get("port", "")
+        if port:
+            netloc += f":{port}"
+        path = urlparse.quote(args.get("path", ""))
+        query = urlparse.urlencode(args.get("query", {})).replace("%2F", "/")
+        fragment = urlparse.quote(args.get("fragment", ""))
+        url = urlparse.urlunsplit((scheme, netloc, path, query, fragment))
         check_size(self, len(url))
         return url

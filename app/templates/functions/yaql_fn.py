@@ -93,8 +93,10 @@ class Yaql(Function):
     condition_function = True
 
     def _syntax(self) -> str:
-        return (f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
-                "  expression: $.data.var1.sum()\n  data:\n    var1: [3, 2, 1]")
+        # Heat raises it as a KeyError, whose text is the message's repr
+        return repr(f'"{self.fn_name}" syntax should be {self.fn_name}:\n'
+                    "              expression: $.data.var1.sum()\n"
+                    "              data:\n                var1: [3, 2, 1]")
 
     def check(self) -> None:
         if isinstance(self.args, Function):
@@ -104,10 +106,13 @@ class Yaql(Function):
         if "expression" not in self.args or set(self.args) - {"expression", "data"}:
             raise self.error(self._syntax())
         expr = self.args["expression"]
-        if isinstance(expr, str):
+        if not isinstance(expr, Function):
             self._parse(expr)
 
-    def _parse(self, expr: str) -> Any:
+    def _parse(self, expr: Any) -> Any:
+        if not isinstance(expr, str):
+            raise self.error(f'The "expression" argument to {self.fn_name} must contain a '
+                             f'string.')
         if len(expr) > MAX_EXPRESSION:
             raise self.error(f"Expression is longer than {MAX_EXPRESSION} characters")
         try:
@@ -119,8 +124,6 @@ class Yaql(Function):
         if not isinstance(args, dict):
             raise self.error(f'Arguments to "{self.fn_name}" must be a map.')
         expr = args.get("expression")
-        if not isinstance(expr, str):
-            raise self.error(f'The "expression" argument to "{self.fn_name}" must be a string')
         data = args.get("data", {})
         try:
             size = len(json.dumps(data))

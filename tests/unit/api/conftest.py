@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from app import errors
+from app.services import resources, stacks, validation
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "heat-reference" / "api-samples"
 HOST = "http://127.0.0.1:8004"
@@ -137,6 +137,10 @@ class World:
         rows = [s for s in self.stacks if kw.get("show_deleted") or s.deleted_at is None]
         return rows[: kw["limit"]] if kw.get("limit") is not None else rows
 
+    def count_stacks(self, ctx: Any, **kw: Any) -> int:
+        self.record("count_stacks", ctx=ctx, **kw)
+        return len([s for s in self.stacks if kw.get("show_deleted") or s.deleted_at is None])
+
     def lookup_stack(self, ctx: Any, identity: str) -> Any:
         self.record("lookup_stack", ctx=ctx, identity=identity)
         for s in self.stacks:
@@ -226,20 +230,19 @@ class World:
 
 @pytest.fixture()
 def world(monkeypatch: pytest.MonkeyPatch) -> World:
-    """Fake ``app.services.stacks`` / ``resources`` / ``validation`` modules backed by a World."""
+    """``app.services.stacks`` / ``resources`` / ``validation`` functions replaced by a World's."""
     w = World()
     groups = {
-        "stacks": ["create_stack", "list_stacks", "lookup_stack", "get_stack", "delete_stack",
+        "stacks": ["create_stack", "list_stacks", "count_stacks", "lookup_stack", "get_stack", "delete_stack",
                    "stack_outputs", "get_template", "get_environment", "get_files"],
         "resources": ["list_resources", "get_resource", "list_events", "get_event"],
         "validation": ["validate_template", "template_versions", "template_functions",
                        "resource_types", "resource_type_schema", "resource_type_template"],
     }
+    modules = {"stacks": stacks, "resources": resources, "validation": validation}
     for module, names in groups.items():
-        fake = types.ModuleType(f"app.services.{module}")
         for name in names:
-            setattr(fake, name, getattr(w, name))
-        monkeypatch.setitem(sys.modules, f"app.services.{module}", fake)
+            monkeypatch.setattr(modules[module], name, getattr(w, name))
     return w
 
 

@@ -26,7 +26,7 @@ TOP = {"heat_template_version": "2018-08-31", "resources": {
 def deep(client: Any) -> dict[str, Any]:
     """A stack ``deep`` → ``top`` (mid.yaml) → ``inner`` (leaf.yaml) → ``v``: its three stacks
     by depth as ``{"ids", "names", "base"}``."""
-    resp = client.post("/v1/nest/stacks", json={"stack_name": "deep", "template": TOP,
+    resp = client.post("/v1/admin/stacks", json={"stack_name": "deep", "template": TOP,
                                                 "files": {"mid.yaml": MID, "leaf.yaml": LEAF}})
     assert resp.status_code == 201
     ids = [resp.get_json()["stack"]["id"]]
@@ -36,7 +36,7 @@ def deep(client: Any) -> dict[str, Any]:
             child = s.execute(select(Stack).where(Stack.parent_id == ids[-1])).scalar_one()
             ids.append(child.id)
             names.append(child.name)
-    return {"ids": ids, "names": names, "base": f"/v1/nest/stacks/deep/{ids[0]}"}
+    return {"ids": ids, "names": names, "base": f"/v1/admin/stacks/deep/{ids[0]}"}
 
 
 def _uuids_in_order(stack_ids: list[str]) -> list[str]:
@@ -70,7 +70,7 @@ def test_nested_depth_adds_the_nested_stacks_events_in_order(client, deep, depth
 def test_each_event_links_into_its_own_stack_and_to_the_root(client, deep):
     events = client.get(f"{deep['base']}/events?sort_dir=asc&nested_depth=2").get_json()["events"]
     root = f"{HOST}{deep['base']}"
-    leaf = f"{HOST}/v1/nest/stacks/{deep['names'][2]}/{deep['ids'][2]}"
+    leaf = f"{HOST}/v1/admin/stacks/{deep['names'][2]}/{deep['ids'][2]}"
     v = next(e for e in events if e["resource_name"] == "v")
     assert _links(v) == {"self": f"{leaf}/resources/v/events/{v['id']}",
                          "resource": f"{leaf}/resources/v", "stack": leaf, "root_stack": root}

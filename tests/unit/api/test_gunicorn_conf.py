@@ -18,8 +18,9 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from gunicorn.http.errors import InvalidRequestLine, LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
-from app import cli_up, config
+from app import config
 from app.api import faults, gunicorn_conf
+from app.cli import up as cli_up
 
 
 def _cfg(monkeypatch: pytest.MonkeyPatch, *flags: str) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.services import dispatch
+from app.convergence import dispatch
 from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import hot, knob
 

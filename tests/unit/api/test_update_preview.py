@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from app.convergence import dispatch
 from app.models import RawTemplate, read_session
-from app.services import dispatch
 from tests.fixtures.engine import Dropper
 from tests.unit.api.test_stack_update import BASE, TR, Api, T, fault
 
@@ -58,7 +58,7 @@ def test_entries_are_heats_engine_format(api):
     res = api.resources(base)
     changes = api.c.put(f"{base}/preview", json={"template": NEW, "parameters": {"v": "2"}}) \
         .get_json()["resource_changes"]
-    stack_identity = {"tenant": "t1", "stack_name": "fmt", "stack_id": sid, "path": ""}
+    stack_identity = {"tenant": "admin", "stack_name": "fmt", "stack_id": sid, "path": ""}
     updated = changes["updated"][0]  # formatted from the existing resource
     assert updated == {
         "resource_name": "a",
@@ -186,3 +186,72 @@ def test_show_nested_lists_the_resources_of_nested_stacks(api):
     assert names(flat.get_json())["updated"] == ["n"]  # without show_nested: the top only
     gone = api.c.put(f"{base}/preview?show_nested=True", json={"template": T({"top": TR("t")})})
     assert names(gone.get_json())["deleted"] == ["fixed", "inner", "n"]
+
+
+#: Dependents of a RandomString ``a`` that a new ``len`` replaces (length is not
+#: update_allowed): ``b`` reads its attribute, ``c`` its reference, ``f`` its attribute in a
+#: property that is not update_allowed (RandomString salt), ``g`` only depends on it; ``e``
+#: reads an attribute of ``u``, which stays; ``h`` reads the parameter itself.
+DEPENDENTS = {
+    "heat_template_version": "2021-04-16",
+    "parameters": {"len": {"type": "number", "default": 8}},
+    "resources": {
+        "a": {"type": "OS::Heat::RandomString", "properties": {"length": {"get_param": "len"}}},
+        "u": {"type": "OS::Heat::RandomString", "properties": {"length": 5}},
+        "b": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["a", "value"]}}},
+        "c": {"type": "OS::Heat::Value", "properties": {"value": {"get_resource": "a"}}},
+        "d": {"type": "OS::Heat::Value", "properties": {"value": "static"}},
+        "e": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["u", "value"]}}},
+        "f": {"type": "OS::Heat::RandomString",
+              "properties": {"salt": {"get_attr": ["a", "value"]}}},
+        "g": {"type": "OS::Heat::None", "depends_on": ["a"]},
+        "h": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "len"}}},
+    }}
+
+
+def test_dependents_of_a_replaced_resource_are_listed_as_heat_lists_them(api):
+    """Heat 27.0.1's preview of ``len=9`` (recorded from the reference Heat): replaced a, f;
+    updated b, c, h (and e, see below); unchanged d, g, u. Heat's new stack has no resource
+    data (heat/engine/update.py StackUpdate.preview over service.preview_update_stack's new
+    parser.Stack: GetAtt._result_ready is False for an INIT resource, so get_attr is null and
+    get_resource the name), so what reads the replaced ``a`` differs from its stored value:
+    updated where update_allowed (Value's value), replaced where not (RandomString's salt)."""
+    base = api.create("dep", DEPENDENTS)
+    assert api.stack(base)["stack_status"] == "CREATE_COMPLETE"
+    got = api.c.put(f"{base}/preview", json={"template": DEPENDENTS, "parameters": {"len": 9}})
+    assert got.status_code == 200, got.get_json()
+    # Better than Heat: ``e`` reads only ``u``, which stays, so the update leaves it as it is;
+    # Heat's preview lists it updated (its get_attr is null in the preview's new stack).
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": ["a", "f"],
+                                     "unchanged": ["d", "e", "g", "u"],
+                                     "updated": ["b", "c", "h"]}
+    updated = {e["resource_name"]: e for e in got.get_json()["resource_changes"]["updated"]}
+    assert updated["b"]["resource_action"] == "CREATE"  # the existing resource, as Heat's
+    assert updated["b"]["physical_resource_id"] == api.resources(base)["b"][
+        "physical_resource_id"]
+
+
+def test_a_no_op_preview_leaves_dependents_unchanged_where_heat_lists_them_changed(api):
+    """Heat 27.0.1 previews this same template and parameters as updated b, c, e and replaced
+    f (every get_attr null, every get_resource a name in its preview); nothing would change
+    in the update, and Stoker says so: all unchanged."""
+    base = api.create("noop", DEPENDENTS)
+    got = api.c.put(f"{base}/preview", json={"template": DEPENDENTS})
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": [],
+                                     "unchanged": sorted(DEPENDENTS["resources"]),
+                                     "updated": []}
+
+
+def test_reading_an_in_place_updated_resource(api):
+    """``x`` (a Value) is updated in place: ``y`` reads its attribute (which changes: updated,
+    as Heat), ``z`` its reference (an in-place update keeps it: unchanged; Heat: updated)."""
+    def tmpl(v: str) -> dict[str, Any]:
+        return T({"x": {"type": "OS::Heat::Value", "properties": {"value": v}},
+                  "y": {"type": "OS::Heat::Value",
+                        "properties": {"value": {"get_attr": ["x", "value"]}}},
+                  "z": {"type": "OS::Heat::Value",
+                        "properties": {"value": {"get_resource": "x"}}}})
+    base = api.create("inplace", tmpl("one"))
+    got = api.c.put(f"{base}/preview", json={"template": tmpl("two")})
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": [],
+                                     "unchanged": ["z"], "updated": ["x", "y"]}

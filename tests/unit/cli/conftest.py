@@ -158,7 +158,7 @@ def _keep_settings() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     """The live view polls once a second; tests poll at once."""
-    from app import cli_render
+    from app.cli import render as cli_render
     monkeypatch.setattr(cli_render.Watch, "__init__", _fast_init(cli_render.Watch.__init__))
 
 

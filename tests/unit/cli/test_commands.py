@@ -236,7 +236,7 @@ def test_validate_ok_and_bad(fake_api: FakeApi, tmp_path: Path, tpl: Path) -> No
 
 
 def test_non_json_error_body(fake_api: FakeApi) -> None:
-    from app.cli_client import Client, CliError
+    from app.cli.client import Client, CliError
     with pytest.raises(CliError, match=r"HTTP 500 <html>oops</html>"):
         Client(fake_api.url).request("GET", "boom")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app import cli_files
+from app.cli import files as cli_files
 
 template_utils = pytest.importorskip("heatclient.common.template_utils")
 heat_utils = pytest.importorskip("heatclient.common.utils")

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from app import cli_render, cli_up, config
-from app.cli_client import Client, CliError
+from app import config
+from app.cli import render as cli_render
+from app.cli import up as cli_up
+from app.cli.client import Client, CliError
 from tests.unit.cli.conftest import FakeApi
 
 
@@ -24,17 +26,19 @@ def test_procfile_embedded(tmp_path: Path) -> None:
     s = _settings(tmp_path, workers=3, worker_concurrency=6, api_port=18123)
     procs = cli_up.procfile(s, sandbox=True)
     names = [p.name for p in procs]
-    assert names == ["api", "worker1", "worker2", "worker3", "beat", "sandbox"]
+    assert names == ["api", "cfn", "worker1", "worker2", "worker3", "beat", "sandbox"]
     api = procs[0].argv
-    assert "app.api:create_app()" in api and "127.0.0.1:18123" in api
+    assert "app.cli.wsgi:create_app()" in api and "127.0.0.1:18123" in api
     assert api[api.index("--workers") + 1] == "2" and api[api.index("--threads") + 1] == "4"
-    w2 = procs[2].argv
+    w2 = procs[3].argv
     assert w2[w2.index("--pool") + 1] == "threads" and w2[w2.index("-c") + 1] == "6"
     assert w2[w2.index("-n") + 1] == "worker2@%h"
-    beat = procs[4].argv
+    beat = procs[5].argv
     assert beat[beat.index("-s") + 1] == str(Path(s.data_dir) / "celerybeat-schedule")
-    assert procs[5].argv[-2:] == ["--port", str(s.sandbox_port)]
+    assert procs[6].argv[-2:] == ["--port", str(s.sandbox_port)]
     assert "sandbox" not in [p.name for p in cli_up.procfile(s, sandbox=False)]
+    cfn = procs[1].argv
+    assert "app.cli.wsgi:create_cfn_app()" in cfn and f"127.0.0.1:{s.cfn_port}" in cfn
 
 
 def test_child_env_carries_every_setting(tmp_path: Path) -> None:

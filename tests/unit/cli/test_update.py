@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app import cli_files
 from app.cli import cli
+from app.cli import files as cli_files
 from tests.fixtures.stacks import GREETING
 
 V1 = GREETING

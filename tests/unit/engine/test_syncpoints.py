@@ -1,6 +1,6 @@
-"""Sync points: predecessor-keyed fan-in in the database (app.services.syncpoints)."""
+"""Sync points: predecessor-keyed fan-in in the database (app.convergence.syncpoints)."""
+from app.convergence import syncpoints
 from app.models import RawTemplate, Stack, session
-from app.services import syncpoints
 
 
 def _stack(s, pending=3):
@@ -17,7 +17,7 @@ def _stack(s, pending=3):
 def test_fan_in_fires_once_when_last_predecessor_reports(db):
     with session() as s:
         sid = _stack(s)
-        syncpoints.create_all(s, sid, "T1", True, {1: 0, 2: 2})
+        syncpoints.create_nodes(s, sid, "T1", [(1, True, 0, [[2, True]]), (2, True, 2, [])])
     with session() as s:
         assert syncpoints.report(s, "T1", True, 2, "a", {"ref": "A"}) is False
     with session() as s:  # a redelivered report is neither counted nor fires
@@ -35,7 +35,7 @@ def test_fan_in_fires_once_when_last_predecessor_reports(db):
 def test_finish_counts_each_node_once_and_skips_dependents(db):
     with session() as s:
         sid = _stack(s, pending=3)
-        syncpoints.create_all(s, sid, "T1", True, {1: 0, 2: 1, 3: 1})
+        syncpoints.create_nodes(s, sid, "T1", [(1, True, 0, [[2, True], [3, True]]), (2, True, 1, []), (3, True, 1, [])])
     with session() as s:
         assert syncpoints.mark_done(s, "T1", True, 1) is True
         skipped = syncpoints.skip(s, "T1", True, [2, 3])

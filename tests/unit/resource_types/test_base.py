@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import pytest
 
 from app import errors
-from app.resource_types import base
+from app.resource_types import base, failures
 from app.resource_types import schema as s
 from app.resource_types.base import NotSupported, Resource, UpdateReplace
 
@@ -189,44 +189,89 @@ def test_default_poll_delay_backs_off_to_a_cap() -> None:
 # ---- failure reasons ------------------------------------------------------------------------------
 def test_failure_reason_matches_heat() -> None:
     exc = ValueError("Test Resource failed boom")
-    assert base.failure_reason(exc, "boom") == "ValueError: resources.boom: Test Resource failed boom"
-    assert base.action_failed_reason("create", base.failure_reason(exc, "boom")) == (
+    assert failures.failure_reason(exc, "boom") == "ValueError: resources.boom: Test Resource failed boom"
+    assert failures.action_failed_reason("create", failures.failure_reason(exc, "boom")) == (
         "Resource CREATE failed: ValueError: resources.boom: Test Resource failed boom")
 
 
 def test_failure_reason_nested_path_and_digits() -> None:
     exc = ValueError("Test Resource failed 0")
-    path = base.resource_path("0", parent=base.resource_path("g"))
+    path = failures.resource_path("0", parent=failures.resource_path("g"))
     assert path == ("resources", "g", "resources", "0")
-    assert base.failure_reason(exc, path) == (
+    assert failures.failure_reason(exc, path) == (
         "ValueError: resources.g.resources[0]: Test Resource failed 0")
-    assert base.format_path(["resources", 3, "x"]) == "resources[3].x"
+    assert failures.format_path(["resources", 3, "x"]) == "resources[3].x"
+
+
+def test_format_path_all_digit_items() -> None:
+    """Heat's ``HeatExceptionWithPath``: an all-digit item, first or not, is ``[n]``."""
+    assert errors.format_path(["resources", "0", "properties"]) == "resources[0].properties"
+    assert errors.format_path(["0", "Properties", "length"]) == "[0].Properties.length"
+    assert errors.format_path(["outputs", "a1", "value"]) == "outputs.a1.value"
+    assert errors.ValidationError("x", path=("resources", "12")).path_str == "resources[12]"
+
+
+def test_create_check_reasons() -> None:
+    """Heat's ``Resource.create``: the recorder's reason from the raw section ``Properties``,
+    the create's (the stack's) with the resource's name in front."""
+    from app.templates import properties as tproperties
+    schema = {"length": {"type": "integer", "constraints": [{"range": {"min": 1, "max": 9}}]}}
+    with pytest.raises(errors.ValidationError) as info:
+        tproperties.validate(schema, {"length": 0}, ("resources", "0", "properties"))
+    assert failures.create_check_reasons(info.value, "0") == (
+        "StackValidationFailed: resources[0]: Property error: Properties.length: "
+        "0 is out of range (min: 1, max: 9)",
+        "StackValidationFailed: resources[0]: Property error: [0].Properties.length: "
+        "0 is out of range (min: 1, max: 9)")
+    assert failures.create_check_reasons(errors.ValidationError("no raw"), "r") is None
 
 
 def test_failure_reason_uses_heat_type_of_stoker_errors() -> None:
     exc = errors.ResourceFailure('Went to status ERROR due to "boom"', heat_type="ResourceInError")
-    assert base.failure_reason(exc, "srv") == (
+    assert failures.failure_reason(exc, "srv") == (
         'ResourceInError: resources.srv: Went to status ERROR due to "boom"')
 
 
 def test_resource_failure_keeps_its_parts_when_wrapped_again() -> None:
-    failure = base.resource_failure(KeyError("k"), "r", action="CREATE")
+    failure = failures.resource_failure(KeyError("k"), "r", action="CREATE")
     assert str(failure) == "KeyError: resources.r: 'k'"
     assert failure.data["error"] == "KeyError"
     assert failure.data["failure_path"] == ["resources", "r"]
     assert failure.data["action"] == "CREATE"
-    assert base.failure_reason(failure, "other") == "KeyError: resources.r: 'k'"
+    assert failures.failure_reason(failure, "other") == "KeyError: resources.r: 'k'"
 
 
 def test_nested_failure_reason_from_child_status_reason() -> None:
     child = "Resource CREATE failed: ValueError: resources[0]: Test Resource failed 0"
-    assert base.nested_failure_reason(child, "CREATE", "g") == (
+    assert failures.nested_failure_reason(child, "CREATE", "g") == (
         "ValueError: resources.g.resources[0]: Test Resource failed 0")
     # a reason in another form is kept as the message
-    assert base.nested_failure_reason("Timed out", "CREATE", "g") == "resources.g: Timed out"
+    assert failures.nested_failure_reason("Timed out", "CREATE", "g") == "resources.g: Timed out"
 
 
 # ---- small behaviours -----------------------------------------------------------------------------
+def test_created_validation_message_puts_the_resource_name_in_front() -> None:
+    """Heat's ``Resource.create`` re-raises a ``StackValidationFailed`` met creating the
+    resource with ``[self.t.name] + exc.path``, printed by ``HeatExceptionWithPath`` (digits
+    as ``[n]``), its error label kept (the reasons recorded from Heat 27.0.1 in
+    tests/corpus/fidelity/vectors/groups.json and nested.json)."""
+    with_path = errors.ValidationError(
+        "Property error: resources.0.properties.n: 0 is out of range (min: 1, max: 3)",
+        path=("resources", "0", "properties", "n"))
+    assert failures.created_validation_message(with_path, "g") == (
+        "Property error: g.resources[0].properties.n: 0 is out of range (min: 1, max: 3)")
+    in_text = errors.ValidationError(
+        'Property error: resources.v.properties.value: "list_join" must operate on a list')
+    assert failures.created_validation_message(in_text, "c") == (
+        'Property error: c.resources.v.properties.value: "list_join" must operate on a list')
+    no_label = errors.ValidationError("resources.12.properties: Unknown Property x",
+                                      path=("resources", "12", "properties"))
+    assert failures.created_validation_message(no_label, "g") == (
+        "g.resources[12].properties: Unknown Property x")
+    assert failures.created_validation_message(errors.ValidationError("Bad: thing"), "g") == (
+        "g: Bad: thing")
+
+
 def test_get_property_falls_back_to_schema_default() -> None:
     class WithDefault(Thing):
         properties_schema: ClassVar[dict[str, Any]] = {

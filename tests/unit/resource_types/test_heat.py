@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app import errors
-from app.resource_types import base
+from app.resource_types import base, failures
 from app.resource_types.base import UpdateReplace
 from app.resource_types.heat import SEQUENCES, NoneResource, RandomString, TestResource, Value, generate
 
@@ -78,6 +78,28 @@ def test_value_updates_in_place(stack: Identity) -> None:
     assert res.check_update_complete(res.handle_update(new, changed)) is True
     assert res.resolve_attribute("value") == "b"
     assert res.resource_id == phys
+
+
+@pytest.mark.parametrize("given,kept", [
+    ({"type": "number", "value": "5"}, "5"),        # Heat: the attribute is '5', not 5
+    ({"type": "boolean", "value": "true"}, "true"),
+    ({"type": "number", "value": None}, None),      # checked as 0, the attribute stays null
+    ({"type": "json", "value": None}, None),
+    ({"type": "string", "value": 7}, 7),
+])
+def test_value_is_checked_by_type_but_kept_as_given(given: dict[str, Any], kept: Any) -> None:
+    """Heat's Value.reparse retypes ``value`` for validation only; _resolve_attribute reads it
+    with the class schema (``any``) -- recorded from Heat 27.0.1 (vectors null-value-*)."""
+    props = Value.validated_properties(given, ("resources", "v", "properties"))
+    assert props["value"] == kept and type(props["value"]) is type(kept)
+    assert props["type"] == given["type"]
+
+
+def test_value_of_the_wrong_type_is_still_refused() -> None:
+    with pytest.raises(errors.ValidationError) as exc:
+        Value.validated_properties({"type": "number", "value": "many"},
+                                   ("resources", "v", "properties"))
+    assert exc.value.message.startswith("Property error: resources.v.properties.value: ")
 
 
 def test_value_redelivered_create_keeps_physical_id(stack: Identity) -> None:
@@ -259,7 +281,7 @@ def test_test_resource_fail(clock: FakeClock) -> None:
     assert res.resource_id is None and "value" not in res.data
     with pytest.raises(ValueError, match=r"^Test Resource failed boom$") as info:
         res.check_create_complete(handle)
-    assert base.failure_reason(info.value, "boom") == (
+    assert failures.failure_reason(info.value, "boom") == (
         "ValueError: resources.boom: Test Resource failed boom")
     assert res.get_reference_id() == "boom"
     assert res.resolve_attribute("output") is None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.services import convergence, dispatch
+from app import convergence
+from app.convergence import dispatch
 
 
 class Recorder:
@@ -15,6 +16,13 @@ class Recorder:
 
     def check_resource(self, *args, countdown: float = 0.0) -> None:
         self.queue.append(args)
+
+    def check_resources(self, stack_id, traversal_id, nodes) -> None:
+        for rid, upd in nodes:
+            self.queue.append((stack_id, traversal_id, rid, upd))
+
+    def safety_poll(self, *args, **kwargs) -> None:
+        pass  # a waiting node's fallback timer: the test wakes nodes by their events
 
     def stack_timeout(self, *args, **kwargs) -> None:
         pass

@@ -23,7 +23,8 @@ def _stack_count(client):
         "g": {"type": "OS::Heat::ResourceGroup", "properties": {
             "count": 2, "resource_def": {"type": "OS::Heat::RandomString",
                                          "properties": {"length": "x"}}}}}}},
-     "resource_def.properties.length"),
+     # Heat names the member of the group's one-member child template
+     "resources.g<nested_stack>.resources[0].properties.length"),
     ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "parameters": {
         "p": {"type": "string", "default": "x", "constraints": [{"allowed_pattern": "[a-"}]}}}},
      "allowed_pattern"),

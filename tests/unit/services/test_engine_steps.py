@@ -8,9 +8,11 @@ from collections import Counter
 
 from sqlalchemy import select, update
 
+from app import convergence
 from app.context import RequestContext
+from app.convergence import locks
 from app.models import Event, Resource, WorkerHeartbeat, read_session, session, utcnow
-from app.services import convergence, locks, stacks
+from app.services import stacks
 
 CTX = RequestContext(tenant_id="steps")
 

@@ -1,8 +1,10 @@
 """Nested stacks through the engine (SQLite, in-process dispatcher): template resources and
 ResourceGroup create and delete their child stacks, events are written at each depth, and the
-depth limit fails the resource with Heat's message."""
+depth limit refuses the stack up front with Heat's message."""
+import pytest
 from sqlalchemy import select
 
+from app import errors
 from app.context import RequestContext
 from app.models import Event, Stack, read_session
 from app.services import resources, stacks
@@ -47,14 +49,17 @@ def test_two_levels_create_and_delete_with_events_at_each_depth(db):
     assert ("v", "DELETE", "COMPLETE") in _events(leaf.id)
 
 
-def test_depth_limit_fails_the_resource(db, settings):
+def test_depth_limit_refuses_the_stack_before_anything_is_stored(db, settings):
+    """Heat validates the nested stacks at the parent's create (StackResource.validate_nested_stack):
+    a child past max_nested_stack_depth is a RequestLimitExceeded there, and no stack is stored."""
     from app import config
     config.set_current(settings.replace(max_nested_stack_depth=1))
     tmpl = {"heat_template_version": "2018-08-31", "resources": {"top": {"type": "mid.yaml"}}}
-    st = stacks.create_stack(CTX, stack_name="toodeep", template=tmpl,
-                             files={"mid.yaml": MID, "leaf.yaml": LEAF})
-    assert st.stack_status == "CREATE_FAILED"
-    assert "Recursion depth exceeds 1." in st.status_reason
+    with pytest.raises(errors.StokerError, match=r"Recursion depth exceeds 1\."):
+        stacks.create_stack(CTX, stack_name="toodeep", template=tmpl,
+                            files={"mid.yaml": MID, "leaf.yaml": LEAF})
+    with read_session() as s:
+        assert list(s.execute(select(Stack).where(Stack.name == "toodeep")).scalars()) == []
 
 
 def test_group_members_and_attributes(db):

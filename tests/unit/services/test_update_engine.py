@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app import errors
+from app import convergence, errors
 from app.context import RequestContext
+from app.convergence import create
+from app.convergence.replaced import REPLACED
 from app.models import Event, RawTemplate, Stack, read_session
-from app.services import convergence, stacks, updates
-from app.services.updating import REPLACED
+from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.unit.services.conftest import Recorder
 
@@ -118,16 +119,16 @@ def test_a_crash_after_the_replacement_was_queued_creates_one_replacement(rec, m
     st = stacks.create_stack(CTX, stack_name="crash", template=BASE)
     rec.run_all()
     old = _rows(st.id)["rep"].physical_resource_id
-    real = convergence.create_step
+    real = create.step
     crashed = []
 
-    def crash_once(st_, r, *a, **k):
-        if r.name == "rep" and not crashed:
-            crashed.append(r.name)
+    def crash_once(node):
+        if node.resource.name == "rep" and not crashed:
+            crashed.append(node.resource.name)
             raise RuntimeError("worker died")
-        return real(st_, r, *a, **k)
+        return real(node)
 
-    monkeypatch.setattr(convergence, "create_step", crash_once)
+    monkeypatch.setattr(create, "step", crash_once)
     updates.update_stack(CTX, st.name, st.id, template=NEW)
     while rec.queue:
         args = rec.queue.pop(0)
@@ -359,12 +360,11 @@ def test_the_cleanup_of_a_retained_replacement_leaves_it(rec):
 
 
 def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
-    from app.services import completion
     forever = T({"slow": knob("v", action_wait_secs={"create": -1})})
     st = stacks.create_stack(CTX, stack_name="late", template=forever, disable_rollback=False)
     convergence.check_resource(*rec.queue.pop(0))  # starts the create, which never ends
     rec.queue.clear()
-    completion.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
+    convergence.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
     assert stacks.get_by_id(CTX, st.id).stack_status == "ROLLBACK_IN_PROGRESS"
     rec.run_all()
     st = stacks.get_by_id(CTX, st.id)
@@ -379,7 +379,7 @@ def test_a_timed_out_update_rolls_back_and_a_timed_out_create_is_deleted(rec):
                              "two", action_wait_secs={"update": -1})}))
     convergence.check_resource(*rec.queue.pop(0))  # the in-place update never ends
     rec.queue.clear()
-    completion.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
+    convergence.stack_timeout(st.id, stacks.get_by_id(CTX, st.id).current_traversal)
     kinds = [(e.action, e.status, e.status_reason) for e in _events(st.id)
              if e.resource_name == st.name]
     assert ("UPDATE", "FAILED", "Timed out") in kinds

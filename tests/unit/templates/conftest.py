@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app import errors
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO / "../shared"
@@ -69,8 +70,8 @@ def resolve_output(snippet: Any, version: str = "2021-04-16", params: dict[str, 
     from app.templates import StackIdentity, parse
     text = (f"heat_template_version: {version}\n{param_defs}{extra}"
             + "outputs:\n  o:\n    value: " + json.dumps(snippet) + "\n")
-    stack = parse(text, files=files).instantiate(params or {}, None,
-                                                 StackIdentity("vstack", "sid", "pid"), None)
+    stack = bind(parse(text, files=files), params or {}, None,
+                 StackIdentity("vstack", "sid", "pid"), None, nesting=HEAT_NESTING)
     return stack.resolve_outputs(DictContext())[0]
 
 

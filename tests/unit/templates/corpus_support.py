@@ -14,6 +14,7 @@ from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.loader import load_text
 from app.templates.provider import template_resource_schema
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 from .conftest import heat_type_schema
 
@@ -152,8 +153,8 @@ def validate(entry: Entry) -> tuple[str, str, float]:
     start = time.perf_counter()
     try:
         tmpl = parse(path.read_bytes(), files=files)
-        tmpl.instantiate({}, None, StackIdentity("validate"), corpus_type_schema(files),
-                         strict=False)
+        bind(tmpl, {}, None, StackIdentity("validate"), corpus_type_schema(files),
+                         strict=False, nesting=HEAT_NESTING)
         return "valid", "", time.perf_counter() - start
     except errors.StokerError as exc:
         return "invalid", f"{exc.heat_type}: {exc.message}", time.perf_counter() - start

@@ -13,6 +13,7 @@ from app.templates.api_bodies import (
     validate_body,
     validate_template,
 )
+from tests.unit.templates.nesting import HEAT_NESTING
 
 from .conftest import SHARED, heat_type_schema
 
@@ -62,7 +63,8 @@ def test_validate_template_constraints_groups_value() -> None:
         "  a: {type: string, label: A, hidden: true, constraints: "
         "[{length: {min: 1, max: 3}, description: short}, {allowed_values: [x, y]}]}\n"
         "  n: {type: number, constraints: [{range: {min: 0}}]}\n",
-        params={"n": 3}, type_schema=heat_type_schema)
+        params={"n": 3}, type_schema=heat_type_schema,
+        nesting=HEAT_NESTING)
     assert body["Parameters"]["a"] == {
         "Type": "String", "Description": "", "NoEcho": "true", "Label": "A", "MinLength": 1,
         "MaxLength": 3, "AllowedValues": ["x", "y"], "ConstraintDescription": "short"}
@@ -75,11 +77,12 @@ def test_validate_needs_no_parameter_values_but_checks_types() -> None:
     text = "heat_template_version: 2018-08-31\nparameters:\n  p: {type: string}\n" \
            "resources:\n  r: {type: OS::Nope}\n"
     with pytest.raises(errors.TemplateError, match=r"The Resource Type \(OS::Nope\)"):
-        validate_template(text, type_schema=heat_type_schema)
+        validate_template(text, type_schema=heat_type_schema, nesting=HEAT_NESTING)
 
 
 def test_validate_returns_warnings_on_request() -> None:
     body = validate_template("heat_template_version: 2018-08-31\ndescription:\n  resources:\n"
-                             "    a: {type: OS::Heat::None}\n", with_warnings=True)
+                             "    a: {type: OS::Heat::None}\n", with_warnings=True,
+                             nesting=HEAT_NESTING)
     assert any("resources" in w for w in body["Warnings"])
     assert body["Environment"] == Environment().to_mapping()

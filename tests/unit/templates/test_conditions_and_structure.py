@@ -5,6 +5,8 @@ import pytest
 
 from app import errors
 from app.templates import StackIdentity, parse
+from app.templates import properties as tproperties
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 from .conftest import DictContext, heat_type_schema, value
 
@@ -12,8 +14,8 @@ IDENT = StackIdentity("vstack", "sid", "pid")
 
 
 def inst(text: str, params: dict | None = None, schema: bool = True):  # type: ignore[no-untyped-def]
-    return parse("heat_template_version: 2021-04-16\n" + text).instantiate(
-        params or {}, None, IDENT, heat_type_schema if schema else None)
+    return bind(parse("heat_template_version: 2021-04-16\n" + text),
+        params or {}, None, IDENT, heat_type_schema if schema else None, nesting=HEAT_NESTING)
 
 
 def test_conditions_reference_each_other() -> None:
@@ -80,10 +82,15 @@ def test_reference_to_removed_resource_outside_if() -> None:
                                 'incorrect.'
 
 
-def test_null_property_means_unset() -> None:
+def test_null_property_is_given_and_omitted_if_is_not() -> None:
+    """Heat's Properties._resolve_user_value: a function resolving to None counts as given
+    (Property.get_value then makes it the default), an omitted ``if`` branch does not."""
     s = inst("conditions:\n  never: false\nresources:\n  r: {type: OS::Heat::RandomString, "
              "properties: {length: {if: [never, 40, null]}, salt: {if: [never, x]}}}\n")
-    assert s.resolve_properties("r", DictContext()) == {}
+    props = s.resolve_properties("r", DictContext())
+    assert props == {"length": None}
+    schema = {"length": {"type": "integer", "default": 32}, "salt": {"type": "string"}}
+    assert tproperties.validate(schema, props, ("r",)) == {"length": 32}
 
 
 @pytest.mark.parametrize("text,message", [

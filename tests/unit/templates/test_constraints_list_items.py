@@ -1,5 +1,6 @@
 """allowed_values on a list checks each item, as Heat's AllowedValues does."""
 from app.templates.constraints import check_one
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 
 def test_list_items_each_allowed():
@@ -23,6 +24,7 @@ def test_null_default_is_no_default():
     t = parse("heat_template_version: 2018-08-31\nparameters:\n  n:\n    type: number\n"
               "    default:\n")
     with pytest.raises(errors.ParameterError) as info:
-        t.instantiate({}, None, None, None)
+        bind(t, {}, None, None, None, nesting=HEAT_NESTING)
     assert info.value.heat_type == "UserParameterMissing"
-    assert t.instantiate({"n": 3}, None, None, None).parameters_for_show()["n"] == "3"
+    shown = bind(t, {"n": 3}, None, None, None, nesting=HEAT_NESTING).parameters_for_show()
+    assert shown["n"] == "3"

@@ -5,6 +5,7 @@ import pytest
 
 from app import errors
 from app.templates import Environment, StackIdentity, parse
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 from .conftest import DictContext, heat_type_schema
 
@@ -46,7 +47,7 @@ def test_alias_normalised() -> None:
 
 
 def test_instantiate_resources_dependencies() -> None:
-    s = parse(BASIC).instantiate({"who": "you"}, None, IDENT, heat_type_schema)
+    s = bind(parse(BASIC), {"who": "you"}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
     assert list(s.resources) == ["a", "b", "c"]
     assert s.dependencies == {"a": frozenset(), "b": frozenset({"a"}), "c": frozenset({"b"})}
     assert s.resources["b"].depends_on == ["a"]
@@ -54,7 +55,7 @@ def test_instantiate_resources_dependencies() -> None:
 
 
 def test_parameters_for_show() -> None:
-    s = parse(BASIC).instantiate({}, None, IDENT, None)
+    s = bind(parse(BASIC), {}, None, IDENT, None, nesting=HEAT_NESTING)
     assert s.parameters_for_show() == {"who": "world", "secret": "******",
                                        "OS::stack_name": "vstack", "OS::stack_id": "sid",
                                        "OS::project_id": "pid"}
@@ -63,12 +64,12 @@ def test_parameters_for_show() -> None:
 def test_env_parameters_and_defaults() -> None:
     env = Environment.from_mapping({"parameters": {"who": "env"},
                                     "parameter_defaults": {"secret": "d", "zzz": 1}})
-    s = parse(BASIC).instantiate({"who": "user"}, env, IDENT, None)
+    s = bind(parse(BASIC), {"who": "user"}, env, IDENT, None, nesting=HEAT_NESTING)
     assert s.params.values == {"who": "env", "secret": "d"}
 
 
 def test_resolve_properties_and_outputs() -> None:
-    s = parse(BASIC).instantiate({"who": "you"}, None, IDENT, heat_type_schema)
+    s = bind(parse(BASIC), {"who": "you"}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
     ctx = DictContext(refs={"b": "b-id"}, attrs={"a": {"value": "hello you"},
                                                  "b": {"value": "B"}})
     assert s.resolve_properties("a", ctx) == {"value": "hello you"}
@@ -78,7 +79,7 @@ def test_resolve_properties_and_outputs() -> None:
 
 
 def test_referenced_attributes_and_output_resources() -> None:
-    s = parse(BASIC).instantiate({}, None, IDENT, None)
+    s = bind(parse(BASIC), {}, None, IDENT, None, nesting=HEAT_NESTING)
     assert s.referenced_attributes("a") == {("value",)}
     assert s.referenced_attributes("b") == {("value",)}
     assert s.output_resources() == {"b"}
@@ -87,7 +88,7 @@ def test_referenced_attributes_and_output_resources() -> None:
 def test_output_error_is_reported_not_raised() -> None:
     t = parse("heat_template_version: 2018-08-31\noutputs:\n"
               "  o: {value: {list_join: [1, [a]]}}\n")
-    out = t.instantiate({}, None, IDENT, None).resolve_outputs(DictContext())
+    out = bind(t, {}, None, IDENT, None, nesting=HEAT_NESTING).resolve_outputs(DictContext())
     assert out[0]["output_value"] is None
     assert out[0]["output_error"] == '"list_join" delimiter must be a string'
 
@@ -95,7 +96,7 @@ def test_output_error_is_reported_not_raised() -> None:
 def test_unknown_type() -> None:
     t = parse("heat_template_version: 2018-08-31\nresources:\n  a: {type: OS::Nope}\n")
     with pytest.raises(errors.TemplateError, match=r"The Resource Type \(OS::Nope\) could not"):
-        t.instantiate({}, None, IDENT, heat_type_schema)
+        bind(t, {}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
 
 
 def test_cycle_names_the_cycle() -> None:
@@ -103,7 +104,7 @@ def test_cycle_names_the_cycle() -> None:
               "  a: {type: OS::Heat::None, depends_on: b}\n"
               "  b: {type: OS::Heat::None, depends_on: a}\n")
     with pytest.raises(errors.TemplateError) as exc:
-        t.instantiate({}, None, IDENT, heat_type_schema)
+        bind(t, {}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
     assert exc.value.heat_type == "CircularDependencyException"
     assert "a -> b -> a" in exc.value.message
 
@@ -112,7 +113,7 @@ def test_unknown_reference_in_property() -> None:
     t = parse("heat_template_version: 2018-08-31\nresources:\n"
               "  v: {type: OS::Heat::Value, properties: {value: {get_resource: ghost}}}\n")
     with pytest.raises(errors.TemplateError) as exc:
-        t.instantiate({}, None, IDENT, heat_type_schema)
+        bind(t, {}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
     assert exc.value.heat_type == "InvalidTemplateReference"
     assert exc.value.message == 'The specified reference "ghost" (in v.Properties.value) is ' \
                                 'incorrect.'

@@ -11,6 +11,7 @@ import pytest
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.functions.limits import MAX_RESULT_SIZE, measure, split_size
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 from .conftest import error, value
 
@@ -190,7 +191,7 @@ def test_resource_property_error_names_function_and_path() -> None:
             "    properties:\n      value:\n        str_replace:\n"
             f"          template: {'x' * 10_000}\n          params: {{x: {'y' * 10_000}}}\n")
     with pytest.raises(errors.ValidationError) as exc:
-        parse(text).instantiate({}, None, StackIdentity("s", "sid", "pid"), None)
+        bind(parse(text), {}, None, StackIdentity("s", "sid", "pid"), None, nesting=HEAT_NESTING)
     assert exc.value.http_status == 400 and exc.value.heat_type == "StackValidationFailed"
     assert exc.value.message.startswith("Property error: resources.v.properties.value: ")
     assert 'The result of "str_replace" would be larger than' in exc.value.message

@@ -72,8 +72,11 @@ def test_str_split() -> None:
     assert error({"str_split": [",", "a,b", 5]}) == \
         'Incorrect index to "str_split" should be between 0 and 1'
     assert error({"str_split": [",", ["a"]]}) == "'list' object has no attribute 'split'"
+    # Heat's StrSplit checks the argument count when it resolves, not when it parses
+    assert error({"str_split": [","]}) == ('Incorrect arguments to "str_split" should be: '
+                                           '"str_split" : [ ",", "apples,pears", <index>]')
     with pytest.raises(errors.TemplateError, match="Incorrect arguments"):
-        value({"str_split": [","]})
+        parse("heat_template_version: 2021-04-16\noutputs:\n  o: {value: {str_split: ','}}\n")
 
 
 @pytest.mark.parametrize("alg,length", [("md5", 32), ("sha1", 40), ("sha224", 56),
@@ -115,7 +118,15 @@ def test_function_path_in_error() -> None:
     with pytest.raises(errors.TemplateError) as exc:
         parse("heat_template_version: 2021-04-16\nresources:\n  srv:\n    type: X\n"
               "    properties:\n      config:\n        str_replace:\n          template: t\n"
-              "          params:\n            $n: {str_split: [1]}\n")
+              "          params:\n            $n: {str_split: 'a,b'}\n")
     assert exc.value.path_str == "resources.srv.properties.config.str_replace.params.$n." \
                                  "str_split"
     assert exc.value.line == 10
+
+
+def test_digest_accepts_sha3_and_blake2_as_heat() -> None:
+    """Heat's Digest accepts hashlib's algorithms, not only the sha2 family."""
+    import hashlib
+    assert value({"digest": ["sha3_256", "x"]}) == hashlib.sha3_256(b"x").hexdigest()
+    assert value({"digest": ["BLAKE2b", "x"]}) == hashlib.blake2b(b"x").hexdigest()
+    assert error({"digest": ["shake_128", "x"]}).startswith("Algorithm must be one of blake2b, ")

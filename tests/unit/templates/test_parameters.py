@@ -8,14 +8,15 @@ import pytest
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.constraints import register
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 IDENT = StackIdentity("vstack", "sid", "pid")
 
 
 def stack(params_yaml: str, values: dict[str, Any] | None = None, version: str = "2021-04-16",
           extra: str = "") -> Any:
-    return parse(f"heat_template_version: {version}\nparameters:\n{params_yaml}{extra}") \
-        .instantiate(values or {}, None, IDENT, None)
+    tmpl = parse(f"heat_template_version: {version}\nparameters:\n{params_yaml}{extra}")
+    return bind(tmpl, values or {}, None, IDENT, None, nesting=HEAT_NESTING)
 
 
 @pytest.mark.parametrize("ptype,given,want,shown", [
@@ -64,7 +65,7 @@ def test_pseudo_parameters_and_hidden() -> None:
     ("{type: comma_delimited_list, constraints: [{length: {max: 2}}]}", "a,b,c",
      "length (3) is out of range (min: None, max: 2)"),
     ("{type: comma_delimited_list, constraints: [{allowed_values: [a, b]}]}", "a,c",
-     '"c" is not an allowed value ["a", "b"]'),
+     '["a", "c"] is not an allowed value ["a", "b"]'),
 ])
 def test_invalid_values(schema: str, given: Any, message: str) -> None:
     with pytest.raises(errors.ParameterError) as exc:
@@ -124,8 +125,9 @@ def test_immutable_non_boolean_is_a_warning() -> None:
 ])
 def test_parameter_groups(groups: str, message: str) -> None:
     with pytest.raises(errors.ValidationError) as exc:
-        parse(f"heat_template_version: 2018-08-31\nparameter_groups:\n{groups}\nparameters:\n"
-              f"  a: {{type: string, default: x}}\n").instantiate({}, None, IDENT, None)
+        bind(parse(f"heat_template_version: 2018-08-31\nparameter_groups:\n{groups}\n"
+                   f"parameters:\n  a: {{type: string, default: x}}\n"), {}, None, IDENT, None,
+             nesting=HEAT_NESTING)
     assert message in exc.value.message
     assert exc.value.message.startswith("Parameter Groups error: ")
 

@@ -6,6 +6,7 @@ import pytest
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.provider import template_resource_schema
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 CHILD = """
 heat_template_version: 2018-08-31
@@ -21,9 +22,9 @@ outputs:
 def test_schema_shape() -> None:
     schema = template_resource_schema(parse(CHILD))
     assert schema["properties"]["name"]["required"] is True
+    # Heat's Schema.from_parameter gives the property no default (the child's applies)
     assert schema["properties"]["port"] == {"type": "number", "required": False,
-                                            "update_allowed": True, "immutable": False,
-                                            "default": 80}
+                                            "update_allowed": True, "immutable": False}
     assert schema["properties"]["tags"]["type"] == "list"
     assert schema["attributes"] is None
     assert schema["outputs"] == ["url"]
@@ -39,12 +40,12 @@ def test_parent_validated_against_child() -> None:
     parent = parse("heat_template_version: 2018-08-31\nresources:\n"
                    "  c: {type: child.yaml, properties: {bogus: 1}}\n", files)
     with pytest.raises(errors.ValidationError, match="Unknown Property bogus"):
-        parent.instantiate({}, None, StackIdentity(), lookup)
+        bind(parent, {}, None, StackIdentity(), lookup, nesting=HEAT_NESTING)
     missing = parse("heat_template_version: 2018-08-31\nresources:\n  c: {type: child.yaml}\n",
                     files)
     with pytest.raises(errors.ValidationError, match="Property name not assigned"):
-        missing.instantiate({}, None, StackIdentity(), lookup)
+        bind(missing, {}, None, StackIdentity(), lookup, nesting=HEAT_NESTING)
     ok = parse("heat_template_version: 2018-08-31\nresources:\n"
                "  c: {type: child.yaml, properties: {name: web}}\n"
                "outputs:\n  u: {value: {get_attr: [c, url]}}\n", files)
-    ok.instantiate({}, None, StackIdentity(), lookup)
+    bind(ok, {}, None, StackIdentity(), lookup, nesting=HEAT_NESTING)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.versions import HOT_VERSIONS
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 from .conftest import DictContext, heat_type_schema
 
@@ -43,7 +44,7 @@ def test_no_crash(version: str, prop: Any, out: Any, cond: Any) -> None:
     if HOT_VERSIONS[version].has_conditions:
         raw["conditions"] = {"c": cond}
     try:
-        stack = parse(raw).instantiate({}, None, StackIdentity(), heat_type_schema)
+        stack = bind(parse(raw), {}, None, StackIdentity(), heat_type_schema, nesting=HEAT_NESTING)
     except errors.StokerError:
         return
     ctx = DictContext(refs={"r": "r-id", "a": "a-id"}, attrs={"r": {"value": "v"}, "a": {}})

@@ -1,24 +1,22 @@
 """Helpers for the CFN / environment / registry tests: oracle vectors run the way the API runs
-them (environment files merged by :func:`app.templates.env_merge.merge_request`), created by
-the templates tests' small evaluator with registry-resolved types and nested environments."""
+them (environment files merged by :func:`app.templates.env_merge.merge_request`), created on the
+product's own code in memory (tests/unit/templates/oracle_product.py)."""
 from __future__ import annotations
 
-import dataclasses
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
-from app.templates import Environment, StackDefinition, StackIdentity, parse
+from app import errors
+from app.convergence.definitions import identity
+from app.services.definitions import parse_and_instantiate
 from app.templates.env_merge import merge_request, param_types_of
-from tests.unit.templates import oracle_evaluator as ev
-from tests.unit.templates.conftest import heat_type_schema
+from tests.unit.templates.oracle_product import STACK, Created, is_nested
+from tests.unit.templates.oracle_product import run as create
 
 SHARED = (Path(__file__).resolve().parents[3] / "../shared").resolve()
 VECTORS = SHARED / "oracle" / "vectors"
 PREFIXES = ("cfn-", "env-", "nested-", "rg-", "ver-cfn-")
-
-_original_create = ev.create
 
 
 def vectors() -> list[dict[str, Any]]:
@@ -42,56 +40,29 @@ def request_of(v: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     return files, names
 
 
-def _view(stack: StackDefinition) -> StackDefinition:
-    """``stack`` as the evaluator expects it: each resource's ``type`` is what to create (the
-    provider template's key, or the registry-resolved built-in type)."""
-    resources = {n: dataclasses.replace(r, type=r.template or r.implementation)
-                 for n, r in stack.resources.items()}
-    view = dataclasses.replace(stack, resources=resources)
-    view.original = stack  # type: ignore[attr-defined]
-    return view
-
-
-def _create(stack: StackDefinition, stack_name: str = "vstack") -> Any:
-    return _original_create(_view(stack), stack_name)
-
-
-def _create_nested(stack: StackDefinition, name: str, values: dict[str, Any], out: Any,
-                   stack_name: str) -> str:
-    original = getattr(stack, "original", stack)
-    rdef = original.resources[name]
-    files = dict(stack.template.files)
-    child_name = ev.physical_name(stack_name, name)
-    env = Environment.from_mapping(original.nested_environment(name))
-    # Heat's child_params: the properties the parent set (no schema defaults)
-    values = original.resolve_properties(name, out)
-    child_id = str(uuid.uuid4())
-    child = parse(files[rdef.template], files).instantiate(
-        values, env, StackIdentity(child_name, child_id, "project-id"), heat_type_schema,
-        parent=ev.ParentFacade(metadata=stack.resolve_metadata(name, out),
-                               deletion_policy=rdef.deletion_policy,
-                               update_policy=rdef.update_policy))
-    ev.plugin_validate(child)
-    created = _create(child, child_name)
-    out.refs[name] = f"arn:openstack:heat::project-id:stacks/{child_name}/{child_id}"
-    out.attrs[name], out.errors_of[name] = {}, {}
-    for o in child.resolve_outputs(created):
-        if "output_error" in o:
-            out.errors_of[name][o["output_key"]] = o["output_error"]
-        else:
-            out.attrs[name][o["output_key"]] = o["output_value"]
-    return "CREATE_COMPLETE" if created.status == "CREATE_COMPLETE" else "CREATE_FAILED"
-
-
-def run(v: dict[str, Any], monkeypatch: Any) -> tuple[StackDefinition, Any]:
-    """Validate and create ``v`` as the API does; raises the validation error."""
-    monkeypatch.setattr(ev, "create", _create)
-    monkeypatch.setattr(ev, "create_nested", _create_nested)
+def instantiate(v: dict[str, Any]) -> Any:
+    """``v``'s StackDefinition, checked as the API's create checks it (environment files
+    merged by :func:`merge_request`, then ``app.services.definitions.parse_and_instantiate``);
+    raises the validation error."""
     files, names = request_of(v)
     env = merge_request(None, v.get("parameters") or {}, names, files,
                         param_types_of(v["template"], files) if names else None)
-    tmpl = parse(v["template"], files=files)
-    stack = tmpl.instantiate({}, env, StackIdentity("vstack", "stack-id", "project-id"),
-                             heat_type_schema)
-    ev.plugin_validate(stack)
-    return stack, _create(stack)
+    return parse_and_instantiate(v["template"], files, env, {}, identity(*STACK))[1]
+
+
+def needs_child_stacks(v: dict[str, Any]) -> bool:
+    """A create vector with a nested stack (a template resource, a group): it needs the
+    runtime's child stacks in the database, so it runs in tests/corpus/test_oracle_engine.py
+    only."""
+    if v["expect"]["outcome"] == "invalid":
+        return False
+    try:
+        return is_nested(instantiate(v))
+    except errors.StokerError:
+        return False
+
+
+def run(v: dict[str, Any]) -> Created:
+    """Validate and create ``v`` on the product's code in memory
+    (tests/unit/templates/oracle_product.py); raises the validation error."""
+    return create(instantiate(v))

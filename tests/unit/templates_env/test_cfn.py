@@ -12,6 +12,7 @@ from app.templates import StackIdentity, parse
 from app.templates.cfn.duplicates import duplicate_keys
 from app.templates.cfn.template import CfnTemplate
 from tests.unit.templates.conftest import SHARED, DictContext
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 AWS = "AWSTemplateFormatVersion: '2010-09-09'\n"
 HEAT = "HeatTemplateFormatVersion: '2012-12-12'\n"
@@ -20,7 +21,7 @@ IDENT = StackIdentity("vstack", "sid-1", "proj-1")
 
 def outputs(text: str, params: dict[str, Any] | None = None,
             ctx: DictContext | None = None) -> dict[str, Any]:
-    stack = parse(text).instantiate(params or {}, None, IDENT)
+    stack = bind(parse(text), params or {}, None, IDENT, nesting=HEAT_NESTING)
     out = {}
     for o in stack.resolve_outputs(ctx or DictContext()):
         out[o["output_key"]] = o.get("output_error", o["output_value"]) \
@@ -35,7 +36,7 @@ def value(snippet: Any, head: str = AWS, **kw: Any) -> Any:
 
 def fails(text: str, params: dict[str, Any] | None = None) -> errors.StokerError:
     with pytest.raises(errors.StokerError) as info:
-        parse(text).instantiate(params or {}, None, IDENT)
+        bind(parse(text), params or {}, None, IDENT, nesting=HEAT_NESTING)
     return info.value
 
 
@@ -109,7 +110,7 @@ def test_conditions_and_if() -> None:
             "Outputs:\n  W: {Value: {'Fn::If': [IsDev, dev, prod]}}\n"
             "  B: {Value: {'Fn::If': [Both, y, n]}}\n  A: {Value: {'Fn::If': [Any, y, n]}}\n"
             "  DOut: {Value: d, Condition: IsDev}\n")
-    stack = parse(text).instantiate({}, None, IDENT)
+    stack = bind(parse(text), {}, None, IDENT, nesting=HEAT_NESTING)
     assert list(stack.resources) == ["P"]
     assert outputs(text) == {"W": "prod", "B": "y", "A": "y", "DOut": None}
     assert outputs(text, {"Env": "dev"})["W"] == "dev"
@@ -155,7 +156,7 @@ def test_parameter_types_and_show() -> None:
             "Resources: {}\nOutputs:\n  N: {Value: {Ref: N}}\n  L: {Value: {Ref: L}}\n"
             "  J: {Value: {Ref: J}}\n  B: {Value: {Ref: B}}\n")
     assert outputs(text) == {"N": 4, "L": ["a", "b"], "J": {"k": "v"}, "B": True}
-    shown = parse(text).instantiate({}, None, IDENT).parameters_for_show()
+    shown = bind(parse(text), {}, None, IDENT, nesting=HEAT_NESTING).parameters_for_show()
     assert shown["H"] == "******" and shown["S"] == "s" and shown["L"] == "a,b"
     assert set(shown) >= {"AWS::StackName", "AWS::Region", "AWS::StackId"}
     assert not any(k.startswith("OS::") for k in shown)
@@ -190,7 +191,7 @@ def test_resource_keys_reach_the_definition() -> None:
             "  B:\n    Type: OS::Heat::None\n    DependsOn: A\n    DeletionPolicy: Retain\n"
             "    Metadata: {m: 1}\n    UpdatePolicy: {u: 2}\n    Description: d\n"
             "    Properties: {p: {Ref: A}}\n")
-    stack = parse(text).instantiate({}, None, IDENT)
+    stack = bind(parse(text), {}, None, IDENT, nesting=HEAT_NESTING)
     b = stack.resources["B"]
     assert (b.depends_on, b.deletion_policy, b.metadata, b.update_policy, b.description) == \
         (["A"], "Retain", {"m": 1}, {"u": 2}, "d")
@@ -224,7 +225,7 @@ def test_errors_use_cfn_names_and_lines() -> None:
     text = AWS + "Resources:\n  R:\n    Type: OS::Heat::RandomString\n" \
                  "    Properties: {length: abc}\n"
     with pytest.raises(errors.ValidationError) as info:
-        parse(text).instantiate({}, None, IDENT, heat_type_schema)
+        bind(parse(text), {}, None, IDENT, heat_type_schema, nesting=HEAT_NESTING)
     exc = info.value
     assert exc.message.startswith("Property error: Resources.R.Properties.length: ")
     assert exc.path == ("Resources", "R", "Properties", "length") and exc.line == 5

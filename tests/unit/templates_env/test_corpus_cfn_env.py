@@ -19,6 +19,7 @@ from tests.unit.templates.corpus_support import (
     entries,
     files_map,
 )
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 ALL = entries()
 CFN = [e for e in ALL if e.kind == "cfn"]
@@ -34,8 +35,8 @@ def cfn_verdict(entry: Entry) -> tuple[str, str]:
         files = files_map(path)
         try:
             tmpl = parse(path.read_bytes(), files=files)
-            tmpl.instantiate({}, None, StackIdentity("validate"), corpus_type_schema(files),
-                             strict=False)
+            bind(tmpl, {}, None, StackIdentity("validate"), corpus_type_schema(files),
+                             strict=False, nesting=HEAT_NESTING)
             _RESULTS[entry.path] = ("valid", "")
         except errors.StokerError as exc:
             _RESULTS[entry.path] = ("invalid", f"{exc.heat_type}: {exc.message}")

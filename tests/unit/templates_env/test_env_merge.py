@@ -9,6 +9,7 @@ import pytest
 from app import errors
 from app.templates import StackIdentity, parse
 from app.templates.env_merge import merge_request, param_types_of, parse_environment
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 TYPES = {"s": "string", "l": "comma_delimited_list", "j": "json", "n": "number",
          "b": "boolean", "a": "string"}
@@ -167,7 +168,7 @@ def test_precedence_reaches_the_stack(envs: tuple[str, ...], params: dict[str, A
             "  c: {type: string, default: tmpl}\n")
     files = {f"e{i}.yaml": e for i, e in enumerate(envs)}
     env = merge_request(None, params, list(files), files, param_types_of(text, files))
-    stack = parse(text).instantiate({}, env, StackIdentity("s"))
+    stack = bind(parse(text), {}, env, StackIdentity("s"), nesting=HEAT_NESTING)
     shown = {k: v for k, v in stack.parameters_for_show().items() if not k.startswith("OS::")}
     assert shown == expected
 
@@ -176,5 +177,5 @@ def test_undeclared_environment_parameter_is_rejected() -> None:
     text = "heat_template_version: 2018-08-31\nparameters: {a: {type: string, default: t}}\n"
     env = merged("parameters: {zzz: 1}", types=param_types_of(text))
     with pytest.raises(errors.ParameterError) as info:
-        parse(text).instantiate({}, env, StackIdentity("s"))
+        bind(parse(text), {}, env, StackIdentity("s"), nesting=HEAT_NESTING)
     assert info.value.heat_type == "UnknownUserParameter"

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from app import errors
-from app.templates import Environment, StackIdentity, parse
+from app.templates import Environment, Nesting, StackIdentity, parse
 from app.templates.registry import Registry
 from tests.unit.templates.conftest import DictContext, heat_type_schema
+from tests.unit.templates.nesting import HEAT_NESTING, bind
 
 KNOWN = {"OS::Heat::Value", "OS::Heat::None", "OS::Nova::Server", "OS::Neutron::Net",
          "OS::Neutron::Port", "OS::Heat::RandomString"}
@@ -120,10 +121,11 @@ CHILD = ("heat_template_version: 2018-08-31\nparameters:\n  name: {type: string}
 
 
 def instantiate(text: str, registry: dict[str, Any] | None = None,
-                files: dict[str, str] | None = None, **env: Any) -> Any:
+                files: dict[str, str] | None = None, nesting: Nesting = HEAT_NESTING,
+                **env: Any) -> Any:
     environment = Environment.from_mapping({"resource_registry": registry or {}, **env})
-    return parse(text, files=files).instantiate({}, environment, StackIdentity("s"),
-                                                heat_type_schema)
+    return bind(parse(text, files=files), {}, environment, StackIdentity("s"),
+                heat_type_schema, nesting=nesting)
 
 
 def test_template_resource_contract() -> None:
@@ -227,4 +229,49 @@ def test_provider_template_is_validated_as_a_child_stack() -> None:
     loop = "heat_template_version: 2018-08-31\nresources:\n  again: {type: c.yaml}\n"
     with pytest.raises(errors.ValidationError) as info:
         instantiate(text, files={"c.yaml": loop})
-    assert "Recursion depth exceeds 5." in info.value.message
+    assert info.value.message.startswith("RequestLimitExceeded: resources.svc<c.yaml>.")
+    assert info.value.message.endswith(": Request limit exceeded: Recursion depth exceeds 5.")
+
+
+def test_nesting_depth_is_the_callers_setting() -> None:
+    """Heat's ``max_nested_stack_depth`` comes from the caller, and a stack already nested
+    counts: StackResource._parse_nested_stack refuses a child when ``nested_depth >= max``."""
+    chain = {"c1.yaml": "heat_template_version: 2018-08-31\nresources:\n  n: {type: c2.yaml}\n",
+             "c2.yaml": "heat_template_version: 2018-08-31\nresources:\n  n: {type: c3.yaml}\n",
+             "c3.yaml": "heat_template_version: 2018-08-31\nresources: {}\n"}
+    text = "heat_template_version: 2018-08-31\nresources:\n  top: {type: c1.yaml}\n"
+    # three levels of children: a limit of 3 allows them, a limit of 2 does not
+    instantiate(text, files=chain, nesting=Nesting(max_depth=3))
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files=chain, nesting=Nesting(max_depth=2))
+    assert info.value.message == ("RequestLimitExceeded: resources.top<c1.yaml>.resources."
+                                  "n<c2.yaml>.resources.n<c3.yaml>: Request limit exceeded: "
+                                  "Recursion depth exceeds 2.")
+    # the same chain under a stack that is itself nested two levels deep
+    with pytest.raises(errors.ValidationError) as info:
+        instantiate(text, files=chain, nesting=Nesting(max_depth=3, depth=2))
+    assert info.value.message == ("RequestLimitExceeded: resources.top<c1.yaml>.resources."
+                                  "n<c2.yaml>: Request limit exceeded: Recursion depth "
+                                  "exceeds 3.")
+    instantiate(text, files=chain, nesting=Nesting(max_depth=5, depth=2))
+
+
+@pytest.mark.parametrize("registry,type_name,expected", [
+    # Heat's etc/heat/environment.d/default.yaml sits below every stack's registry
+    ({}, "OS::Ceilometer::Alarm", ("OS::Aodh::Alarm", None)),
+    ({}, "OS::Metering::Alarm", ("OS::Aodh::Alarm", None)),
+    ({}, "OS::Quantum::Net", ("OS::Neutron::Net", None)),
+    # the stack's own entry wins over the global one
+    ({"OS::Ceilometer::Alarm": "OS::Heat::None"}, "OS::Ceilometer::Alarm",
+     ("OS::Heat::None", None)),
+])
+def test_heats_global_environment_is_below_the_stacks(registry: dict[str, Any], type_name: str,
+                                                      expected: tuple[str, None]) -> None:
+    known = KNOWN | {"OS::Aodh::Alarm"}
+    assert resolve(registry, type_name, known=known) == expected
+    assert resolve(registry, type_name, known=None) == expected
+
+
+def test_a_global_mapping_to_a_missing_type_is_heats_not_found() -> None:
+    with pytest.raises(errors.ValidationError, match=r"The Resource Type \(OS::Quantum::Nope\)"):
+        resolve({}, "OS::Quantum::Nope")

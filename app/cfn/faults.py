@@ -1,0 +1,110 @@
+"""AWS errors of the CFN API, as heat-api-cfn answers them (``heat/api/aws/exception.py``).
+
+Every failure is an :class:`CfnError` rendered as::
+
+    <ErrorResponse><Error><Type>Sender</Type><Code>MissingParameter</Code>
+      <Message>A mandatory input parameter is missing:StackName</Message></Error>
+    </ErrorResponse>
+
+with Heat's HTTP status, code and message (``<explanation>:<detail>``). :func:`from_stoker`
+translates the services' errors once, as Heat's ``map_remote_error`` does, with two codes taken
+from AWS CloudFormation's model instead of Heat's because boto3 and the AWS CLI act on them
+(``client.exceptions.AlreadyExistsException``; the ``stack_*_complete`` waiters read
+``ValidationError``): what Heat answers ``InvalidParameterValue`` is ``ValidationError`` here,
+and ``AlreadyExists`` is ``AlreadyExistsException``. The HTTP status and the message are Heat's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app import errors
+from app.cfn import xml
+
+
+class CfnError(Exception):
+    """One AWS error. Subclasses set ``code`` (HTTP), ``title`` (the AWS ``Code``),
+    ``explanation`` and ``err_type`` (``Sender`` or ``Server``), as Heat's ``HeatAPIException``.
+
+    :param detail: appended to the explanation after ``:`` (Heat's message form).
+    """
+
+    code = 400
+    title = "InternalFailure"
+    explanation = ""
+    err_type = "Sender"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail or self.explanation)
+        self.detail = detail
+
+    @property
+    def message(self) -> str:
+        return f"{self.explanation}:{self.detail}" if self.detail else self.explanation
+
+    def body(self, request_id: str | None = None) -> bytes:
+        doc: dict[str, Any] = {"Error": {"Type": self.err_type, "Code": self.title,
+                                         "Message": self.message}}
+        if request_id:
+            doc["RequestId"] = request_id
+        return xml.to_xml({"ErrorResponse": doc})
+
+
+def _error(name: str, code: int, title: str, explanation: str,
+           err_type: str = "Sender") -> type[CfnError]:
+    return type(name, (CfnError,), {"code": code, "title": title, "explanation": explanation,
+                                     "err_type": err_type, "__doc__": explanation})
+
+
+IncompleteSignature = _error("IncompleteSignature", 400, "IncompleteSignature",
+                             "The request signature does not conform to AWS standards")
+InternalFailure = _error("InternalFailure", 500, "InternalFailure",
+                         "The request processing has failed due to an internal error", "Server")
+InvalidAction = _error("InvalidAction", 400, "InvalidAction",
+                       "The action or operation requested is invalid")
+InvalidClientTokenId = _error("InvalidClientTokenId", 403, "InvalidClientTokenId",
+                              "The certificate or AWS Key ID provided does not exist")
+InvalidParameterCombination = _error("InvalidParameterCombination", 400,
+                                     "InvalidParameterCombination",
+                                     "Incompatible parameters were used together")
+ValidationError = _error("ValidationError", 400, "ValidationError",
+                         "A bad or out-of-range value was supplied")
+InvalidQueryParameter = _error("InvalidQueryParameter", 400, "InvalidQueryParameter",
+                               "AWS query string is malformed, does not adhere to AWS spec")
+MissingAction = _error("MissingAction", 400, "MissingAction",
+                       "The request is missing an action or operation parameter")
+MissingAuthenticationToken = _error("MissingAuthenticationToken", 403,
+                                    "MissingAuthenticationToken",
+                                    "Does not contain a valid AWS Access Key or certificate")
+MissingParameter = _error("MissingParameter", 400, "MissingParameter",
+                          "A mandatory input parameter is missing")
+AlreadyExists = _error("AlreadyExists", 400, "AlreadyExistsException",
+                       "Resource with the name requested already exists")
+AccessDenied = _error("AccessDenied", 403, "AccessDenied",
+                      "User is not authorized to perform action")
+SignatureDoesNotMatch = _error("SignatureDoesNotMatch", 403, "SignatureDoesNotMatch",
+                               "The request signature we calculated does not match the "
+                               "signature you provided")
+ServiceUnavailable = _error("ServiceUnavailable", 503, "ServiceUnavailable",
+                            "Service temporarily unavailable", "Server")
+RequestLimitExceeded = _error("RequestLimitExceeded", 400, "RequestLimitExceeded",
+                              "Payload exceeds maximum allowed size")
+MethodNotAllowed = _error("MethodNotAllowed", 405, "MethodNotAllowed",
+                          "The method is not allowed for this resource")
+NotFound = _error("NotFound", 404, "NotFound", "The resource could not be found")
+
+
+def from_stoker(exc: errors.StokerError) -> CfnError:
+    """The AWS error for a service error (Heat's ``map_remote_error``; the detail is the
+    error's own message, Heat's ``safe`` exceptions): a conflict of names →
+    ``AlreadyExistsException``; a limit → ``RequestLimitExceeded``; not found, invalid
+    templates, parameters and values, not supported → ``ValidationError``; forbidden or not
+    authenticated → ``AccessDenied``; anything else → ``InternalFailure``."""
+    if isinstance(exc, errors.StackExists):
+        return AlreadyExists(exc.message)
+    if isinstance(exc, errors.RequestLimitExceeded):
+        return RequestLimitExceeded(exc.message)
+    if isinstance(exc, (errors.Forbidden, errors.AuthError)):
+        return AccessDenied(exc.message)
+    if exc.http_status in (400, 404) or isinstance(exc, errors.Conflict):
+        return ValidationError(exc.message)
+    return InternalFailure(exc.message)

@@ -1,0 +1,72 @@
+"""What a finished resource passes on: its reference id and the attributes others reference.
+
+``attr_data`` (stored on the resource row and in its successors' sync points) is::
+
+    {"ref": "<reference id>", "attrs": {"<attribute>": value, ...},
+     "paths": {"<json of [attribute, *path]>": value or {"__error__": "message"}}}
+
+``attrs`` serves plain attributes (a path is walked into the value); ``paths`` serves attributes
+whose value depends on the whole path (a nested stack's outputs, a group's ``resource.N``), and
+may carry an error that resolving them raises, as Heat reports it in an output.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app import errors
+
+ERROR = "__error__"
+
+
+def path_key(path: tuple[Any, ...] | list[Any]) -> str:
+    return json.dumps(list(path), default=str)
+
+
+def walk(value: Any, path: tuple[Any, ...] | list[Any]) -> Any:
+    """Index ``value`` by ``path`` as get_attr does (Heat's ``select_from_attribute``,
+    heat/engine/attributes.py): each key indexes a map or a sequence (a list, or a string: its
+    character) as Python does; a key that is not a string or an integer, a string key into a
+    list, an integer key into a map (JSON maps have string keys), a missing key or index, or a
+    value that is neither → None."""
+    for key in path:
+        if not isinstance(key, (str, int)) or not isinstance(value, (dict, list, str)):
+            return None
+        try:
+            value = value[key]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def error(message: str) -> dict[str, str]:
+    return {ERROR: message}
+
+
+class DataContext:
+    """A ResolveContext over ``{resource name: attr_data}`` (None: never created → null)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def get_resource(self, name: str) -> Any:
+        d = self.data.get(name)
+        return d.get("ref") if d else None
+
+    def get_attr(self, name: str, attr: str, *path: Any) -> Any:
+        d = self.data.get(name)
+        if not d:
+            return None
+        paths = d.get("paths") or {}
+        for n in range(len(path), -1, -1):  # the longest recorded prefix wins
+            key = path_key((attr, *path[:n]))
+            if key in paths:
+                value = paths[key]
+                if isinstance(value, dict) and set(value) == {ERROR}:
+                    raise errors.TemplateError(value[ERROR], heat_type="InvalidTemplateAttribute")
+                return walk(value, path[n:])
+        return walk((d.get("attrs") or {}).get(attr), path)
+
+    def get_all_attrs(self, name: str) -> dict[str, Any]:
+        d = self.data.get(name)
+        return dict((d or {}).get("attrs") or {})

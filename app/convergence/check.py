@@ -1,0 +1,149 @@
+"""One step of one traversal node: Heat's convergence ``check_resource``, on Celery.
+
+Called by the thin task ``app.tasks.check_resource`` (or in-process by the inline dispatcher).
+The step itself (:mod:`create`, :mod:`update`, :mod:`delete`, :mod:`cleanup`) returns an
+outcome, and :func:`app.convergence.outcome.apply` applies it.
+Each call does a bounded amount of work and returns: it never sleeps on a cloud; an unfinished
+action is persisted and re-enqueued with a countdown (DESIGN.md, invariant 4). Cost per call is
+O(degree) queries (invariant 5). Steps:
+
+1. stop if the stack's current traversal is not this one (superseded), or the node is not FIRED;
+2. take the resource lock (compare-and-swap), else retry shortly;
+3. forward: resolve properties from the snippet and the predecessors' passed-on data, create,
+   poll; reverse: delete (honouring deletion_policy), poll;
+4. apply the outcome: finished → one transaction writes the resource, its event, the
+   successors' sync points, and the stack-level count — then the successors that became ready
+   are enqueued; not finished → persist the handle and poll, or wait for the event.
+"""
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import and_, bindparam, select, update
+
+from app.convergence import (
+    actions,
+    adopt,
+    cleanup,
+    create,
+    definitions,
+    delete,
+    dispatch,
+    locks,
+    outcome,
+    stopped,
+    syncpoints,
+    traversal,
+)
+from app.convergence import update as updating
+from app.convergence.outcome import Node, Outcome
+from app.convergence.rows import ResourceRow, StepStack, table
+from app.engine.states import Action, NodeState
+from app.models import Resource, Stack, SyncPoint, read_session, session
+
+log = logging.getLogger(__name__)
+LOCK_RETRY_SECONDS = 0.1
+
+RT = table(Resource)
+ST = table(Stack)
+SP = table(SyncPoint)
+
+#: The first statement of every step, built once: the stack and this node's sync point
+_READ = (select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
+                ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
+                ST.c.timeout_mins, ST.c.traversal_started_at,
+                SP.c.state, SP.c.expected, SP.c.succ)
+         .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
+                                            SP.c.traversal_id == ST.c.current_traversal,
+                                            SP.c.entity_id == bindparam("rid"),
+                                            SP.c.is_update == bindparam("upd"))))
+         .where(ST.c.id == bindparam("sid")))
+#: Take the resource's lock if it is free, returning the row (built once)
+_LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None))
+         .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
+         .returning(*RT.c))
+
+
+def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """Run one step of node ``(resource_id, is_update)`` of ``traversal_id``.
+
+    The usual path is one transaction that reads the stack and the node's state and takes the
+    resource lock (``UPDATE ... RETURNING`` the row), then the step, then one transaction that
+    applies its outcome. Idempotent: a redelivered call for a finished node re-enqueues only
+    successors that fired but have not finished; a call for a superseded traversal does nothing.
+    """
+    locks.ensure_heartbeat()
+    row = None
+    inputs: dict[str, object] = {}
+    with session() as s:
+        found = s.connection().execute(_READ, {"rid": resource_id, "upd": is_update,
+                                  "sid": stack_id}).first()
+        stale = found is not None and found.current_traversal != traversal_id
+        if found is not None and not stale:
+            st = StepStack.of(found)
+            if st.state == NodeState.FIRED:
+                row = s.connection().execute(_LOCK, {"rid": resource_id,
+                                                     "eid": locks.engine_id()}).first()
+                if row is not None and is_update and st.expected:
+                    inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+    if stale:  # superseded; a stopped traversal's action still running may finish
+        stopped.settle(stack_id, traversal_id, resource_id, is_update)
+    if found is None or stale:
+        return
+    if st.state == NodeState.DONE:
+        with read_session() as s:
+            done_row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
+        if done_row is not None:
+            outcome.reenqueue_successors(Node(st, ResourceRow.of(done_row), traversal_id,
+                                              is_update))
+        return
+    if st.state != NodeState.FIRED:
+        return
+    if row is None:  # held: by a live engine (retry soon) or a dead one (take it over)
+        if locks.acquire(resource_id) is False:
+            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                          countdown=LOCK_RETRY_SECONDS)
+            return
+        with read_session() as s:
+            row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
+            if is_update and st.expected:
+                inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+        if row is None:
+            return
+    node = Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs))
+    try:
+        outcome.apply(node, _step(node))
+    except Exception:
+        locks.release(resource_id)
+        raise
+
+
+def _load(node: Node) -> None:
+    st = node.stack
+    node.loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+
+
+def _step(node: Node) -> Outcome:
+    """The node's step: forward (create, or update), cleanup (an update's reverse node), or
+    delete (a DELETE or a create's ROLLBACK; its template is not needed, nor loaded)."""
+    action = node.stack.action
+    if action in actions.ACTIONS:
+        return actions.step(node)
+    if action == Action.ADOPT and node.is_update:
+        _load(node)
+        return adopt.forward(node)
+    if node.is_update:
+        _load(node)
+        return create.forward(node) if action == Action.CREATE else updating.forward(node)
+    if action in (Action.UPDATE, Action.RESTORE) or (action == Action.ROLLBACK
+                                                     and _update_shaped(node.traversal_id)):
+        _load(node)
+        return cleanup.step(node)
+    return delete.step(node)
+
+
+def _update_shaped(traversal_id: str) -> bool:
+    """Whether a ROLLBACK traversal rolls an update back (it has forward nodes) rather than a
+    create (reverse nodes only)."""
+    with read_session() as s:
+        return traversal.has_forward_nodes(s, traversal_id)

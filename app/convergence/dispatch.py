@@ -1,0 +1,66 @@
+"""The Dispatcher: how the runtime enqueues its work without importing Celery.
+
+A process installs one with :func:`set_dispatcher`: Celery's (``app.tasks.dispatcher``) in API,
+worker and beat processes, :class:`app.convergence.inline.InlineDispatcher` in tests and with
+the ``always_eager`` setting (the inline module registers itself as the fallback for that
+setting). The runtime calls :func:`get` and never blocks on work.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from app import config
+
+NodeKey = tuple[int, bool]  # (resource id, is_update)
+
+
+class Dispatcher(Protocol):
+    def check_resource(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
+                       countdown: float = 0.0) -> None:
+        """Enqueue one node of a traversal (``is_update``: forward node, else reverse), due in
+        ``countdown`` seconds. Never drops it."""
+
+    def check_resources(self, stack_id: str, traversal_id: str,
+                        nodes: Iterable[NodeKey]) -> None:
+        """Enqueue many ready nodes of one traversal at once (a wide fan-out's siblings)."""
+
+    def safety_poll(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
+                    countdown: float) -> None:
+        """Enqueue the slow safety poll of a node waiting for an event (``Wait``): a fallback
+        only, so a test driver may drop it once nothing else is left to run."""
+
+    def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
+        """Enqueue the timeout check of a traversal, due after ``countdown`` seconds."""
+
+
+_dispatcher: Dispatcher | None = None
+_fallback: Callable[[], Dispatcher] | None = None
+
+
+def set_dispatcher(d: Dispatcher | None) -> None:
+    """Install ``d`` for this process (None: back to the fallback)."""
+    global _dispatcher
+    _dispatcher = d
+
+
+def set_fallback(factory: Callable[[], Dispatcher]) -> None:
+    """The dispatcher :func:`get` builds under ``always_eager`` when none is installed."""
+    global _fallback
+    _fallback = factory
+
+
+def get() -> Dispatcher:
+    """The installed dispatcher; with none installed and ``always_eager``, the fallback's.
+
+    :raises RuntimeError: none installed and not ``always_eager`` (a process that enqueues
+        work must install Celery's: ``app.tasks`` does in workers, ``app.cli.wsgi`` in the API).
+    """
+    global _dispatcher
+    if _dispatcher is None:
+        if config.get().always_eager and _fallback is not None:
+            _dispatcher = _fallback()
+        else:
+            raise RuntimeError("no Dispatcher installed in this process (see "
+                               "app.convergence.dispatch)")
+    return _dispatcher

@@ -1,0 +1,305 @@
+"""Step outcomes, and the one function that applies them (:func:`apply`).
+
+Every step of a node returns one of:
+
+- :class:`Done` — the resource reached its target: record it, tell the successors, count it;
+- :class:`Failed` — it failed with ``reason``: record it, skip every descendant, fail the stack;
+- :class:`Poll` — a cloud action is in progress: persist its ``handle``, look again in ``delay``
+  seconds (a task re-enqueued with a countdown, never a sleeping worker);
+- :class:`Wait` — it waits for an outside ``event`` (a child stack finishing, a signal): persist
+  the handle and hold no task; :func:`app.convergence.wakeups.wake` enqueues the step when the event
+  comes; one slow safety poll is the only timer, and the ``deadline`` fails it.
+
+A node ends in ONE transaction: the resource row, its events, the successors' sync points and
+the stack-level pending count change together, so a crash leaves all or nothing and a
+redelivered task can tell (its sync point is no longer FIRED). Successors that became ready are
+enqueued after the commit, together (one batch per step). As Terraform's walker, this module
+owns the graph's state; steps only report.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, update
+from sqlalchemy.orm import Session
+
+from app.convergence import dispatch, events, plugins, syncpoints, timeouts, traversal
+from app.convergence.definitions import Loaded
+from app.convergence.rows import ResourceRow, StepStack, table
+from app.convergence.traversal import PROPS_BEFORE
+from app.engine import graph
+from app.engine.states import Action, Status
+from app.models import Resource, Stack, after_commit, session, utcnow
+
+log = logging.getLogger(__name__)
+RT = table(Resource)
+#: One prebuilt statement writes a node's resource row: the columns set are the keys given
+#: besides ``row_id`` (SQLAlchemy derives the SET clause from the parameters)
+SET_ROW = update(RT).where(RT.c.id == bindparam("row_id"))
+NodeKey = tuple[int, bool]
+
+
+class Record(enum.Enum):
+    """What an outcome writes on the resource row."""
+    EVENT = "event"          # its action and status change, with an event (the usual)
+    SILENT = "silent"        # Done only: no event (a reverse node marks it DELETE_COMPLETE)
+    UNTOUCHED = "untouched"  # its action and status stay (nothing happened to it)
+
+
+@dataclass(frozen=True)
+class Start:
+    """The action this step started: its IN_PROGRESS (and the properties it started from) is
+    written with the outcome, in the same transaction."""
+    action: Action
+    properties: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    """The node finished. ``plugin``: the driver whose physical id, data and attributes are
+    recorded (None: the row's are kept); ``action``: the resource action that completed
+    (default CREATE forward, DELETE reverse)."""
+    plugin: Any = None
+    action: Action | None = None
+    start: Start | None = None
+    record: Record = Record.EVENT
+    reason: str = events.STATE_CHANGED
+    events: Sequence[dict[str, Any]] = ()
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The node failed with ``reason`` (Heat's wording). ``record=UNTOUCHED``: the action never
+    started (its resolution failed), so the row keeps its state; ``action``: the resource
+    action that failed (default CREATE forward, DELETE reverse); ``stack_action``: the word
+    of the stack's reason (default ``action``); ``stack_reason``: what follows ``"Resource
+    <ACTION> failed: "`` in the stack's reason (default ``reason``)."""
+    reason: str
+    plugin: Any = None
+    action: Action | None = None
+    stack_action: Action | None = None
+    start: Start | None = None
+    record: Record = Record.EVENT
+    attr_data: dict[str, Any] | None = None
+    events: Sequence[dict[str, Any]] = ()
+    stack_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Poll:
+    """Look again in ``delay`` seconds. ``owner``: the traversal that started the action
+    (default: this one), stored with the handle."""
+    handle: Any
+    delay: float
+    plugin: Any
+    start: Start | None = None
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Sleep without a task until ``event`` (see :mod:`app.convergence.wakeups`); ``deadline``
+    (naive UTC): past it, the node fails with ``"<name>: timed out waiting for <event>"``, or,
+    when it is the traversal's own deadline, the stack times out (Heat's "Timed out")."""
+    event: str
+    deadline: dt.datetime
+    handle: Any
+    plugin: Any
+    start: Start | None = None
+    owner: str | None = None  # as Poll's: the traversal that started the action
+
+
+Outcome = Done | Failed | Poll | Wait
+
+
+@dataclass
+class Node:
+    """One step's node: ``(resource, is_update)`` of ``traversal_id``, with what the step
+    read (the stack and its sync point, the resource row, the stack's definition)."""
+    stack: StepStack
+    resource: ResourceRow
+    traversal_id: str
+    is_update: bool
+    loaded: Loaded | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.resource.id, self.is_update)
+
+    def deadline(self) -> dt.datetime:
+        """This traversal's deadline (:mod:`app.convergence.timeouts`)."""
+        started = self.stack.traversal_started_at or utcnow()
+        return timeouts.deadline_at(started, self.stack.timeout_mins)
+
+
+def apply(node: Node, outcome: Outcome) -> None:
+    """Apply a step's outcome to its node (the only place that ends, polls or parks one)."""
+    if isinstance(outcome, Done):
+        _done(node, outcome)
+    elif isinstance(outcome, Failed):
+        _failed(node, outcome)
+    elif isinstance(outcome, Poll):
+        _park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None)
+        dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
+                                      node.is_update, countdown=outcome.delay)
+    else:
+        _wait(node, outcome)
+
+
+def _wait(node: Node, w: Wait) -> None:
+    left = timeouts.seconds_left(w.deadline, utcnow())
+    if left <= 0 and w.start is None and w.deadline >= node.deadline():
+        # the traversal's own deadline (a deployment, a nested stack: no timeout of their
+        # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
+        traversal.stack_timeout(node.stack.id, node.traversal_id)
+        with session() as s:
+            traversal.release_lock(s, node.resource.id)
+        return
+    if left <= 0:
+        _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
+                             plugin=w.plugin, start=w.start, stack_action=_default_action(node)))
+        return
+    _park(node, w.plugin, w.handle, w.start, w.owner, w.event)
+    dispatch.get().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
+                               node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
+
+
+def _default_action(node: Node) -> Action:
+    return Action.CREATE if node.is_update else Action.DELETE
+
+
+def _park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
+          event: str | None) -> None:
+    """Persist progress (and the IN_PROGRESS state if this step started the action) and
+    release the lock, in one transaction."""
+    r = node.resource
+    stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id}
+    if event is not None:
+        stored["wait"] = event
+    with session() as s:
+        if start is not None:
+            events.write_start(s, r, start.action, start.properties)
+        s.connection().execute(SET_ROW, {"row_id": r.id, "handle": stored,
+                            "physical_resource_id": plugin.resource_id,
+                            "rsrc_data": plugin.data, "poll_attempt": (r.poll_attempt or 0) + 1,
+                            "engine_id": None, "updated_at": utcnow()})
+
+
+def _successors(node: Node) -> list[NodeKey]:
+    """The nodes this node reports to, as its sync point stores them."""
+    return [(int(i), bool(u)) for i, u in node.stack.succ or ()]
+
+
+def _done(node: Node, d: Done) -> None:
+    r, is_update = node.resource, node.is_update
+    row_action = d.action or _default_action(node)
+    values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
+    data = r.attr_data
+    if d.plugin is not None:
+        d.plugin.data.pop(PROPS_BEFORE, None)  # the update it guarded went through
+        values.update(physical_resource_id=d.plugin.resource_id, rsrc_data=d.plugin.data)
+        if is_update and node.loaded is not None:
+            data = plugins.attr_data(d.plugin,
+                                     node.loaded.definition.referenced_attributes(r.name))
+            values["attr_data"] = data
+    if d.record is Record.UNTOUCHED:  # nothing happened to it: its updated_time stays (Heat)
+        del values["updated_at"]
+    elif d.record is Record.EVENT:
+        values.update(action=row_action, status=Status.COMPLETE, status_reason=d.reason)
+    elif not is_update:
+        values.update(action=Action.DELETE, status=Status.COMPLETE)
+    rows = list(d.events)
+    if d.start is not None:  # the action started in this step: its IN_PROGRESS goes in too
+        if d.start.properties is not None:
+            values["properties_data"] = d.start.properties
+        rows.append(events.event_row(r.stack_id, r.name, r.physical_resource_id, r.type,
+                                     d.start.action, Status.IN_PROGRESS, events.STATE_CHANGED))
+    if d.record is Record.EVENT:
+        rows.append(events.event_row(r.stack_id, r.name, values.get("physical_resource_id",
+                                                                    r.physical_resource_id),
+                                     r.type, row_action, Status.COMPLETE, d.reason))
+    with session() as s:
+        if not syncpoints.mark_done(s, node.traversal_id, is_update, r.id):
+            traversal.release_lock(s, r.id)
+            return
+        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+        events.add_events(s, rows)
+        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
+        ready = [(sid, upd) for sid, upd in _successors(node)
+                 if syncpoints.report(s, node.traversal_id, upd, sid, key,
+                                      data if is_update and upd else None)]
+        if ready:
+            _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
+        _count(s, node, 1)
+
+
+def _enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,
+                          ready: list[NodeKey]) -> None:
+    after_commit(s, lambda: dispatch.get().check_resources(stack_id, traversal_id, ready))
+
+
+def _count(s: Session, node: Node, ended: int) -> None:
+    pending = syncpoints.decrement(s, node.stack.id, node.traversal_id, ended)
+    if pending == 0:
+        traversal.finish(s, node.stack.id, node.traversal_id, node.loaded)
+
+
+def _skip_descendants(s: Session, node: Node) -> int:
+    """Skip every node reachable from ``node`` (the descendants computed once, by the pure
+    plan); :returns: how many were still waiting. O(stack), on a failure only."""
+    stored = syncpoints.graph(s, node.traversal_id, node.stack.id)
+    succs = {k: [(int(i), bool(u)) for i, u in v] for k, v in stored.items()}
+    blocked = graph.descendants(succs, node.key)
+    return sum(syncpoints.skip(s, node.traversal_id, upd,
+                               [int(i) for i, u in blocked if u == upd])
+               for upd in (True, False))
+
+
+def _failed(node: Node, f: Failed) -> None:
+    r, is_update = node.resource, node.is_update
+    row_action = f.action or _default_action(node)
+    stack_action = f.stack_action or row_action
+    values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
+    if f.record is not Record.UNTOUCHED:
+        values.update(action=row_action, status=Status.FAILED, status_reason=f.reason)
+        if f.plugin is not None:
+            if PROPS_BEFORE in f.plugin.data:  # what the failed update did not reach
+                values["properties_data"] = f.plugin.data.pop(PROPS_BEFORE)
+            values.update(physical_resource_id=f.plugin.resource_id, rsrc_data=f.plugin.data)
+    if f.attr_data is not None:
+        values["attr_data"] = f.attr_data
+    with session() as s:
+        if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
+            traversal.release_lock(s, r.id)
+            return
+        if f.start is not None:
+            events.write_start(s, r, f.start.action, f.start.properties)
+        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+        if f.record is not Record.UNTOUCHED:
+            events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
+                             Status.FAILED, f.reason)
+        events.add_events(s, list(f.events))
+        skipped = _skip_descendants(s, node)
+        s.connection().execute(update(Stack).where(Stack.id == node.stack.id,
+                                      Stack.current_traversal == node.traversal_id,
+                                      Stack.failed.is_(False))
+                  .values(failed=True, status_reason=f"Resource {stack_action} failed: "
+                                                     f"{f.stack_reason or f.reason}"))
+        _count(s, node, 1 + skipped)
+
+
+def reenqueue_successors(node: Node) -> None:
+    """After a redelivery of a finished node: enqueue successors that fired but never finished
+    (the crash came between commit and enqueue)."""
+    succ = _successors(node)
+    with session() as s:
+        todo = [(i, upd) for upd in (True, False) for i in syncpoints.fired_not_done(
+            s, node.traversal_id, upd, [i for i, u in succ if u == upd])]
+    if todo:
+        dispatch.get().check_resources(node.stack.id, node.traversal_id, todo)

@@ -1,0 +1,161 @@
+"""Sync points: predecessor-keyed fan-in of a traversal's nodes, in the database.
+
+Each node ``(resource, is_update)`` has a ``sync_point`` row (expected predecessors, done count,
+its successors, and its state, moved only as the pure table
+:data:`app.engine.states.TRANSITIONS` allows: WAITING → FIRED → DONE or FAILED, WAITING →
+SKIPPED when something it depends on failed; each move is a compare-and-swap on the state). A predecessor reports by inserting a
+``sync_input`` row keyed by its name (a redelivered report inserts nothing and counts nothing) and,
+only if that insert happened, incrementing ``done`` with ``UPDATE ... RETURNING`` — the row lock
+serialises concurrent reports so exactly one reporter sees ``done == expected`` and moves the node
+WAITING → FIRED. It is Celery's Redis chord counter, made idempotent and kept in the database.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.convergence.rows import changed, table
+from app.engine.states import NodeEvent, NodeState, sources
+from app.models import Stack as _Stack
+from app.models import SyncInput
+from app.models import SyncPoint as _SyncPoint
+
+# Core tables (the ORM's bulk-update machinery costs more than the statements on this hot path)
+SyncPoint = table(_SyncPoint).c
+Stack = table(_Stack).c
+SP = table(_SyncPoint)
+ST = table(_Stack)
+
+WAITING, FIRED, DONE, FAILED, SKIPPED = (NodeState.WAITING, NodeState.FIRED, NodeState.DONE,
+                                         NodeState.FAILED, NodeState.SKIPPED)
+
+
+def create_nodes(s: Session, stack_id: str, traversal_id: str,
+                 nodes: Iterable[tuple[int, bool, int, list[list[Any]]]]) -> None:
+    """Write the sync points of a traversal: one per ``(entity_id, is_update, expected,
+    successors)``, successors as ``[[entity_id, is_update]]`` (every traversal stores its
+    graph the same way). Nodes with no predecessors start FIRED. One bulk insert."""
+    rows = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+             "stack_id": stack_id, "expected": n, "done": 0, "succ": succ,
+             "state": FIRED if n == 0 else WAITING} for rid, upd, n, succ in nodes]
+    if rows:
+        s.execute(insert(SP), rows)
+
+
+#: ``INSERT ... ON CONFLICT DO NOTHING`` of a sync input, prebuilt per dialect
+_INSERT_INPUT = {"postgresql": postgresql.insert(table(SyncInput)).on_conflict_do_nothing(),
+                 "sqlite": sqlite.insert(table(SyncInput)).on_conflict_do_nothing()}
+
+
+def _insert_ignore(s: Session, values: dict[str, Any]) -> bool:
+    stmt = _INSERT_INPUT[s.get_bind().dialect.name]
+    return bool(changed(s.connection().execute(stmt, values)))
+
+
+def report(s: Session, traversal_id: str, is_update: bool, entity_id: int, pred_key: str,
+           data: dict[str, Any] | None) -> bool:
+    """Record that ``pred_key`` finished, passing ``data`` to node ``entity_id``.
+
+    :returns: True if this call completed the node's fan-in (the caller must enqueue it after
+        commit). False if it is still waiting, was already fired, or is skipped.
+    """
+    if not _insert_ignore(s, {"entity_id": entity_id, "traversal_id": traversal_id,
+                              "is_update": is_update, "pred_key": pred_key, "data": data}):
+        return False
+    key = _key(traversal_id, is_update, entity_id)
+    row = s.connection().execute(_COUNT, key).first()
+    if row is None or row.done < row.expected or row.state != WAITING:
+        return False
+    return _move(s, key, NodeEvent.READY)
+
+
+_NODE = (SyncPoint.traversal_id == bindparam("tid"), SyncPoint.is_update == bindparam("upd"),
+         SyncPoint.entity_id == bindparam("rid"))
+#: Prebuilt statements of the hot path (one per state-table event, the fan-in counter)
+_MOVES = {ev: update(SP).where(*_NODE, SyncPoint.state == sources(ev)[0])
+          .values(state=sources(ev)[1]) for ev in NodeEvent}
+_COUNT = (update(SP).where(*_NODE).values(done=SyncPoint.done + 1)
+          .returning(SyncPoint.done, SyncPoint.expected, SyncPoint.state))
+
+
+def _move(s: Session, key: dict[str, Any], event: NodeEvent) -> bool:
+    """Compare-and-swap one node along the state table; False if its state refused it."""
+    return bool(changed(s.connection().execute(_MOVES[event], key)))
+
+
+def _key(traversal_id: str, is_update: bool, entity_id: int) -> dict[str, Any]:
+    return {"tid": traversal_id, "upd": is_update, "rid": entity_id}
+
+
+def inputs(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> dict[str, Any]:
+    """``{pred_key: data}`` passed on to a node. O(degree)."""
+    rows = s.connection().execute(select(SyncInput.pred_key, SyncInput.data).where(
+        SyncInput.entity_id == entity_id, SyncInput.traversal_id == traversal_id,
+        SyncInput.is_update == is_update))
+    return {r.pred_key: r.data for r in rows}
+
+
+def state(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> str | None:
+    return s.connection().execute(select(SP.c.state).where(
+        SyncPoint.entity_id == entity_id, SyncPoint.traversal_id == traversal_id,
+        SyncPoint.is_update == is_update)).scalar()
+
+
+def mark_done(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> bool:
+    """Move a node FIRED → DONE. False if it was not FIRED (already ended: a redelivery)."""
+    return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FINISH)
+
+
+def mark_failed(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> bool:
+    """Move a node FIRED → FAILED. False if it was not FIRED (already ended: a redelivery)."""
+    return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FAIL)
+
+
+def skip(s: Session, traversal_id: str, is_update: bool, entity_ids: Iterable[int]) -> int:
+    """Mark still-WAITING nodes SKIPPED (they depend on a failure); returns how many."""
+    ids = list(entity_ids)
+    if not ids:
+        return 0
+    source, target = sources(NodeEvent.SKIP)
+    return changed(s.connection().execute(update(SP).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
+        SyncPoint.entity_id.in_(ids), SyncPoint.state == source).values(state=target)))
+
+
+def graph(s: Session, traversal_id: str, stack_id: str) -> dict[tuple[int, bool], list[Any]]:
+    """Every node of a traversal with its successors (O(stack): used only when a node fails,
+    to skip what depends on it)."""
+    rows = s.connection().execute(select(SP.c.entity_id, SP.c.is_update, SP.c.succ).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.stack_id == stack_id))
+    return {(r.entity_id, bool(r.is_update)): list(r.succ or ()) for r in rows}
+
+
+def fired_not_done(s: Session, traversal_id: str, is_update: bool,
+                   entity_ids: Iterable[int]) -> list[int]:
+    """Of ``entity_ids``, the nodes that fired but have not finished (to re-enqueue after a
+    crash between commit and enqueue)."""
+    ids = list(entity_ids)
+    if not ids:
+        return []
+    return list(s.connection().execute(select(SP.c.entity_id).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.is_update == is_update,
+        SyncPoint.entity_id.in_(ids), SyncPoint.state == FIRED)).scalars())
+
+
+def decrement(s: Session, stack_id: str, traversal_id: str, ended: int) -> int | None:
+    """The stack-level sync point: subtract ``ended`` nodes from ``pending_nodes``.
+
+    Call it last in a transaction (it locks the stack row until commit).
+    :returns: the remaining count, or None if the traversal is no longer current.
+    """
+    left = s.connection().execute(_DECREMENT, {"sid": stack_id, "tid": traversal_id, "n": ended}).scalar()
+    return None if left is None else int(left)
+
+
+_DECREMENT = (update(ST).where(Stack.id == bindparam("sid"), Stack.current_traversal == bindparam("tid"))
+              .values(pending_nodes=ST.c.pending_nodes - bindparam("n"))
+              .returning(ST.c.pending_nodes))

@@ -1,0 +1,352 @@
+"""Traversals: starting one (its nodes, sync points, stack-level count, first tasks), finishing
+one (final status, outputs, the parent's wake-up, a rollback), and timing one out.
+
+A new traversal id supersedes the previous one (newest traversal wins: tasks of the old one stop
+at their next step). Every traversal is a :class:`app.engine.plan.Plan` over nodes
+``(resource, is_update)`` stored the same way: CREATE follows the template's dependencies;
+DELETE (and a create's ROLLBACK) the ``requires`` stored on each resource row, so a stack can be
+deleted even when its template no longer loads; UPDATE (and an update's ROLLBACK) both
+(:func:`app.engine.update_plan.plan`). The deadline is :func:`app.convergence.timeouts.deadline_at`.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from app import auth, config
+from app.convergence import (
+    attrdata,
+    checked,
+    definitions,
+    dispatch,
+    events,
+    groups,
+    plugins,
+    retain,
+    snapshots,
+    syncpoints,
+    timeouts,
+    wakeups,
+)
+from app.convergence.definitions import Loaded
+from app.convergence.rows import ResourceRow, table
+from app.engine import plan as plans
+from app.engine import update_plan
+from app.engine.states import Action, Status, stack_reason
+from app.models import RawTemplate, Resource, Stack, SyncPoint, after_commit, session, utcnow
+from app.resource_types import registry
+
+log = logging.getLogger(__name__)
+RT = table(Resource)
+#: ``rsrc_data`` key holding the properties an in-place update started from: restored as the
+#: resource's properties if the update fails, so that the next update compares with them
+PROPS_BEFORE = "_props_before"
+
+
+def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
+    tid = str(uuid.uuid4())
+    st.current_traversal = tid
+    st.action, st.status, st.failed = action, Status.IN_PROGRESS, False
+    st.status_reason = stack_reason(action, Status.IN_PROGRESS)
+    st.pending_nodes = n_nodes
+    st.traversal_started_at = utcnow()
+    if action != Action.CREATE:
+        st.updated_at = utcnow()
+    events.stack_event(s, st, action, Status.IN_PROGRESS, st.status_reason)
+    return tid
+
+
+def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
+           loaded: Loaded | None) -> str:
+    """Begin the traversal, write its plan's sync points, enqueue its leaves after commit."""
+    tid = str(st.current_traversal)
+    syncpoints.create_nodes(s, st.id, tid, [
+        (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
+        for (n, upd), count in p.expected.items()])
+    start = [(ids[n], upd) for n, upd in p.leaves()]
+    sid = st.id
+    limit = timeouts.limit_seconds(st.timeout_mins)
+
+    def kick() -> None:
+        d = dispatch.get()
+        d.check_resources(sid, tid, start)
+        d.stack_timeout(sid, tid, limit)
+
+    after_commit(s, kick)
+    if st.pending_nodes == 0:  # a traversal with no node at all ends at once
+        s.flush()
+        finish(s, st.id, tid, loaded)
+    return tid
+
+
+def _policy(rdef: Any) -> str:
+    p = getattr(rdef, "deletion_policy", None) or "Delete"
+    return {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}.get(str(p).lower(),
+                                                                                 str(p))
+
+
+def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> Resource:
+    """A resource row in INIT_COMPLETE for ``rdef`` (its built-in type and nested kind noted)."""
+    data: dict[str, Any] = {}
+    impl = getattr(rdef, "implementation", rdef.type)
+    if impl != rdef.type:
+        data["_impl"] = impl
+    kind = groups.kind(rdef)
+    if kind:
+        data["nested"] = kind
+    return Resource(stack_id=st.id, name=name, type=rdef.type, action=Action.INIT,
+                    status=Status.COMPLETE, requires=sorted(loaded.requires.get(name, ())),
+                    deletion_policy=_policy(rdef), rsrc_data=data)
+
+
+def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
+    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
+    rows = [_new_row(st, name, rdef, loaded)
+            for name, rdef in loaded.definition.resources.items()]
+    s.add_all(rows)
+    s.flush()
+    _begin(s, st, Action.CREATE, len(rows))
+    return _store(s, st, plans.forward(loaded.requires), {r.name: r.id for r in rows}, loaded)
+
+
+def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.UPDATE) -> str:
+    """Start an UPDATE (or update-style ROLLBACK) traversal to ``loaded`` (the stack row already
+    points at the new template): rows for added resources, the new dependencies and deletion
+    policies on kept ones, and the graph of :func:`app.engine.update_plan.plan`. O(V + E)."""
+    rows = list(s.execute(select(Resource).where(Resource.stack_id == st.id)).scalars())
+    old = {r.name: set(r.requires or ()) for r in rows}
+    resources = loaded.definition.resources
+    by_name = {r.name: r for r in rows}
+    added = [_new_row(st, n, rdef, loaded) for n, rdef in resources.items() if n not in by_name]
+    s.add_all(added)
+    s.flush()
+    for r in rows:
+        if r.name in resources:
+            r.requires = sorted(loaded.requires.get(r.name, ()))
+            r.deletion_policy = _policy(resources[r.name])
+    p = update_plan.plan(old, loaded.requires)
+    _begin(s, st, action, len(p.expected))
+    return _store(s, st, p, {r.name: r.id for r in rows + added}, loaded)
+
+
+def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
+    """Start a DELETE (or create ROLLBACK) traversal over the stack's resource rows. O(V + E)."""
+    rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
+                     .where(Resource.stack_id == st.id)).all()
+    requires = {r.name: set(r.requires or ()) for r in rows}
+    _begin(s, st, action, len(rows))
+    return _store(s, st, plans.reverse(requires), {r.name: r.id for r in rows}, None)
+
+
+#: ``rsrc_data`` key holding a resource's entry of the adopt data until its ADOPT step takes it
+ADOPT_DATA = "_adopt"
+
+
+def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]) -> str:
+    """Write the resource rows, each with its entry of ``resources`` (Heat's adopt data:
+    ``{name: {"resource_id", "resource_data", ...}}``), and start the ADOPT traversal (the
+    create's graph; its steps take the resources over instead of creating them). O(V + E)."""
+    rows = [_new_row(st, name, rdef, loaded)
+            for name, rdef in loaded.definition.resources.items()]
+    for r in rows:
+        r.rsrc_data = {**r.rsrc_data, ADOPT_DATA: resources.get(r.name)}
+    s.add_all(rows)
+    s.flush()
+    _begin(s, st, Action.ADOPT, len(rows))
+    return _store(s, st, plans.forward(loaded.requires), {r.name: r.id for r in rows}, loaded)
+
+
+def start_snapshot(s: Session, st: Stack, snapshot_id: str) -> str:
+    """Start the SNAPSHOT traversal of stack ``st`` whose traversal id is the snapshot's id (as
+    Heat's ``converge_stack(action=SNAPSHOT, new_traversal_id=snapshot.id)``), forward over the
+    resource rows; :func:`finish` stores the stack's data in the snapshot. O(V + E)."""
+    rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
+                     .where(Resource.stack_id == st.id)).all()
+    requires = {r.name: set(r.requires or ()) for r in rows}
+    _begin(s, st, Action.SNAPSHOT, len(rows))
+    st.current_traversal = snapshot_id
+    return _store(s, st, plans.forward(requires), {r.name: r.id for r in rows}, None)
+
+
+def start_action(s: Session, st: Stack, action: Action) -> str:
+    """Start a SUSPEND, RESUME or CHECK traversal over the stack's resource rows (Heat's
+    ``converge_stack(action=...)``): SUSPEND in reverse order (dependents first), RESUME and
+    CHECK forward; the template stays. O(V + E)."""
+    rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
+                     .where(Resource.stack_id == st.id)).all()
+    requires = {r.name: set(r.requires or ()) for r in rows}
+    _begin(s, st, action, len(rows))
+    p = plans.reverse(requires) if action == Action.SUSPEND else plans.forward(requires)
+    return _store(s, st, p, {r.name: r.id for r in rows}, None)
+
+
+def start_update_rollback(s: Session, row: Stack) -> str | None:
+    """Heat's update rollback: update back to the previous template and parameters (action
+    ROLLBACK), inside the caller's transaction. None when there is nothing to roll back to."""
+    prev = s.get(RawTemplate, row.prev_raw_template_id) if row.prev_raw_template_id else None
+    if prev is None:
+        return None
+    params = dict((prev.environment or {}).get("parameters") or {})
+    row.raw_template_id, row.prev_raw_template_id = prev.id, None
+    row.parameters = params
+    loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
+                                row.nested_info)
+    definitions.seed((row.id, prev.id), loaded)
+    row.parameters_show = loaded.definition.parameters_for_show()
+    row.description = definitions.description_of(prev.template)
+    return start_update(s, row, loaded, Action.ROLLBACK)
+
+
+def resolve_outputs(s: Session, stack_id: str, loaded: Loaded) -> list[dict[str, Any]]:
+    """The stack's outputs resolved from the stored ``attr_data`` of the resources they name."""
+    names = list(loaded.definition.output_resources())
+    data: dict[str, Any] = {}
+    if names:
+        data = {r.name: r.attr_data for r in s.execute(select(
+            Resource.name, Resource.attr_data).where(Resource.stack_id == stack_id,
+                                                     Resource.name.in_(names)))}
+    return list(loaded.definition.resolve_outputs(attrdata.DataContext(data)))
+
+
+def _refresh_output_attributes(s: Session, st: Stack, loaded: Loaded) -> None:
+    """Read again the attributes the outputs use of the cloud resources they name: a volume's
+    status or attachments change when a later resource attaches it, and Heat resolves outputs
+    from the live resources. O(output resources) cloud reads, at the end of a traversal only; a
+    resource that cannot be read keeps what it stored."""
+    names = loaded.definition.output_resources()
+    if not names:
+        return
+    rows = s.execute(select(Resource).where(Resource.stack_id == st.id,
+                                            Resource.name.in_(list(names)),
+                                            Resource.physical_resource_id.is_not(None),
+                                            Resource.status == Status.COMPLETE)).scalars()
+    for r in rows:
+        row = ResourceRow.of(r)
+        cls = registry.get(row.impl())
+        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind():
+            continue
+        try:
+            plugin = plugins.registry_plugin(row, st, r.properties_data)
+            if plugin.show_resource() is None:  # gone, or unreadable: keep what is stored
+                continue
+        except Exception as exc:
+            log.info("outputs of %s keep %s's stored attributes: %s", st.id, r.name, exc)
+            continue
+        r.attr_data = plugins.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
+
+
+def has_forward_nodes(s: Session, traversal_id: str) -> bool:
+    """Whether a traversal creates or updates anything (a ROLLBACK of an update does; one of a
+    create only deletes)."""
+    return s.execute(select(SyncPoint.entity_id).where(
+        SyncPoint.traversal_id == traversal_id, SyncPoint.is_update.is_(True)).limit(1)).first() \
+        is not None
+
+
+def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) -> None:
+    """Every node of the traversal has ended: set the stack's final status (and outputs),
+    write the stack event, wake a parent stack's node, and start a rollback if a failed
+    create or update asks for one. Inside the caller's transaction."""
+    st = s.get(Stack, stack_id)
+    if st is None or st.current_traversal != traversal_id or st.status != Status.IN_PROGRESS:
+        return
+    status = Status.FAILED if st.failed else Status.COMPLETE
+    reason = st.status_reason if st.failed else stack_reason(st.action, status)
+    mixed = st.action in (Action.UPDATE, Action.RESTORE) or (
+        st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
+    if st.action in (Action.CREATE, Action.ADOPT) or mixed:
+        if loaded is None:
+            loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+        _refresh_output_attributes(s, st, loaded)
+        st.outputs = resolve_outputs(s, st.id, loaded)
+    if mixed and status == Status.COMPLETE and loaded is not None:
+        # what left the template is gone: drop its rows
+        s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
+            list(loaded.definition.resources))))
+    if st.action == Action.CHECK:
+        reason = checked.final_reason(s, st.id, status, reason)
+    st.status, st.status_reason = status, reason  # updated_time: set when an action starts
+    if st.action == Action.DELETE and status == Status.COMPLETE:
+        failure = auth.stack_deleted(s, st.id, config.get())  # keystone: the trust goes too
+        if failure:
+            status, reason = Status.FAILED, failure
+            st.status, st.status_reason = status, reason
+        else:
+            st.deleted_at = utcnow()
+    events.stack_event(s, st, st.action, status, reason)
+    if st.action == Action.SNAPSHOT:
+        snapshots.finished(s, st, traversal_id, status, reason)
+    wakeups.child_finished(s, st)
+    if status == Status.FAILED:
+        rollback_if_asked(s, st)
+
+
+def rollback_if_asked(s: Session, st: Stack) -> None:
+    """A failed (or timed out) CREATE, ADOPT or UPDATE rolls back unless ``disable_rollback``
+    (Heat): a create by deleting what it made, an adopt by deleting the stack but keeping what
+    it took over (Heat's legacy ``Stack.adopt`` rollback, an abandon; Heat's convergence engine
+    rolls back to an empty template and so deletes the very resources it was asked to adopt),
+    an update by updating back to the previous template."""
+    if st.disable_rollback:
+        return
+    if st.action == Action.CREATE:
+        start_reverse(s, st, Action.ROLLBACK)
+    elif st.action == Action.ADOPT:  # what was taken over stays in the cloud
+        retain.retain_adopted(s, st.id)
+        start_reverse(s, st, Action.ROLLBACK)
+    elif st.action == Action.UPDATE:
+        start_update_rollback(s, st)
+
+
+def timer_fired(stack_id: str, traversal_id: str) -> None:
+    """The traversal's timer: time it out if its deadline has passed; a timer that came early
+    (a transport caps countdowns) is enqueued again for the time left, so none is dropped."""
+    with session() as s:
+        st = s.get(Stack, stack_id)
+        if st is None or st.current_traversal != traversal_id \
+                or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
+            return
+        left = timeouts.seconds_left(
+            timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
+    if left > 0:
+        dispatch.get().stack_timeout(stack_id, traversal_id, left)
+    else:
+        stack_timeout(stack_id, traversal_id)
+
+
+def stack_timeout(stack_id: str, traversal_id: str) -> None:
+    """The traversal ran out of time: stack and in-progress resources FAILED ("Timed out"), and
+    the traversal is superseded so no further step of it runs (Heat's stack timeout); then a
+    rollback, if the stack asks for one."""
+    with session() as s:
+        st = s.get(Stack, stack_id)
+        if st is None or st.current_traversal != traversal_id \
+                or st.status != Status.IN_PROGRESS:
+            return
+        _time_out(s, st)
+
+
+def _time_out(s: Session, st: Stack) -> None:
+    reason = "Timed out"
+    st.current_traversal = str(uuid.uuid4())
+    st.status, st.status_reason, st.failed, st.updated_at = (Status.FAILED, reason, True,
+                                                             utcnow())
+    for r in s.execute(select(Resource).where(Resource.stack_id == st.id,
+                                              Resource.status == Status.IN_PROGRESS)).scalars():
+        r.status, r.status_reason, r.engine_id = Status.FAILED, reason, None
+        if PROPS_BEFORE in (r.rsrc_data or {}):  # an update cut short: back to its start
+            data = dict(r.rsrc_data)
+            r.properties_data, r.rsrc_data = data.pop(PROPS_BEFORE), data
+        events.add_event(s, st.id, r.name, r.physical_resource_id, r.type, r.action,
+                         Status.FAILED, reason)
+    events.stack_event(s, st, st.action, Status.FAILED, reason)
+    rollback_if_asked(s, st)
+
+
+def release_lock(s: Session, resource_id: int) -> None:
+    """Clear a resource's lock in the caller's transaction (a step that changed nothing)."""
+    s.execute(update(RT).where(RT.c.id == resource_id).values(engine_id=None))

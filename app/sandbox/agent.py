@@ -1,0 +1,402 @@
+"""The sandbox server agent: what cloud-init does with a server's user data on a real image, as
+far as the orchestration service can see it — the signals the script sends back.
+
+A sandbox server runs no code. When it becomes ACTIVE, the agent reads its ``user_data``
+(base64, as Nova stores it) and, for a plain script (Heat's ``user_data_format: RAW``; a
+multipart MIME message is searched part by part for its ``text/x-shellscript`` parts), performs
+the *signalling commands* of the script as the HTTP requests they make, and nothing else:
+
+- ``curl [options] URL`` — what a wait condition handle's ``curl_cli`` attribute expands to
+  (Heat's ``OS::Heat::WaitConditionHandle``): ``-X/--request`` (default GET, POST when data is
+  given), ``-H/--header``, ``-d/--data/--data-binary/--data-raw`` (several are joined with ``&``
+  as curl does), ``-u``-less; curl's other options are read and ignored (``-i``, ``-k``, ``-s``,
+  ``-S``, ``-f``, ``-L``, ``--retry N``, ``-o FILE``, ``-w FMT``, ``--max-time N``...).
+- ``cfn-signal`` (heat-cfntools' ``cfn-signal -e CODE -r REASON -d DATA -i ID URL``): a ``PUT``
+  of ``{"Status": "SUCCESS" | "FAILURE", "Reason", "UniqueId", "Data"}`` to the pre-signed URL
+  of an ``AWS::CloudFormation::WaitConditionHandle``, with heat-cfntools' defaults.
+
+The script is followed as it runs on an image where every command succeeds (the sandbox
+cannot run the rest of it): ``A || B`` skips ``B``, ``if`` takes its ``then`` branch, a
+``while``/``for`` body runs once, a shell function runs where it is called, ``exit`` ends the
+script, here-document bodies are data. So a script's success signal is sent and its failure
+handlers (``|| error_exit ...``, the ``else`` of a check) are not.
+
+Only ``http``/``https`` URLs are called; a command whose URL or data holds an unexpanded shell
+variable (``$x``) is recorded as skipped (the sandbox does not run the shell). Every command the
+agent performs (or skips) is recorded on the server as ``_agent`` (``method``, ``url``,
+``status`` or ``error``), readable through the sandbox's admin API.
+
+A ``SOFTWARE_CONFIG`` server's deployments (os-collect-config and the heat-config hooks) are
+:mod:`app.sandbox.agent_configs`'.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import email
+import json
+import logging
+import shlex
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.sandbox.store import Obj
+
+log = logging.getLogger(__name__)
+#: the characters of the shell tokens that end one command (``;``, ``&&``, ``||``, ``|``...)
+PUNCTUATION = set(";&|(){}")
+#: curl options taking one argument that the agent ignores
+CURL_ARG_OPTIONS = {"--retry", "--retry-delay", "--retry-max-time", "-o", "--output", "-w",
+                    "--write-out", "-m", "--max-time", "--connect-timeout", "-A", "--user-agent",
+                    "-e", "--referer", "--cacert", "--cert", "--key", "-b", "--cookie", "-c",
+                    "--cookie-jar", "--resolve", "-x", "--proxy", "-T", "--upload-file"}
+DATA_OPTIONS = {"-d", "--data", "--data-binary", "--data-raw", "--data-ascii"}
+#: the shell's exit status of the command before (``cfn-signal -e $?``)
+LAST_STATUS = ("$?", "${?}")
+#: seconds each request of the agent may take
+REQUEST_TIMEOUT = 30.0
+#: agent runs scheduled or running, not yet recorded (guarded by ``_PENDING_LOCK``)
+_pending = 0
+_PENDING_LOCK = threading.Lock()
+
+
+def pending() -> int:
+    """How many servers' agent runs are scheduled or running and not yet recorded: a caller
+    that needs every signal a script sends (a test, before its next step) waits for 0."""
+    with _PENDING_LOCK:
+        return _pending
+
+
+def _count(delta: int) -> None:
+    global _pending
+    with _PENDING_LOCK:
+        _pending += delta
+
+
+@dataclass
+class Request:
+    """One HTTP request a signalling command makes."""
+    method: str
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    data: str | None = None
+
+
+def scripts(user_data_b64: str | None) -> list[str]:
+    """The shell scripts of a server's user data: the whole text when it is not a MIME
+    multipart message, else its ``text/x-shellscript`` parts (cloud-init's rule) and its
+    ``cfn-userdata`` part when that is a script (``HEAT_CFNTOOLS``: Heat's loguserdata.py runs
+    it). Empty when there is no user data or it is not text."""
+    if not user_data_b64:
+        return []
+    try:
+        text = base64.b64decode(user_data_b64, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return []
+    if not text.lstrip().lower().startswith(("content-type:", "mime-version:")):
+        return [text]
+    message = email.message_from_string(text)
+    out = []
+    for part in message.walk():
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):
+            continue
+        text = payload.decode("utf-8", "replace")
+        if part.get_content_type() == "text/x-shellscript" or (
+                part.get_content_type() == "text/x-cfninitdata"
+                and part.get_filename() == "cfn-userdata" and text.startswith("#!")):
+            out.append(text)
+    return out
+
+
+#: the shell's operators, longest first
+OPERATORS = ("&&", "||", ";;", ";", "&", "|", "(", ")", "{", "}")
+#: how deep function calls are followed
+MAX_CALL_DEPTH = 8
+Segment = tuple[str, str, list[str]]  # (connector, operator or "", words)
+
+
+def _split_operators(token: str) -> list[str]:
+    out, i = [], 0
+    while i < len(token):
+        op = next(o for o in OPERATORS if token.startswith(o, i))
+        out.append(";" if op == ";;" else op)
+        i += len(op)
+    return out
+
+
+def _tokens(script: str) -> list[str]:
+    """The words and operators of a shell script, ``;`` at each line end (quotes removed, line
+    continuations joined, comments and here-document bodies dropped). A line with an
+    unbalanced quote is skipped."""
+    out: list[str] = []
+    heredoc: str | None = None
+    for line in script.replace("\\\n", " ").splitlines():
+        if heredoc is not None:
+            if line.strip() == heredoc:
+                heredoc = None
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|(){}")
+        lexer.commenters = "#"
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        for i, token in enumerate(tokens):
+            if set(token) <= PUNCTUATION:
+                out.extend(_split_operators(token))
+                continue
+            out.append(token)
+            if token.startswith("<<") and not token.startswith("<<<"):
+                heredoc = token[2:].lstrip("-") or (tokens[i + 1] if i + 1 < len(tokens)
+                                                    else None)
+        out.append(";")
+    return out
+
+
+def _segments(script: str) -> list[Segment]:
+    """Simple commands ``(connector, "", words)`` and grouping operators ``(connector, op,
+    [])``, the connector being the operator before them (``;``, ``&&``, ``||``, ``|``)."""
+    out: list[Segment] = []
+    words: list[str] = []
+    connector = ";"
+    for token in _tokens(script):
+        if token not in OPERATORS:
+            words.append(token)
+            continue
+        if words:
+            out.append((connector, "", words))
+            words, connector = [], ";"
+        if token in ("(", ")", "{", "}"):
+            out.append((connector, token, []))
+            connector = ";"
+        elif token in ("&&", "||", "|"):
+            connector = token
+    if words:
+        out.append((connector, "", words))
+    return out
+
+
+def _group_end(segments: list[Segment], start: int) -> int:
+    """The index of the ``}`` closing the ``{`` at ``start`` (len(segments) if none)."""
+    depth = 0
+    for i in range(start, len(segments)):
+        op = segments[i][1]
+        depth += 1 if op == "{" else -1 if op == "}" else 0
+        if depth == 0:
+            return i
+    return len(segments)
+
+
+class _Exit(Exception):
+    """The script's ``exit``."""
+
+
+def _function_def(segments: list[Segment], i: int) -> tuple[str, int] | None:
+    """``(name, index of its "{")`` when a function definition starts at ``i``:
+    ``function NAME [()] {`` or ``NAME() {``."""
+    _, op, words = segments[i]
+    if op:
+        return None
+    j = i + 1
+    if len(words) == 2 and words[0] == "function":
+        name = words[1]
+    elif len(words) == 1 and [s[1] for s in segments[j:j + 2]] == ["(", ")"]:
+        name = words[0]
+    else:
+        return None
+    if [s[1] for s in segments[j:j + 2]] == ["(", ")"]:
+        j += 2
+    return (name, j) if j < len(segments) and segments[j][1] == "{" else None
+
+
+def _follow(segments: list[Segment], functions: dict[str, list[Segment]],
+         depth: int) -> Iterator[list[str]]:
+    """The commands a script runs when every command succeeds: ``A || B`` skips B, an
+    ``if`` takes its ``then`` branch, a ``while``/``for`` body runs once (``break`` ends it),
+    an ``until`` body never, a function's body runs where the function is called, ``exit``
+    ends the script. :raises _Exit: at ``exit``."""
+    frames: list[dict[str, Any]] = []  # {"kind", "active"}: if, while, until, for, group
+
+    def running() -> bool:
+        return all(f["active"] for f in frames)
+
+    i = 0
+    while i < len(segments):
+        connector, op, words = segments[i]
+        found = _function_def(segments, i)
+        if found is not None:
+            end = _group_end(segments, found[1])
+            functions[found[0]] = segments[found[1] + 1:end]
+            i = end + 1
+            continue
+        i += 1
+        if op in ("{", "("):
+            frames.append({"kind": "group", "active": connector != "||"})
+            continue
+        if op in ("}", ")"):
+            if frames and frames[-1]["kind"] == "group":
+                frames.pop()
+            continue
+        words = list(words)
+        while words and words[0] in ("if", "then", "elif", "else", "fi", "while", "until",
+                                     "for", "do", "done"):
+            word = words.pop(0)
+            top = frames[-1] if frames else {"kind": None, "active": True}
+            if word in ("if", "while", "until"):
+                frames.append({"kind": word, "active": True, "taken": False})
+            elif word == "for":
+                frames.append({"kind": "for", "active": True})
+                words = []
+            elif word == "then" and top["kind"] == "if":
+                top["active"], top["taken"] = not top["taken"], True
+            elif word in ("elif", "else") and top["kind"] == "if":
+                top["active"] = False
+            elif word == "do" and top["kind"] in ("while", "until", "for"):
+                top["active"] = top["kind"] != "until"
+            elif word in ("fi", "done") and frames:
+                frames.pop()
+        if not words or connector == "||" or not running():
+            continue
+        if words[0] in ("break", "continue"):
+            loop = next((f for f in reversed(frames) if f["kind"] in ("while", "until", "for")),
+                        None)
+            if loop is not None:
+                loop["active"] = False
+        elif words[0] == "exit":
+            raise _Exit()
+        elif words[0] == "return" and depth > 0:
+            return
+        elif words[0] in functions and depth < MAX_CALL_DEPTH:
+            yield from _follow(functions[words[0]], functions, depth + 1)
+        else:
+            yield words
+
+
+def _commands(script: str) -> Iterator[list[str]]:
+    """The simple commands (word lists) the script runs, in order, when every command of it
+    succeeds (:func:`_follow`): a real image's script reaches its success signal, and its
+    failure handlers (``|| error_exit``, an ``else`` branch) do not run."""
+    try:
+        yield from _follow(_segments(script), {}, 0)
+    except _Exit:
+        return
+
+
+def _curl(words: list[str]) -> Request | None:
+    method, headers, data, url = None, {}, [], None
+    it = iter(words[1:])
+    for word in it:
+        if word in ("-X", "--request"):
+            method = next(it, None)
+        elif word in ("-H", "--header"):
+            name, _, value = (next(it, "") or "").partition(":")
+            if name.strip():
+                headers[name.strip()] = value.strip()
+        elif word in DATA_OPTIONS:
+            data.append(next(it, "") or "")
+        elif word in CURL_ARG_OPTIONS:
+            next(it, None)
+        elif word.startswith(("http://", "https://")) and url is None:
+            url = word
+    if url is None:
+        return None
+    body = "&".join(data) if data else None
+    return Request(method or ("POST" if body is not None else "GET"), url, headers, body)
+
+
+def _cfn_signal(words: list[str], server_id: str) -> Request | None:
+    """heat-cfntools' ``bin/cfn-signal``: an exit code (``-e``/``--exit-code``/``--exit``) takes
+    precedence over ``-s`` (``-e $?`` is 0: every command before succeeded); the id defaults to the instance id (the server's); the body is sent
+    by ``curl -X PUT -H 'Content-Type:'`` (no content type)."""
+    opts = {"success": "true", "reason": "Configuration Complete",
+            "data": "Application has completed configuration.", "id": None, "exit": None}
+    names = {"-s": "success", "--success": "success", "-r": "reason", "--reason": "reason",
+             "-d": "data", "--data": "data", "-i": "id", "--id": "id", "-e": "exit",
+             "--exit-code": "exit", "--exit": "exit"}
+    url = None
+    it = iter(words[1:])
+    for word in it:
+        if word in names:
+            opts[names[word]] = next(it, "")
+        elif word.startswith(("http://", "https://")) and url is None:
+            url = word
+    if url is None:
+        return None
+    if opts["exit"] in LAST_STATUS:  # the script is followed as if every command succeeded,
+        opts["exit"] = "0"           # so the status of the command before is 0
+    ok = opts["exit"] == "0" if opts["exit"] else opts["success"] == "true"
+    body = {"Status": "SUCCESS" if ok else "FAILURE", "Reason": opts["reason"],
+            "UniqueId": opts["id"] if opts["id"] is not None else server_id, "Data": opts["data"]}
+    return Request("PUT", url, {}, json.dumps(body))
+
+
+def requests_of(script: str, server_id: str) -> list[Request]:
+    """The HTTP requests of the signalling commands of ``script``, in order."""
+    out = []
+    for words in _commands(script):
+        name = words[0].rsplit("/", 1)[-1]
+        request = _curl(words) if name == "curl" else \
+            _cfn_signal(words, server_id) if name == "cfn-signal" else None
+        if request is not None:
+            out.append(request)
+    return out
+
+
+def perform(request: Request) -> Obj:
+    """Send ``request``; the record of what happened (``status`` or ``error``)."""
+    import requests
+    record: Obj = {"method": request.method, "url": request.url, "status": None, "error": None}
+    if "$" in request.url or (request.data and "$" in request.data):
+        record["error"] = "skipped: an unexpanded shell variable"
+        return record
+    try:
+        resp = requests.request(request.method, request.url, headers=request.headers,
+                                data=request.data.encode() if request.data is not None else None,
+                                timeout=REQUEST_TIMEOUT)
+        record["status"] = resp.status_code
+    except requests.RequestException as exc:
+        record["error"] = str(exc)
+    return record
+
+
+def boot(sandbox: Any, server: Obj, delay: float) -> None:
+    """Once ``server`` is ACTIVE (``delay`` seconds from now), run its user data's signalling
+    commands in a thread of their own; nothing when it has no shell script. A
+    SOFTWARE_CONFIG server's deployments are polled and run by :mod:`app.sandbox.agent_configs`.
+    """
+    from app.sandbox import agent_configs
+    agent_configs.boot(sandbox, server, delay, _count)
+    found = [r for s in scripts(server.get("OS-EXT-SRV-ATTR:user_data"))
+             for r in requests_of(s, server["id"])]
+    if not found:
+        return
+    timer = threading.Timer(max(0.0, delay), _run, args=(sandbox, server["id"], found))
+    timer.daemon = True
+    _count(1)
+    timer.start()
+
+
+def _run(sandbox: Any, server_id: str, found: list[Request]) -> None:
+    try:
+        _perform_all(sandbox, server_id, found)
+    finally:
+        _count(-1)
+
+
+def _perform_all(sandbox: Any, server_id: str, found: list[Request]) -> None:
+    st = sandbox.store
+    server = st.get("servers", server_id)
+    if server is None or server.get("status") != "ACTIVE":
+        return  # deleted, or in ERROR: cloud-init never ran
+    records = []
+    for request in found:
+        records.append(perform(request))
+        log.info("sandbox agent %s: %s %s -> %s", server_id, request.method, request.url,
+                 records[-1]["status"] or records[-1]["error"])
+    with st.lock:
+        server.setdefault("_agent", []).extend(records)
+        st.dirty = True

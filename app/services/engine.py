@@ -1,0 +1,39 @@
+"""The engine's work as use cases, for the thin Celery tasks (``app.tasks``): ids in, one call.
+
+Each delegates to :mod:`app.convergence`; going through ``app.services`` also installs the
+nested-stack port (:mod:`app.services.children`) in every worker.
+"""
+from __future__ import annotations
+
+from app import convergence
+from app.convergence import dispatch
+
+
+def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """One step of node ``(resource_id, is_update)`` (:func:`app.convergence.check_resource`)."""
+    convergence.check_resource(stack_id, traversal_id, resource_id, is_update)
+
+
+def timer_fired(stack_id: str, traversal_id: str) -> None:
+    """A traversal's timer (:func:`app.convergence.timer_fired`)."""
+    convergence.timer_fired(stack_id, traversal_id)
+
+
+def check_timeouts() -> int:
+    """Fail traversals past their deadline. :returns: how many."""
+    return convergence.check_timeouts()
+
+
+def reconcile() -> int:
+    """Re-drive abandoned nodes from the database. :returns: how many were enqueued."""
+    return convergence.reconcile()
+
+
+def wake(stack_id: str, resource_id: int, event: str) -> int:
+    """An outside event for a waiting node (:func:`app.convergence.wake`)."""
+    return convergence.wake(stack_id, resource_id, event)
+
+
+def use_dispatcher(d: dispatch.Dispatcher | None) -> None:
+    """Install the process's Dispatcher (Celery's in workers, beat and the API)."""
+    dispatch.set_dispatcher(d)

@@ -1,0 +1,323 @@
+"""Event sinks: every event of a stack, sent where its environment's ``event_sinks`` say.
+
+As Heat's ``Stack.dispatch_event`` / ``Environment.get_event_sinks``: each stored event is handed
+to the sinks of the stack's environment, off the engine's path, and a sink that fails is logged
+and never fails or slows the stack. The body is Heat's ``Event.as_dict()``::
+
+    {"timestamp": "2026-12-01T10:00:00.123456", "version": "0.1", "type": "os.heat.event",
+     "id": "<event uuid>",
+     "payload": {"resource_name": "server", "physical_resource_id": "...", "stack_id": "...",
+                 "resource_action": "CREATE", "resource_status": "COMPLETE",
+                 "resource_status_reason": "state changed", "resource_type": "OS::Nova::Server",
+                 "resource_properties": {}, "version": "0.1"}}
+
+Sink types (``event_sinks: [{type: ..., ...}]``):
+
+- ``zaqar-queue`` (Heat's ``ZaqarEventSink``): ``target`` (the queue name; ``target_queue`` is
+  accepted too), ``ttl`` (seconds, default 3600 as Heat's ``DEFAULT_TTL``). Posted to the cloud's
+  ``messaging`` service as the stack's project, through openstacksdk (``conn.message``).
+- ``webhook``: ``url``; ``headers`` (a mapping); ``retries`` (default 5), ``backoff`` (seconds
+  before the first retry, doubling up to 30; default 0.5), ``timeout`` (seconds per POST,
+  default 10). The body is POSTed as JSON; a 2xx answer delivers it.
+
+Where: :func:`install` (once per process: the API, each worker) registers :func:`publish` with
+:func:`app.convergence.events.observe`, the single place event rows are written: each row is
+published once its transaction commits (never when it rolls back).
+
+Delivery: one background thread per sink target and process delivers that target's events in
+the order they were written (:class:`Courier`); a failed delivery is retried with backoff, then
+dropped with a warning. At most :data:`QUEUE_LIMIT` events wait per target; beyond that, new
+ones are dropped (logged) rather than held. The sinks of a stack are read from its stored
+environment, cached per stack for :data:`SINKS_TTL` seconds.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import logging
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from sqlalchemy import select
+
+from app import auth, config
+from app.convergence import events
+from app.models import RawTemplate, Stack, read_session
+
+log = logging.getLogger(__name__)
+QUEUE_LIMIT = 10_000
+SINKS_TTL = 5.0
+MAX_BACKOFF = 30.0
+ZAQAR_DEFAULT_TTL = 3600
+
+
+class SinkError(Exception):
+    """A sink specification that cannot be used (unknown type, missing target)."""
+
+
+def event_body(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Heat's event notification (``heat/engine/event.py`` ``Event.as_dict``) for an event row
+    (``app.models.Event`` columns: uuid, stack_id, resource_name, physical_resource_id,
+    resource_type, action, status, status_reason, created_at)."""
+    created = row.get("created_at")
+    stamp = created.isoformat() if isinstance(created, dt.datetime) else str(created or "")
+    return {"timestamp": stamp, "version": "0.1", "type": "os.heat.event", "id": row.get("uuid"),
+            "payload": {"resource_name": row.get("resource_name"),
+                        "physical_resource_id": row.get("physical_resource_id"),
+                        "stack_id": row.get("stack_id"),
+                        "resource_action": row.get("action"),
+                        "resource_status": row.get("status"),
+                        "resource_status_reason": row.get("status_reason"),
+                        "resource_type": row.get("resource_type"),
+                        "resource_properties": dict(row.get("resource_properties") or {}),
+                        "version": "0.1"}}
+
+
+@dataclass(frozen=True)
+class Project:
+    """Whose cloud a Zaqar sink posts to: the stack's project (``app.auth.clients_for``: its trust in keystone mode)."""
+    stack_name: str
+    stack_id: str
+    project_id: str
+
+
+@dataclass(frozen=True)
+class ZaqarQueue:
+    """Heat's ``zaqar-queue`` sink: post ``{"body": event, "ttl": ttl}`` to queue ``target``."""
+    target: str
+    ttl: int = ZAQAR_DEFAULT_TTL
+    project: Project | None = field(default=None, compare=False)
+    retries: int = 5
+    backoff: float = 0.5
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return ("zaqar-queue", self.project.project_id if self.project else "", self.target)
+
+    def consume(self, event: dict[str, Any]) -> None:
+        """:raises Exception: whatever the cloud call raised (the courier retries)."""
+        conn = auth.clients_for(self.project).connection()  # keystone: the stack's trust
+        conn.message.post_message(self.target, [{"body": event, "ttl": self.ttl}])
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """POST the event as JSON to ``url``; a 2xx answer delivers it."""
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    retries: int = 5
+    backoff: float = 0.5
+    timeout: float = 10.0
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return ("webhook", self.url)
+
+    def consume(self, event: dict[str, Any]) -> None:
+        """:raises requests.RequestException: no answer, or not a 2xx one."""
+        resp = requests.post(self.url, json=event, headers=dict(self.headers), timeout=self.timeout,
+                             allow_redirects=False)  # a redirect could lead past the URL check
+        resp.raise_for_status()
+
+
+Sink = ZaqarQueue | Webhook
+
+
+def check_webhook_url(url: str) -> None:
+    """A webhook sink must be an http(s) URL whose host resolves only to global addresses:
+    a template author may not make the server POST to its own loopback services (Flower, the
+    sandbox's control API), link-local metadata or a private network. An operator allows
+    private addresses with ``STOKER_EVENT_SINK_PRIVATE_ADDRESSES=true``.
+
+    :raises SinkError: another scheme, no host, a host that does not resolve, or a non-global
+        address (without the setting).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SinkError(f"a webhook event sink needs an http(s) URL, not {url!r}")
+    if config.get().event_sink_private_addresses:
+        return
+    try:
+        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        raise SinkError(f"the webhook host {parts.hostname!r} does not resolve: {exc}") from None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if not address.is_global:
+            raise SinkError(f"the webhook host {parts.hostname!r} is a non-global address "
+                            f"({address}); STOKER_EVENT_SINK_PRIVATE_ADDRESSES allows it")
+
+
+def build(spec: Mapping[str, Any], project: Project | None = None) -> Sink:
+    """One sink from an ``event_sinks`` entry. :raises SinkError: unknown type or no target."""
+    if not isinstance(spec, Mapping):
+        raise SinkError(f"an event sink must be a mapping, not {spec!r}")
+    kind = spec.get("type")
+    retry = {k: type_(spec[k]) for k, type_ in (("retries", int), ("backoff", float)) if k in spec}
+    if kind == "zaqar-queue":
+        target = spec.get("target") or spec.get("target_queue")
+        if not target:
+            raise SinkError("a zaqar-queue event sink needs a target (the queue name)")
+        ttl = spec.get("ttl")
+        return ZaqarQueue(str(target), int(ttl) if ttl is not None else ZAQAR_DEFAULT_TTL,
+                          project, **retry)
+    if kind == "webhook":
+        if not spec.get("url"):
+            raise SinkError("a webhook event sink needs a url")
+        check_webhook_url(str(spec["url"]))
+        headers = tuple((str(k), str(v)) for k, v in dict(spec.get("headers") or {}).items())
+        return Webhook(str(spec["url"]), headers, timeout=float(spec.get("timeout", 10.0)), **retry)
+    raise SinkError(f"unknown event sink type {kind!r} (zaqar-queue or webhook)")
+
+
+class Courier:
+    """Delivers one target's events in order from a daemon thread, with retries and backoff.
+
+    :param sleep: the wait between attempts (tests may shorten it).
+    """
+
+    def __init__(self, sink: Sink, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.sink, self.sleep = sink, sleep
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue(QUEUE_LIMIT)
+        self.delivered = self.dropped = self.attempts = 0
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name=f"event-sink-{sink.key[0]}")
+        self.thread.start()
+
+    def put(self, event: dict[str, Any]) -> None:
+        try:
+            self.queue.put_nowait(event)
+        except queue.Full:
+            self.dropped += 1
+            log.warning("event sink %s: %d events waiting; dropped event %s",
+                        self.sink.key, QUEUE_LIMIT, event.get("id"))
+
+    def _run(self) -> None:
+        while True:
+            event = self.queue.get()
+            try:
+                self._deliver(event)
+            finally:
+                self.queue.task_done()
+
+    def _deliver(self, event: dict[str, Any]) -> None:
+        wait = self.sink.backoff
+        for attempt in range(self.sink.retries + 1):
+            self.attempts += 1
+            try:
+                self.sink.consume(event)
+                self.delivered += 1
+                return
+            except Exception as exc:
+                if attempt == self.sink.retries:
+                    self.dropped += 1
+                    log.warning("event sink %s: dropped event %s after %d attempts: %s",
+                                self.sink.key, event.get("id"), attempt + 1, exc)
+                    return
+                log.info("event sink %s: attempt %d failed (%s); retrying in %.1fs",
+                         self.sink.key, attempt + 1, exc, wait)
+                self.sleep(wait)
+                wait = min(MAX_BACKOFF, wait * 2)
+
+    def join(self, timeout: float) -> bool:
+        """Wait until every queued event was handled. :returns: False on timeout."""
+        deadline = time.monotonic() + timeout
+        while self.queue.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+
+_couriers: dict[tuple[Any, ...], Courier] = {}
+_sinks_cache: dict[str, tuple[float, list[Sink]]] = {}
+_lock = threading.Lock()
+_inbox: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue(QUEUE_LIMIT)
+_router: threading.Thread | None = None
+
+
+def courier(sink: Sink) -> Courier:
+    """The process's courier for ``sink``'s target (created on first use)."""
+    with _lock:
+        found = _couriers.get(sink.key)
+        if found is None or found.sink != sink:
+            found = _couriers[sink.key] = Courier(sink)
+        return found
+
+
+def stack_sinks(stack_id: str) -> list[Sink]:
+    """The sinks of a stack's stored environment (cached :data:`SINKS_TTL` s); an entry that
+    cannot be built is logged and skipped. ``[]`` for a stack that is gone."""
+    now = time.monotonic()
+    cached = _sinks_cache.get(stack_id)
+    if cached and now - cached[0] < SINKS_TTL:
+        return cached[1]
+    with read_session() as s:
+        row = s.execute(select(Stack.name, Stack.tenant, RawTemplate.environment)
+                        .join(RawTemplate, RawTemplate.id == Stack.raw_template_id)
+                        .where(Stack.id == stack_id)).first()
+    sinks: list[Sink] = []
+    if row is not None:
+        project = Project(row.name, stack_id, row.tenant)
+        for spec in (row.environment or {}).get("event_sinks") or []:
+            try:
+                sinks.append(build(spec, project))
+            except (SinkError, TypeError, ValueError) as exc:
+                log.warning("stack %s: event sink %r ignored: %s", stack_id, spec, exc)
+    if len(_sinks_cache) > QUEUE_LIMIT:  # bounded: stacks come and go
+        _sinks_cache.clear()
+    _sinks_cache[stack_id] = (now, sinks)
+    return sinks
+
+
+def _route() -> None:
+    while True:
+        stack_id, event = _inbox.get()
+        try:
+            for sink in stack_sinks(stack_id):
+                courier(sink).put(event)
+        except Exception as exc:
+            log.warning("event sinks of stack %s: %s", stack_id, exc)
+        finally:
+            _inbox.task_done()
+
+
+def publish(row: Mapping[str, Any]) -> None:
+    """Hand a stored event row to its stack's sinks; returns at once (never raises, never
+    blocks: with :data:`QUEUE_LIMIT` events already waiting, the event is dropped and logged)."""
+    global _router
+    try:
+        if _router is None or not _router.is_alive():
+            with _lock:
+                if _router is None or not _router.is_alive():
+                    _router = threading.Thread(target=_route, daemon=True, name="event-sinks")
+                    _router.start()
+        _inbox.put_nowait((str(row["stack_id"]), event_body(row)))
+    except Exception as exc:
+        log.warning("event %s not handed to the sinks: %s", row.get("uuid"), exc)
+
+
+def flush(timeout: float = 10.0) -> bool:
+    """Wait until every published event was delivered or dropped (tests, shutdown).
+    :returns: False on timeout."""
+    deadline = time.monotonic() + timeout
+    while _inbox.unfinished_tasks:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    with _lock:
+        couriers = list(_couriers.values())
+    return all(c.join(max(0.0, deadline - time.monotonic())) for c in couriers)
+
+
+def install() -> None:
+    """Publish every event this process writes to its stack's sinks, once its transaction
+    commits (:func:`app.convergence.events.observe`; idempotent)."""
+    events.observe(publish)

@@ -1,0 +1,196 @@
+"""Listing and counting stacks, in the database, as Heat's ``stack_get_all`` / ``stack_count_all``
+(``heat/db/api.py``: ``_query_stack_get_all``, ``_filter_and_page_query``, ``_paginate_query``).
+
+- Scope: the caller's project; every project for an admin context (Heat's ``context_is_admin``
+  skips the tenant filter) or with ``global_tenant`` (``stacks:global_index``, checked by
+  :func:`app.auth.check_global_index` before this is called).
+- ``show_deleted``, ``show_nested`` (child stacks too), ``show_hidden`` (stacks tagged with one of
+  ``Settings.hidden_stack_tags`` are left out unless true; Heat's default list of such tags is
+  empty), filters by stack column (a list means "any of").
+- Tags: ``tags`` (all of them), ``tags_any`` (at least one), ``not_tags`` (not all of them),
+  ``not_tags_any`` (none of them). Stored tags are a JSON list; a tag matches an exact element
+  of its JSON text (an unescaped ``"`` only delimits elements), so the filter runs in SQL.
+- Sorting: Heat's keys ``stack_name``, ``stack_status``, ``creation_time``, ``updated_time``;
+  other names are ignored as Heat ignores them; none left → ``creation_time``, and ``desc``
+  unless ``sort_dir`` says otherwise; given keys without ``sort_dir`` sort ascending (oslo.db's
+  ``paginate_query``). ``id`` always ends the order. NULLs (``updated_time`` of a stack never
+  updated) sort after every value in ascending order, before in descending, on SQLite and
+  PostgreSQL alike.
+- Paging: ``marker`` (a stack id) and ``limit`` become a keyset condition on the marker row's
+  sort values plus ``LIMIT``: O(page) rows read, whatever the number of stacks. An unknown
+  marker is ignored (Heat's ``session.get`` returns nothing and the first page is served).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, Text, and_, case, cast, false, func, not_, or_, select, true
+
+from app import config, errors
+from app.context import RequestContext
+from app.models import Stack, read_session
+
+#: Heat's sort keys (``rpc_api`` names) → columns (heat/db/api.py ``sort_key_map``)
+SORT_KEYS = {"stack_name": Stack.name, "stack_status": Stack.status,
+             "creation_time": Stack.created_at, "updated_time": Stack.updated_at}
+SORT_DIRS = ("asc", "desc")
+#: filter names → columns (Heat's legacy names and the stack keys it filters on)
+FILTER_COLUMNS = {"stack_name": Stack.name, "name": Stack.name, "id": Stack.id,
+                  "status": Stack.status, "action": Stack.action, "stack_action": Stack.action,
+                  "tenant": Stack.tenant, "username": Stack.username,
+                  "stack_owner": Stack.username, "owner_id": Stack.parent_id,
+                  "parent": Stack.parent_id, "stack_status_reason": Stack.status_reason,
+                  "disable_rollback": Stack.disable_rollback,
+                  "timeout_mins": Stack.timeout_mins, "stack_user_project_id": Stack.tenant}
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def has_tag(tag: str) -> ColumnElement[bool]:
+    """SQL: the stack's tags (a JSON list stored as ``json.dumps`` writes it) hold ``tag``."""
+    item = _like_escape(json.dumps(str(tag)))
+    text = cast(Stack.tags, Text)
+    return or_(*(text.like(pattern, escape="\\") for pattern in (
+        f"[{item}]", f"[{item}, %", f"%, {item}]", f"%, {item}, %")))
+
+
+def _tag_filters(q: Select[Any], tags: Sequence[str] | None, tags_any: Sequence[str] | None,
+                 not_tags: Sequence[str] | None, not_tags_any: Sequence[str] | None,
+                 hidden: Sequence[str]) -> Select[Any]:
+    if tags:
+        q = q.where(and_(*(has_tag(t) for t in tags)))
+    if tags_any:
+        q = q.where(or_(*(has_tag(t) for t in tags_any)))
+    if not_tags:
+        q = q.where(_untagged(and_(*(has_tag(t) for t in not_tags))))
+    if not_tags_any:
+        q = q.where(_untagged(or_(*(has_tag(t) for t in not_tags_any))))
+    if hidden:
+        q = q.where(_untagged(or_(*(has_tag(t) for t in hidden))))
+    return q
+
+
+def _untagged(tagged: ColumnElement[bool]) -> ColumnElement[bool]:
+    """NOT ``tagged``, true as well for a row whose tags column is SQL NULL (where LIKE gives
+    NULL, and NOT NULL would drop the row)."""
+    return or_(Stack.tags.is_(None), not_(tagged))
+
+
+def _scoped(ctx: RequestContext, *, global_tenant: bool = False, show_deleted: bool = False,
+            show_nested: bool = False, show_hidden: bool = False,
+            filters: dict[str, Any] | None = None, tags: Sequence[str] | None = None,
+            tags_any: Sequence[str] | None = None, not_tags: Sequence[str] | None = None,
+            not_tags_any: Sequence[str] | None = None) -> Select[Any]:
+    q = select(Stack)
+    if not (ctx.is_admin or global_tenant):
+        q = q.where(Stack.tenant == ctx.tenant_id)
+    if not show_deleted:
+        q = q.where(Stack.deleted_at.is_(None))
+    if not show_nested:
+        q = q.where(Stack.parent_id.is_(None))
+    for key, value in (filters or {}).items():
+        values = value if isinstance(value, list) else [value]
+        col = FILTER_COLUMNS.get(key)
+        if col is not None:
+            if key == "disable_rollback":
+                values = [str(v).lower() == "true" for v in values]
+            q = q.where(col.in_(values))
+        elif key == "stack_status":
+            q = q.where((Stack.action + "_" + Stack.status).in_(values))
+    hidden = () if show_hidden else tuple(
+        t.strip() for t in config.get().hidden_stack_tags.split(",") if t.strip())
+    return _tag_filters(q, tags, tags_any, not_tags, not_tags_any, hidden)
+
+
+def sort_order(sort_keys: Sequence[str] | None, sort_dir: str | None
+               ) -> list[tuple[Any, bool]]:
+    """``[(column, descending), ...]`` for Heat's ``sort_keys`` / ``sort_dir``, ``id`` last.
+
+    :raises errors.BadRequest: ``ValueError`` for a sort direction other than asc/desc (Heat's
+        400 from oslo.db's ``paginate_query``)."""
+    cols = [SORT_KEYS[k] for k in (sort_keys or ()) if k in SORT_KEYS]
+    if sort_dir is not None and sort_dir.lower() not in SORT_DIRS:
+        raise errors.BadRequest(f"Unknown sort direction \"{sort_dir}\", must be one of: "
+                                "asc, desc", heat_type="ValueError")
+    if not cols:
+        cols = [Stack.created_at]
+        direction = (sort_dir or "desc").lower()
+    else:
+        direction = (sort_dir or "asc").lower()
+    desc = direction == "desc"
+    return [(c, desc) for c in [*cols, Stack.id]]
+
+
+def _nulls(col: Any) -> Any:
+    return case((col.is_(None), 1), else_=0)
+
+
+def _ordered(q: Select[Any], order: list[tuple[Any, bool]]) -> Select[Any]:
+    for col, desc in order:
+        if col.nullable:  # NULL is larger than every value, on every database
+            q = q.order_by(_nulls(col).desc() if desc else _nulls(col).asc())
+        q = q.order_by(col.desc() if desc else col.asc())
+    return q
+
+
+def _after(col: Any, desc: bool, value: Any) -> ColumnElement[bool]:
+    """Rows strictly after ``value`` in ``col``'s order (NULL largest)."""
+    if value is None:
+        return col.is_not(None) if desc else false()
+    if desc:
+        return col < value
+    return or_(col > value, col.is_(None)) if col.nullable else col > value
+
+
+def _same(col: Any, value: Any) -> ColumnElement[bool]:
+    return col.is_(None) if value is None else col == value
+
+
+def _after_marker(order: list[tuple[Any, bool]], marker: Stack) -> ColumnElement[bool]:
+    """The keyset condition "after the marker row" over the whole order (ends with id)."""
+    values = [getattr(marker, col.key) for col, _ in order]
+    terms = []
+    for i, (col, desc) in enumerate(order):
+        prefix = [_same(order[j][0], values[j]) for j in range(i)]
+        terms.append(and_(*prefix, _after(col, desc, values[i])))
+    return or_(*terms) if terms else true()
+
+
+def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
+                filters: dict[str, Any] | None = None, limit: int | None = None,
+                marker: str | None = None, sort_keys: list[str] | None = None,
+                sort_dir: str | None = None, show_nested: bool = False,
+                show_hidden: bool = False, global_tenant: bool = False,
+                tags: Sequence[str] | None = None, tags_any: Sequence[str] | None = None,
+                not_tags: Sequence[str] | None = None,
+                not_tags_any: Sequence[str] | None = None) -> list[Stack]:
+    """One page of stacks (see the module doc for every argument's meaning).
+
+    :returns: at most ``limit`` rows (all when ``limit`` is None), in the requested order.
+    :raises errors.BadRequest: a sort direction other than asc/desc.
+    """
+    order = sort_order(sort_keys, sort_dir)
+    q = _scoped(ctx, global_tenant=global_tenant, show_deleted=show_deleted,
+                show_nested=show_nested, show_hidden=show_hidden, filters=filters, tags=tags,
+                tags_any=tags_any, not_tags=not_tags, not_tags_any=not_tags_any)
+    with read_session() as s:
+        if marker:
+            row = s.get(Stack, marker)
+            if row is not None:
+                q = q.where(_after_marker(order, row))
+        q = _ordered(q, order)
+        if limit is not None:
+            q = q.limit(max(0, int(limit)))
+        return list(s.execute(q).scalars())
+
+
+def count_stacks(ctx: RequestContext, **query: Any) -> int:
+    """How many stacks :func:`list_stacks` would list without paging (Heat's ``count_stacks``:
+    the same scope, filters and tags; ``limit``, ``marker`` and sorting are not arguments)."""
+    q = _scoped(ctx, **query)
+    with read_session() as s:
+        return int(s.execute(select(func.count()).select_from(q.subquery())).scalar() or 0)

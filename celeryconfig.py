@@ -1,0 +1,70 @@
+"""Stoker's Celery settings: the one file an operator tunes, read by every Celery process.
+
+``celery -A app.tasks worker|beat|flower ...`` and ``stoker up`` (whose children are those same
+commands) build the Celery app from this module (``app.tasks.make_celery``). Edit a value here
+and restart the processes; another module can be named with ``STOKER_CELERY_CONFIG`` (it may
+``from celeryconfig import *`` and change a few names). Only Celery's lower-case setting names
+are read (https://docs.celeryq.dev/en/stable/userguide/configuration.html).
+
+Broker and result URLs, and the Redis redelivery timings, come from the ``STOKER_*`` settings
+(``app.config``) so that the API, the workers and ``stoker up`` always agree on them.
+"""
+from __future__ import annotations
+
+from kombu import Exchange, Queue
+
+from app import config as _config
+
+_settings = _config.get()
+
+# ---- broker and results ----------------------------------------------------------------------
+broker_url = _settings.broker_url                # STOKER_BROKER_URL
+result_backend = _settings.result_backend        # STOKER_RESULT_BACKEND (default: the broker)
+broker_connection_retry_on_startup = True
+# Redis: a task not acknowledged within visibility_timeout seconds (its worker died) is given to
+# another worker; dead workers' tasks are looked for every unacked_restore_interval seconds.
+broker_transport_options = {
+    "visibility_timeout": _settings.visibility_timeout,        # STOKER_VISIBILITY_TIMEOUT
+    "unacked_restore_interval": _settings.restore_interval,    # STOKER_RESTORE_INTERVAL
+}
+
+# ---- delivery: every engine task is idempotent, so it is acknowledged only when it is done -----
+task_acks_late = True
+task_reject_on_worker_lost = True     # a killed worker's task goes back to the queue
+worker_prefetch_multiplier = 4        # messages a worker thread reserves ahead
+task_ignore_result = True             # the database is the truth; nothing waits on results
+task_serializer = "json"
+accept_content = ["json"]
+
+# ---- time limits (seconds). Enforced by the prefork pool; the threads pool ignores them. ------
+task_soft_time_limit = 300
+task_time_limit = 360
+
+# ---- events, for Flower and `celery events` ---------------------------------------------------
+worker_send_task_events = True
+task_send_sent_event = True
+event_queue_expires = 60.0            # an event consumer's queue goes when it has gone
+event_queue_ttl = 5.0
+
+# ---- queues and routes: engine steps, their polls, and maintenance, each scaled on its own ---
+# A worker consumes every queue by default; `celery -A app.tasks worker -Q stoker.poll` serves
+# one only.
+ENGINE_QUEUE, POLL_QUEUE, MAINTENANCE_QUEUE = "stoker.engine", "stoker.poll", "stoker.maintenance"
+# each queue has its own exchange and routing key: a message lands in exactly one of them
+task_queues = tuple(Queue(q, Exchange(q, type="direct"), routing_key=q)
+                    for q in (ENGINE_QUEUE, POLL_QUEUE, MAINTENANCE_QUEUE))
+task_default_queue = task_default_exchange = task_default_routing_key = ENGINE_QUEUE
+task_routes = {
+    "stoker.check_resource": {"queue": ENGINE_QUEUE},     # a node whose prerequisites finished
+    "stoker.poll_resource": {"queue": POLL_QUEUE},        # a node re-checked after a countdown
+    "stoker.stack_timeout": {"queue": MAINTENANCE_QUEUE},
+    "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},
+    "stoker.reconcile": {"queue": MAINTENANCE_QUEUE},
+}
+
+# ---- beat ---------------------------------------------------------------------------------
+beat_schedule = {
+    "stoker-timeouts": {"task": "stoker.check_timeouts", "schedule": 5.0},
+    "stoker-reconcile": {"task": "stoker.reconcile",
+                         "schedule": float(_settings.reconcile_interval)},  # STOKER_RECONCILE_INTERVAL
+}

@@ -1,0 +1,175 @@
+"""Signals and wait conditions through the API with real Celery workers, Redis and PostgreSQL.
+
+A waiting wait condition holds no task (its node is parked); a signal to its handle wakes it;
+an unsignalled one fails at its own timeout with Heat's reason, never a stuck IN_PROGRESS.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.context import RequestContext
+from tests.fixtures.stacks import api_create, final, parked, rows, wait_for
+
+pytestmark = pytest.mark.integration
+CTX = RequestContext(tenant_id="itest")
+HOT = "2018-08-31"
+
+
+@pytest.fixture()
+def api(engine_settings, workers):  # type: ignore[no-untyped-def]
+    from app.api import create_app
+    client = create_app(engine_settings).test_client()
+    # noauth takes the project from X-Project-Id (Heat's noauth middleware), not the URL
+    client.environ_base["HTTP_X_PROJECT_ID"] = "itest"
+    return client
+
+
+def _template(count: int = 1, timeout: int = 600) -> dict:
+    return {"heat_template_version": HOT, "resources": {
+        "h": {"type": "OS::Heat::WaitConditionHandle"},
+        "wc": {"type": "OS::Heat::WaitCondition",
+               "properties": {"handle": {"get_resource": "h"}, "count": count,
+                              "timeout": timeout}}},
+        "outputs": {"data": {"value": {"get_attr": ["wc", "data"]}}}}
+
+
+def _waiting(sid: str) -> bool:
+    return parked(sid, "wc")
+
+
+def test_two_api_signals_a_and_b_complete_a_count_two_wait_condition(api):
+    sid, base = api_create(api, "wc-two", _template(count=2))
+    wait_for(lambda: _waiting(sid), 60, what="the wait condition to park")
+    assert rows(sid)["wc"].handle["wait"] == f"signal:{rows(sid)['h'].physical_resource_id}"
+    assert api.post(f"{base}/resources/h/signal",
+                    json={"id": "a", "data": "first"}).status_code == 200
+    wait_for(lambda: _waiting(sid), 60, what="the wait condition to park again")
+    assert api.post(f"{base}/resources/h/signal",
+                    json={"id": "b", "data": "second"}).status_code == 200
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    outs = {o["output_key"]: o["output_value"] for o in st.outputs}
+    assert json.loads(outs["data"]) == {"a": "first", "b": "second"}
+
+
+def test_an_unsignalled_wait_condition_fails_at_its_timeout(api):
+    sid, _ = api_create(api, "wc-timeout", _template(timeout=5))
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "CREATE_FAILED"
+    assert st.status_reason == \
+        "Resource CREATE failed: WaitConditionTimeout: resources.wc: 0 of 1 received"
+    wc = rows(sid)["wc"]
+    assert (wc.action, wc.status) == ("CREATE", "FAILED")
+    assert wc.status_reason == "WaitConditionTimeout: resources.wc: 0 of 1 received"
+
+
+def test_a_signal_during_an_update_completes_the_wait_of_the_superseded_create(api):
+    tmpl = _template()
+    sid, base = api_create(api, "wc-update", tmpl)
+    wait_for(lambda: _waiting(sid), 60, what="the wait condition to park")
+    parks = rows(sid)["wc"].poll_attempt
+    tmpl = json.loads(json.dumps(tmpl))
+    tmpl["resources"]["extra"] = {"type": "OS::Heat::None"}
+    resp = api.put(base, json={"template": tmpl})
+    assert resp.status_code == 202, resp.get_json()
+    wait_for(lambda: rows(sid).get("extra") is not None, 60, what="the update to start")
+
+    def parked_by_update() -> bool:  # the update's node took the wait over, holding no task
+        wc = rows(sid)["wc"]  # (a poll would store no "wait")
+        return bool(wc.status == "IN_PROGRESS" and wc.engine_id is None
+                    and wc.poll_attempt > parks and isinstance(wc.handle, dict)
+                    and wc.handle.get("wait"))
+
+    wait_for(parked_by_update, 60, what="the update's node to park")
+    assert api.post(f"{base}/resources/h/signal", json={"id": "u", "data": "d"}).status_code \
+        == 200
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    got = rows(sid)
+    assert (got["wc"].status, got["extra"].status) == ("COMPLETE", "COMPLETE")
+    outs = {o["output_key"]: o["output_value"] for o in st.outputs}
+    assert json.loads(outs["data"]) == {"u": "d"}
+
+
+def test_a_signal_to_a_type_that_takes_none_and_after_delete(api):
+    sid, base = api_create(api, "nosig", {"heat_template_version": HOT, "resources": {
+        "n": {"type": "OS::Heat::None"}}})
+    assert final(CTX, sid, 60).stack_status == "CREATE_COMPLETE"
+    resp = api.post(f"{base}/resources/n/signal", json={})
+    assert resp.status_code == 400
+    assert resp.get_json()["error"]["type"] == "ResourceActionNotSupported"
+    assert api.delete(base).status_code == 204
+    assert final(CTX, sid, 60).stack_status == "DELETE_COMPLETE"
+    resp = api.post(f"{base}/resources/n/signal", json={})
+    assert resp.status_code == 404
+
+
+def test_a_delay_parks_its_node_then_completes_on_create_and_delete(api):
+    sid, base = api_create(api, "delay", {"heat_template_version": HOT, "resources": {
+        "d": {"type": "OS::Heat::Delay",
+              "properties": {"min_wait": 2, "actions": ["CREATE", "DELETE"]}},
+        "after": {"type": "OS::Heat::None", "depends_on": ["d"]}}})
+
+    def parked() -> bool:
+        d = rows(sid)["d"]
+        return bool(d.status == "IN_PROGRESS" and d.engine_id is None
+                    and isinstance(d.handle, dict) and d.handle.get("wait") == "delay")
+
+    wait_for(parked, 60, what="the delay to park without a task")
+    assert rows(sid)["after"].action == "INIT"
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    assert api.delete(base).status_code == 204
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "DELETE_COMPLETE", st.status_reason
+
+
+def test_an_os_heat_stack_with_an_inline_template_exposes_its_childs_outputs(api):
+    import yaml
+    child = yaml.safe_dump({"heat_template_version": HOT,
+                            "parameters": {"n": {"type": "number"}},
+                            "resources": {"r": {"type": "OS::Heat::RandomString",
+                                                "properties": {"length": {"get_param": "n"}}}},
+                            "outputs": {"secret": {"value": {"get_attr": ["r", "value"]}}}})
+    sid, _ = api_create(api, "remote", {"heat_template_version": HOT, "resources": {
+        "s": {"type": "OS::Heat::Stack",
+              "properties": {"template": child, "parameters": {"n": 9}}}},
+        "outputs": {"secret": {"value": {"get_attr": ["s", "outputs", "secret"]}},
+                    "all": {"value": {"get_attr": ["s", "outputs"]}}}})
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    outs = {o["output_key"]: o["output_value"] for o in st.outputs}
+    assert len(outs["secret"]) == 9 and outs["all"] == {"secret": outs["secret"]}
+    from app.services import stacks
+    kid = stacks.get_by_id(CTX, rows(sid)["s"].physical_resource_id)
+    assert kid.stack_status == "CREATE_COMPLETE"
+    assert {o["output_key"]: o["output_value"] for o in kid.outputs} == {"secret": outs["secret"]}
+
+
+def test_an_aws_wait_condition_completes_on_a_put_to_its_presigned_url(api, engine_settings):
+    from urllib.parse import urlparse
+
+    from app import cfn
+    sid, _ = api_create(api, "aws-wc", {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
+                      "W": {"Type": "AWS::CloudFormation::WaitCondition",
+                            "Properties": {"Handle": {"Ref": "H"}, "Timeout": 300}}},
+        "Outputs": {"Data": {"Value": {"Fn::GetAtt": ["W", "Data"]}}}})
+    wait_for(lambda: (rows(sid).get("W") is not None and rows(sid)["W"].status == "IN_PROGRESS"
+                      and rows(sid)["W"].engine_id is None), 60, what="W to park")
+    url = urlparse(rows(sid)["H"].rsrc_data["ec2_signed_url"])
+    client = cfn.create_app(engine_settings).test_client()
+    body = json.dumps({"Status": "SUCCESS", "Reason": "ok", "Data": "hello", "UniqueId": "1"})
+    bad = url.query.replace("Signature=", "Signature=x")
+    resp = client.put(f"{url.path}?{bad}", base_url=f"{url.scheme}://{url.netloc}", data=body)
+    assert resp.status_code == 403 and b"SignatureDoesNotMatch" in resp.data
+    resp = client.put(f"{url.path}?{url.query}", base_url=f"{url.scheme}://{url.netloc}",
+                      data=body)
+    assert resp.status_code == 200, resp.data
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    assert json.loads({o["output_key"]: o["output_value"] for o in st.outputs}["Data"]) == \
+        {"1": "hello"}

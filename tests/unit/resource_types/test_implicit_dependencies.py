@@ -1,0 +1,108 @@
+"""Heat's implicit dependencies (``add_dependencies``) of the Neutron L3 types, on the template:
+a FloatingIP waits for the RouterInterface on its port's subnet and for a router whose gateway is
+its floating network; a FloatingIPAssociation for the RouterInterface on its port's first fixed
+IP's subnet (heat/engine/resources/openstack/neutron/floatingip.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.resource_types import registry
+
+
+@dataclass
+class Definition:
+    implementation: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+def R(name: str) -> dict[str, str]:
+    return {"get_resource": name}
+
+
+def graph(resources: dict[str, Definition]) -> dict[str, frozenset[str]]:
+    """The explicit graph: what each resource's properties reference."""
+    def refs(value: Any) -> set[str]:
+        if isinstance(value, dict):
+            if set(value) == {"get_resource"}:
+                return {value["get_resource"]}
+            return set().union(*(refs(v) for v in value.values())) if value else set()
+        if isinstance(value, list):
+            return set().union(*(refs(v) for v in value)) if value else set()
+        return set()
+    return {n: frozenset(refs(d.properties)) for n, d in resources.items()}
+
+
+def implicit(resources: dict[str, Definition]) -> dict[str, set[str]]:
+    explicit = graph(resources)
+    full = registry.implicit_dependencies(resources, explicit)
+    return {n: set(full[n] - explicit[n]) for n in full if full[n] - explicit[n]}
+
+
+BASE = {
+    "net": Definition("OS::Neutron::Net"),
+    "sub": Definition("OS::Neutron::Subnet", {"network": R("net"), "cidr": "10.0.0.0/24"}),
+    "router": Definition("OS::Neutron::Router", {"external_gateway_info": {"network": "public"}}),
+    "iface": Definition("OS::Neutron::RouterInterface", {"router": R("router"), "subnet": R("sub")}),
+}
+
+
+def test_floating_ip_waits_for_the_interface_on_its_ports_subnet_and_the_gateway_router() -> None:
+    res = {**BASE,
+           "port": Definition("OS::Neutron::Port", {"network": R("net"),
+                                                    "fixed_ips": [{"subnet": R("sub")}]}),
+           "fip": Definition("OS::Neutron::FloatingIP", {"floating_network": "public",
+                                                         "port_id": R("port")})}
+    assert implicit(res) == {"fip": {"iface", "router"}}
+
+
+def test_a_port_without_fixed_ips_matches_the_subnets_of_its_network() -> None:
+    res = {**BASE,
+           "other": Definition("OS::Neutron::Net"),
+           "port": Definition("OS::Neutron::Port", {"network_id": R("net")}),
+           "port2": Definition("OS::Neutron::Port", {"network": R("other")}),
+           "fip": Definition("OS::Neutron::FloatingIP", {"floating_network": "ext",
+                                                         "port_id": R("port")}),
+           "fip2": Definition("OS::Neutron::FloatingIP", {"floating_network": "ext",
+                                                          "port_id": R("port2")})}
+    assert implicit(res) == {"fip": {"iface"}}
+
+
+def test_an_interface_on_another_subnet_or_a_router_on_another_network_is_not_waited_for() -> None:
+    res = {**BASE,
+           "sub2": Definition("OS::Neutron::Subnet", {"network": R("net"), "cidr": "10.1.0.0/24"}),
+           "port": Definition("OS::Neutron::Port", {"network": R("net"),
+                                                    "fixed_ips": [{"subnet_id": R("sub2")}]}),
+           "fip": Definition("OS::Neutron::FloatingIP", {"floating_network_id": "other-ext",
+                                                         "port_id": R("port")})}
+    assert implicit(res) == {}
+
+
+def test_floating_ip_association_waits_for_the_interface_on_its_ports_first_subnet() -> None:
+    res = {**BASE,
+           "fip": Definition("OS::Neutron::FloatingIP", {"floating_network": "elsewhere"}),
+           "port": Definition("OS::Neutron::Port", {"network": R("net"),
+                                                    "fixed_ips": [{"subnet": R("sub")}]}),
+           "bare": Definition("OS::Neutron::Port", {"network": R("net")}),
+           "assoc": Definition("OS::Neutron::FloatingIPAssociation",
+                               {"floatingip_id": R("fip"), "port_id": R("port")}),
+           "assoc2": Definition("OS::Neutron::FloatingIPAssociation",
+                                {"floatingip_id": R("fip"), "port_id": R("bare")})}
+    assert implicit(res) == {"assoc": {"iface"}}
+
+
+def test_an_implicit_edge_that_would_close_a_cycle_is_left_out() -> None:
+    res = {**BASE,
+           "port": Definition("OS::Neutron::Port", {"network": R("net"),
+                                                    "fixed_ips": [{"subnet": R("sub")}]}),
+           "fip": Definition("OS::Neutron::FloatingIP", {"floating_network": "public",
+                                                         "port_id": R("port")})}
+    res["router"] = Definition("OS::Neutron::Router", {"external_gateway_info": {"network": "public"},
+                                                       "value_specs": {"x": R("fip")}})
+    assert implicit(res) == {}       # iface -> router -> fip: neither edge is added
+
+
+def test_types_without_rules_keep_the_explicit_graph() -> None:
+    res = {"a": Definition("OS::Heat::None"), "b": Definition("OS::Heat::None", {"x": R("a")}),
+           "c": Definition("My::Provider::Type", {"y": R("b")})}
+    assert registry.implicit_dependencies(res, graph(res)) == graph(res)

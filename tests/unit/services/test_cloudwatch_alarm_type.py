@@ -1,0 +1,56 @@
+"""AWS::CloudWatch::Alarm in the type catalogue and in validation: Heat 27 lists it (its
+global environment maps it onto etc/heat/templates/AWS_CloudWatch_Alarm.yaml) but answers
+``GET /resource_types/AWS::CloudWatch::Alarm`` with a 500 when that file is not installed
+(heat-reference/resource_types.json records ``{"error": 500}``); Stoker answers the template
+resource's schema: the template's parameters as properties (strings; the actions and
+Dimensions comma-delimited lists), ``show`` as the attribute."""
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from app import errors
+from app.context import RequestContext
+from app.models import Stack, read_session
+from app.services import stacks, validation
+
+CTX = RequestContext(tenant_id="admin")
+REQUIRED = {"EvaluationPeriods", "MetricName", "Period", "ComparisonOperator", "Statistic",
+            "Threshold"}
+
+
+def test_listed_and_its_schema_is_the_templates_parameters():
+    assert "AWS::CloudWatch::Alarm" in validation.resource_types(CTX)
+    assert validation.resource_types(CTX, name="CloudWatch") == ["AWS::CloudWatch::Alarm"]
+    schema = validation.resource_type_schema(CTX, "AWS::CloudWatch::Alarm")
+    props = schema["properties"]
+    assert set(props) == REQUIRED | {"AlarmDescription", "Namespace", "Units", "AlarmActions",
+                                     "OKActions", "InsufficientDataActions", "Dimensions"}
+    assert {n for n, p in props.items() if p["required"]} == REQUIRED
+    assert {n for n, p in props.items() if p["type"] == "list"} == \
+        {"AlarmActions", "OKActions", "InsufficientDataActions", "Dimensions"}
+    assert props["ComparisonOperator"]["constraints"] == [{"allowed_values": [
+        "GreaterThanOrEqualToThreshold", "GreaterThanThreshold", "LessThanThreshold",
+        "LessThanOrEqualToThreshold"]}]
+    assert props["Statistic"]["constraints"] == [{"allowed_values": [
+        "SampleCount", "Average", "Sum", "Minimum", "Maximum"]}]
+    # no defaults in a template resource's schema (Heat's Schema.from_parameter): the child's
+    # own parameter defaults apply
+    assert not any("default" in p for p in props.values())
+    assert list(schema["attributes"]) == ["show"]
+
+
+def test_a_bad_comparison_operator_is_refused_before_anything_is_written(db):
+    tmpl = {"AWSTemplateFormatVersion": "2010-09-09", "Resources": {"A": {
+        "Type": "AWS::CloudWatch::Alarm", "Properties": {
+            "MetricName": "cpu_util", "Statistic": "Average", "Period": "60",
+            "EvaluationPeriods": "1", "Threshold": "80", "ComparisonOperator": "Above"}}}}
+    with pytest.raises(errors.StokerError) as err:
+        stacks.create_stack(CTX, stack_name="cw-bad", template=tmpl)
+    assert err.value.http_status == 400
+    assert err.value.message == (
+        'Property error: Resources.A.Properties.ComparisonOperator: "Above" is not an allowed '
+        'value ["GreaterThanOrEqualToThreshold", "GreaterThanThreshold", "LessThanThreshold", '
+        '"LessThanOrEqualToThreshold"]')
+    with read_session() as s:
+        assert s.execute(select(func.count()).select_from(Stack)).scalar() == 0
