@@ -73,6 +73,17 @@ def pg_url(pg_template: str) -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A Redis database number of its own (claimed in db 0, so that concurrent test runs on
@@ -80,7 +91,13 @@ def redis_url() -> Iterator[str]:
     import redis
     admin = redis.Redis.from_url(f"{REDIS}/0")
     for db in range(1, 16):
-        if admin.set(f"stoker-test:db{db}", os.getpid(), nx=True, ex=3 * 3600):
+        key = f"stoker-test:db{db}"
+        if admin.set(key, os.getpid(), nx=True, ex=3 * 3600):
+            break
+        holder = admin.get(key)
+        if holder is not None and not _alive(int(holder)) and admin.getset(key, os.getpid()) == holder:
+            # the run that claimed it was killed before its teardown (same host: its pid is gone)
+            admin.expire(key, 3 * 3600)
             break
     else:
         raise RuntimeError("no free Redis database for the integration tests")
