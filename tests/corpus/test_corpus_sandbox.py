@@ -401,7 +401,7 @@ def cloud(endpoints: tuple[_Served, _Served]) -> Iterator[tuple[SandboxHandle, d
         image = conn.image.create_image(name=name, container_format="bare", disk_format="qcow2")
         conn.image.import_image(image, method="web-download", uri="http://127.0.0.1:1/image")
         images.append(image.id)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while any(conn.image.get_image(i).status != "active" for i in images):
         assert time.monotonic() < deadline, "images never became active"
         time.sleep(0.05)
@@ -457,7 +457,7 @@ def on_sandbox(cloud: tuple[SandboxHandle, dict[str, str]], db: config.Settings,
 
 
 def _settled(handle: SandboxHandle, before: dict[str, set[str]]) -> dict[str, set[str]]:
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 10
     while True:
         after = handle.created()
         leaked = {k: v - before.get(k, set()) for k, v in after.items() if v - before.get(k, set())}
@@ -468,7 +468,7 @@ def _settled(handle: SandboxHandle, before: dict[str, set[str]]) -> dict[str, se
 
 #: seconds a stack may stay CREATE_IN_PROGRESS (a wait condition that the sandbox agent
 #: signals once its server is ACTIVE) before the test reads the status it has
-SIGNAL_WAIT = 15.0
+SIGNAL_WAIT = 60.0
 
 
 def _settled_stack(stack_id: str) -> Any:

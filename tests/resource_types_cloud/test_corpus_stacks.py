@@ -43,7 +43,7 @@ def devstack(cloud_settings: Any, sandbox: Any) -> Iterator[dict[str, str]]:
     router = cloud.network.create_router(
         name="router1", external_gateway_info={"network_id": ids["network:public"]})
     cloud.network.add_interface_to_router(router.id, subnet_id=ids["subnet:private-subnet"])
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while any(cloud.image.get_image(i).status != "active" for i in images):
         assert time.monotonic() < deadline
         time.sleep(0.05)
