@@ -113,6 +113,9 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
     flask_app.extensions["sandbox"] = sandbox
     if not store.meta.get("bootstrap"):
         reseed(sandbox)
+    elif state_path is not None:
+        from app.sandbox import agent
+        agent.resume(sandbox)
 
     for module_name, prefix in BLUEPRINTS:
         module = import_module(f"app.sandbox.{module_name}")

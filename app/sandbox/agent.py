@@ -380,6 +380,13 @@ def boot(sandbox: Any, server: Obj, delay: float) -> None:
     timer.start()
 
 
+def resume(sandbox: Any) -> None:
+    """Restart the deployment pollers of the servers a restarted sandbox holds (cloud-init's
+    user-data scripts ran once, at their first boot, and are not run again)."""
+    from app.sandbox import agent_configs
+    agent_configs.resume(sandbox, _count)
+
+
 def _run(sandbox: Any, server_id: str, found: list[Request]) -> None:
     try:
         _perform_all(sandbox, server_id, found)

@@ -288,11 +288,15 @@ def _active(sandbox: Any, server_id: str) -> bool | None:
 
 def poll(sandbox: Any, server_id: str, occ: dict[str, Any], delay: float,
          counter: Any) -> None:
-    """The server's collector loop, until the server is gone."""
+    """The server's collector loop, until the server is gone. Deployments already recorded on
+    the server (a sandbox restarted from its state file) are not run again, as os-collect-config
+    keeps what it has deployed on the image's disk."""
     time.sleep(max(0.0, delay))
     every = float((sandbox.options.get("agent") or {}).get("poll_seconds")
                   or DEFAULTS["poll_seconds"])
-    done: set[str] = set()
+    server = sandbox.store.get("servers", server_id) or {}
+    done: set[str] = {str(r["deployment"]) for r in server.get("_agent") or []
+                      if isinstance(r, dict) and r.get("deployment") is not None}
     while True:
         state = _active(sandbox, server_id)
         if state is None:
@@ -320,3 +324,11 @@ def boot(sandbox: Any, server: Obj, delay: float, counter: Any) -> bool:
                               daemon=True, name=f"sandbox-agent-{server['id']}")
     thread.start()
     return True
+
+
+def resume(sandbox: Any, counter: Any) -> int:
+    """Start the collector loop of every ACTIVE SOFTWARE_CONFIG server of a sandbox started
+    from its state file (its agents stopped with the previous process).
+    :returns: how many were started."""
+    return sum(boot(sandbox, server, 0.0, counter) for server in sandbox.store.all("servers")
+               if server.get("status") == "ACTIVE")

@@ -73,3 +73,34 @@ class _Lock:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def test_a_restarted_sandbox_resumes_its_servers_agents_without_redeploying(
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A sandbox started again from its state file polls its SOFTWARE_CONFIG servers again
+    (os-collect-config restarts with the server) and runs only deployments it has not recorded."""
+    from app.sandbox import create_app
+    state = str(tmp_path / "sandbox.json")
+    first = create_app(state).extensions["sandbox"]
+    occ = {"collectors": ["heat"], "heat": {"resource_name": "server"}}
+    user_data = _b64(_userdata.build("", "SOFTWARE_CONFIG",
+                                     metadata={"deployments": [], "os-collect-config": occ}))
+    first.store.add("servers", {"id": "srv", "status": "ACTIVE",
+                                "OS-EXT-SRV-ATTR:user_data": user_data,
+                                "_agent": [{"deployment": "old", "group": "script"}]})
+    first.store.add("servers", {"id": "built", "status": "BUILD",
+                                "OS-EXT-SRV-ATTR:user_data": user_data})
+    first.store.save()
+    deployed: list[tuple[str, str]] = []
+    monkeypatch.setattr(agent_configs, "fetch_metadata", lambda sb, o: {"deployments": [
+        {"id": "old", "group": "script"}, {"id": "new", "group": "script"}]})
+    monkeypatch.setattr(agent_configs, "deploy",
+                        lambda sb, server_id, item: deployed.append((server_id, item["id"])))
+    second = create_app(state).extensions["sandbox"]
+    deadline = time.monotonic() + 30
+    while not deployed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # a second poll would run "old" now if it were not recorded
+    assert deployed == [("srv", "new")]
+    second.store.remove("servers", "srv")  # the poller ends with its server
+    second.store.remove("servers", "built")
