@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from app import auth, config, convergence, errors
 from app.context import RequestContext
 from app.convergence import definitions as loaded_defs
+from app.convergence import traversal
 from app.convergence.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
@@ -200,9 +201,24 @@ def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
         convergence.start_reverse(s, row, Action.DELETE)
 
 
+#: actions whose traversal changes what the outputs read: while one is in progress they are
+#: resolved from the stack's current template
+_LIVE_OUTPUTS = (Action.CREATE, Action.UPDATE, Action.ROLLBACK, Action.ADOPT, Action.RESTORE)
+
+
 def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
-    """Resolved outputs stored when the last traversal ended (``[]`` while in progress)."""
-    return list(stack.outputs or [])
+    """The stack's outputs ``[{"output_key", "description", "output_value"[, "output_error"]}]``.
+
+    While a create, update, rollback, adopt or restore is in progress they are resolved now, as
+    Heat's ``list_outputs`` resolves them from the stack's current template: from the attributes
+    each resource has stored so far, null for one not created yet (a wait condition handle's
+    ``curl_cli`` is readable while its wait condition waits). Otherwise they are the ones
+    resolved when the last traversal ended."""
+    if stack.status != Status.IN_PROGRESS or stack.action not in _LIVE_OUTPUTS:
+        return list(stack.outputs or [])
+    loaded = loaded_defs.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
+    with read_session() as s:
+        return traversal.resolve_outputs(s, stack.id, loaded)
 
 
 def _raw(stack: Stack) -> RawTemplate:

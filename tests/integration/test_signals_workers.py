@@ -173,3 +173,33 @@ def test_an_aws_wait_condition_completes_on_a_put_to_its_presigned_url(api, engi
     assert st.stack_status == "CREATE_COMPLETE", st.status_reason
     assert json.loads({o["output_key"]: o["output_value"] for o in st.outputs}["Data"]) == \
         {"1": "hello"}
+
+
+def test_outputs_are_resolved_from_the_current_template_while_the_stack_waits(api):
+    """Heat's list_outputs / show_output resolve the current template's outputs while an action
+    is in progress: the handle's curl_cli is readable while its wait condition waits, the wait
+    condition's data is null until it completes, and an update's new outputs appear at once."""
+    tmpl = _template()
+    tmpl["outputs"]["curl"] = {"value": {"get_attr": ["h", "curl_cli"]}}
+    sid, base = api_create(api, "wc-outputs", tmpl)
+    wait_for(lambda: _waiting(sid), 60, what="the wait condition to park")
+    shown = api.get(f"{base}/outputs/curl")
+    assert shown.status_code == 200, shown.get_json()
+    curl = shown.get_json()["output"]["output_value"]
+    assert curl.startswith("curl -i -X POST") and f"/stacks/wc-outputs/{sid}/resources/h/signal" in curl
+    assert api.get(f"{base}/outputs/data").get_json()["output"]["output_value"] is None
+    assert {o["output_key"] for o in api.get(base).get_json()["stack"]["outputs"]} \
+        == {"curl", "data"}
+    updated = json.loads(json.dumps(tmpl))
+    updated["outputs"] = {"handle": {"value": {"get_resource": "h"}}}
+    assert api.put(base, json={"template": updated}).status_code == 202
+    wait_for(lambda: api.get(base).get_json()["stack"]["stack_status"] == "UPDATE_IN_PROGRESS",
+             60, what="the update to start")
+    listed = api.get(f"{base}/outputs").get_json()["outputs"]
+    assert [o["output_key"] for o in listed] == ["handle"]
+    assert api.get(f"{base}/outputs/curl").status_code == 404
+    assert api.get(f"{base}/outputs/handle").get_json()["output"]["output_value"] \
+        == rows(sid)["h"].physical_resource_id
+    assert api.post(f"{base}/resources/h/signal", json={"id": "1"}).status_code == 200
+    st = final(CTX, sid, 120)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
