@@ -162,7 +162,8 @@ def update(client: Client, name: str, template: str | None, environment: tuple[s
            tags: str | None, dry_run: bool, wait: bool) -> None:
     """Update the stack NAME (name or id) to a new template or parameters."""
     if template is None and not existing:
-        raise CliError("a template is required (-t FILE), or --existing to keep the stack's")
+        raise CliError("a template is required: give one with -t FILE, or use --existing to keep "
+                       "the stack's current template.")
     body = _request(lambda: cli_files.update_body(
         template, environment, parameters, parameter_file, timeout, rollback, tags,
         clear_parameter))

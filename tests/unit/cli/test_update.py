@@ -99,7 +99,9 @@ def test_failed_update_with_wait_exits_1(app, url, files):
 
 def test_errors_are_one_line_exit_2(app, url, files):
     res = run(url, "stack", "update", "s5", "-P", "a=b")
-    assert res.exit_code == 2 and "a template is required" in res.output
+    assert res.exit_code == 2
+    assert ("a template is required: give one with -t FILE, or use --existing to keep the "
+            "stack's current template." in res.output)
     res = run(url, "stack", "update", "nosuch", "-t", files["v1"])
     assert res.exit_code == 2
     assert "HTTP 404 EntityNotFound: The Stack (nosuch) could not be found." in res.output
