@@ -70,6 +70,16 @@ def _shape_error(name: str, key: str, typename: str) -> errors.ValidationError:
                                   path=("resources", name, key))
 
 
+def check_resource_name(name: str) -> None:
+    """As Heat's ``Resource.__init__``: a resource name may not contain ``/`` (it would break
+    the ``stacks/{name}/{id}/resources/{resource}`` URLs).
+
+    :raises errors.ValidationError: ``StackValidationFailed``, Heat's message, no path.
+    """
+    if "/" in name:
+        raise errors.ValidationError('Resource name may not contain "/"')
+
+
 def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]:
     """Parse and structurally validate the ``resources`` section.
 
@@ -91,6 +101,7 @@ def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]
             raise errors.ValidationError(
                 f'"resources" must contain a map of resource maps. Found a '
                 f"[<class '{type(snippet).__name__}'>] instead", path=("resources", name))
+        check_resource_name(name)
         out[name] = _parse_one(name, snippet, version)
     return out
 

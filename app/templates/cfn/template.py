@@ -35,7 +35,7 @@ from app.templates.functions.base import FunctionTable, parse
 from app.templates.identity import StackIdentity
 from app.templates.loader import Loaded
 from app.templates.parsed import RawOutput, Template
-from app.templates.resources import RawResource
+from app.templates.resources import RawResource, check_resource_name
 from app.templates.versions import HotVersion, condition_table
 
 REGION = "ap-southeast-1"
@@ -276,6 +276,7 @@ def parse_cfn(loaded: Loaded, key: str, date: str, files: Mapping[str, str] | No
         if not isinstance(rname, str):
             raise errors.ValidationError(f"Resource name {rname!r} must be a string",
                                          path=("Resources", str(rname)))
+        check_resource_name(rname)
         resources[rname] = _resource(rname, snippet, fmt, hot)
     conditions = parse_conditions(raw.get("Conditions"), hot) if fmt.conditions else {}
     return CfnTemplate(
