@@ -33,9 +33,12 @@ class Validate(MethodView):
         show_nested = extract_bool("show_nested", request.args["show_nested"]) \
             if request.args.get("show_nested") else False
         ignore = request.args.get("ignore_errors")
+        args = instantiation_args(body)
+        # heat-api checks the size before the engine: RequestLimitExceeded, as on create
+        services.validation.check_limits(args["template"], args["files"])
         try:
             result = services.validation.validate_template(
-                ctx(), **instantiation_args(body), show_nested=show_nested,
+                ctx(), **args, show_nested=show_nested,
                 ignore_errors=ignore.split(",") if ignore else None)
         except errors.StokerError as exc:
             if exc.http_status >= 500:

@@ -18,6 +18,18 @@ from app.templates import api_bodies, global_templates
 from app.templates.provider import template_resource_schema
 
 
+def check_limits(template: Any, files: dict[str, Any] | None) -> None:
+    """The checks heat-api makes in ``InstantiationData.template()``, before the engine sees the
+    template (heat/api/openstack/v1/stacks.py): their errors keep their own type on
+    ``POST /validate`` too, where the engine's errors become ``HTTPBadRequest``.
+
+    :raises errors.RequestLimitExceeded: the template is larger than ``max_template_size``.
+    :raises errors.BadRequest: no template, or not a mapping / text.
+    """
+    from app.services.stacks import check_request
+    check_request(template, files, config.get().max_template_size)
+
+
 def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, Any] | None = None,
                       environment: Any = None, environment_files: list[str] | None = None,
                       parameters: dict[str, Any] | None = None, show_nested: bool = False,
