@@ -126,8 +126,10 @@ def delete(ctx: RequestContext, params: Mapping[str, str]) -> str:
 
 def describe(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     """DescribeStacks → ``{"Stacks": [Stack...]}``: the named stack, or every live stack of
-    the project when ``StackName`` is absent."""
-    if params.get("StackName"):
+    the project when ``StackName`` is absent. An empty ``StackName=`` is looked up as a name,
+    as heat-api-cfn does (``'StackName' in req.params``), so it is Heat's
+    ``InvalidParameterValue`` "The Stack () could not be found.", not every stack."""
+    if "StackName" in params:
         rows = [identify(ctx, params["StackName"])]
     else:
         rows = stacks.list_stacks(ctx)

@@ -254,3 +254,16 @@ def test_an_arn_naming_another_project_is_refused_as_heats_invalid_tenant(call: 
     assert ans.text("Error/Message") == ("A bad or out-of-range value was supplied:"
                                          "Searching Tenant other from Tenant admin forbidden.")
     assert call("DescribeStacks", StackName=arn).status == 200
+
+
+def test_describe_stacks_with_an_empty_stack_name_looks_up_the_name(call: Any) -> None:
+    # heat-api-cfn tests ``'StackName' in req.params``: an empty name is looked up (and not
+    # found), it does not list every stack as an absent StackName does
+    _create(call)
+    ans = call("DescribeStacks", StackName="")
+    assert (ans.status, ans.code) == (400, "ValidationError"), ans.data
+    assert ans.root.tag == "ErrorResponse"
+    assert ans.headers["Content-Type"].startswith("application/xml")
+    assert ans.text("Error/Message") == (
+        "A bad or out-of-range value was supplied:The Stack () could not be found.")
+    assert len(call("DescribeStacks").findall("DescribeStacksResult/Stacks/member")) == 1
