@@ -76,11 +76,14 @@ def _own_sandbox(settings: config.Settings) -> config.Settings:
 
 
 def _own_api_port(settings: config.Settings) -> config.Settings:
-    """``settings`` with the API on a free port when the configured one is taken: the demo's
-    API lives only as long as the demo (unchanged when ``api_url`` is set)."""
-    if settings.api_url or not port_open(settings.api_host, settings.api_port):
-        return settings
-    return settings.replace(api_port=_free_port())
+    """``settings`` with the API (unless ``api_url`` is set) and the CFN API on free ports when
+    the configured ones are taken: the demo's APIs live only as long as the demo, and
+    ``stoker up`` refuses a taken port."""
+    if not settings.api_url and port_open(settings.api_host, settings.api_port):
+        settings = settings.replace(api_port=_free_port())
+    if port_open(settings.api_host, settings.cfn_port):
+        settings = settings.replace(cfn_port=_free_port())
+    return settings
 
 
 def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str | None = None,

@@ -7,7 +7,7 @@ migrations (``app.models.migrate.upgrade``); then the processes of the Procfile,
 ``STOKER_<FIELD>`` so that all of them agree:
 
 - ``api``: gunicorn ``app.cli.wsgi:create_app()`` on ``api_host:api_port`` (2 workers × 4 threads);
-- ``cfn``: gunicorn ``app.cli.wsgi:create_cfn_app()`` on ``api_host:cfn_port`` (skipped if the port is taken);
+- ``cfn``: gunicorn ``app.cli.wsgi:create_cfn_app()`` on ``api_host:cfn_port``;
 - ``worker1..N``: ``celery -A app.tasks worker --pool threads -c <worker_concurrency>``;
 - ``beat``: ``celery -A app.tasks beat`` with its schedule file in the data directory;
 - ``sandbox``: ``stoker sandbox --port <sandbox_port>`` when ``app.sandbox.commands`` imports;
@@ -308,12 +308,22 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
               upgrade: Callable[[str], None] | None = None, ready_timeout: float = 60.0,
               flower: bool = False) -> bool:
     """Steps 1–4 of ``stoker up`` and wait until the API listens.
-    :returns: whether the sandbox cloud was started (not when its port is taken).
-    :raises CliError: a port is taken, a process failed to start, the migration failed."""
+    :returns: whether the sandbox cloud was started (not when it cannot be imported).
+    :raises CliError: the API, CFN or (when started) sandbox port is taken — by another
+        ``stoker up``, most likely, whose services this one must not advertise or drive —,
+        a process failed to start, the migration failed. Nothing is started before the ports
+        are checked."""
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
-    if port_open(settings.api_host, settings.api_port):
-        raise CliError(f"port {settings.api_port} is already in use (another `stoker up`?); "
-                       "choose another with --port or STOKER_API_PORT")
+    if sandbox and (why := sandbox_unavailable()):
+        sup.log("system", f"not starting the sandbox cloud: {why}")
+        sandbox = False
+    for host, port, what in ((settings.api_host, settings.api_port, "--port or STOKER_API_PORT"),
+                             (settings.api_host, settings.cfn_port, "STOKER_CFN_PORT"),
+                             ("127.0.0.1", settings.sandbox_port if sandbox else None,
+                              "STOKER_SANDBOX_PORT, or --no-sandbox")):
+        if port is not None and port_open(host, port):
+            raise CliError(f"port {port} is already in use (another `stoker up`?); "
+                           f"choose another with {what}")
     if settings.embedded_redis:
         start_redis(sup, settings)
     if upgrade is None:
@@ -325,18 +335,7 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
         raise CliError(f"database upgrade of {settings.database_url} failed: "
                        f"{type(exc).__name__}: {exc}") from None
     sup.log("system", f"database {settings.database_url} is at the latest revision")
-    if sandbox and (why := sandbox_unavailable()):
-        sup.log("system", f"not starting the sandbox cloud: {why}")
-        sandbox = False
-    if sandbox and port_open("127.0.0.1", settings.sandbox_port):
-        sup.log("system", f"port {settings.sandbox_port} is in use: not starting the sandbox cloud "
-                          "(set STOKER_SANDBOX_PORT to start it elsewhere)")
-        sandbox = False
     for proc in procfile(settings, sandbox=sandbox, flower=flower):
-        if proc.name == "cfn" and port_open(settings.api_host, settings.cfn_port):
-            sup.log("system", f"port {settings.cfn_port} is in use: not starting the CFN API "
-                              "(set STOKER_CFN_PORT to start it elsewhere)")
-            continue
         sup.start(proc)
     wait_for_port(sup, settings.api_host, settings.api_port, ready_timeout)
     return sandbox

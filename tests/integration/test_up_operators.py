@@ -24,7 +24,7 @@ def test_up_with_flower_and_a_zaqar_event_sink(home: Path) -> None:  # noqa: F81
     port, sandbox_port, flower_port = _free_port(), _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STOKER_", "FLOWER_"))}
     env.update(HOME=str(home), STOKER_API_PORT=str(port), STOKER_SANDBOX_PORT=str(sandbox_port),
-               STOKER_FLOWER_PORT=str(flower_port))
+               STOKER_FLOWER_PORT=str(flower_port), STOKER_CFN_PORT=str(_free_port()))
     queue = f"events-{uuid.uuid4().hex[:6]}"
     (home / "sinks.yaml").write_text(
         f"event_sinks:\n  - type: zaqar-queue\n    target_queue: {queue}\n")

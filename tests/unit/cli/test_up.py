@@ -141,6 +141,34 @@ def test_start_all_refuses_a_busy_port(tmp_path: Path) -> None:
             cli_up.start_all(cli_up.Supervisor({}, io.StringIO()), s, sandbox=False)
 
 
+@pytest.mark.parametrize(("variable", "hint"), [
+    ("STOKER_CFN_PORT", "choose another with STOKER_CFN_PORT"),
+    ("STOKER_SANDBOX_PORT", "choose another with STOKER_SANDBOX_PORT, or --no-sandbox"),
+])
+def test_up_refuses_a_taken_cfn_or_sandbox_port(tmp_path: Path, variable: str,
+                                                hint: str) -> None:
+    """A taken CFN or sandbox port is another instance's service: ``stoker up`` exits with an
+    error before it starts anything, as for a taken API port, instead of advertising it."""
+    import socket
+
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    with socket.socket() as busy, socket.socket() as free:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        free.bind(("127.0.0.1", 0))
+        port, api_port = busy.getsockname()[1], free.getsockname()[1]
+        free.close()
+        data = tmp_path / "data"
+        res = CliRunner().invoke(cli, ["up", "--port", str(api_port), "--workers", "0"], env={
+            "STOKER_DATA_DIR": str(data), variable: str(port)})
+    assert res.exit_code == 2, res.output
+    assert f"port {port} is already in use (another `stoker up`?); {hint}" in res.output
+    assert "CloudFormation API" not in res.output and "Stoker is up" not in res.output
+    assert not (data / "redis.sock").exists() and not list(data.glob("*.db"))
+
+
 def test_live_view_on_a_terminal(fake_api: FakeApi) -> None:
     fake_api.statuses = ["CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
     fake_api.resources = [
