@@ -16,6 +16,7 @@ had created (nothing may be left). Without the sandbox (``--no-sandbox``) it run
 """
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from pathlib import Path
@@ -47,11 +48,16 @@ class _Project:
         self.project_id = project_id
 
 
-def _tail(path: Path, lines: int = 15) -> str:
+def _tail(path: Path, start: int, lines: int = 15) -> str:
+    """The last ``lines`` lines written to ``path`` after byte offset ``start`` (this run's; the
+    log is appended to across runs), or "" when this run wrote none."""
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        with open(path, "rb") as f:
+            f.seek(start)
+            text = f.read().decode(errors="replace")
     except OSError:
         return ""
+    return "\n".join(text.splitlines()[-lines:])
 
 
 def _free_port() -> int:
@@ -104,6 +110,7 @@ def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str |
     log_path = logs / "demo.log"
     code = 1
     with open(log_path, "a", encoding="utf-8") as log, stop_signals():
+        start = log.seek(0, os.SEEK_END)  # where this run's lines begin
         sup = Supervisor(child_env(settings), log)
         try:
             with out.status(f"Starting Stoker (data {settings.data_dir}, logs {log_path}) ..."):
@@ -125,7 +132,8 @@ def run_demo(settings: config.Settings, *, sandbox: bool = True, template: str |
             code = 130
         except CliError as exc:
             out.print(f"[red]demo failed:[/red] {exc.format_message()}", markup=True)
-            tail = _tail(log_path)
+            log.flush()
+            tail = _tail(log_path, start)
             if tail:
                 out.print(f"[dim]last lines of {log_path}:[/dim]")
                 out.print(tail, markup=False)
