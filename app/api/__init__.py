@@ -47,6 +47,7 @@ from app.api import (
     stacks,
     template_versions,
     validate,
+    version_negotiation,
     versions,
 )
 from app.api.blueprint import is_json_body
@@ -110,7 +111,9 @@ def create_app(settings: config.Settings | None = None) -> Flask:
     logs.setup(settings)
     logs.install_flask(app, _request_id)  # request ids in log lines and task headers
     event_sinks.install()                 # events written here reach their stack's sinks
-    app.wsgi_app = auth.wrap_wsgi(app.wsgi_app, settings)  # type: ignore[method-assign]
+    # as Heat's pipeline: version negotiation, then authentication, then the API
+    app.wsgi_app = version_negotiation.wrap(  # type: ignore[method-assign]
+        auth.wrap_wsgi(app.wsgi_app, settings))
     return app
 
 

@@ -1,6 +1,7 @@
 """Version discovery: ``GET /`` (and ``GET /v1/``) answer as heat-api's versions controller:
 ``300 Multiple Choices`` with ``{"versions": [{"id": "v1.0", "status": "CURRENT", "links":
-[{"rel": "self", "href": "http://<host>/v1/"}]}]}`` (keystoneauth's discovery reads this)."""
+[{"rel": "self", "href": "http://<host>/v1/"}]}]}`` (keystoneauth's discovery reads this).
+Other versions are negotiated in front of the app: :mod:`app.api.version_negotiation`."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,15 +10,14 @@ from flask import request
 from flask.views import MethodView
 
 from app.api.blueprint import Blueprint
+from app.api.version_negotiation import versions_body
 from app.api.views_common import json_response
 
 blp = Blueprint("versions", __name__, description="API version discovery.")
 
 
 def versions_document() -> dict[str, Any]:
-    href = request.host_url.rstrip("/") + "/v1/"
-    return {"versions": [{"id": "v1.0", "status": "CURRENT",
-                          "links": [{"rel": "self", "href": href}]}]}
+    return versions_body(request.host_url)
 
 
 @blp.route("/")
