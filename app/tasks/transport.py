@@ -22,8 +22,13 @@ BLMOVE has a single source, so :func:`app.tasks.transport_options` sets ``priori
 engine, poll and maintenance queues of ``celeryconfig.py``) fetches with :data:`SWEEP`, a script
 that moves the first message of the first non-empty queue (in kombu's round-robin order) into
 the in-flight list, atomically, without blocking; when every queue was empty it blocks with
-BLMOVE on the first queue for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again. So
-a busy worker never waits, and an idle one sees a message of another queue within that time.
+BLMOVE on the worker's main queue (the first it consumes: ``stoker.engine`` with
+``celeryconfig.py``'s queues) for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again.
+So a busy worker never waits, an idle one takes a fresh step the moment it is pushed (the hop of
+a dependency chain), and sees a message of another queue (a poll due later, maintenance) within
+that time plus the Redis server's timer tick (its ``hz``: up to 100 ms more). Blocking on the
+round-robin's first queue instead would leave an idle worker blocked on the queue it did not
+just serve, and every step of a chain would wait out the block (~200 ms a hop).
 With a ``global_keyprefix`` the channel falls back to kombu's BRPOP. Everything else is kombu's
 transport, unchanged.
 """
@@ -149,8 +154,10 @@ class Channel(kredis.Channel):
         self._idle_wait = len(queues) > 1
         if self._idle_wait:
             timeout, self._swept_empty = MULTI_QUEUE_BLOCK, False
-        self._blmove_queue = queues[0]
-        self.client.connection.send_command("BLMOVE", self._q_for_pri(queues[0], self.priority_steps[0]),
+        # idle: block on the main queue (the first consumed), not the round-robin's first
+        queue = self.active_queues[0] if self._idle_wait else queues[0]
+        self._blmove_queue = queue
+        self.client.connection.send_command("BLMOVE", self._q_for_pri(queue, self.priority_steps[0]),
                                             self.inflight_key, "RIGHT", "LEFT", timeout or 0)
 
     def _fetched(self, **options: Any) -> tuple[str, Any] | None:
