@@ -111,6 +111,7 @@ class Channel(kredis.Channel):
     """kombu's Redis channel fetching with BLMOVE into an in-flight list (see the module)."""
 
     QoS = QoS
+    _sync_client: tuple[Any, Any] | None = None  # (its pool, the client shared by commands)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -122,6 +123,22 @@ class Channel(kredis.Channel):
         self._inflight_item: bytes | None = None  # fetched, not yet recorded in unacked
         self._orphans = False                     # own in-flight list may hold unread moves
         self._lease_refreshed = NEVER
+        self._sync_client = None
+
+    def _create_client(self, asynchronous: bool = False) -> Any:
+        """The client of every command outside the fetch (publish, ack, ``unacked``, leases).
+
+        kombu builds a new redis-py client for each (copying its ~250 response callbacks:
+        about a tenth of a busy worker's Python time); one per connection pool serves them all,
+        as a redis-py client may be shared between threads (each command takes a connection
+        from the pool). A new pool (after a fork or a reconnect) gets a new client."""
+        if asynchronous or self.global_keyprefix:
+            return super()._create_client(asynchronous)
+        pool = self.pool
+        cached = self._sync_client
+        if cached is None or cached[0] is not pool:
+            cached = self._sync_client = (pool, super()._create_client())
+        return cached[1]
 
     # ---- fetching -------------------------------------------------------------------------
     def _consumed(self) -> list[str] | None:
