@@ -107,11 +107,25 @@ class QoS(kredis.QoS):
             self.channel._restore_abandoned()
 
 
+class PublishBatch(kredis.PublishBatch):
+    """kombu's publish batch (``Producer.batch``: one pipeline), during which the channel
+    reads each exchange's binding table once, not once a message (a round trip each)."""
+
+    def __init__(self, channel: Any, max_size: int) -> None:
+        super().__init__(channel, max_size)
+        channel._batch_tables = {}
+
+    def close(self) -> None:
+        self.channel._batch_tables = None
+        super().close()
+
+
 class Channel(kredis.Channel):
     """kombu's Redis channel fetching with BLMOVE into an in-flight list (see the module)."""
 
     QoS = QoS
     _sync_client: tuple[Any, Any] | None = None  # (its pool, the client shared by commands)
+    _batch_tables: dict[str, Any] | None = None  # binding tables read in an open publish batch
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -124,6 +138,18 @@ class Channel(kredis.Channel):
         self._orphans = False                     # own in-flight list may hold unread moves
         self._lease_refreshed = NEVER
         self._sync_client = None
+
+    def create_publish_batch(self, max_size: int) -> PublishBatch:
+        return PublishBatch(self, max_size)
+
+    def get_table(self, exchange: str) -> Any:
+        tables = self._batch_tables
+        if tables is None:
+            return super().get_table(exchange)
+        found = tables.get(exchange)
+        if found is None:
+            found = tables[exchange] = super().get_table(exchange)
+        return found
 
     def _create_client(self, asynchronous: bool = False) -> Any:
         """The client of every command outside the fetch (publish, ack, ``unacked``, leases).

@@ -223,3 +223,29 @@ def test_an_idle_consumer_of_several_queues_blocks_on_its_main_queue(broker: str
             if channel._idle_wait and channel._blmove_queue is not None:
                 break
         assert channel._idle_wait and channel._blmove_queue == QUEUES[0].name
+
+
+def test_a_publish_batch_delivers_every_message_and_reads_the_bindings_once(broker: str):
+    with _connection(broker) as c:
+        producer = c.Producer()
+        producer.maybe_declare(QUEUE)
+        channel = producer.channel
+        reads: list[str] = []
+        real = transport.kredis.Channel.get_table
+
+        def counting(self, exchange):  # type: ignore[no-untyped-def]
+            reads.append(exchange)
+            return real(self, exchange)
+
+        transport.kredis.Channel.get_table = counting
+        try:
+            with producer.batch():
+                for n in range(3):
+                    producer.publish({"n": n}, exchange=QUEUE.exchange, routing_key="inflight-test",
+                                     serializer="json")
+                assert redis.Redis.from_url(broker).llen("inflight-test") == 0  # not yet sent
+        finally:
+            transport.kredis.Channel.get_table = real
+        assert reads == ["inflight-test"] and channel._batch_tables is None
+    got = [_receive(broker, 10)[0] for _ in range(3)]
+    assert sorted(b["n"] for b in got) == [0, 1, 2]
