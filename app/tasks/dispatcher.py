@@ -67,6 +67,7 @@ class CeleryDispatcher:
         todo = list(nodes)
         if not todo:
             return
+        labels.prefetch(stack_id, [rid for rid, _ in todo])
         with self.app.producer_or_acquire() as producer:
             if len(todo) > 1:
                 try:

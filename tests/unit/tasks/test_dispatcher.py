@@ -84,3 +84,18 @@ def test_a_failed_batch_is_sent_again_step_by_step(db):
     app = _App(fail=True)  # kombu cannot tell what went out: everything again, one by one
     dispatcher.CeleryDispatcher(app).check_resources("s", "t", [(1, True), (2, True)])
     assert app.producer.batches == 1 and app.sent == [1, 2, 1, 2]
+
+
+def test_the_labels_of_a_batch_are_read_in_one_query(db, monkeypatch):
+    st = stacks.create_stack(CTX, stack_name="wide", template=hot(
+        {f"r{i}": {"type": "OS::Heat::None"} for i in range(3)}))
+    st = final(CTX, st.id)
+    ids = {name: r.id for name, r in rows(st.id).items()}
+    labels._resource_name.cache_clear()
+    labels.prefetch(st.id, list(ids.values()))
+
+    def no_reads():  # type: ignore[no-untyped-def]
+        raise AssertionError("a name was read one by one")
+
+    monkeypatch.setattr(labels, "read_session", no_reads)
+    assert [labels._resource_name(st.id, ids[n]) for n in ("r0", "r1", "r2")] == ["r0", "r1", "r2"]
