@@ -152,7 +152,8 @@ def test_alarm_driven_scaling_runs_through_the_stacks_trust(up: Up) -> None:
     assert [a["state"] for a in fired.json()["alarms"]] == ["alarm"]
     grown3 = _settled_at(heat, sid, 3)
     assert grown3[:2] == grown
-    assert _size(heat, sid) == 3
+    # the parent's outputs follow once the group's resize step has finished after its child
+    _until("size 3", lambda: _size(heat, sid) == 3)
 
     # another sample repeats the action (repeat_actions); the group is at max_size: still 3
     notified = f"http://127.0.0.1:{up.sandbox_port}/sandbox/notifications"
@@ -175,7 +176,7 @@ def test_alarm_driven_scaling_runs_through_the_stacks_trust(up: Up) -> None:
     assert resp.status_code == 200, resp.text
     left = _settled_at(heat, sid, 2)
     assert left == grown3[1:]
-    assert _size(heat, sid) == 2
+    _until("size 2", lambda: _size(heat, sid) == 2)
 
     heat = member.heat(member.session().get_token(), demo_project.id)
     heat.stacks.delete(sid)
