@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 import requests
 
 from tests.fixtures.procs import Up, stoker_up
+from tests.fixtures.stacks import settled_members, wait_for
 
 pytestmark = pytest.mark.integration
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "autoscaling.yaml"
@@ -41,11 +41,7 @@ def up() -> Iterator[Up]:
 
 
 def _until(what: str, fn: Any, timeout: float = 150) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := fn()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
-    return got
+    return wait_for(fn, timeout, 0.5, what)
 
 
 class Member:
@@ -75,19 +71,8 @@ class Member:
 
 def _members(heat: Any, stack_id: str) -> list[tuple[str, str]] | None:
     """The group's (member name, server id) oldest first once the group has settled."""
-    stack = heat.stacks.get(stack_id)
-    group = heat.resources.get(stack_id, "group")
-    if stack.stack_status.endswith("IN_PROGRESS") or \
-            not group.resource_status.endswith("COMPLETE"):
-        return None
-    child = heat.stacks.get(group.physical_resource_id)
-    if child.stack_status.endswith("IN_PROGRESS"):
-        return None
-    rows = heat.resources.list(group.physical_resource_id)
-    if any(not r.resource_status.endswith("COMPLETE") for r in rows):
-        return None
-    return [(r.resource_name, r.physical_resource_id)
-            for r in sorted(rows, key=lambda r: r.creation_time)]
+    rows = settled_members(heat, stack_id)
+    return None if rows is None else [(r.resource_name, r.physical_resource_id) for r in rows]
 
 
 def _settled_at(heat: Any, stack_id: str, n: int) -> list[tuple[str, str]]:

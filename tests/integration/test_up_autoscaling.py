@@ -8,7 +8,6 @@ alarm_actions is the up policy's alarm_url, grows it to 2 again (Heat's signal_r
 scaling_policy.py)."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -17,6 +16,7 @@ import pytest
 import requests
 
 from tests.fixtures.procs import stoker_up
+from tests.fixtures.stacks import settled_members, wait_for
 from tests.integration.test_up import home  # noqa: F401
 
 pytestmark = pytest.mark.integration
@@ -24,27 +24,13 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "autoscaling.yaml"
 
 
 def _until(what: str, fn: Any, timeout: float = 150) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := fn()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
-    return got
+    return wait_for(fn, timeout, 0.5, what)
 
 
 def _members(heat: Any, stack_id: str) -> list[str] | None:
     """The group's servers oldest first once the group has settled, else None."""
-    stack = heat.stacks.get(stack_id)
-    group = heat.resources.get(stack_id, "group")
-    if stack.stack_status.endswith("IN_PROGRESS") or \
-            not group.resource_status.endswith("COMPLETE"):
-        return None
-    child = heat.stacks.get(group.physical_resource_id)
-    if child.stack_status.endswith("IN_PROGRESS"):
-        return None
-    rows = heat.resources.list(group.physical_resource_id)
-    if any(not r.resource_status.endswith("COMPLETE") for r in rows):
-        return None
-    return [r.resource_name for r in sorted(rows, key=lambda r: r.creation_time)]
+    rows = settled_members(heat, stack_id)
+    return None if rows is None else [r.resource_name for r in rows]
 
 
 def _settled_at(heat: Any, stack_id: str, n: int) -> list[str]:
