@@ -33,6 +33,8 @@ class Loaded:
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
 _lock = threading.Lock()
+#: the key being loaded -> the lock its loader holds (waiters block on it, then hit the cache)
+_loading: dict[tuple[str, int], threading.Lock] = {}
 MAX_CACHED = 64
 
 
@@ -97,23 +99,45 @@ def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
             props[visible] = {**props[visible], "required": False}
 
 
-def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
-    """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
-    and parameters are read from the database."""
-    key = (stack_id, raw_template_id)
+def _cached(key: tuple[str, int]) -> Loaded | None:
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
-            return hit
-    with read_session() as s:
-        raw = s.get(RawTemplate, raw_template_id)
-        st = s.get(Stack, stack_id)
-        assert raw is not None and st is not None
-        loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
-                        st.nested_info)
-    seed(key, loaded)
-    return loaded
+        return hit
+
+
+def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
+    """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
+    and parameters are read from the database.
+
+    One load per key at a time in a process: the first steps of a stack arrive together on
+    every worker thread, and each would otherwise parse and instantiate the same template
+    (O(template) each); the others wait for it and take the cached result. A load that
+    raises lets the next waiter try on its own."""
+    key = (stack_id, raw_template_id)
+    hit = _cached(key)
+    if hit is not None:
+        return hit
+    with _lock:
+        gate = _loading.setdefault(key, threading.Lock())
+    try:
+        with gate:
+            hit = _cached(key)
+            if hit is not None:
+                return hit
+            with read_session() as s:
+                raw = s.get(RawTemplate, raw_template_id)
+                st = s.get(Stack, stack_id)
+                assert raw is not None and st is not None
+                loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
+                                st.nested_info)
+            seed(key, loaded)
+            return loaded
+    finally:
+        with _lock:
+            if _loading.get(key) is gate:
+                del _loading[key]
 
 
 def of_raw(raw: Any, params: dict[str, Any] | None, ident: Any,

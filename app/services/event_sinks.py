@@ -277,6 +277,13 @@ def stack_sinks(stack_id: str) -> list[Sink]:
     return sinks
 
 
+def _known_without_sinks(stack_id: str) -> bool:
+    """Whether the cache (:func:`stack_sinks`, still fresh) says the stack has no sinks: its
+    events then go nowhere, as the router would find. A miss or a stale entry: not known."""
+    cached = _sinks_cache.get(stack_id)
+    return cached is not None and not cached[1] and time.monotonic() - cached[0] < SINKS_TTL
+
+
 def _route() -> None:
     while True:
         stack_id, event = _inbox.get()
@@ -294,6 +301,8 @@ def publish(row: Mapping[str, Any]) -> None:
     blocks: with :data:`QUEUE_LIMIT` events already waiting, the event is dropped and logged)."""
     global _router
     try:
+        if _known_without_sinks(str(row["stack_id"])):
+            return  # the usual case: no thread hand-off, no body, for a stack with no sinks
         if _router is None or not _router.is_alive():
             with _lock:
                 if _router is None or not _router.is_alive():

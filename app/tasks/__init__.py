@@ -118,9 +118,11 @@ def _init_process(**_: object) -> None:
 @signals.worker_init.connect
 def _init_worker(**_: object) -> None:
     """Every worker (any pool): its follow-up work goes out through Celery, and the events it
-    writes reach their stack's sinks."""
+    writes reach their stack's sinks. The plugin modules are imported now, not in the first
+    task (the threads pool, as ``stoker up`` runs it, sends no ``worker_process_init``)."""
     engine.use_dispatcher(CeleryDispatcher(celery_app))
     event_sinks.install()
+    registry.types()
 
 
 @signals.beat_init.connect

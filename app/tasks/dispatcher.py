@@ -5,7 +5,9 @@ a countdown as ``stoker.poll_resource`` (a cloud action's poll, a busy lock, a w
 safety poll) on its own queue (``celeryconfig.task_routes``); every message names its stack,
 resource and action in ``argsrepr`` (:mod:`app.tasks.labels`, what Flower shows) and carries the
 request id of the API call behind it (header :data:`REQUEST_ID_HEADER`). Tasks are sent by name,
-so this module never imports the tasks.
+so this module never imports the tasks, and with ``ignore_result``: nothing waits on a result
+(the database is the truth), so an API process does not subscribe to each task's result channel
+(two Redis round trips a task).
 
 Countdowns are capped below the Redis transport's ``visibility_timeout`` (a message due later
 would be restored and delivered again every visibility timeout): a capped poll or safety poll
@@ -14,6 +16,7 @@ just looks a little early, and a capped stack timer is enqueued again for the ti
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +30,7 @@ POLL_RESOURCE = "stoker.poll_resource"
 STACK_TIMEOUT = "stoker.stack_timeout"
 #: the message header carrying the request id of the API call that started the work
 REQUEST_ID_HEADER = "stoker_request_id"
+log = logging.getLogger(__name__)
 
 
 class CeleryDispatcher:
@@ -45,7 +49,8 @@ class CeleryDispatcher:
         self.app.send_task(POLL_RESOURCE if due else CHECK_RESOURCE,
                            (stack_id, traversal_id, resource_id, is_update), countdown=due,
                            argsrepr=labels.step(stack_id, traversal_id, resource_id, is_update),
-                           headers={REQUEST_ID_HEADER: logs.request_id()}, **options)
+                           headers={REQUEST_ID_HEADER: logs.request_id()},
+                           ignore_result=True, **options)
 
     def check_resource(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
                        countdown: float = 0.0) -> None:
@@ -53,11 +58,27 @@ class CeleryDispatcher:
 
     def check_resources(self, stack_id: str, traversal_id: str,
                         nodes: Iterable[tuple[int, bool]]) -> None:
-        """One producer connection for the whole batch (a wide fan-out's leaves)."""
+        """Enqueue a batch of steps (a wide fan-out's leaves, a node's successors) with one
+        producer and kombu's ``Producer.batch`` (on Redis: one pipeline, so one round trip for
+        up to 500 messages and their ``task-sent`` events, where each message cost three).
+        If the batch fails (kombu cannot tell which of its messages went out), every step is
+        sent again one by one, with kombu's retries: a step sent twice runs once (DESIGN.md,
+        invariant 1)."""
         todo = list(nodes)
         if not todo:
             return
+        labels.prefetch(stack_id, [rid for rid, _ in todo])
         with self.app.producer_or_acquire() as producer:
+            if len(todo) > 1:
+                try:
+                    with producer.batch():
+                        for rid, upd in todo:
+                            self._send_step(stack_id, traversal_id, rid, upd, 0.0,
+                                            producer=producer)
+                    return
+                except Exception as exc:  # delivery uncertain: send each again
+                    log.warning("batch of %d steps of traversal %s not sent at once (%s); "
+                                "sending them one by one", len(todo), traversal_id, exc)
             for rid, upd in todo:
                 self._send_step(stack_id, traversal_id, rid, upd, 0.0, producer=producer)
 
@@ -68,4 +89,4 @@ class CeleryDispatcher:
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
         self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
                            countdown=self._countdown(countdown),
-                           headers={REQUEST_ID_HEADER: logs.request_id()})
+                           headers={REQUEST_ID_HEADER: logs.request_id()}, ignore_result=True)

@@ -22,8 +22,13 @@ BLMOVE has a single source, so :func:`app.tasks.transport_options` sets ``priori
 engine, poll and maintenance queues of ``celeryconfig.py``) fetches with :data:`SWEEP`, a script
 that moves the first message of the first non-empty queue (in kombu's round-robin order) into
 the in-flight list, atomically, without blocking; when every queue was empty it blocks with
-BLMOVE on the first queue for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again. So
-a busy worker never waits, and an idle one sees a message of another queue within that time.
+BLMOVE on the worker's main queue (the first it consumes: ``stoker.engine`` with
+``celeryconfig.py``'s queues) for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again.
+So a busy worker never waits, an idle one takes a fresh step the moment it is pushed (the hop of
+a dependency chain), and sees a message of another queue (a poll due later, maintenance) within
+that time plus the Redis server's timer tick (its ``hz``: up to 100 ms more). Blocking on the
+round-robin's first queue instead would leave an idle worker blocked on the queue it did not
+just serve, and every step of a chain would wait out the block (~200 ms a hop).
 With a ``global_keyprefix`` the channel falls back to kombu's BRPOP. Everything else is kombu's
 transport, unchanged.
 """
@@ -102,10 +107,25 @@ class QoS(kredis.QoS):
             self.channel._restore_abandoned()
 
 
+class PublishBatch(kredis.PublishBatch):
+    """kombu's publish batch (``Producer.batch``: one pipeline), during which the channel
+    reads each exchange's binding table once, not once a message (a round trip each)."""
+
+    def __init__(self, channel: Any, max_size: int) -> None:
+        super().__init__(channel, max_size)
+        channel._batch_tables = {}
+
+    def close(self) -> None:
+        self.channel._batch_tables = None
+        super().close()
+
+
 class Channel(kredis.Channel):
     """kombu's Redis channel fetching with BLMOVE into an in-flight list (see the module)."""
 
     QoS = QoS
+    _sync_client: tuple[Any, Any] | None = None  # (its pool, the client shared by commands)
+    _batch_tables: dict[str, Any] | None = None  # binding tables read in an open publish batch
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -117,6 +137,34 @@ class Channel(kredis.Channel):
         self._inflight_item: bytes | None = None  # fetched, not yet recorded in unacked
         self._orphans = False                     # own in-flight list may hold unread moves
         self._lease_refreshed = NEVER
+        self._sync_client = None
+
+    def create_publish_batch(self, max_size: int) -> PublishBatch:
+        return PublishBatch(self, max_size)
+
+    def get_table(self, exchange: str) -> Any:
+        tables = self._batch_tables
+        if tables is None:
+            return super().get_table(exchange)
+        found = tables.get(exchange)
+        if found is None:
+            found = tables[exchange] = super().get_table(exchange)
+        return found
+
+    def _create_client(self, asynchronous: bool = False) -> Any:
+        """The client of every command outside the fetch (publish, ack, ``unacked``, leases).
+
+        kombu builds a new redis-py client for each (copying its ~250 response callbacks:
+        about a tenth of a busy worker's Python time); one per connection pool serves them all,
+        as a redis-py client may be shared between threads (each command takes a connection
+        from the pool). A new pool (after a fork or a reconnect) gets a new client."""
+        if asynchronous or self.global_keyprefix:
+            return super()._create_client(asynchronous)
+        pool = self.pool
+        cached = self._sync_client
+        if cached is None or cached[0] is not pool:
+            cached = self._sync_client = (pool, super()._create_client())
+        return cached[1]
 
     # ---- fetching -------------------------------------------------------------------------
     def _consumed(self) -> list[str] | None:
@@ -149,8 +197,10 @@ class Channel(kredis.Channel):
         self._idle_wait = len(queues) > 1
         if self._idle_wait:
             timeout, self._swept_empty = MULTI_QUEUE_BLOCK, False
-        self._blmove_queue = queues[0]
-        self.client.connection.send_command("BLMOVE", self._q_for_pri(queues[0], self.priority_steps[0]),
+        # idle: block on the main queue (the first consumed), not the round-robin's first
+        queue = self.active_queues[0] if self._idle_wait else queues[0]
+        self._blmove_queue = queue
+        self.client.connection.send_command("BLMOVE", self._q_for_pri(queue, self.priority_steps[0]),
                                             self.inflight_key, "RIGHT", "LEFT", timeout or 0)
 
     def _fetched(self, **options: Any) -> tuple[str, Any] | None:

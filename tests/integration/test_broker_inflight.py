@@ -199,3 +199,53 @@ def test_a_consumer_of_several_queues_killed_after_fetching_loses_nothing(broker
                 pass
         assert [b for b, _ in got] == [{"n": 9}]
         got[0][1].ack()
+
+
+def test_an_idle_consumer_of_several_queues_blocks_on_its_main_queue(broker: str):
+    # after serving its main (first) queue, the round-robin puts that queue last; the idle wait
+    # must still block on it, or each step of a chain waits out the block (~200 ms a hop)
+    _publish_to(broker, QUEUES[0], {"n": 0})
+    got: list = []
+    with _connection(broker) as c, \
+            c.Consumer(QUEUES, callbacks=[lambda body, m: got.append((body, m))], accept=["json"]):
+        deadline = time.time() + 10
+        while not got and time.time() < deadline:
+            try:
+                c.drain_events(timeout=0.5)
+            except TimeoutError:
+                pass
+        assert [b for b, _ in got] == [{"n": 0}]
+        got[0][1].ack()
+        channel = c.default_channel
+        for _ in range(20):  # until the sweep found every queue empty and the idle wait began
+            with pytest.raises(TimeoutError):
+                c.drain_events(timeout=0.05)
+            if channel._idle_wait and channel._blmove_queue is not None:
+                break
+        assert channel._idle_wait and channel._blmove_queue == QUEUES[0].name
+
+
+def test_a_publish_batch_delivers_every_message_and_reads_the_bindings_once(broker: str):
+    with _connection(broker) as c:
+        producer = c.Producer()
+        producer.maybe_declare(QUEUE)
+        channel = producer.channel
+        reads: list[str] = []
+        real = transport.kredis.Channel.get_table
+
+        def counting(self, exchange):  # type: ignore[no-untyped-def]
+            reads.append(exchange)
+            return real(self, exchange)
+
+        transport.kredis.Channel.get_table = counting
+        try:
+            with producer.batch():
+                for n in range(3):
+                    producer.publish({"n": n}, exchange=QUEUE.exchange, routing_key="inflight-test",
+                                     serializer="json")
+                assert redis.Redis.from_url(broker).llen("inflight-test") == 0  # not yet sent
+        finally:
+            transport.kredis.Channel.get_table = real
+        assert reads == ["inflight-test"] and channel._batch_tables is None
+    got = [_receive(broker, 10)[0] for _ in range(3)]
+    assert sorted(b["n"] for b in got) == [0, 1, 2]

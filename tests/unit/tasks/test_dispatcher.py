@@ -40,3 +40,62 @@ def test_steps_and_polls_name_their_stack_resource_and_action(db, monkeypatch):
 def test_a_label_that_cannot_be_read_gives_the_ids(db):
     labels._stack.cache_clear()
     assert labels.step("nope", "t", 999999, True) == "(stack=nope, resource=999999, forward)"
+
+
+class _Producer:
+    def __init__(self, fail: bool) -> None:
+        self.fail, self.batches = fail, 0
+
+    def batch(self):  # type: ignore[no-untyped-def]
+        producer = self
+
+        class Batch:
+            def __enter__(self):  # type: ignore[no-untyped-def]
+                producer.batches += 1
+                return self
+
+            def __exit__(self, exc_type, *_: object) -> None:
+                if exc_type is None and producer.fail:
+                    raise ConnectionError("batch failed; delivery is uncertain")
+
+        return Batch()
+
+
+class _App:
+    def __init__(self, fail: bool) -> None:
+        self.producer, self.sent = _Producer(fail), []
+
+    def producer_or_acquire(self):  # type: ignore[no-untyped-def]
+        import contextlib
+        return contextlib.nullcontext(self.producer)
+
+    def send_task(self, name, args, **kw):  # type: ignore[no-untyped-def]
+        assert kw["producer"] is self.producer and kw["ignore_result"] is True
+        self.sent.append(args[2])
+
+
+def test_a_batch_of_steps_goes_out_in_one_producer_batch(db):
+    app = _App(fail=False)
+    dispatcher.CeleryDispatcher(app).check_resources("s", "t", [(1, True), (2, True), (3, True)])
+    assert app.producer.batches == 1 and app.sent == [1, 2, 3]
+
+
+def test_a_failed_batch_is_sent_again_step_by_step(db):
+    app = _App(fail=True)  # kombu cannot tell what went out: everything again, one by one
+    dispatcher.CeleryDispatcher(app).check_resources("s", "t", [(1, True), (2, True)])
+    assert app.producer.batches == 1 and app.sent == [1, 2, 1, 2]
+
+
+def test_the_labels_of_a_batch_are_read_in_one_query(db, monkeypatch):
+    st = stacks.create_stack(CTX, stack_name="wide", template=hot(
+        {f"r{i}": {"type": "OS::Heat::None"} for i in range(3)}))
+    st = final(CTX, st.id)
+    ids = {name: r.id for name, r in rows(st.id).items()}
+    labels._resource_name.cache_clear()
+    labels.prefetch(st.id, list(ids.values()))
+
+    def no_reads():  # type: ignore[no-untyped-def]
+        raise AssertionError("a name was read one by one")
+
+    monkeypatch.setattr(labels, "read_session", no_reads)
+    assert [labels._resource_name(st.id, ids[n]) for n in ("r0", "r1", "r2")] == ["r0", "r1", "r2"]

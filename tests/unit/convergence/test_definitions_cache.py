@@ -1,0 +1,70 @@
+"""The per-process cache of stack definitions: concurrent misses of one stack load it once."""
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from app.convergence import definitions
+
+
+class _Session:
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def get(self, model, key):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(id=key, parameters={}, nested_info=None)
+
+
+@pytest.fixture()
+def slow_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+
+    def of_raw(raw, params, ident, nested_info):  # type: ignore[no-untyped-def]
+        calls.append(ident)
+        time.sleep(0.05)  # long enough for every thread to miss
+        if len(calls) == 1 and ident == "boom":
+            raise RuntimeError("first load fails")
+        return SimpleNamespace(ident=ident)
+
+    monkeypatch.setattr(definitions, "read_session", _Session)
+    monkeypatch.setattr(definitions, "of_raw", of_raw)
+    monkeypatch.setattr(definitions, "identity", lambda name, sid, tenant: name)
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    return calls
+
+
+def _load_in_threads(name: str, n: int) -> list[object]:
+    got: list[object] = []
+
+    def run() -> None:
+        try:
+            got.append(definitions.load("stack-1", 7, name, "t"))
+        except RuntimeError as exc:
+            got.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return got
+
+
+def test_concurrent_misses_of_one_stack_load_it_once(slow_loads: list[str]):
+    got = _load_in_threads("s", 6)
+    assert slow_loads == ["s"]
+    assert len(got) == 6 and all(g is got[0] for g in got)
+    assert not definitions._loading
+
+
+def test_a_failed_load_lets_the_next_waiter_load(slow_loads: list[str]):
+    got = _load_in_threads("boom", 3)
+    assert slow_loads == ["boom", "boom"]  # the first raised; the next loaded; the last hit
+    assert sum(isinstance(g, RuntimeError) for g in got) == 1
+    assert not definitions._loading
