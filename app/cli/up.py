@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import importlib
 import os
 import shutil
@@ -359,6 +360,8 @@ def run_up(settings: config.Settings, *, sandbox: bool, out: IO[str] | None = No
            flower: bool = False) -> int:
     """``stoker up``: start everything, stay in the foreground, stop everything.
     :returns: 0 after a requested stop, 1 when a child exited on its own."""
+    if flower:  # Flower sees every task from the first: events on in every child
+        settings = dataclasses.replace(settings, task_events=True)
     config.set_current(settings)
     stream = out or sys.stdout
     sup = Supervisor(child_env(settings), stream, color=stream.isatty())

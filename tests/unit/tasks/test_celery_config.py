@@ -35,7 +35,7 @@ def _celery_conf(cwd: Path, **env: str) -> dict:
 
 def test_the_repositorys_celeryconfig_is_what_the_app_uses(tmp_path):
     got = _celery_conf(tmp_path, STOKER_DATA_DIR=str(tmp_path))
-    assert got["acks_late"] is True and got["events"] is True
+    assert got["acks_late"] is True and got["events"] is False   # Flower turns them on
     assert got["prefetch"] == 4 and got["soft"] == 300
     assert got["poll_queue"] == "stoker.poll"
     assert got["steps"] == [0]                      # the in-flight transport's one key per queue
@@ -93,3 +93,8 @@ def test_defaults_are_late_acks_and_the_in_flight_transport():
     assert options["priority_steps"] == [0]
     # kombu's default (300 s) stops restores for five minutes after a kill mid-restore
     assert options["unacked_mutex_expire"] <= 30
+
+
+def test_task_events_follow_stoker_task_events(tmp_path):
+    got = _celery_conf(tmp_path, STOKER_DATA_DIR=str(tmp_path), STOKER_TASK_EVENTS="1")
+    assert got["events"] is True
