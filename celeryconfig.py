@@ -59,6 +59,7 @@ task_queues = tuple(Queue(q, Exchange(q, type="direct"), routing_key=q)
 task_default_queue = task_default_exchange = task_default_routing_key = ENGINE_QUEUE
 task_routes = {
     "stoker.check_resource": {"queue": ENGINE_QUEUE},     # a node whose prerequisites finished
+    "stoker.check_resources": {"queue": ENGINE_QUEUE},    # several, of a wide fan-out
     "stoker.poll_resource": {"queue": POLL_QUEUE},        # a node re-checked after a countdown
     "stoker.stack_timeout": {"queue": MAINTENANCE_QUEUE},
     "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},

@@ -72,6 +72,10 @@ class Settings:
     # Engine tuning.
     lock_stale_seconds: int = 60       # a resource lock whose holder's heartbeat is older is taken over
     heartbeat_seconds: int = 10
+    # A wide fan-out's ready nodes go out in messages of up to this many steps once there are
+    # more than twice as many as the fleet runs at once (workers x worker_concurrency): the
+    # broker's per-message cost is paid once a batch (app.convergence.dispatch.batches).
+    step_batch_max: int = 50
     poll_initial_seconds: float = 0.05
     poll_max_seconds: float = 5.0
     visibility_timeout: int = 300      # seconds before an unacknowledged task is redelivered

@@ -179,6 +179,8 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
         cern: int = 0) -> list[tuple]:
     tmp = Path(tempfile.mkdtemp(prefix=f"stoker-bench-{mode}-"))
     env_vars, redis_server = setup(mode, tmp)
+    # the fleet's size, which the dispatcher's batching of wide fan-outs reads
+    env_vars.update(STOKER_WORKERS=str(workers), STOKER_WORKER_CONCURRENCY=str(concurrency))
     init_engine(env_vars)
     from app.tasks import celery_app
     fleet = Fleet(dict(os.environ, **env_vars), workers, concurrency, tmp)

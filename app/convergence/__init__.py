@@ -2,7 +2,8 @@
 
 Public entry points (what ``app.services`` and ``app.tasks`` call):
 
-- :func:`check_resource` — one step of node ``(resource, is_update)`` of a traversal;
+- :func:`check_resource` — one step of node ``(resource, is_update)`` of a traversal
+  (:func:`check_resources`: several, one after another);
 - :func:`wake` — an outside event happened for a waiting node (a child stack finished, a
   signal arrived): enqueue its step now;
 - :func:`start_create`, :func:`start_update`, :func:`start_reverse` — start a traversal inside
@@ -16,7 +17,7 @@ stores (``syncpoints``, ``events``, ``locks``, ``definitions``) and ``dispatch``
 from __future__ import annotations
 
 from app.convergence import inline
-from app.convergence.check import check_resource
+from app.convergence.check import check_resource, check_resources
 from app.convergence.reconciler import check_timeouts, reconcile
 from app.convergence.traversal import (
     stack_timeout,
@@ -30,6 +31,6 @@ from app.convergence.wakeups import child_stack_event, wake
 
 InlineDispatcher = inline.InlineDispatcher
 
-__all__ = ["InlineDispatcher", "check_resource", "check_timeouts", "child_stack_event",
+__all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
            "reconcile", "stack_timeout", "start_create", "start_reverse", "start_update",
            "start_update_rollback", "timer_fired", "wake"]

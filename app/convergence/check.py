@@ -118,6 +118,23 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         raise
 
 
+def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> None:
+    """Run the steps of several nodes of one traversal, one after another, each as
+    :func:`check_resource` runs it (a wide fan-out's batch, :func:`dispatch.batches`).
+
+    A step that raises does not stop the others: it is enqueued again on its own (where the
+    task's retries apply) and the error is logged. A redelivered batch repeats only what had
+    not finished (every step is idempotent, DESIGN.md invariant 1)."""
+    for resource_id, is_update in nodes:
+        try:
+            check_resource(stack_id, traversal_id, resource_id, is_update)
+        except Exception:
+            log.exception("step of resource %s in traversal %s failed; enqueued again alone",
+                          resource_id, traversal_id)
+            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                          countdown=LOCK_RETRY_SECONDS)
+
+
 def _load(node: Node) -> None:
     st = node.stack
     node.loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)

@@ -34,6 +34,28 @@ class Dispatcher(Protocol):
         """Enqueue the timeout check of a traversal, due after ``countdown`` seconds."""
 
 
+def batches(nodes: list[NodeKey], parallelism: int, largest: int) -> list[list[NodeKey]]:
+    """Split ready nodes into the messages that carry them: one node a message while there are
+    no more than twice as many nodes as the fleet runs at once (``parallelism``: workers x
+    threads), else ``ceil(len(nodes) / (2 * parallelism))`` nodes a message, at most
+    ``largest``. Every worker thread still gets work (at least two messages each), while a
+    wide fan-out pays the broker's per-message cost once a batch, not once a node.
+    Deterministic: order is kept, sizes differ by at most one.
+    """
+    n, p = len(nodes), max(1, parallelism)
+    if n <= 2 * p or largest <= 1:
+        return [[node] for node in nodes]
+    size = min(max(1, largest), -(-n // (2 * p)))
+    count = min(n, max(-(-n // size), 2 * p))
+    base, extra = divmod(n, count)
+    out, at = [], 0
+    for i in range(count):
+        step = base + (1 if i < extra else 0)
+        out.append(nodes[at:at + step])
+        at += step
+    return out
+
+
 _dispatcher: Dispatcher | None = None
 _fallback: Callable[[], Dispatcher] | None = None
 

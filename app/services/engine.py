@@ -14,6 +14,12 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     convergence.check_resource(stack_id, traversal_id, resource_id, is_update)
 
 
+def check_resources(stack_id: str, traversal_id: str,
+                    nodes: list[tuple[int, bool]]) -> None:
+    """Several steps of one traversal, one after another (:func:`app.convergence.check_resources`)."""
+    convergence.check_resources(stack_id, traversal_id, nodes)
+
+
 def timer_fired(stack_id: str, traversal_id: str) -> None:
     """A traversal's timer (:func:`app.convergence.timer_fired`)."""
     convergence.timer_fired(stack_id, traversal_id)

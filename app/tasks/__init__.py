@@ -7,7 +7,8 @@ tunes (broker/result URLs, acks, prefetch, events, queues and routes, time limit
 :mod:`app.tasks.transport` (no window between fetching a message and recording it as
 unacknowledged), one priority step, a short restore mutex, and its own logging (:mod:`app.logs`).
 
-Tasks: ``stoker.check_resource`` (a node whose prerequisites finished), ``stoker.poll_resource``
+Tasks: ``stoker.check_resource`` (a node whose prerequisites finished; ``stoker.check_resources``
+carries several of a wide fan-out), ``stoker.poll_resource``
 (the same step re-checked after a countdown: a cloud action's poll, a busy lock), on their own
 queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
 and ``stoker.reconcile`` (maintenance). Each message names its stack and resource in
@@ -140,7 +141,8 @@ def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: objec
     ids: dict[str, Any] = {"request_id": rid}
     if args and task is not None and task.name in ("stoker.check_resource", "stoker.poll_resource"):
         ids.update(stack_id=args[0], traversal=args[1], resource=args[2])
-    elif args and task is not None and task.name == "stoker.stack_timeout":
+    elif args and task is not None and task.name in ("stoker.check_resources",
+                                                     "stoker.stack_timeout"):
         ids.update(stack_id=args[0], traversal=args[1])
     logs.bind(**ids)
     log.info("%s%s started", getattr(task, "name", "?"), getattr(request, "argsrepr", "") or "")
@@ -159,6 +161,14 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     An unexpected error (a database hiccup) is retried with backoff; after the retries the beat
     reconciler re-drives the node from the database."""
     engine.check_resource(stack_id, traversal_id, resource_id, is_update)
+
+
+@celery_app.task(name="stoker.check_resources")
+def check_resources(stack_id: str, traversal_id: str, nodes: list[list[Any]]) -> None:
+    """Several ready steps of one traversal in one message (a wide fan-out,
+    :func:`app.convergence.check_resources`): each runs as ``check_resource`` would; one that
+    raises is sent again on its own, with that task's retries."""
+    engine.check_resources(stack_id, traversal_id, [(int(r), bool(u)) for r, u in nodes])
 
 
 @celery_app.task(name="stoker.poll_resource", autoretry_for=(Exception,),

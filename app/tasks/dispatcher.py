@@ -23,9 +23,11 @@ from typing import Any
 from celery import Celery
 
 from app import config, logs
+from app.convergence.dispatch import NodeKey, batches
 from app.tasks import labels
 
 CHECK_RESOURCE = "stoker.check_resource"
+CHECK_RESOURCES = "stoker.check_resources"
 POLL_RESOURCE = "stoker.poll_resource"
 STACK_TIMEOUT = "stoker.stack_timeout"
 #: the message header carrying the request id of the API call that started the work
@@ -38,7 +40,10 @@ class CeleryDispatcher:
 
     def __init__(self, app: Celery) -> None:
         self.app = app
-        self.max_countdown = max(1.0, 0.8 * float(config.get().visibility_timeout))
+        settings = config.get()
+        self.max_countdown = max(1.0, 0.8 * float(settings.visibility_timeout))
+        self.parallelism = settings.workers * settings.worker_concurrency
+        self.batch_max = settings.step_batch_max
 
     def _countdown(self, countdown: float) -> float | None:
         return min(countdown, self.max_countdown) if countdown > 0 else None
@@ -56,31 +61,44 @@ class CeleryDispatcher:
                        countdown: float = 0.0) -> None:
         self._send_step(stack_id, traversal_id, resource_id, is_update, countdown)
 
+    def _send(self, stack_id: str, traversal_id: str, group: list[NodeKey],
+              **options: Any) -> None:
+        if len(group) == 1:
+            rid, upd = group[0]
+            self._send_step(stack_id, traversal_id, rid, upd, 0.0, **options)
+            return
+        self.app.send_task(CHECK_RESOURCES, (stack_id, traversal_id, [list(n) for n in group]),
+                           argsrepr=labels.steps(stack_id, traversal_id, group),
+                           headers={REQUEST_ID_HEADER: logs.request_id()},
+                           ignore_result=True, **options)
+
     def check_resources(self, stack_id: str, traversal_id: str,
-                        nodes: Iterable[tuple[int, bool]]) -> None:
-        """Enqueue a batch of steps (a wide fan-out's leaves, a node's successors) with one
-        producer and kombu's ``Producer.batch`` (on Redis: one pipeline, so one round trip for
-        up to 500 messages and their ``task-sent`` events, where each message cost three).
-        If the batch fails (kombu cannot tell which of its messages went out), every step is
-        sent again one by one, with kombu's retries: a step sent twice runs once (DESIGN.md,
-        invariant 1)."""
+                        nodes: Iterable[NodeKey]) -> None:
+        """Enqueue the ready nodes of a fan-out (a wide stack's leaves, a node's successors):
+        one ``stoker.check_resource`` each, or, when there are more than twice as many as the
+        fleet runs at once, ``stoker.check_resources`` messages of several steps
+        (:func:`app.convergence.dispatch.batches`, ``step_batch_max``). All go out with one
+        producer and kombu's ``Producer.batch`` (on Redis: one pipeline, one round trip for up
+        to 500 messages). If that fails (kombu cannot tell which of its messages went out),
+        every message is sent again one by one, with kombu's retries: a step sent twice runs
+        once (DESIGN.md, invariant 1)."""
         todo = list(nodes)
         if not todo:
             return
         labels.prefetch(stack_id, [rid for rid, _ in todo])
+        groups = batches(todo, self.parallelism, self.batch_max)
         with self.app.producer_or_acquire() as producer:
-            if len(todo) > 1:
+            if len(groups) > 1:
                 try:
                     with producer.batch():
-                        for rid, upd in todo:
-                            self._send_step(stack_id, traversal_id, rid, upd, 0.0,
-                                            producer=producer)
+                        for group in groups:
+                            self._send(stack_id, traversal_id, group, producer=producer)
                     return
                 except Exception as exc:  # delivery uncertain: send each again
                     log.warning("batch of %d steps of traversal %s not sent at once (%s); "
                                 "sending them one by one", len(todo), traversal_id, exc)
-            for rid, upd in todo:
-                self._send_step(stack_id, traversal_id, rid, upd, 0.0, producer=producer)
+            for group in groups:
+                self._send(stack_id, traversal_id, group, producer=producer)
 
     def safety_poll(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
                     countdown: float) -> None:

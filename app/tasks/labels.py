@@ -62,6 +62,22 @@ def _stack(stack_id: str, traversal_id: str) -> tuple[str, str]:
         return str(row.name), str(row.action)
 
 
+def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> str:
+    """``(stack=<name>, 50 resources: a, b, c, ..., <ACTION>)`` for a message of several steps
+    (the first three names; the ids when the rows cannot be read)."""
+    upd = any(u for _, u in nodes)
+    try:
+        stack_name, action = _stack(stack_id, traversal_id)
+        names = [_resource_name(stack_id, rid) for rid, _ in nodes[:3]]
+    except Exception as exc:
+        log.debug("no label for %s: %s", stack_id, exc)
+        stack_name, action = stack_id, "forward"
+        names = [str(rid) for rid, _ in nodes[:3]]
+    more = ", ..." if len(nodes) > 3 else ""
+    return (f"(stack={stack_name}, {len(nodes)} resources: {', '.join(names)}{more}, "
+            f"{action if upd else 'DELETE'})")
+
+
 def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
     """``(stack=<name>, resource=<name>, <ACTION>)`` for one node; with the ids when the rows
     cannot be read."""

@@ -193,3 +193,38 @@ def test_a_nested_stack_node_is_woken_by_its_child_not_polled(workers):
     stacks.delete_stack(CTX, st.name, st.id)
     st = _final(st.id)
     assert st.stack_status == "DELETE_COMPLETE", st.status_reason
+
+
+def test_a_wide_fan_out_goes_out_in_batches_and_converges(workers, monkeypatch):
+    """60 leaves on a fleet of 2 x 4 threads: the API sends them as ``stoker.check_resources``
+    messages of several steps (not one message a leaf); the real workers create each leaf once,
+    the fan-in after all of them, then delete everything once."""
+    from app.tasks import celery_app
+    sent: list[tuple[str, int]] = []
+    real = celery_app.send_task
+
+    def recording(name, args=None, **kw):  # type: ignore[no-untyped-def]
+        sent.append((name, len(args[2]) if name == "stoker.check_resources" else 1))
+        return real(name, args, **kw)
+
+    monkeypatch.setattr(celery_app, "send_task", recording)
+    leaves = {f"leaf{i}": {"type": "OS::Heat::RandomString", "properties": {"length": 8}}
+              for i in range(60)}
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        **leaves, "all": {"type": "OS::Heat::Value", "properties": {"value": {
+            "list_join": ["", [{"get_attr": [n, "value"]} for n in leaves]]}}}},
+        "outputs": {"all": {"value": {"get_attr": ["all", "value"]}}}}
+    st = _final(stacks.create_stack(CTX, stack_name="wide-batches", template=tmpl).id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    batches = [n for name, n in sent if name == "stoker.check_resources"]
+    assert batches and sum(batches) == 60 and max(batches) > 1
+    res = _resources(st.id)
+    joined = "".join(res[n].attr_data["attrs"]["value"] for n in leaves)
+    assert {o["output_key"]: o["output_value"] for o in st.outputs} == {"all": joined}
+    stacks.delete_stack(CTX, st.name, st.id)
+    st = _final(st.id)
+    assert st.stack_status == "DELETE_COMPLETE"
+    kinds = Counter((e.resource_name, e.action, e.status) for e in _events(st.id))
+    for name in res:
+        assert kinds[(name, "CREATE", "COMPLETE")] == 1
+        assert kinds[(name, "DELETE", "COMPLETE")] == 1

@@ -99,3 +99,29 @@ def test_the_labels_of_a_batch_are_read_in_one_query(db, monkeypatch):
 
     monkeypatch.setattr(labels, "read_session", no_reads)
     assert [labels._resource_name(st.id, ids[n]) for n in ("r0", "r1", "r2")] == ["r0", "r1", "r2"]
+
+
+def test_a_fan_out_wider_than_twice_the_fleet_goes_out_in_batches(db, monkeypatch):
+    app = _App(fail=False)
+    sent: list[tuple[str, tuple]] = []
+    app.send_task = lambda name, args, **kw: sent.append((name, args))  # type: ignore[method-assign]
+    d = dispatcher.CeleryDispatcher(app)
+    d.parallelism, d.batch_max = 2, 3
+    nodes = [(i, True) for i in range(10)]
+    d.check_resources("s", "t", nodes)
+    assert {name for name, _ in sent} == {"stoker.check_resources"}
+    carried = [tuple(n) for _, args in sent for n in args[2]]
+    assert carried == nodes                      # every node once, in order
+    assert max(len(args[2]) for _, args in sent) <= 3
+    sent.clear()
+    d.check_resources("s", "t", nodes[:4])       # not wider than twice the fleet: one each
+    assert [name for name, _ in sent] == ["stoker.check_resource"] * 4
+
+
+def test_a_batch_label_names_its_stack_first_resources_and_action(db):
+    st = stacks.create_stack(CTX, stack_name="wide2", template=hot(
+        {f"r{i}": {"type": "OS::Heat::None"} for i in range(5)}))
+    st = final(CTX, st.id)
+    ids = [r.id for _, r in sorted(rows(st.id).items())]
+    got = labels.steps(st.id, st.current_traversal, [(i, True) for i in ids])
+    assert got == "(stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
