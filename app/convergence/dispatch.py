@@ -34,19 +34,30 @@ class Dispatcher(Protocol):
         """Enqueue the timeout check of a traversal, due after ``countdown`` seconds."""
 
 
-def batches(nodes: list[NodeKey], parallelism: int, largest: int) -> list[list[NodeKey]]:
+def batches(nodes: list[NodeKey], parallelism: int, largest: int,
+            backlog: int = 0) -> list[list[NodeKey]]:
     """Split ready nodes into the messages that carry them: one node a message while there are
     no more than twice as many nodes as the fleet runs at once (``parallelism``: workers x
     threads), else ``ceil(len(nodes) / (2 * parallelism))`` nodes a message, at most
     ``largest``. Every worker thread still gets work (at least two messages each), while a
     wide fan-out pays the broker's per-message cost once a batch, not once a node.
+
+    ``backlog``: messages already waiting in the queue, beyond what the workers have reserved.
+    When that is at least ``parallelism`` the fleet is saturated (many stacks' fan-outs at once,
+    as a group's member stacks), so more messages would only wait: the nodes go in as few
+    messages as ``largest`` allows.
     Deterministic: order is kept, sizes differ by at most one.
     """
     n, p = len(nodes), max(1, parallelism)
-    if n <= 2 * p or largest <= 1:
+    if largest <= 1 or n <= 1:
         return [[node] for node in nodes]
-    size = min(max(1, largest), -(-n // (2 * p)))
-    count = min(n, max(-(-n // size), 2 * p))
+    if backlog >= p:
+        count = -(-n // largest)
+    elif n <= 2 * p:
+        return [[node] for node in nodes]
+    else:
+        size = min(largest, -(-n // (2 * p)))
+        count = min(n, max(-(-n // size), 2 * p))
     base, extra = divmod(n, count)
     out, at = [], 0
     for i in range(count):

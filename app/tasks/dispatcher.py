@@ -44,6 +44,7 @@ class CeleryDispatcher:
         self.max_countdown = max(1.0, 0.8 * float(settings.visibility_timeout))
         self.parallelism = settings.workers * settings.worker_concurrency
         self.batch_max = settings.step_batch_max
+        self._engine_queue: str | None = None
 
     def _countdown(self, countdown: float) -> float | None:
         return min(countdown, self.max_countdown) if countdown > 0 else None
@@ -72,11 +73,22 @@ class CeleryDispatcher:
                            headers={REQUEST_ID_HEADER: logs.request_id()},
                            ignore_result=True, **options)
 
+    def _backlog(self, producer: Any) -> int:
+        """Messages waiting in the engine queue beyond what the workers reserved (Redis
+        ``LLEN``); 0 when the broker cannot tell (a batch is only an optimisation)."""
+        try:
+            if self._engine_queue is None:
+                self._engine_queue = self.app.amqp.router.route({}, CHECK_RESOURCE)["queue"].name
+            return int(producer.channel.client.llen(self._engine_queue))
+        except Exception:
+            return 0
+
     def check_resources(self, stack_id: str, traversal_id: str,
                         nodes: Iterable[NodeKey]) -> None:
         """Enqueue the ready nodes of a fan-out (a wide stack's leaves, a node's successors):
         one ``stoker.check_resource`` each, or, when there are more than twice as many as the
-        fleet runs at once, ``stoker.check_resources`` messages of several steps
+        fleet runs at once or the engine queue already holds work for every thread,
+        ``stoker.check_resources`` messages of several steps
         (:func:`app.convergence.dispatch.batches`, ``step_batch_max``). All go out with one
         producer and kombu's ``Producer.batch`` (on Redis: one pipeline, one round trip for up
         to 500 messages). If that fails (kombu cannot tell which of its messages went out),
@@ -86,8 +98,9 @@ class CeleryDispatcher:
         if not todo:
             return
         labels.prefetch(stack_id, [rid for rid, _ in todo])
-        groups = batches(todo, self.parallelism, self.batch_max)
         with self.app.producer_or_acquire() as producer:
+            backlog = self._backlog(producer) if len(todo) > 1 else 0
+            groups = batches(todo, self.parallelism, self.batch_max, backlog)
             if len(groups) > 1:
                 try:
                     with producer.batch():

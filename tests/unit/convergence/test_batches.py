@@ -60,3 +60,18 @@ def test_a_step_that_raises_is_enqueued_alone_and_the_others_still_run(monkeypat
     check.check_resources("s", "t", [(1, True), (2, True), (3, True)])
     assert ran == [1, 2, 3]
     assert requeued == [("s", "t", 2, True, check.LOCK_RETRY_SECONDS)]
+
+
+def test_a_saturated_fleet_takes_a_small_fan_out_in_one_message():
+    # a group's member stack fires its 22 leaves while the queue already holds work for
+    # every thread: one message of 22, not 22 messages
+    assert batches(_nodes(22), parallelism=8, largest=50, backlog=8) == [_nodes(22)]
+    assert len(batches(_nodes(120), parallelism=8, largest=50, backlog=100)) == 3
+    assert batches(_nodes(16), parallelism=8, largest=50, backlog=7) == [[n] for n in _nodes(16)]
+
+
+@given(st.integers(0, 3000), st.integers(1, 200), st.integers(1, 100), st.integers(0, 500))
+def test_with_a_backlog_every_node_once_in_order(n, parallelism, largest, backlog):
+    out = batches(_nodes(n), parallelism, largest, backlog)
+    assert [x for b in out for x in b] == _nodes(n)
+    assert all(1 <= len(b) <= max(1, largest) for b in out)
