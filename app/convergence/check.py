@@ -58,6 +58,20 @@ _READ = (select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.curr
                                             SP.c.entity_id == bindparam("rid"),
                                             SP.c.is_update == bindparam("upd"))))
          .where(ST.c.id == bindparam("sid")))
+#: A batch's first statement: the stack and several of its nodes' sync points (built once)
+_READ_MANY = (select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
+                     ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
+                      ST.c.timeout_mins, ST.c.traversal_started_at,
+                     SP.c.entity_id, SP.c.is_update, SP.c.state, SP.c.expected, SP.c.succ)
+              .select_from(ST.join(SP, and_(SP.c.stack_id == ST.c.id,
+                                            SP.c.traversal_id == ST.c.current_traversal)))
+              .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
+                     SP.c.entity_id.in_(bindparam("rids", expanding=True))))
+#: Take the free locks of several resources, returning their rows (built once)
+_LOCK_MANY = (update(RT).where(RT.c.id.in_(bindparam("rids", expanding=True)),
+                               RT.c.engine_id.is_(None))
+              .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
+              .returning(*RT.c))
 #: Take the resource's lock if it is free, returning the row (built once)
 _LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None))
          .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
@@ -122,17 +136,61 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, boo
     """Run the steps of several nodes of one traversal, one after another, each as
     :func:`check_resource` runs it (a wide fan-out's batch, :func:`dispatch.batches`).
 
-    A step that raises does not stop the others: it is enqueued again on its own (where the
-    task's retries apply) and the error is logged. A redelivered batch repeats only what had
-    not finished (every step is idempotent, DESIGN.md invariant 1)."""
-    for resource_id, is_update in nodes:
+    The usual path reads the stack and every node's sync point and takes all the free locks in
+    one transaction, then runs each step and applies its outcome (one transaction each). A
+    node in any other case (not FIRED, its lock held, a superseded traversal) takes
+    :func:`check_resource`'s own path. A step that raises does not stop the others: it is
+    enqueued again on its own (where the task's retries apply) and the error is logged. A
+    redelivered batch repeats only what had not finished (every step is idempotent, DESIGN.md
+    invariant 1)."""
+    rest = _run_locked(stack_id, traversal_id, nodes) if len(nodes) > 1 else nodes
+    for resource_id, is_update in rest:
         try:
             check_resource(stack_id, traversal_id, resource_id, is_update)
         except Exception:
-            log.exception("step of resource %s in traversal %s failed; enqueued again alone",
-                          resource_id, traversal_id)
-            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
-                                          countdown=LOCK_RETRY_SECONDS)
+            _requeue(stack_id, traversal_id, resource_id, is_update)
+
+
+def _requeue(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    log.exception("step of resource %s in traversal %s failed; enqueued again alone",
+                  resource_id, traversal_id)
+    dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                  countdown=LOCK_RETRY_SECONDS)
+
+
+def _run_locked(stack_id: str, traversal_id: str,
+                nodes: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
+    """Run the batch's FIRED nodes whose locks were free, all locked in one transaction;
+    :returns: the nodes left for the one-by-one path, in their order."""
+    locks.ensure_heartbeat()
+    wanted = set(nodes)
+    ids = [rid for rid, _ in nodes]
+    if len(set(ids)) != len(ids):  # a resource twice (forward and reverse): one by one
+        return nodes
+    with session() as s:
+        c = s.connection()
+        fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
+            _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
+            if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
+        if not fired:
+            return nodes
+        rows = {r.id: r for r in c.execute(_LOCK_MANY, {"rids": [rid for rid, _ in fired],
+                                                        "eid": locks.engine_id()})}
+        inputs = {key: syncpoints.inputs(s, traversal_id, key[1], key[0])
+                  for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
+    rest: list[tuple[int, bool]] = []
+    for key in nodes:
+        if key not in fired or key[0] not in rows:
+            rest.append(key)
+            continue
+        node = Node(StepStack.of(fired[key]), ResourceRow.of(rows[key[0]]), traversal_id,
+                    key[1], inputs=dict(inputs.get(key, {})))
+        try:
+            outcome.apply(node, _step(node))
+        except Exception:
+            locks.release(key[0])
+            _requeue(stack_id, traversal_id, *key)
+    return rest
 
 
 def _load(node: Node) -> None:
