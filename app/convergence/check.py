@@ -137,7 +137,8 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, boo
     :func:`check_resource` runs it (a wide fan-out's batch, :func:`dispatch.batches`).
 
     The usual path reads the stack and every node's sync point and takes all the free locks in
-    one transaction, then runs each step and applies its outcome (one transaction each). A
+    one transaction, runs each step, then writes every finished one in one more transaction
+    (:func:`outcome.apply_many`; a poll or a wait is applied on its own). A
     node in any other case (not FIRED, its lock held, a superseded traversal) takes
     :func:`check_resource`'s own path. A step that raises does not stop the others: it is
     enqueued again on its own (where the task's retries apply) and the error is logged. A
@@ -179,6 +180,7 @@ def _run_locked(stack_id: str, traversal_id: str,
         inputs = {key: syncpoints.inputs(s, traversal_id, key[1], key[0])
                   for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
     rest: list[tuple[int, bool]] = []
+    results: list[tuple[Node, Outcome]] = []
     for key in nodes:
         if key not in fired or key[0] not in rows:
             rest.append(key)
@@ -186,10 +188,13 @@ def _run_locked(stack_id: str, traversal_id: str,
         node = Node(StepStack.of(fired[key]), ResourceRow.of(rows[key[0]]), traversal_id,
                     key[1], inputs=dict(inputs.get(key, {})))
         try:
-            outcome.apply(node, _step(node))
+            results.append((node, _step(node)))
         except Exception:
             locks.release(key[0])
             _requeue(stack_id, traversal_id, *key)
+    for node in outcome.apply_many(results):
+        locks.release(node.resource.id)
+        _requeue(stack_id, traversal_id, *node.key)
     return rest
 
 

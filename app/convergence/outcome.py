@@ -196,7 +196,58 @@ def _successors(node: Node) -> list[NodeKey]:
     return [(int(i), bool(u)) for i, u in node.stack.succ or ()]
 
 
+def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
+    """Apply the outcomes of a batch's steps (one traversal): every ``Done`` in one
+    transaction (the writes of a wide fan-out's leaves, one commit instead of one each; their
+    ready successors enqueued together), the others one by one as :func:`apply` does. If the
+    shared transaction fails, nothing of it was written and each is applied alone.
+
+    :returns: the nodes whose outcome raised (the caller releases and re-enqueues them)."""
+    done: list[tuple[Node, Outcome]] = [(n, o) for n, o in items if isinstance(o, Done)]
+    alone = [(n, o) for n, o in items if not isinstance(o, Done)]
+    if len(done) > 1:
+        try:
+            with session() as s:
+                ended, ready = 0, []
+                for n, o in done:
+                    assert isinstance(o, Done)
+                    got = _done_in(s, n, o)
+                    if got is not None:
+                        ended += 1
+                        ready.extend(got)
+                if ready:
+                    _enqueue_after_commit(s, done[0][0].stack.id, done[0][0].traversal_id,
+                                          ready)
+                if ended:
+                    _count(s, done[0][0], ended)
+            done = []
+        except Exception:
+            log.exception("a batch of %d finished steps could not be written at once; "
+                          "writing them one by one", len(done))
+    failed: list[Node] = []
+    for n, o in [*done, *alone]:
+        try:
+            apply(n, o)
+        except Exception:
+            log.exception("outcome of resource %s failed", n.resource.id)
+            failed.append(n)
+    return failed
+
+
 def _done(node: Node, d: Done) -> None:
+    with session() as s:
+        ready = _done_in(s, node, d)
+        if ready is None:
+            return
+        if ready:
+            _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
+        _count(s, node, 1)
+
+
+def _done_in(s: Session, node: Node, d: Done) -> list[NodeKey] | None:
+    """Write a finished node in ``s``: its row, events, DONE state and its successors'
+    sync points. :returns: the successors that became ready, or None if the node had
+    already ended (a redelivery: only its lock is released, nothing is counted)."""
     r, is_update = node.resource, node.is_update
     row_action = d.action or _default_action(node)
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
@@ -224,19 +275,15 @@ def _done(node: Node, d: Done) -> None:
         rows.append(events.event_row(r.stack_id, r.name, values.get("physical_resource_id",
                                                                     r.physical_resource_id),
                                      r.type, row_action, Status.COMPLETE, d.reason))
-    with session() as s:
-        if not syncpoints.mark_done(s, node.traversal_id, is_update, r.id):
-            traversal.release_lock(s, r.id)
-            return
-        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
-        events.add_events(s, rows)
-        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
-        ready = [(sid, upd) for sid, upd in _successors(node)
-                 if syncpoints.report(s, node.traversal_id, upd, sid, key,
-                                      data if is_update and upd else None)]
-        if ready:
-            _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
-        _count(s, node, 1)
+    if not syncpoints.mark_done(s, node.traversal_id, is_update, r.id):
+        traversal.release_lock(s, r.id)
+        return None
+    s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+    events.add_events(s, rows)
+    key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
+    return [(sid, upd) for sid, upd in _successors(node)
+            if syncpoints.report(s, node.traversal_id, upd, sid, key,
+                                 data if is_update and upd else None)]
 
 
 def _enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,

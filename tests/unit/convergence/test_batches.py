@@ -124,12 +124,24 @@ def test_a_batch_locks_its_nodes_in_one_transaction_and_completes_them(db, monke
     from sqlalchemy import event
 
     from app.models import base
-    listen = lambda *a: statements.append(a[2])  # noqa: E731
+    def listen(*a):  # type: ignore[no-untyped-def]
+        statements.append(a[2])
+    commits: list[object] = []
+
+    def committed(conn):  # type: ignore[no-untyped-def]
+        commits.append(conn)
+
+    from app.convergence import locks
+    locks.ensure_heartbeat()  # this process's first heartbeat is a transaction of its own
     event.listen(base.get_engine(), "before_cursor_execute", listen)
+    event.listen(base.get_engine(), "commit", committed)
     try:
         check.check_resources(sid, tid, nodes)
     finally:
         event.remove(base.get_engine(), "before_cursor_execute", listen)
+        event.remove(base.get_engine(), "commit", committed)
+    # the five: one transaction to lock, one to write them all; r5: its read, its lock attempt
+    assert len(commits) == 4
     # one lock statement for the five free leaves, one for r5's own attempt (one by one)
     assert sum("RETURNING" in q and q.startswith("UPDATE resource") for q in statements) == 2
     res = rows(sid)
