@@ -207,14 +207,15 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     alone = [(n, o) for n, o in items if not isinstance(o, Done)]
     if len(done) > 1:
         try:
+            prepared = [(n, _prepare(n, o)) for n, o in done if isinstance(o, Done)]
             with session() as s:
                 ended, ready = 0, []
-                for n, o in done:
-                    assert isinstance(o, Done)
-                    got = _done_in(s, n, o)
+                for n, f in prepared:
+                    got = _write_done(s, n, f)
                     if got is not None:
                         ended += 1
                         ready.extend(got)
+                events.add_events(s, [e for _, f in prepared for e in f.events])
                 if ready:
                     _enqueue_after_commit(s, done[0][0].stack.id, done[0][0].traversal_id,
                                           ready)
@@ -235,8 +236,10 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
 
 
 def _done(node: Node, d: Done) -> None:
+    prepared = _prepare(node, d)
     with session() as s:
-        ready = _done_in(s, node, d)
+        ready = _write_done(s, node, prepared)
+        events.add_events(s, prepared.events)
         if ready is None:
             return
         if ready:
@@ -244,10 +247,16 @@ def _done(node: Node, d: Done) -> None:
         _count(s, node, 1)
 
 
-def _done_in(s: Session, node: Node, d: Done) -> list[NodeKey] | None:
-    """Write a finished node in ``s``: its row, events, DONE state and its successors'
-    sync points. :returns: the successors that became ready, or None if the node had
-    already ended (a redelivery: only its lock is released, nothing is counted)."""
+@dataclass
+class _Finished:
+    """What a finished node writes, computed before its transaction opens (SQLite has one
+    writer: the time a transaction holds the write lock is the embedded default's limit)."""
+    values: dict[str, Any]
+    events: list[dict[str, Any]]
+    data: Any
+
+
+def _prepare(node: Node, d: Done) -> _Finished:
     r, is_update = node.resource, node.is_update
     row_action = d.action or _default_action(node)
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
@@ -275,15 +284,24 @@ def _done_in(s: Session, node: Node, d: Done) -> list[NodeKey] | None:
         rows.append(events.event_row(r.stack_id, r.name, values.get("physical_resource_id",
                                                                     r.physical_resource_id),
                                      r.type, row_action, Status.COMPLETE, d.reason))
+    return _Finished(values, rows, data)
+
+
+def _write_done(s: Session, node: Node, f: _Finished) -> list[NodeKey] | None:
+    """Write a finished node in ``s`` (its events are the caller's to add): its row, DONE
+    state and its successors' sync points. :returns: the successors that became ready, or
+    None if the node had already ended (a redelivery: only its lock is released, nothing is
+    counted, its events are dropped)."""
+    r, is_update = node.resource, node.is_update
     if not syncpoints.mark_done(s, node.traversal_id, is_update, r.id):
         traversal.release_lock(s, r.id)
+        f.events.clear()
         return None
-    s.connection().execute(SET_ROW, {"row_id": r.id, **values})
-    events.add_events(s, rows)
+    s.connection().execute(SET_ROW, {"row_id": r.id, **f.values})
     key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
     return [(sid, upd) for sid, upd in _successors(node)
             if syncpoints.report(s, node.traversal_id, upd, sid, key,
-                                 data if is_update and upd else None)]
+                                 f.data if is_update and upd else None)]
 
 
 def _enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,
