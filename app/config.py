@@ -121,6 +121,7 @@ class Settings:
     trusts_delegated_roles: str = ""   # comma-separated; empty: the trustor's roles (Heat's default)
     token_cache_time: int = 300        # seconds auth_token trusts a validated token (-1: never cache)
     hidden_stack_tags: str = ""        # comma-separated; stacks with one are listed only with show_hidden (Heat's option)
+    profile_dir: str = ""              # a worker writes its CPU profile there at shutdown (app/tasks/profiling.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

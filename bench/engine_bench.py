@@ -66,11 +66,13 @@ def template(n: int, chain: bool) -> dict:
 
 
 class Fleet:
-    def __init__(self, env: dict, n: int, concurrency: int, log_dir: Path):
+    """``n`` real ``celery worker`` processes (``pool``, ``concurrency`` each), own sessions."""
+
+    def __init__(self, env: dict, n: int, concurrency: int, log_dir: Path, pool: str = "threads"):
         self.procs = []
         for i in range(n):
             self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
+                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", pool,
                  "-c", str(concurrency), "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
                  "-l", os.environ.get("BENCH_LOG", "WARNING"), "--without-gossip", "--without-mingle", "--without-heartbeat"],
                 cwd=REPO, env=env, stdout=open(log_dir / f"w{i}.log", "wb"),  # noqa: SIM115 (the child owns it)
