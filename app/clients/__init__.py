@@ -29,6 +29,7 @@ import threading
 from typing import Any
 
 from app import config
+from app.clients import constraints
 from app.clients.errors import cloud_error, is_conflict, is_not_found, translate
 from app.clients.retry import Cloud
 
@@ -257,6 +258,8 @@ def forget_trust(trust_id: str) -> None:
 
 
 def reset_cache() -> None:
-    """Forget every cached connection (tests; a worker after its configuration changed)."""
+    """Forget every cached connection and catalogue lookup (tests; a worker after its
+    configuration changed)."""
     with _lock:
         _cache.clear()
+    constraints.forget_catalogue()
