@@ -50,6 +50,10 @@ class Settings:
     # threads per worker: a cloud call blocks its thread, so a cloud with 1 s per call needs many
     # (bench/cloud_bench.py, 200 servers: 2 x 4 threads 151 s, 2 x 16 66 s, 2 x 50 53 s)
     worker_concurrency: int = 16
+    # the workers' Celery pool, given as `--pool` on the worker's command line (`stoker up`,
+    # `stoker worker`, the Procfile): "threads", or "gevent" (greenlets, monkey-patched; see
+    # celeryconfig.py for why it is not the default)
+    worker_pool: str = "threads"
     default_user: str = "admin"
     # The `stoker` CLI as a client of the Orchestration API.
     api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
