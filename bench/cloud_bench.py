@@ -48,6 +48,20 @@ engineers' tests ran; a second 2 x 50 run gave 47.4 / 54.4 / 23.1 s):
 
 At 4 threads per worker the fleet is thread-bound (wall ~ 1.2-1.5 x the thread bound); at 50
 the two worker processes are CPU-bound (about 150 % of the 2 cores between them), not threads.
+
+The table also gives the workers' CPU (user + system seconds of each worker's process tree, from
+/proc, per resource and per phase, and their sum) and the largest peak RSS (VmHWM) of a worker.
+``--pool gevent`` runs greenlet workers (Celery monkey-patches; psycopg, redis-py and requests
+cooperate). ``STOKER_PROFILE_DIR=dir`` makes every worker write its CPU profile there
+(:mod:`app.tasks.profiling`; ``python -m pstats dir/worker-<pid>.prof``).
+
+Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load average 4-10 meanwhile):
+
+     pool x threads           create s  update s  delete s  ratios c/u/d        CPU ms/res c/u/d (sum)  RSS MB
+     before, threads x 16        59.12     37.03     37.51  5.69/5.44/4.75      45/34/26 (105)          167
+     after,  threads x 16        43.56     31.13     36.66  4.81/4.87/4.68      30/26/22 (78)           167
+     after,  threads x 32        28.54     48.09     21.35  3.13/7.59/2.79      30/29/24 (82)           169
+     gevent x 250, threads x 100: the create stalls (QueuePool timeouts, see celeryconfig.py)
 """
 from __future__ import annotations
 
@@ -405,8 +419,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="N=20: a fast sanity run")
     ap.add_argument("--workers", type=int, default=2, help="celery worker processes")
     ap.add_argument("--concurrency", default="4,16,50",
-                    help="threads per worker (--pool threads), one configuration each; 4 is "
-                         "the default worker_concurrency")
+                    help="threads (greenlets with --pool gevent) per worker, one configuration "
+                         "each; 16 is the default worker_concurrency")
     ap.add_argument("--pool", default="threads", help="the workers' Celery pool")
     ap.add_argument("--mode", choices=("pg", "embedded"), default="pg")
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per mutating call")

