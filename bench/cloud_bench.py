@@ -62,6 +62,9 @@ Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load averag
      after,  threads x 16        43.56     31.13     36.66  4.81/4.87/4.68      30/26/22 (78)           167
      after,  threads x 32        28.54     48.09     21.35  3.13/7.59/2.79      30/29/24 (82)           169
      gevent x 250, threads x 100: the create stalls (QueuePool timeouts, see celeryconfig.py)
+     at 56b40b5 (all of issue 18's changes), one run of both:
+     threads x 16                40.89     29.58     33.83  4.40/4.57/4.42      30/22/20 (73)           143
+     threads x 32                24.29     23.78     26.48  2.88/3.65/3.47      24/28/27 (79)           148
   N=500 (2,002 resources), threads x 16: 92.04 / 62.79 / 79.66 s, ratios 9.45/10.28/10.40,
   CPU 26/21/20 (67) ms per resource, peak RSS 157 MB; the sandbox empty after the delete.
   (The "after" rows at N=200 predate the per-process schema cache; the N=500 run has it.)
