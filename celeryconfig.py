@@ -36,9 +36,22 @@ task_ignore_result = True             # the database is the truth; nothing waits
 task_serializer = "json"
 accept_content = ["json"]
 
-# ---- time limits (seconds). Enforced by the prefork pool; the threads pool ignores them. ------
+# ---- time limits (seconds). Enforced by the prefork pool; the threads pool (Stoker's default)
+# ignores them, and gevent's enforces only the hard one (it kills the greenlet). Engine steps
+# never wait on a cloud action (they are polled), so a step hitting these is a hung HTTP call,
+# which cloud_timeout (STOKER_CLOUD_TIMEOUT) ends first. ------------------------------------
 task_soft_time_limit = 300
 task_time_limit = 360
+
+# ---- the pool: `--pool` on the worker's command line, never a setting here (Celery must
+# monkey-patch gevent before anything is imported). `stoker up`, `stoker worker` and the Procfile
+# pass STOKER_WORKER_POOL (default "threads") and STOKER_WORKER_CONCURRENCY (default 16).
+# Measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers): gevent
+# with 100-250 greenlets and threads with 100 both exhaust the database pool (10 + 20
+# connections a worker) queueing on the stack's pending-count row, whose lock every finishing
+# resource takes; steps then fail with QueuePool timeouts (retried, but a failed lock release
+# leaves the resource locked). 32 threads create and delete faster than 16 but update slower
+# and touch the pool's limit on a loaded machine: 16 threads stay the default.
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
 # STOKER_TASK_EVENTS=1 turns both on (`stoker up --flower` does). Off, a running Flower still

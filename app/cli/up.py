@@ -8,7 +8,7 @@ migrations (``app.models.migrate.upgrade``); then the processes of the Procfile,
 
 - ``api``: gunicorn ``app.cli.wsgi:create_app()`` on ``api_host:api_port`` (2 workers × 4 threads);
 - ``cfn``: gunicorn ``app.cli.wsgi:create_cfn_app()`` on ``api_host:cfn_port``;
-- ``worker1..N``: ``celery -A app.tasks worker --pool threads -c <worker_concurrency>``;
+- ``worker1..N``: ``celery -A app.tasks worker --pool <worker_pool> -c <worker_concurrency>``;
 - ``beat``: ``celery -A app.tasks beat`` with its schedule file in the data directory;
 - ``sandbox``: ``stoker sandbox --port <sandbox_port>`` when ``app.sandbox.commands`` imports;
 - ``flower`` (``--flower``): Flower on ``flower_port`` (5555), :mod:`app.tasks.flower`.
@@ -94,7 +94,8 @@ def procfile(settings: config.Settings, *, sandbox: bool, flower: bool = False) 
                               "--threads", "4", "--graceful-timeout", "5", "--log-level", "warning"]))
     for i in range(1, settings.workers + 1):
         procs.append(Proc(f"worker{i}", [py, "-m", "celery", "-A", "app.tasks", "worker",
-                                         "--pool", "threads", "-c", str(settings.worker_concurrency),
+                                         "--pool", settings.worker_pool,
+                                         "-c", str(settings.worker_concurrency),
                                          "-n", f"worker{i}@%h", "--loglevel", "INFO",
                                          "--without-gossip", "--without-mingle"]))
     procs.append(Proc("beat", [py, "-m", "celery", "-A", "app.tasks", "beat", "--loglevel", "INFO",
@@ -344,7 +345,8 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
 
 def banner(settings: config.Settings, *, sandbox: bool) -> list[str]:
     lines = [f"Stoker is up — Orchestration API  {settings.api_endpoint}",
-             f"  workers: {settings.workers} × {settings.worker_concurrency} threads   "
+             f"  workers: {settings.workers} × {settings.worker_concurrency} "
+             f"{'greenlets' if settings.worker_pool == 'gevent' else 'threads'}   "
              f"broker: {settings.broker_url}",
              f"  database: {settings.database_url}"]
     lines.append(f"  CloudFormation API: http://127.0.0.1:{settings.cfn_port}/v1")

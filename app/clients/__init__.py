@@ -29,6 +29,7 @@ import threading
 from typing import Any
 
 from app import config
+from app.clients import constraints
 from app.clients.errors import cloud_error, is_conflict, is_not_found, translate
 from app.clients.retry import Cloud
 
@@ -137,7 +138,26 @@ def _cached(key: tuple[Any, ...], build: Any) -> Any:
 
 
 def _connection(st: config.Settings, project: str) -> Any:
-    return _cached(_key(st, project), lambda: _build(st, project))
+    return _cached(_key(st, project), lambda: _pooled(_build(st, project)))
+
+
+#: Idle HTTP connections a cached connection keeps per host. requests keeps 10 by default: a
+#: worker with more threads or greenlets than that calling one cloud at once closed the extra
+#: sockets after each call and opened new ones (a TCP handshake and urllib3's bookkeeping a call,
+#: "Connection pool is full, discarding connection" in the log).
+POOL_MAXSIZE = 256
+
+
+def _pooled(conn: Any) -> Any:
+    """``conn`` with its HTTP session keeping up to :data:`POOL_MAXSIZE` idle connections per
+    host (keystoneauth's own adapter class, so its TCP keep-alive options stay)."""
+    http: Any = getattr(getattr(conn, "session", None), "session", None)
+    adapters = getattr(http, "adapters", None)
+    if http is None or not adapters:
+        return conn
+    for prefix, adapter in list(adapters.items()):
+        http.mount(prefix, type(adapter)(pool_connections=10, pool_maxsize=POOL_MAXSIZE))
+    return conn
 
 
 def _build(st: config.Settings, project: str) -> Any:
@@ -162,7 +182,7 @@ def _trust_key(st: config.Settings, trust_id: str) -> tuple[Any, ...]:
 
 
 def _trust_connection(st: config.Settings, trust_id: str) -> Any:
-    return _cached(_trust_key(st, trust_id), lambda: _build_trust(st, trust_id))
+    return _cached(_trust_key(st, trust_id), lambda: _pooled(_build_trust(st, trust_id)))
 
 
 def trust_session(st: config.Settings, trust_id: str) -> Any:
@@ -238,6 +258,8 @@ def forget_trust(trust_id: str) -> None:
 
 
 def reset_cache() -> None:
-    """Forget every cached connection (tests; a worker after its configuration changed)."""
+    """Forget every cached connection and catalogue lookup (tests; a worker after its
+    configuration changed)."""
     with _lock:
         _cache.clear()
+    constraints.forget_catalogue()

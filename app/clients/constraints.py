@@ -11,6 +11,8 @@ message that follows Heat's ``"Error validating value '<v>': "``. Lookups go by 
 """
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +58,20 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
 }
 
 
+#: Constraints on a cloud's catalogue (flavors, images, key pairs, volume types), whose
+#: name -> id answers are kept per connection for :data:`CATALOGUE_TTL` seconds, as Heat keeps
+#: its custom-constraint validations (``[constraint_validation_cache] expiration_time = 60``):
+#: 200 servers of one flavor and one image asked the cloud 800 times (a flavor lookup by name
+#: lists every flavor), about a quarter of a worker's CPU per server. Lookups of objects a stack
+#: makes and deletes (servers, volumes, ports...) are never kept.
+CATALOGUE = frozenset({"nova.flavor", "glance.image", "nova.keypair", "cinder.vtype",
+                       "octavia.flavor"})
+CATALOGUE_TTL = 60.0
+CATALOGUE_MAX = 1024
+_found: dict[tuple[int, str, str], tuple[float, str, Any]] = {}
+_found_lock = threading.Lock()
+
+
 def is_cloud_backed(name: str) -> bool:
     """True when :func:`check` asks the cloud about constraint ``name``."""
     return name in LOOKUPS
@@ -77,8 +93,27 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
 
 
 def resolve(cloud: Cloud, name: str, value: Any) -> str:
-    """The id of what ``value`` designates (:func:`find`); raises as :func:`find`."""
-    return str(find(cloud, name, value).id)
+    """The id of what ``value`` designates (:func:`find`; a :data:`CATALOGUE` answer is kept
+    for :data:`CATALOGUE_TTL` s per connection); raises as :func:`find`."""
+    if name not in CATALOGUE:
+        return str(find(cloud, name, value).id)
+    key = (id(cloud.raw), name, str(value))
+    now = time.monotonic()
+    hit = _found.get(key)
+    if hit is not None and hit[2] is cloud.raw and now - hit[0] < CATALOGUE_TTL:
+        return str(hit[1])
+    found = str(find(cloud, name, value).id)
+    with _found_lock:
+        if len(_found) >= CATALOGUE_MAX:
+            _found.clear()
+        _found[key] = (now, found, cloud.raw)
+    return found
+
+
+def forget_catalogue() -> None:
+    """Drop the kept catalogue answers (tests; a catalogue known to have changed)."""
+    with _found_lock:
+        _found.clear()
 
 
 def check(cloud: Cloud, name: str, value: Any) -> str | None:
@@ -88,7 +123,7 @@ def check(cloud: Cloud, name: str, value: Any) -> str | None:
     if name not in LOOKUPS or value in (None, ""):
         return None
     try:
-        find(cloud, name, value)
+        resolve(cloud, name, value)
     except errors.CloudError as exc:
         if exc.transient:
             raise

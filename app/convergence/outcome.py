@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, plugins, syncpoints, timeouts, traversal
+from app.convergence import dispatch, events, pacing, plugins, syncpoints, timeouts, traversal
 from app.convergence.definitions import Loaded
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.convergence.traversal import PROPS_BEFORE
@@ -145,9 +145,13 @@ def apply(node: Node, outcome: Outcome) -> None:
     elif isinstance(outcome, Failed):
         _failed(node, outcome)
     elif isinstance(outcome, Poll):
-        _park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None)
+        now = pacing.clock()
+        since = pacing.since(node.resource, outcome.start is not None, now)
+        delay = pacing.delay(_kind(node), outcome.plugin, outcome.delay, since, now)
+        _park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
+              {"since": since, "last": now})
         dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
-                                      node.is_update, countdown=outcome.delay)
+                                      node.is_update, countdown=delay)
     else:
         _wait(node, outcome)
 
@@ -174,12 +178,17 @@ def _default_action(node: Node) -> Action:
     return Action.CREATE if node.is_update else Action.DELETE
 
 
+def _kind(node: Node) -> tuple[str, str, bool]:
+    return pacing.kind(node.resource, node.stack.action, node.is_update)
+
+
 def _park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
-          event: str | None) -> None:
+          event: str | None, timing: dict[str, float] | None = None) -> None:
     """Persist progress (and the IN_PROGRESS state if this step started the action) and
-    release the lock, in one transaction."""
+    release the lock, in one transaction. ``timing``: the poll's ``since`` and ``last``
+    (:mod:`app.convergence.pacing`), stored beside the handle."""
     r = node.resource
-    stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id}
+    stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id, **(timing or {})}
     if event is not None:
         stored["wait"] = event
     with session() as s:
@@ -258,6 +267,7 @@ class _Finished:
 
 def _prepare(node: Node, d: Done) -> _Finished:
     r, is_update = node.resource, node.is_update
+    pacing.finished(_kind(node), r, pacing.clock())
     row_action = d.action or _default_action(node)
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
     data = r.attr_data

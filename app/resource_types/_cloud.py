@@ -95,6 +95,8 @@ class CloudResource(Resource):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: dict[str, Any] | None = None
+        #: ``{(constraint, value): id}`` looked up in this step (validation, then the handlers)
+        self._resolved: dict[tuple[str, str], str] = {}
         self.properties = self.translate(self.properties)
 
     @classmethod
@@ -134,7 +136,11 @@ class CloudResource(Resource):
         (e.g. ``"neutron.network"``); ``None`` for an empty value."""
         if value in (None, ""):
             return None
-        return constraints.resolve(self.cloud(), constraint, value)
+        key = (constraint, str(value))
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = constraints.resolve(self.cloud(), constraint, value)
+        return found
 
     # ---- validation ------------------------------------------------------------------------
     @classmethod
@@ -188,7 +194,7 @@ class CloudResource(Resource):
                 if cache is not None and key in cache:
                     reason = cache[key]
                 else:
-                    reason = constraints.check(self.cloud(), name, value)
+                    reason = self._check(name, value)
                     if cache is not None:
                         cache[key] = reason
                 if reason is not None:
@@ -202,6 +208,22 @@ class CloudResource(Resource):
             for key, item in value.items():
                 if key in sub and item is not None:
                     self._validate_value(sub[key], item, f"{path}.{key}")
+
+    def _check(self, name: str, value: Any) -> str | None:
+        """:func:`app.clients.constraints.check`; a value found is remembered for
+        :meth:`resolve` in the same step (validation then ``handle_create`` looked it up twice)."""
+        if isinstance(value, (dict, list)) or value in (None, ""):
+            return constraints.check(self.cloud(), name, value)
+        key = (name, str(value))
+        if key in self._resolved:
+            return None
+        try:
+            self._resolved[key] = constraints.resolve(self.cloud(), name, value)
+        except errors.CloudError as exc:
+            if exc.transient:
+                raise
+            return exc.message
+        return None
 
     # ---- update ----------------------------------------------------------------------------
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:

@@ -199,11 +199,21 @@ class UpdatableServer(CloudResource):
                 compute.confirm_server_resize(self.resource_id)
                 step["confirmed"] = True
                 return False
-            done = status == "ACTIVE" and (step["action"] != "resize" or step.get("confirmed"))
+            done = status == "ACTIVE" and (step["action"] != "resize" or step.get("confirmed")
+                                           or self._on_flavor(shown, step["flavor"]))
             if not done:
                 return False
             todo.pop(0)
         return self._associate_floating_ips()
+
+    def _on_flavor(self, shown: Mapping[str, Any], flavor_id: Any) -> bool:
+        """Whether an ACTIVE server already runs on the resize's flavor: the step that confirmed
+        the resize ran, but its progress was never stored (a redelivered or retried task), and
+        Nova will not show VERIFY_RESIZE again. By id, or by name (microversion >= 2.47)."""
+        flavor = shown.get("flavor") or {}
+        return (str(flavor.get("id") or "") == str(flavor_id)
+                or (bool(flavor.get("original_name"))
+                    and flavor.get("original_name") == self.properties.get("flavor")))
 
     def _associate_floating_ips(self) -> bool:
         raise NotImplementedError   # nova.Server's

@@ -26,7 +26,7 @@ from celery.utils.imports import import_from_cwd
 from app import config, logs, models
 from app.resource_types import registry
 from app.services import engine, event_sinks
-from app.tasks import transport
+from app.tasks import profiling, transport
 from app.tasks.dispatcher import REQUEST_ID_HEADER, CeleryDispatcher
 
 log = logging.getLogger(__name__)
@@ -124,6 +124,7 @@ def _init_worker(**_: object) -> None:
     engine.use_dispatcher(CeleryDispatcher(celery_app))
     event_sinks.install()
     registry.types()
+    profiling.install()
 
 
 @signals.beat_init.connect

@@ -137,3 +137,28 @@ def test_attachment_moves_and_immutable_types_replace(driver: Any) -> None:
     with pytest.raises(UpdateReplace):
         driver.update(kp, {"name": "other"})
     driver.delete(kp)
+
+
+def test_a_confirmed_resize_whose_progress_was_lost_completes(driver: Any) -> None:
+    """The step that confirmed a resize never stored ``confirmed`` (its task was retried): the
+    server is ACTIVE on the new flavor and Nova will not show VERIFY_RESIZE again, so the
+    stored handle (resize started, not confirmed) must still finish."""
+    import time
+
+    net = driver.create("OS::Neutron::Net", "net", {})
+    props = {"image": "cirros", "flavor": "m1.tiny", "networks": [{"network": net.resource_id}]}
+    srv = driver.create("OS::Nova::Server", "srv", props)
+    new = {**props, "flavor": "m1.small"}
+    res = driver.again(srv)
+    new_props = driver.make(res.type_name, res.name, new).properties
+    handle = res.handle_update(new_props, res.update_diff(new_props))
+    assert not res.check_update_complete(handle)          # the resize starts
+    lost = {"todo": [dict(step) for step in handle["todo"]]}   # progress as stored now
+    deadline = time.monotonic() + 15
+    while not driver.again(res).check_update_complete(handle):  # VERIFY_RESIZE, confirmed...
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    fresh = driver.make(res.type_name, res.name, new, resource_id=res.resource_id, data=res.data)
+    assert fresh.check_update_complete(lost)              # ... the lost handle finishes too
+    driver.delete(srv)
+    driver.delete(net)

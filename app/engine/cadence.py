@@ -1,0 +1,64 @@
+"""Poll cadence from a resource's own expected duration (pure: no I/O, no clock).
+
+Heat polls a cloud action (``check_create_complete``) at fixed, slowly growing intervals from
+its start; every look that comes too early is a task, a database round trip and a cloud read
+spent for nothing. Here the first look is due when the action *should* be done — its expected
+duration, learnt from the same kind of action finishing before (:class:`Durations`) — and only
+an action that runs late is looked at often, backing off as it overruns. The plugin's own
+interval (``poll_initial``) is the floor of every delay and its ``poll_max`` the ceiling::
+
+    >>> next_delay(elapsed=0.0, expected=1.0, floor=0.1, cap=2.0)    # look at 1.0 s
+    1.0
+    >>> next_delay(elapsed=1.05, expected=1.0, floor=0.1, cap=2.0)   # late: look again soon
+    0.1
+    >>> next_delay(elapsed=9.0, expected=1.0, floor=0.1, cap=2.0)    # very late: back off
+    2.0
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+#: weight of the newest observation in the running estimate
+ALPHA = 0.3
+#: a late action is looked at every OVERRUN_FRACTION of its overrun (at least the floor)
+OVERRUN_FRACTION = 0.25
+#: ... and at least every EXPECTED_FRACTION of its expected duration
+EXPECTED_FRACTION = 0.1
+
+
+def next_delay(elapsed: float, expected: float, floor: float, cap: float) -> float:
+    """Seconds until the next look at an action running for ``elapsed`` seconds whose kind
+    takes ``expected`` seconds: the time left until ``expected``, or, once past it, the larger
+    of ``EXPECTED_FRACTION * expected`` and ``OVERRUN_FRACTION * (elapsed - expected)``;
+    always within ``[floor, cap]`` (``floor <= cap``, seconds). O(1)."""
+    if elapsed < expected:
+        wait = expected - elapsed
+    else:
+        wait = max(EXPECTED_FRACTION * expected, OVERRUN_FRACTION * (elapsed - expected))
+    return min(cap, max(floor, wait))
+
+
+class Durations:
+    """Running estimates of how long each kind of action takes (seconds), e.g. keyed by
+    ``(resource type, action, phase)``: an exponentially weighted mean (:data:`ALPHA`) of the
+    observations. Bounded by the number of distinct keys. Not thread-safe by itself: a lost
+    update between two threads only drops one observation."""
+
+    def __init__(self, alpha: float = ALPHA) -> None:
+        self.alpha = alpha
+        self._mean: dict[Hashable, float] = {}
+
+    def observe(self, key: Hashable, seconds: float) -> None:
+        """Record that an action of kind ``key`` took ``seconds`` (negative ones are ignored)."""
+        if seconds < 0:
+            return
+        old = self._mean.get(key)
+        self._mean[key] = seconds if old is None else old + self.alpha * (seconds - old)
+
+    def expected(self, key: Hashable) -> float | None:
+        """The estimate for ``key``, or None before the first observation."""
+        return self._mean.get(key)
+
+    def clear(self) -> None:
+        """Forget every estimate (tests)."""
+        self._mean.clear()
