@@ -120,4 +120,5 @@ class CeleryDispatcher:
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
         self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
                            countdown=self._countdown(countdown),
+                           argsrepr=labels.timer(stack_id, traversal_id),
                            headers={REQUEST_ID_HEADER: logs.request_id()}, ignore_result=True)

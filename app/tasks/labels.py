@@ -78,6 +78,16 @@ def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> st
             f"{action if upd else 'DELETE'})")
 
 
+def timer(stack_id: str, traversal_id: str) -> str:
+    """``(stack=<name>, <ACTION> timeout)`` for a traversal's timer; the id when unreadable."""
+    try:
+        stack_name, action = _stack(stack_id, traversal_id)
+    except Exception as exc:
+        log.debug("no label for %s: %s", stack_id, exc)
+        return f"(stack={stack_id}, timeout)"
+    return f"(stack={stack_name}, {action} timeout)"
+
+
 def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
     """``(stack=<name>, resource=<name>, <ACTION>)`` for one node; with the ids when the rows
     cannot be read."""

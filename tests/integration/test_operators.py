@@ -67,7 +67,9 @@ def _flower(procs: Procs, settings, env: dict[str, str], name: str, **changes) -
 def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine_settings,
                                                                           procs, tmp_path):
     from app.api import create_app
-    env = {**worker_env(engine_settings), "STOKER_LOG_FORMAT": "json"}
+    # task events on from the first task (off by default: Flower alone turns the workers' on
+    # only at its first enable_events, 5 s after it starts, and this stack may finish first)
+    env = {**worker_env(engine_settings), "STOKER_LOG_FORMAT": "json", "STOKER_TASK_EVENTS": "1"}
     worker_log = procs.start("worker", [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
                                         "--pool", "threads", "-c", "4", "-l", "INFO",
                                         "-n", f"ops-{uuid.uuid4().hex[:6]}@%h",

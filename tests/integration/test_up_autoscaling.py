@@ -78,8 +78,9 @@ def test_alarm_url_api_signal_and_an_aodh_alarm_scale_the_example(home: Path) ->
             "No signal details provided",
             "alarm state changed from insufficient data to alarm (Transition to alarm due to 1 "
             "samples outside threshold, most recent: 95.0)"]), reasons
-        assert {o["output_key"]: o["output_value"] for o in
-                heat.stacks.get(sid).outputs}["size"] == 2
+        # the parent's outputs follow once the group's resize step has finished after its child
+        _until("size 2", lambda: {o["output_key"]: o["output_value"] for o in
+                                  heat.stacks.get(sid).outputs}["size"] == 2)
 
         heat.stacks.delete(sid)
         _until("the delete", lambda: heat.stacks.get(sid).stack_status == "DELETE_COMPLETE", 90)

@@ -125,3 +125,18 @@ def test_a_batch_label_names_its_stack_first_resources_and_action(db):
     ids = [r.id for _, r in sorted(rows(st.id).items())]
     got = labels.steps(st.id, st.current_traversal, [(i, True) for i in ids])
     assert got == "(stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
+
+
+def test_a_stack_timer_names_its_stack_and_action(db):
+    st = stacks.create_stack(CTX, stack_name="timed", template=hot({"r": {"type": "OS::Heat::None"}}))
+    st = final(CTX, st.id)
+    sent: list[dict] = []
+
+    class App:
+        def send_task(self, name, args, **kw):  # type: ignore[no-untyped-def]
+            sent.append(kw)
+
+    dispatcher.CeleryDispatcher(App()).stack_timeout(st.id, st.current_traversal, 60)
+    assert sent[0]["argsrepr"] == "(stack=timed, CREATE timeout)"
+    labels._stack.cache_clear()
+    assert labels.timer("nope", "t") == "(stack=nope, timeout)"
