@@ -84,7 +84,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.engine_bench import Fleet, init_engine, setup
+from bench.engine_bench import Fleet, cpu_seconds, init_engine, setup, status_mb, tree
 
 TENANT = "admin"            # the sandbox's bootstrap project: stacks' connections are scoped to it
 FLAVORS = ("m1.tiny", "m1.small")
@@ -256,50 +256,10 @@ def _settled(sandbox: Sandbox, timeout: float = 30) -> dict[str, list[Any]]:
         time.sleep(0.2)
 
 
-# ---- the workers' CPU time and peak memory, from /proc -------------------------------------
-def _tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (a prefork pool's children), from /proc. O(processes)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of ``pids``' process trees (utime + stime of each live process,
-    plus cutime + cstime: children that exited and were waited for)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        for p in _tree(pid):
-            try:
-                f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += sum(int(x) for x in f[11:15])     # utime stime cutime cstime
-    return total / tick
-
-
+# ---- the workers' CPU time and peak memory, from /proc (bench.engine_bench) ----------------
 def peak_rss_mb(pid: int) -> float:
     """Peak resident memory (VmHWM, MB) of one worker: its process and its children, summed."""
-    total = 0.0
-    for p in _tree(pid):
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    total += int(line.split()[1]) / 1024
-        except OSError:
-            pass
-    return total
+    return status_mb(tree(pid), "VmHWM")
 
 
 def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,

@@ -43,31 +43,55 @@ def cern_template(members: int) -> dict:
         "properties": {"count": members, "resource_def": {"type": "member.yaml"}}}}}
 
 
-def rss_mb(pids: list[int]) -> float:
-    """Resident memory of processes (MB), from /proc."""
+def tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (a prefork pool's children), from /proc. O(processes)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def status_mb(pids: list[int], field: str = "VmRSS") -> float:
+    """A memory ``field`` of /proc/<pid>/status (VmRSS: resident now; VmHWM: peak), in MB,
+    summed over ``pids``."""
     total = 0.0
     for pid in pids:
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     total += int(line.split()[1]) / 1024
         except OSError:
             pass
     return total
 
 
-def cpu_s(pids: list[int]) -> float:
-    """CPU seconds (user + system) the processes have used so far, from /proc (their children
-    included once they have been waited for)."""
+def rss_mb(pids: list[int]) -> float:
+    """Resident memory of processes (MB), from /proc."""
+    return status_mb(pids, "VmRSS")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids``' process trees (utime + stime of each live process,
+    plus cutime + cstime: children that exited and were waited for)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    total = 0
     for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += sum(int(f) for f in fields[11:15]) / tick   # utime stime cutime cstime
-        except OSError:
-            pass
-    return total
+        for p in tree(pid):
+            try:
+                f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in f[11:15])     # utime stime cutime cstime
+    return total / tick
 
 
 def template(n: int, chain: bool) -> dict:
@@ -194,6 +218,9 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
         from app.services import stacks
         ctx = RequestContext(tenant_id=f"bench-{mode}")
         pids = [p.pid for p in fleet.procs]
+
+        def spent() -> float:  # CPU seconds of the workers and of this (the API's) process
+            return cpu_seconds(pids) + sum(os.times()[:2])
         time.sleep(1.0)
         print(f"# {mode}: worker RSS at start {rss_mb(pids):.0f} MB ({workers} workers)",
               flush=True)
@@ -201,7 +228,7 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
             for chain in (False, True):
                 if chain and n > 1000:
                     continue  # a 5,000-deep chain is latency x 5,000: measured at 1,000
-                c0 = cpu_s(pids) + sum(os.times()[:2])
+                c0 = spent()
                 t0 = time.perf_counter()
                 st = stacks.create_stack(ctx, stack_name=f"b{n}{'c' if chain else 'w'}",
                                          template=template(n, chain))
@@ -215,12 +242,12 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
                 while stacks.get_by_id(ctx, st.id).status == "IN_PROGRESS":
                     time.sleep(0.02)
                 t_delete = time.perf_counter() - t1
-                cpu = (cpu_s(pids) + sum(os.times()[:2]) - c0) * 1000 / n
+                cpu = (spent() - c0) * 1000 / n
                 rows.append((mode, n, "chain" if chain else "wide", final, t_create, t_delete,
                              (t_create + t_delete) * 1000 / n, hop, cpu))
                 print_row(rows[-1], flush=True)
         if cern:
-            c0 = cpu_s(pids) + sum(os.times()[:2])
+            c0 = spent()
             t0 = time.perf_counter()
             st = stacks.create_stack(ctx, stack_name="cern", template=cern_template(cern),
                                      files={"member.yaml": MEMBER})
@@ -232,7 +259,7 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
             _wait(stacks, ctx, st.id)
             t_delete = time.perf_counter() - t1
             n = cern * 22 + cern + 1
-            cpu = (cpu_s(pids) + sum(os.times()[:2]) - c0) * 1000 / n
+            cpu = (spent() - c0) * 1000 / n
             rows.append((mode, n, "cern", final, t_create, t_delete,
                          (t_create + t_delete) * 1000 / n, None, cpu))
             print_row(rows[-1], flush=True)

@@ -48,21 +48,20 @@ RT = table(Resource)
 ST = table(Stack)
 SP = table(SyncPoint)
 
+#: What a step reads of its stack and its node's sync point (:class:`StepStack`)
+_STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
+                 ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
+                 ST.c.timeout_mins, ST.c.traversal_started_at,
+                 SP.c.state, SP.c.expected, SP.c.succ)
 #: The first statement of every step, built once: the stack and this node's sync point
-_READ = (select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
-                ST.c.timeout_mins, ST.c.traversal_started_at,
-                SP.c.state, SP.c.expected, SP.c.succ)
+_READ = (select(*_STEP_COLUMNS)
          .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
                                             SP.c.traversal_id == ST.c.current_traversal,
                                             SP.c.entity_id == bindparam("rid"),
                                             SP.c.is_update == bindparam("upd"))))
          .where(ST.c.id == bindparam("sid")))
 #: A batch's first statement: the stack and several of its nodes' sync points (built once)
-_READ_MANY = (select(ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                     ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
-                      ST.c.timeout_mins, ST.c.traversal_started_at,
-                     SP.c.entity_id, SP.c.is_update, SP.c.state, SP.c.expected, SP.c.succ)
+_READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update)
               .select_from(ST.join(SP, and_(SP.c.stack_id == ST.c.id,
                                             SP.c.traversal_id == ST.c.current_traversal)))
               .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),

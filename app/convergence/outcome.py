@@ -212,11 +212,11 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     shared transaction fails, nothing of it was written and each is applied alone.
 
     :returns: the nodes whose outcome raised (the caller releases and re-enqueues them)."""
-    done: list[tuple[Node, Outcome]] = [(n, o) for n, o in items if isinstance(o, Done)]
+    done = [(n, o) for n, o in items if isinstance(o, Done)]
     alone = [(n, o) for n, o in items if not isinstance(o, Done)]
     if len(done) > 1:
         try:
-            prepared = [(n, _prepare(n, o)) for n, o in done if isinstance(o, Done)]
+            prepared = [(n, _prepare(n, o)) for n, o in done]
             with session() as s:
                 ended, ready = 0, []
                 for n, f in prepared:

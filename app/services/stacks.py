@@ -113,11 +113,12 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                                                 Stack.name == stack_name,
                                                 Stack.deleted_at.is_(None))).first():
                 raise errors.StackExists(stack_name)
-            # Heat counts top-level stacks only; a child stack (a group's member) counts
-            # nothing, so it reads nothing that grows with the tenant's stacks
-            if parent_id is None and (s.execute(select(func.count()).select_from(Stack).where(
-                    Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None),
-                    Stack.parent_id.is_(None))).scalar() or 0) >= settings.max_stacks_per_tenant:
+            # Heat counts top-level stacks only: a child stack (a group's member) reads
+            # nothing that grows with the tenant's stacks
+            live = 0 if parent_id is not None else s.execute(select(func.count()).select_from(
+                Stack).where(Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None),
+                             Stack.parent_id.is_(None))).scalar() or 0
+            if parent_id is None and live >= settings.max_stacks_per_tenant:
                 raise errors.RequestLimitExceeded(
                     f"You have reached the maximum stacks per tenant, "
                     f"{settings.max_stacks_per_tenant}. Please delete some stacks.")

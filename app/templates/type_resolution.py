@@ -160,16 +160,8 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
     """
     registry = Registry.from_mapping(env.resource_registry if env is not None else None)
 
-    # one schema per type, shared by its resources as a provider template's is (read only)
-    schemas: dict[str, dict[str, Any] | None] = {}
-
-    def schema_of(type_name: str) -> dict[str, Any] | None:
-        if type_name not in schemas:
-            schemas[type_name] = type_schema(type_name) if type_schema is not None else None
-        return schemas[type_name]
-
     def known(type_name: str) -> bool:
-        return type_schema is None or schema_of(type_name) is not None
+        return type_schema is None or type_schema(type_name) is not None
 
     for name, type_name in types.items():  # Heat's first pass records what mappings matched
         try:
@@ -192,7 +184,8 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:
-            out[name] = ResolvedType(found.effective_type, None, schema_of(found.effective_type))
+            schema = type_schema(found.effective_type) if type_schema is not None else None
+            out[name] = ResolvedType(found.effective_type, None, schema)
     return out
 
 
