@@ -218,12 +218,7 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
         try:
             prepared = [(n, _prepare(n, o)) for n, o in done]
             with session() as s:
-                ended, ready = 0, []
-                for n, f in prepared:
-                    got = _write_done(s, n, f)
-                    if got is not None:
-                        ended += 1
-                        ready.extend(got)
+                ended, ready = _write_finished(s, prepared)
                 events.add_events(s, [e for _, f in prepared for e in f.events])
                 if ready:
                     _enqueue_after_commit(s, done[0][0].stack.id, done[0][0].traversal_id,
@@ -247,13 +242,13 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
 def _done(node: Node, d: Done) -> None:
     prepared = _prepare(node, d)
     with session() as s:
-        ready = _write_done(s, node, prepared)
+        ended, ready = _write_finished(s, [(node, prepared)])
         events.add_events(s, prepared.events)
-        if ready is None:
+        if not ended:
             return
         if ready:
             _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
-        _count(s, node, 1)
+        _count(s, node, ended)
 
 
 @dataclass
@@ -297,21 +292,34 @@ def _prepare(node: Node, d: Done) -> _Finished:
     return _Finished(values, rows, data)
 
 
-def _write_done(s: Session, node: Node, f: _Finished) -> list[NodeKey] | None:
-    """Write a finished node in ``s`` (its events are the caller's to add): its row, DONE
-    state and its successors' sync points. :returns: the successors that became ready, or
-    None if the node had already ended (a redelivery: only its lock is released, nothing is
-    counted, its events are dropped)."""
-    r, is_update = node.resource, node.is_update
-    if not syncpoints.mark_done(s, node.traversal_id, is_update, r.id):
-        traversal.release_lock(s, r.id)
-        f.events.clear()
-        return None
-    s.connection().execute(SET_ROW, {"row_id": r.id, **f.values})
-    key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
-    return [(sid, upd) for sid, upd in _successors(node)
-            if syncpoints.report(s, node.traversal_id, upd, sid, key,
-                                 f.data if is_update and upd else None)]
+def _write_finished(s: Session, prepared: list[tuple[Node, _Finished]]
+                    ) -> tuple[int, list[NodeKey]]:
+    """Write finished nodes of one traversal in ``s`` (their events are the caller's to add):
+    their DONE states in one statement, their rows in one ``executemany`` per shape, their
+    successors' sync points. A node that had already ended (a redelivery) only has its lock
+    released: nothing is counted and its events are dropped.
+
+    :returns: how many nodes ended, and the successors that became ready."""
+    moved = syncpoints.mark_done_many(s, prepared[0][0].traversal_id,
+                                      [n.key for n, _ in prepared])
+    rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    ready: list[NodeKey] = []
+    ended = 0
+    for node, f in prepared:
+        r, is_update = node.resource, node.is_update
+        if node.key not in moved:
+            traversal.release_lock(s, r.id)
+            f.events.clear()
+            continue
+        ended += 1
+        rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
+        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
+        ready.extend((sid, upd) for sid, upd in _successors(node)
+                     if syncpoints.report(s, node.traversal_id, upd, sid, key,
+                                          f.data if is_update and upd else None))
+    for same_shape in rows.values():
+        s.connection().execute(SET_ROW, same_shape)
+    return ended, ready
 
 
 def _enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,

@@ -110,6 +110,31 @@ def mark_done(s: Session, traversal_id: str, is_update: bool, entity_id: int) ->
     return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FINISH)
 
 
+#: FIRED → DONE of several nodes of one traversal in one statement, naming those it moved
+_FINISH_MANY = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
+                                 SyncPoint.is_update == bindparam("upd"),
+                                 SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
+                                 SyncPoint.state == sources(NodeEvent.FINISH)[0])
+                .values(state=sources(NodeEvent.FINISH)[1]).returning(SyncPoint.entity_id))
+
+
+def mark_done_many(s: Session, traversal_id: str,
+                   nodes: Iterable[tuple[int, bool]]) -> set[tuple[int, bool]]:
+    """Move nodes ``(entity_id, is_update)`` FIRED → DONE: one ``UPDATE ... RETURNING`` per
+    ``is_update`` (each move still a compare-and-swap on the state, as :func:`mark_done`).
+
+    :returns: the nodes it moved; the others were not FIRED (already ended: redeliveries)."""
+    by_kind: dict[bool, list[int]] = {}
+    for rid, upd in nodes:
+        by_kind.setdefault(upd, []).append(rid)
+    moved: set[tuple[int, bool]] = set()
+    for upd, rids in by_kind.items():
+        got = s.connection().execute(_FINISH_MANY, {"tid": traversal_id, "upd": upd,
+                                                    "rids": rids}).scalars()
+        moved.update((int(rid), upd) for rid in got)
+    return moved
+
+
 def mark_failed(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> bool:
     """Move a node FIRED → FAILED. False if it was not FIRED (already ended: a redelivery)."""
     return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FAIL)
