@@ -14,7 +14,7 @@ import logging
 import uuid
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config
@@ -89,8 +89,9 @@ def _policy(rdef: Any) -> str:
                                                                                  str(p))
 
 
-def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> Resource:
-    """A resource row in INIT_COMPLETE for ``rdef`` (its built-in type and nested kind noted)."""
+def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> dict[str, Any]:
+    """The values of a resource row in INIT_COMPLETE for ``rdef`` (its built-in type and
+    nested kind noted)."""
     data: dict[str, Any] = {}
     impl = getattr(rdef, "implementation", rdef.type)
     if impl != rdef.type:
@@ -98,19 +99,29 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> Resource:
     kind = groups.kind(rdef)
     if kind:
         data["nested"] = kind
-    return Resource(stack_id=st.id, name=name, type=rdef.type, action=Action.INIT,
-                    status=Status.COMPLETE, requires=sorted(loaded.requires.get(name, ())),
-                    deletion_policy=_policy(rdef), rsrc_data=data)
+    return {"stack_id": st.id, "name": name, "type": rdef.type, "action": Action.INIT,
+            "status": Status.COMPLETE, "requires": sorted(loaded.requires.get(name, ())),
+            "deletion_policy": _policy(rdef), "rsrc_data": data}
+
+
+#: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
+#: statement each, to match each returned id to its object)
+_INSERT_ROWS = insert(RT).returning(RT.c.id, RT.c.name)
+
+
+def _insert(s: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Insert resource rows; :returns: ``{name: id}``."""
+    if not rows:
+        return {}
+    return {str(name): int(rid) for rid, name in s.connection().execute(_INSERT_ROWS, rows)}
 
 
 def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
     """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
-    rows = [_new_row(st, name, rdef, loaded)
-            for name, rdef in loaded.definition.resources.items()]
-    s.add_all(rows)
-    s.flush()
-    _begin(s, st, Action.CREATE, len(rows))
-    return _store(s, st, plans.forward(loaded.requires), {r.name: r.id for r in rows}, loaded)
+    ids = _insert(s, [_new_row(st, name, rdef, loaded)
+                      for name, rdef in loaded.definition.resources.items()])
+    _begin(s, st, Action.CREATE, len(ids))
+    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
 
 
 def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.UPDATE) -> str:
@@ -121,16 +132,15 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
     old = {r.name: set(r.requires or ()) for r in rows}
     resources = loaded.definition.resources
     by_name = {r.name: r for r in rows}
-    added = [_new_row(st, n, rdef, loaded) for n, rdef in resources.items() if n not in by_name]
-    s.add_all(added)
-    s.flush()
+    added = _insert(s, [_new_row(st, n, rdef, loaded)
+                        for n, rdef in resources.items() if n not in by_name])
     for r in rows:
         if r.name in resources:
             r.requires = sorted(loaded.requires.get(r.name, ()))
             r.deletion_policy = _policy(resources[r.name])
     p = update_plan.plan(old, loaded.requires)
     _begin(s, st, action, len(p.expected))
-    return _store(s, st, p, {r.name: r.id for r in rows + added}, loaded)
+    return _store(s, st, p, {**{r.name: r.id for r in rows}, **added}, loaded)
 
 
 def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
@@ -153,11 +163,10 @@ def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]
     rows = [_new_row(st, name, rdef, loaded)
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
-        r.rsrc_data = {**r.rsrc_data, ADOPT_DATA: resources.get(r.name)}
-    s.add_all(rows)
-    s.flush()
-    _begin(s, st, Action.ADOPT, len(rows))
-    return _store(s, st, plans.forward(loaded.requires), {r.name: r.id for r in rows}, loaded)
+        r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
+    ids = _insert(s, rows)
+    _begin(s, st, Action.ADOPT, len(ids))
+    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
 
 
 def start_snapshot(s: Session, st: Stack, snapshot_id: str) -> str:
