@@ -2,9 +2,9 @@
 
 A step goes out as ``stoker.check_resource`` (a node whose prerequisites finished), a step after
 a countdown as ``stoker.poll_resource`` (a cloud action's poll, a busy lock, a waiting node's
-safety poll) on its own queue (``celeryconfig.task_routes``); every message names its stack,
-resource and action in ``argsrepr`` (:mod:`app.tasks.labels`, what Flower shows) and carries the
-request id of the API call behind it (header :data:`REQUEST_ID_HEADER`). Tasks are sent by name,
+safety poll) on its own queue (``celeryconfig.task_routes``); with task events on, every message
+names its stack, resource and action in ``argsrepr`` (:mod:`app.tasks.labels`, what Flower
+shows); every message carries the request id of the API call behind it (header :data:`REQUEST_ID_HEADER`). Tasks are sent by name,
 so this module never imports the tasks, and with ``ignore_result``: nothing waits on a result
 (the database is the truth), so an API process does not subscribe to each task's result channel
 (two Redis round trips a task).
@@ -17,7 +17,7 @@ just looks a little early, and a capped stack timer is enqueued again for the ti
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from celery import Celery
@@ -46,6 +46,17 @@ class CeleryDispatcher:
         self.batch_max = settings.step_batch_max
         self._engine_queue: str | None = None
 
+    @property
+    def labelled(self) -> bool:
+        """Whether messages carry readable arguments: they cost reads, and only Flower and
+        ``celery events`` show them, so only while task events are on (:func:`labels.wanted`)."""
+        return labels.wanted()
+
+    def _label(self, label: Callable[..., str], *args: Any) -> str | None:
+        """``argsrepr`` of a message: ``label(*args)`` when :attr:`labelled`, else None (Celery
+        shows the ids)."""
+        return label(*args) if self.labelled else None
+
     def _countdown(self, countdown: float) -> float | None:
         return min(countdown, self.max_countdown) if countdown > 0 else None
 
@@ -54,7 +65,8 @@ class CeleryDispatcher:
         due = self._countdown(countdown)
         self.app.send_task(POLL_RESOURCE if due else CHECK_RESOURCE,
                            (stack_id, traversal_id, resource_id, is_update), countdown=due,
-                           argsrepr=labels.step(stack_id, traversal_id, resource_id, is_update),
+                           argsrepr=self._label(labels.step, stack_id, traversal_id, resource_id,
+                                                is_update),
                            headers={REQUEST_ID_HEADER: logs.request_id()},
                            ignore_result=True, **options)
 
@@ -69,7 +81,7 @@ class CeleryDispatcher:
             self._send_step(stack_id, traversal_id, rid, upd, 0.0, **options)
             return
         self.app.send_task(CHECK_RESOURCES, (stack_id, traversal_id, [list(n) for n in group]),
-                           argsrepr=labels.steps(stack_id, traversal_id, group),
+                           argsrepr=self._label(labels.steps, stack_id, traversal_id, group),
                            headers={REQUEST_ID_HEADER: logs.request_id()},
                            ignore_result=True, **options)
 
@@ -97,7 +109,8 @@ class CeleryDispatcher:
         todo = list(nodes)
         if not todo:
             return
-        labels.prefetch(stack_id, [rid for rid, _ in todo])
+        if self.labelled:
+            labels.prefetch(stack_id, [rid for rid, _ in todo])
         with self.app.producer_or_acquire() as producer:
             backlog = self._backlog(producer) if len(todo) > 1 else 0
             groups = batches(todo, self.parallelism, self.batch_max, backlog)
@@ -120,5 +133,5 @@ class CeleryDispatcher:
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
         self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
                            countdown=self._countdown(countdown),
-                           argsrepr=labels.timer(stack_id, traversal_id),
+                           argsrepr=self._label(labels.timer, stack_id, traversal_id),
                            headers={REQUEST_ID_HEADER: logs.request_id()}, ignore_result=True)

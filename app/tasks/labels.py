@@ -5,19 +5,45 @@
 the node performs (the stack's action on a forward node, ``DELETE`` on a reverse one). Names
 never change for a (stack id, resource id), so they are cached per process (:data:`CACHE_SIZE` entries); the stack's
 action is cached per traversal. A lookup that fails gives the ids instead: a label never stops
-a task from being sent.
+a task from being sent. Labels are written only while task events are on (:func:`wanted`):
+without them nobody sees them, and they cost reads.
 """
 from __future__ import annotations
 
 import functools
 import logging
+from typing import Any
 
+from celery import signals
 from sqlalchemy import select
 
+from app import config
 from app.models import Resource, Stack, read_session
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 4096
+
+
+#: this worker's consumer (its event dispatcher says whether task events are on now)
+_consumer: Any = None
+
+
+@signals.worker_ready.connect
+def _remember_consumer(sender: Any = None, **_: object) -> None:
+    global _consumer
+    _consumer = sender
+
+
+def wanted() -> bool:
+    """Whether messages sent now should carry labels: task events are on in this process's
+    settings (``STOKER_TASK_EVENTS``, ``stoker up --flower``), or in this worker since a
+    Flower (or ``celery control enable_events``) turned them on, as Celery's
+    ``enable_events`` does: the event dispatcher's groups include ``task``."""
+    if config.get().task_events:
+        return True
+    events = getattr(_consumer, "event_dispatcher", None)
+    return bool(events is not None and events.enabled
+                and (not events.groups or "task" in events.groups))
 
 
 #: (stack id, resource id) -> name, read in bulk for a batch of steps (:func:`prefetch`)

@@ -1,7 +1,14 @@
 """The Celery dispatcher: a step goes out as ``stoker.check_resource``, a step after a countdown
-as ``stoker.poll_resource``; each message names its stack, resource and action in ``argsrepr``
-(what Flower shows) and carries the request id of the API call behind it."""
+as ``stoker.poll_resource``; with task events on, each message names its stack, resource and
+action in ``argsrepr`` (what Flower shows); every message carries the request id of the API call
+behind it."""
 from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app import config
 
 from app import logs
 from app.context import RequestContext
@@ -12,7 +19,14 @@ from tests.fixtures.stacks import final, hot, rows
 CTX = RequestContext(tenant_id="admin")
 
 
-def test_steps_and_polls_name_their_stack_resource_and_action(db, monkeypatch):
+@pytest.fixture()
+def events_on(db):  # type: ignore[no-untyped-def]
+    """Task events on (``STOKER_TASK_EVENTS=1``, as ``stoker up --flower``)."""
+    config.set_current(dataclasses.replace(db, task_events=True))
+    return db
+
+
+def test_steps_and_polls_name_their_stack_resource_and_action(events_on, monkeypatch):
     st = stacks.create_stack(CTX, stack_name="web", template=hot({"server": {"type": "OS::Heat::None"}}))
     st = final(CTX, st.id)
     rid = rows(st.id)["server"].id
@@ -127,7 +141,7 @@ def test_a_batch_label_names_its_stack_first_resources_and_action(db):
     assert got == "(stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
 
 
-def test_a_stack_timer_names_its_stack_and_action(db):
+def test_a_stack_timer_names_its_stack_and_action(events_on):
     st = stacks.create_stack(CTX, stack_name="timed", template=hot({"r": {"type": "OS::Heat::None"}}))
     st = final(CTX, st.id)
     sent: list[dict] = []
@@ -140,3 +154,48 @@ def test_a_stack_timer_names_its_stack_and_action(db):
     assert sent[0]["argsrepr"] == "(stack=timed, CREATE timeout)"
     labels._stack.cache_clear()
     assert labels.timer("nope", "t") == "(stack=nope, timeout)"
+
+
+def test_without_task_events_no_label_is_read(db, monkeypatch):
+    """Nobody sees ``argsrepr`` without task events: the dispatcher reads no names for it and
+    Celery shows the arguments themselves."""
+    st = stacks.create_stack(CTX, stack_name="quiet", template=hot(
+        {f"r{i}": {"type": "OS::Heat::None"} for i in range(3)}))
+    st = final(CTX, st.id)
+    ids = sorted(r.id for r in rows(st.id).values())
+    sent: list[dict] = []
+
+    class App:
+        def send_task(self, name, args, **kw):  # type: ignore[no-untyped-def]
+            sent.append(kw)
+
+    def no_reads():  # type: ignore[no-untyped-def]
+        raise AssertionError("a label was read")
+
+    monkeypatch.setattr(labels, "read_session", no_reads)
+    labels._stack.cache_clear()
+    labels._resource_name.cache_clear()
+    d = dispatcher.CeleryDispatcher(App())
+    d.check_resource(st.id, st.current_traversal, ids[0], True)
+    d.stack_timeout(st.id, st.current_traversal, 60)
+    assert [kw["argsrepr"] for kw in sent] == [None, None]
+
+
+def test_labels_are_wanted_once_a_flower_turns_the_workers_task_events_on(db, monkeypatch):
+    """Celery's ``enable_events`` (what a Flower sends) adds ``task`` to the worker's event
+    groups; from then on the messages the worker sends carry labels again."""
+    class Events:
+        enabled, groups = True, {"worker"}
+
+    class Consumer:
+        event_dispatcher = Events()
+
+    monkeypatch.setattr(labels, "_consumer", Consumer())
+    assert not labels.wanted()
+    Events.groups = {"worker", "task"}
+    assert labels.wanted()
+    Events.enabled = False
+    assert not labels.wanted()
+    monkeypatch.setattr(labels, "_consumer", None)
+    config.set_current(dataclasses.replace(db, task_events=True))
+    assert labels.wanted()
