@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -124,13 +125,28 @@ def _drop_after_commit(s: Session) -> None:
     s.info.pop("after_commit", None)
 
 
+#: SQLite's one writer, per process: the threads of a process queue here for it instead of
+#: in SQLite's busy handler, which sleeps 1 to 100 ms between tries and so leaves the lock
+#: idle after its holder commits (only other processes still meet the busy handler).
+#: Reentrant: an inline dispatcher's step runs inside the transaction that enqueued it.
+_writer = threading.RLock()
+#: s; after this long in the queue a writer goes to SQLite's own busy timeout instead
+WRITER_QUEUE_TIMEOUT = 30.0
+
+
 @contextlib.contextmanager
 def session() -> Iterator[Session]:
-    """A transaction: commits on success, rolls back on error."""
-    get_engine()
+    """A transaction: commits on success, rolls back on error. On SQLite, the threads of a
+    process take the write lock in turn (:data:`_writer`)."""
+    engine = get_engine()
     assert _factory is not None
-    with _factory() as s, s.begin():
-        yield s
+    queued = engine.dialect.name == "sqlite" and _writer.acquire(timeout=WRITER_QUEUE_TIMEOUT)
+    try:
+        with _factory() as s, s.begin():
+            yield s
+    finally:
+        if queued:
+            _writer.release()
 
 
 @contextlib.contextmanager
