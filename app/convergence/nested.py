@@ -317,6 +317,7 @@ class NestedResource(GroupDriver):
             return False
         if child.status == Status.FAILED:
             raise self._failure(child, Action(child.action))
+        self._done_child = child
         return True
 
     def _child(self) -> Any:
@@ -324,6 +325,13 @@ class NestedResource(GroupDriver):
             return None
         with read_session() as s:
             return s.get(Stack, self.resource_id)
+
+    def _finished_child(self) -> Any:
+        """The child's row as the completion check of this step read it when it found the
+        child finished (nothing changes it later in the step), else a fresh read: the
+        reference id and attributes of a finished node cost no read of their own."""
+        done = getattr(self, "_done_child", None)
+        return done if done is not None and done.id == self.resource_id else self._child()
 
     def _failure(self, child: Any, action: str) -> NestedFailed:
         """A failed child's reason: Heat's ``ResourceInError`` for an OS::Heat::Stack
@@ -346,6 +354,7 @@ class NestedResource(GroupDriver):
         if child.status == Status.FAILED:
             raise self._failure(child, Action.ADOPT if child.action == Action.ADOPT
                                 else Action.CREATE)
+        self._done_child = child
         return self._scaled(True)
 
     def wait_event(self) -> str:
@@ -381,7 +390,7 @@ class NestedResource(GroupDriver):
 
     # -- reference and attributes ------------------------------------------------------------
     def get_reference_id(self) -> str:
-        child = self._child()
+        child = self._finished_child()
         if child is None:
             return str(self.r.name)
         outs = {o["output_key"]: o for o in child.outputs or []}
@@ -394,7 +403,7 @@ class NestedResource(GroupDriver):
         return f"arn:openstack:heat::{child.tenant}:stacks/{child.name}/{child.id}"
 
     def attr_data(self, paths: set[tuple[Any, ...]]) -> dict[str, Any]:
-        child = self._child()
+        child = self._finished_child()
         outs = {o["output_key"]: o for o in (child.outputs if child else None) or []}
         value = {GROUP: self._group_value, SCALING: self._scaling_value,
                  STACK: self._stack_value}.get(str(self.data.get("nested")), self._output_value)
