@@ -12,6 +12,7 @@ targets (200 <= 1.5 s; 10,000 <= 30 s and <= 11x the cost of 1,000; a hop <= 3 m
 
     python bench/engine_bench.py [--sizes 200,1000,10000] [--modes embedded,pg] [--workers 2]
                                  [--cern 1000]     # ResourceGroup of N members x 22 resources
+                                 [--pool threads|prefork]
     python bench/engine_bench.py --profile 200     # cProfile of one in-process create+delete
 """
 from __future__ import annotations
@@ -203,14 +204,14 @@ def _wait(stacks, ctx, stack_id: str) -> None:
 
 
 def run(mode: str, sizes: list[int], workers: int, concurrency: int,
-        cern: int = 0) -> list[tuple]:
+        cern: int = 0, pool: str = "threads") -> list[tuple]:
     tmp = Path(tempfile.mkdtemp(prefix=f"stoker-bench-{mode}-"))
     env_vars, redis_server = setup(mode, tmp)
     # the fleet's size, which the dispatcher's batching of wide fan-outs reads
     env_vars.update(STOKER_WORKERS=str(workers), STOKER_WORKER_CONCURRENCY=str(concurrency))
     init_engine(env_vars)
     from app.tasks import celery_app
-    fleet = Fleet(dict(os.environ, **env_vars), workers, concurrency, tmp)
+    fleet = Fleet(dict(os.environ, **env_vars), workers, concurrency, tmp, pool=pool)
     rows = []
     try:
         fleet.wait_ready(celery_app, workers)
@@ -317,6 +318,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--cern", type=int, default=0, help="ResourceGroup members (CERN: 1000)")
+    ap.add_argument("--pool", default="threads",
+                    help="the workers' Celery pool (threads: `stoker up`'s default; prefork)")
     ap.add_argument("--profile", type=int, default=0, help="profile N in-process instead")
     a = ap.parse_args()
     if a.profile:
@@ -329,7 +332,7 @@ def main() -> None:
         # each mode in its own process: settings and engines are per process
         out = subprocess.run([sys.executable, __file__, "--one", mode, "--sizes", a.sizes,
                               "--workers", str(a.workers), "--concurrency", str(a.concurrency),
-                              "--cern", str(a.cern)],
+                              "--cern", str(a.cern), "--pool", a.pool],
                              capture_output=True, text=True, check=False)
         sys.stdout.write(out.stdout)
         if out.returncode:
@@ -366,7 +369,9 @@ if __name__ == "__main__":
         ap.add_argument("--workers", type=int)
         ap.add_argument("--concurrency", type=int)
         ap.add_argument("--cern", type=int, default=0)
+        ap.add_argument("--pool", default="threads")
         a = ap.parse_args(sys.argv[3:])
-        run(mode, [int(x) for x in a.sizes.split(",") if x], a.workers, a.concurrency, a.cern)
+        run(mode, [int(x) for x in a.sizes.split(",") if x], a.workers, a.concurrency, a.cern,
+            a.pool)
     else:
         main()
