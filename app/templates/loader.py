@@ -16,6 +16,8 @@ and exceeded.
 """
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -125,6 +127,26 @@ def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "te
     if max_size is not None and size > max_size:
         raise errors.RequestLimitExceeded(
             f"Template size ({size} bytes) exceeds maximum allowed size ({max_size} bytes).")
+    if len(text) <= CACHED_TEXT_MAX:  # the same text again (a group's provider template)
+        cached = _parsed(text, what, json_first)
+        return Loaded(copy.deepcopy(cached.data), cached.locations)
+    return _parse(text, what, json_first)
+
+
+#: characters: texts up to this long have their parse kept (:data:`CACHED_TEXTS` of them)
+CACHED_TEXT_MAX = 65536
+CACHED_TEXTS = 128
+
+
+@functools.lru_cache(maxsize=CACHED_TEXTS)
+def _parsed(text: str, what: str, json_first: bool) -> Loaded:
+    """:func:`_parse` of a short text, kept: every member of a group of a provider template
+    loads the same text (its errors are not kept: they raise again each time). Callers get a
+    copy of the data (they may change it); the locations are only read."""
+    return _parse(text, what, json_first)
+
+
+def _parse(text: str, what: str, json_first: bool) -> Loaded:
     if json_first and text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
