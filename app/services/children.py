@@ -26,13 +26,12 @@ class ServiceChildStacks:
         ``adopt_resources`` when given).
 
         :raises errors.StackExists: and the errors of a create."""
-        child = stacks.create_stack(RequestContext(tenant_id=parent.tenant), stack_name=name,
-                                    template=template, parameters=params, files=files,
-                                    environment=environment, parent_id=parent.id,
-                                    nested_depth=depth, nested_info=info,
-                                    timeout_mins=timeout_mins,
-                                    adopt_resources=adopt_resources)
-        return str(child.id)
+        return stacks.create_stack_id(RequestContext(tenant_id=parent.tenant), stack_name=name,
+                                       template=template, parameters=params, files=files,
+                                       environment=environment, parent_id=parent.id,
+                                       nested_depth=depth, nested_info=info,
+                                       timeout_mins=timeout_mins,
+                                       adopt_resources=adopt_resources)
 
     def update(self, parent: Any, child: Stack, template: Any, params: dict[str, Any],
                files: dict[str, Any], environment: dict[str, Any],
@@ -42,8 +41,8 @@ class ServiceChildStacks:
         keeps generated values as :func:`app.services.snapshots.restore_snapshot` does.
         :raises: the errors of an update's checks."""
         prep = updates.prepare_update(RequestContext(tenant_id=parent.tenant), child,
-                                      template=template, parameters=params, files=files,
-                                      environment=environment)
+                                         template=template, parameters=params, files=files,
+                                         environment=environment)
         with session() as s:
             row = s.get(Stack, child.id, with_for_update=True)
             assert row is not None

@@ -70,18 +70,25 @@ def _template_size(template: Any) -> int:
     return len(json.dumps(template))
 
 
-def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
-                 parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
-                 environment: Any = None, environment_files: list[str] | None = None,
-                 timeout_mins: int | None = None, disable_rollback: bool = True,
-                 tags: list[str] | None = None, parent_id: str | None = None,
-                 nested_depth: int = 0, nested_info: dict[str, Any] | None = None,
-                 adopt_resources: dict[str, Any] | None = None) -> Stack:
+def create_stack(ctx: RequestContext, **request: Any) -> Stack:
+    """Validate and create a stack (:func:`create_stack_id`'s arguments), then enqueue its
+    CREATE traversal. :returns: the new stack row (CREATE_IN_PROGRESS, or already final with an
+    inline dispatcher). :raises: as :func:`create_stack_id`."""
+    return get_by_id(ctx, create_stack_id(ctx, **request))
+
+
+def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
+                    parameters: dict[str, Any] | None = None, files: dict[str, Any] | None = None,
+                    environment: Any = None, environment_files: list[str] | None = None,
+                    timeout_mins: int | None = None, disable_rollback: bool = True,
+                    tags: list[str] | None = None, parent_id: str | None = None,
+                    nested_depth: int = 0, nested_info: dict[str, Any] | None = None,
+                    adopt_resources: dict[str, Any] | None = None) -> str:
     """Validate and create a stack, then enqueue its CREATE traversal (its ADOPT traversal
     with ``adopt_resources``, the adopt data's resources: :mod:`app.services.stack_abandon`).
 
     :param template: a mapping or YAML/JSON text.
-    :returns: the new stack row (CREATE_IN_PROGRESS, or already final with an inline dispatcher).
+    :returns: the new stack's id (a child stack's create reads nothing more).
     :raises errors.StackExists, errors.TemplateError, errors.ParameterError, errors.BadRequest,
         errors.RequestLimitExceeded: nothing is persisted then.
     """
@@ -141,7 +148,7 @@ def create_stack(ctx: RequestContext, *, stack_name: str, template: Any,
                 convergence.start_create(s, st, loaded)
     except IntegrityError as exc:  # a concurrent create of the same name won the race
         raise errors.StackExists(stack_name) from exc
-    return get_by_id(ctx, stack_id)
+    return stack_id
 
 
 def get_by_id(ctx: RequestContext, stack_id: str) -> Stack:
