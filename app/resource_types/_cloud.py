@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import constraints, is_conflict, is_not_found
+from app.clients import constraints, is_conflict, is_not_found, status
 from app.resource_types import schema as _s
 from app.resource_types.base import NotSupported, Resource
 
@@ -95,6 +95,8 @@ class CloudResource(Resource):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: dict[str, Any] | None = None
+        #: the last :meth:`polled` answer (``None``: gone, or not polled yet)
+        self.last_polled: dict[str, Any] | None = None
         #: ``{(constraint, value): id}`` looked up in this step (validation, then the handlers)
         self._resolved: dict[tuple[str, str], str] = {}
         self.properties = self.translate(self.properties)
@@ -245,6 +247,33 @@ class CloudResource(Resource):
         """The SDK object for ``resource_id``; raise ``CloudError`` (404 when gone)."""
         raise NotImplementedError
 
+    #: The batched status read of this type's objects (``app.clients.status.SERVER``...):
+    #: when set, polls (:meth:`polled`, :meth:`_gone`) read the API's JSON instead of
+    #: ``_fetch``'s SDK object.
+    status_kind: ClassVar[status.Kind | None] = None
+
+    def polled(self) -> dict[str, Any] | None:
+        """The object's current JSON for a poll (its status, fault...; fresh, never the cached
+        ``show``), ``None`` when it is gone (404) or there is no physical id. With a
+        :attr:`status_kind`, a batched read of the API's own body (:mod:`app.clients.status`);
+        else ``show`` refreshed. Kept as :attr:`last_polled`.
+
+        :raises errors.CloudError: any other cloud error.
+        """
+        if self.status_kind is None:
+            self.refresh()
+            self.last_polled = self.show_resource()
+            return self.last_polled
+        self.last_polled = None
+        if not self.resource_id:
+            return None
+        try:
+            self.last_polled = status.read(self.cloud(), self.status_kind, str(self.resource_id))
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
+        return self.last_polled
+
     #: statuses in which a FAILED resource's object is beyond repair (Heat's overrides)
     broken_statuses: ClassVar[frozenset[str]] = frozenset()
 
@@ -332,6 +361,8 @@ class CloudResource(Resource):
         return self._gone()
 
     def _gone(self) -> bool:
+        if self.status_kind is not None:
+            return self.polled() is None
         try:
             self._fetch()
         except errors.CloudError as exc:

@@ -178,8 +178,7 @@ class UpdatableServer(CloudResource):
             todo.pop(0)
         while todo:
             step = todo[0]
-            self.refresh()
-            shown = self.show_resource() or {}
+            shown = self.polled() or {}
             status = str(shown.get("status", "")).upper()
             if status == "ERROR":
                 raise in_error(status, "the server failed during an update")

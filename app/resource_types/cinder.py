@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
+from app.clients.status import VOLUME
+from app.clients.status import volume as read_volume
 from app.resource_types._actions import VolumeActions
 from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource, in_error, plain
 from app.resource_types._schemas import cinder as sch
@@ -42,6 +44,8 @@ class Volume(CloudResource, VolumeActions):
     attribute_keys: ClassVar[dict[str, str]] = {"display_name": "name",
                                                 "display_description": "description",
                                                 "multiattach": "multiattach"}
+
+    status_kind = VOLUME
 
     def _fetch(self) -> Any:
         return self.cloud().block_storage.get_volume(self.resource_id)
@@ -78,16 +82,15 @@ class Volume(CloudResource, VolumeActions):
         self.resource_id = volume.id
 
     def check_create_complete(self, handle: Any) -> bool:
-        self.refresh()
-        shown = self.show_resource()
-        status = str((shown or {}).get("status", "")).lower()
-        if status == "available":
+        shown = self.polled()
+        state = str((shown or {}).get("status", "")).lower()
+        if state == "available":
             if self.properties.get("read_only") is not None:
                 self.cloud().block_storage.set_volume_readonly(self.resource_id,
                                                                bool(self.properties["read_only"]))
             return True
-        if status in ("error", "error_restoring", "error_extending") or shown is None:
-            raise in_error(status or "DELETED", "Unknown")
+        if state in ("error", "error_restoring", "error_extending") or shown is None:
+            raise in_error(state or "DELETED", "Unknown")
         return False
 
     def _delete(self) -> None:
@@ -140,11 +143,10 @@ class Volume(CloudResource, VolumeActions):
         storage = self.cloud().block_storage
         while todo:
             step = todo[0]
-            self.refresh()
-            status = str((self.show_resource() or {}).get("status", "")).lower()
-            if status.startswith("error"):
-                raise in_error(status, "Unknown")
-            if status not in ("available", "in-use"):
+            state = str((self.polled() or {}).get("status", "")).lower()
+            if state.startswith("error"):
+                raise in_error(state, "Unknown")
+            if state not in ("available", "in-use"):
                 return False
             if not step.get("started"):
                 if step["action"] == "extend":
@@ -188,7 +190,7 @@ class Volume(CloudResource, VolumeActions):
             return False
         done = super().check_delete_complete(handle)
         if not done:
-            shown = self.show_resource() if self._shown is None else self._shown
+            shown = self.last_polled or self.polled()
             if str((shown or {}).get("status", "")).lower() == "error_deleting":
                 raise in_error("error_deleting", "Unknown")
         return done
@@ -235,12 +237,12 @@ class VolumeAttachment(CloudResource):
 
     def check_create_complete(self, handle: Any) -> bool:
         """Heat's ``check_attach_volume_complete``: the volume ``in-use``."""
-        volume = plain(self.cloud().block_storage.get_volume(self._ids()[1])) or {}
-        status = str(volume.get("status", "")).lower()
-        if status == "in-use":
+        volume = read_volume(self.cloud(), self._ids()[1])
+        state = str(volume.get("status", "")).lower()
+        if state == "in-use":
             return True
-        if status.startswith("error"):
-            raise in_error(status, "Unknown")
+        if state.startswith("error"):
+            raise in_error(state, "Unknown")
         return False
 
     def handle_update(self, new_properties: Mapping[str, Any],
@@ -278,14 +280,13 @@ class VolumeAttachment(CloudResource):
         """Detached once the volume no longer lists the server (or either is gone)."""
         server, volume = self._ids()
         try:
-            shown = plain(self.cloud().block_storage.get_volume(volume)) or {}
+            shown = read_volume(self.cloud(), volume)
         except errors.CloudError as exc:
             if is_not_found(exc):
                 return True
             raise
         attached = {a.get("server_id") for a in shown.get("attachments") or []}
-        status = str(shown.get("status", "")).lower()
-        return server not in attached and status != "detaching"
+        return server not in attached and str(shown.get("status", "")).lower() != "detaching"
 
 
 class VolumeType(CloudResource):
