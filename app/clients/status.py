@@ -29,25 +29,34 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
-__all__ = ["SERVER", "VOLUME", "Batcher", "Kind", "batcher", "read", "server", "volume"]
+__all__ = ["NETWORK", "PORT", "SERVER", "SUBNET", "VOLUME", "Batcher", "Kind", "batcher",
+           "find_named", "read", "server", "volume"]
 
 
 @dataclass(frozen=True)
 class Kind:
     """One API's object reads: ``service`` (the connection's adapter), the single GET's
-    ``show`` path (``{id}`` in it) and body key ``one``, the detailed list's path and key."""
+    ``show`` path (``{id}`` in it) and body key ``one``, the list's path (``listing``, which
+    takes a ``name`` filter) and key ``many``, and the detailed list that serves a batch
+    (``detail``; ``None``: no batching, every read is its single GET)."""
 
     service: str
     show: str
     one: str
-    detail: str
+    listing: str
     many: str
+    detail: str | None = None
 
 
-SERVER = Kind("compute", "/servers/{id}", "server", "/servers/detail", "servers")
-VOLUME = Kind("block_storage", "/volumes/{id}", "volume", "/volumes/detail", "volumes")
+SERVER = Kind("compute", "/servers/{id}", "server", "/servers", "servers", "/servers/detail")
+VOLUME = Kind("block_storage", "/volumes/{id}", "volume", "/volumes", "volumes",
+              "/volumes/detail")
+NETWORK = Kind("network", "/networks/{id}", "network", "/networks", "networks")
+SUBNET = Kind("network", "/subnets/{id}", "subnet", "/subnets", "subnets")
+PORT = Kind("network", "/ports/{id}", "port", "/ports", "ports")
 
 
 @dataclass(eq=False)
@@ -72,6 +81,8 @@ class Batcher:
     def read(self, cloud: Cloud, object_id: str) -> dict[str, Any]:
         """The object's JSON. :raises app.errors.CloudError: as the single GET would."""
         object_id = str(object_id)
+        if self.kind.detail is None:
+            return self._show(cloud, object_id)
         with self._cond:
             batch = self._pending
             if batch is None:
@@ -119,7 +130,7 @@ class Batcher:
 
     def _list(self, cloud: Cloud) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        url: str | None = self.kind.detail
+        url: str | None = self.kind.detail or self.kind.listing
         while url:
             self._count()
             body = cloud.request(self.kind.service, "GET", url) or {}
@@ -169,4 +180,22 @@ def server(cloud: Cloud, server_id: str) -> dict[str, Any]:
 def volume(cloud: Cloud, volume_id: str) -> dict[str, Any]:
     """Cinder's ``volume`` object (``status``, ``attachments``...). See :func:`read`."""
     return read(cloud, VOLUME, volume_id)
+
+
+def find_named(cloud: Cloud, kind: Kind, name: str) -> dict[str, Any] | None:
+    """The one object of ``kind`` whose name (or id) is ``name``, as the list's JSON (``id``,
+    ``name``...), ``None`` when there is none: the SDK's ``find_*(name, ignore_missing=True)``
+    for a name that is not an id (its list ``?name=`` and exact match), without building an
+    SDK resource per listed object.
+
+    :raises app.errors.CloudError: the list failed; several objects have that name
+        (permanent, as the SDK's ``DuplicateResource``).
+    """
+    body = cloud.request(kind.service, "GET", kind.listing, params={"name": name}) or {}
+    found = [o for o in body.get(kind.many) or ()
+             if isinstance(o, dict) and (o.get("name") == name or o.get("id") == name)]
+    if len(found) > 1:
+        raise cloud_error(f"More than one {kind.one} exists with the name '{name}'.", None,
+                          transient=False)
+    return dict(found[0]) if found else None
 

@@ -380,11 +380,18 @@ class CloudResource(Resource):
     def adopt(self, find: Any, prop: str = "name") -> bool:
         """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
         redelivered task must not create a second one): when the name is Heat's physical name
-        (unique to this resource), ``find(name, ignore_missing=True)`` finds it. Sets
-        ``resource_id`` and returns ``True`` if found; a user-given name is never adopted."""
+        (unique to this resource), ``find(name, ignore_missing=True)`` finds it (``find``: an
+        SDK ``find_*``, or a :class:`app.clients.status.Kind` whose list is asked by name,
+        :func:`app.clients.status.find_named`). Sets ``resource_id`` and returns ``True`` if
+        found; a user-given name is never adopted."""
         if self.resource_id or self.properties.get(prop) or self.stack is None:
             return bool(self.resource_id)
         try:
+            if isinstance(find, status.Kind):
+                named = status.find_named(self.cloud(), find, self.physical_resource_name())
+                if named is not None:
+                    self.resource_id = str(named["id"])
+                return named is not None
             found = find(self.physical_resource_name(), ignore_missing=True)
         except errors.CloudError as exc:
             if exc.transient:

@@ -53,7 +53,7 @@ class Volume(CloudResource, VolumeActions):
     def handle_create(self) -> None:
         p = self.properties
         storage = self.cloud().block_storage
-        if self.adopt(storage.find_volume):
+        if self.adopt(VOLUME):
             return
         name = self.name_or_physical()
         if p.get("backup_id"):
@@ -229,11 +229,14 @@ class VolumeAttachment(CloudResource):
         server = self.resolve("nova.server", self.properties.get(self.server_prop))
         volume = self.resolve("cinder.volume", self.properties.get(self.volume_prop))
         self.data.update(server=server, volume=volume)
-        attrs: dict[str, Any] = {"volume_id": volume}
+        attrs: dict[str, Any] = {"volumeId": volume}
         if self.properties.get(self.device_prop):
             attrs["device"] = self.properties[self.device_prop]
-        attachment = self.cloud().compute.create_volume_attachment(server, **attrs)
-        self.resource_id = attachment.id or volume
+        # Nova's REST call as the SDK's create_volume_attachment makes it, without the SDK's
+        # extra GET and server object to check the order of the server and volume arguments
+        body = self.cloud().request("compute", "POST", f"/servers/{server}/os-volume_attachments",
+                                    json={"volumeAttachment": attrs}) or {}
+        self.resource_id = (body.get("volumeAttachment") or {}).get("id") or volume
 
     def check_create_complete(self, handle: Any) -> bool:
         """Heat's ``check_attach_volume_complete``: the volume ``in-use``."""
@@ -274,7 +277,12 @@ class VolumeAttachment(CloudResource):
 
     def _delete(self) -> None:
         server, volume = self._ids()
-        self.cloud().compute.delete_volume_attachment(server, volume)
+        try:    # the SDK's delete_volume_attachment (a 404 ignored), without its extra GET
+            self.cloud().request("compute", "DELETE",
+                                 f"/servers/{server}/os-volume_attachments/{volume}")
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
 
     def _gone(self) -> bool:
         """Detached once the volume no longer lists the server (or either is gone)."""

@@ -15,9 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app.clients import status
 from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import neutron as sch
 from app.resource_types.base import Resource
+
+#: Collections whose adoption lookup reads the list by name without SDK objects.
+_BY_NAME = {"network": status.NETWORK, "subnet": status.SUBNET, "port": status.PORT}
 
 
 class NeutronResource(CloudResource):
@@ -63,7 +67,7 @@ class NeutronResource(CloudResource):
 
     def _create(self, attrs: dict[str, Any]) -> Any:
         net = self.cloud().network
-        finder = getattr(net, f"find_{self.collection}", None)
+        finder = _BY_NAME.get(self.collection) or getattr(net, f"find_{self.collection}", None)
         if "name" in attrs and finder is not None and self.adopt(finder):
             return getattr(net, f"get_{self.collection}")(self.resource_id)
         obj = getattr(net, f"create_{self.collection}")(**attrs)

@@ -86,7 +86,7 @@ class Server(UpdatableServer, ServerActions):
     def handle_create(self) -> None:
         """Create the internal ports, then the server (adopted if ``resource_id`` is set)."""
         cloud = self.cloud()
-        if self.adopt(cloud.compute.find_server):
+        if self.adopt(SERVER):
             prefix = self._port_name("")
             self.data["internal_ports"] = [
                 {"id": port.id} for port in cloud.network.ports(device_id=self.resource_id)
