@@ -274,6 +274,18 @@ class CloudResource(Resource):
                 raise
         return self.last_polled
 
+    def delete_by_id(self) -> None:
+        """``DELETE`` the :attr:`status_kind` object ``resource_id`` by its REST path, a 404
+        ignored: the SDK's ``delete_*(id)`` (``ignore_missing=True``) without the SDK object it
+        builds for it. :raises errors.CloudError: any other error."""
+        kind = self.status_kind
+        assert kind is not None
+        try:
+            self.cloud().request(kind.service, "DELETE", kind.show.format(id=self.resource_id))
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
+
     #: statuses in which a FAILED resource's object is beyond repair (Heat's overrides)
     broken_statuses: ClassVar[frozenset[str]] = frozenset()
 

@@ -95,7 +95,7 @@ class Volume(CloudResource, VolumeActions):
 
     def _delete(self) -> None:
         try:
-            self.cloud().block_storage.delete_volume(self.resource_id)
+            self.delete_by_id()
         except errors.CloudError as exc:
             if exc.status == 400 and "status" in exc.message.lower():
                 raise errors.CloudError(exc.message, status=409, heat_type="Conflict") from exc

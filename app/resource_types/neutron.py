@@ -33,10 +33,18 @@ class NeutronResource(CloudResource):
     #: statuses meaning "built" (Heat's ``NeutronResource.is_built``); empty: complete at once.
     built: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "status_kind" not in cls.__dict__:   # polls and deletes without SDK objects
+            cls.status_kind = _BY_NAME.get(cls.collection)
+
     def _fetch(self) -> Any:
         return getattr(self.cloud().network, f"get_{self.collection}")(self.resource_id)
 
     def _delete(self) -> None:
+        if self.status_kind is not None:
+            self.delete_by_id()
+            return
         getattr(self.cloud().network, f"delete_{self.collection}")(self.resource_id)
 
     def create_attrs(self) -> dict[str, Any]:
@@ -82,8 +90,7 @@ class NeutronResource(CloudResource):
     def check_create_complete(self, handle: Any) -> bool:
         if not self.built:
             return True
-        self.refresh()
-        shown = self.show_resource() or {}
+        shown = self.polled() or {}
         status = str(shown.get("status", "")).upper()
         if status in self.built:
             return True

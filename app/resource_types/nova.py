@@ -267,7 +267,7 @@ class Server(UpdatableServer, ServerActions):
         return super().handle_delete() or {"conflicts": 0, "pending": False}
 
     def _delete(self) -> None:
-        self.cloud().compute.delete_server(self.resource_id)
+        self.delete_by_id()
 
     def handle_snapshot_delete(self) -> dict[str, Any] | None:
         """``deletion_policy: Snapshot``: an image of the server (Heat's ``createImage``), then

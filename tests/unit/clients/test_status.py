@@ -216,3 +216,41 @@ def test_batchers_are_per_connection_and_kind() -> None:
     assert status.batcher(a, status.SERVER) is status.batcher(Cloud(a.raw), status.SERVER)
     assert status.batcher(a, status.SERVER) is not status.batcher(b, status.SERVER)
     assert status.batcher(a, status.SERVER) is not status.batcher(a, status.VOLUME)
+
+
+class _Named(_Adapter):
+    """A list that honours ``?name=`` loosely (as Nova's regex filter may): the caller must
+    match exactly."""
+
+    def request(self, path: str, method: str, raise_exc: bool = True, **kwargs: Any) -> Any:
+        self.calls.append(path)
+        name = (kwargs.get("params") or {}).get("name", "")
+        return _Response({self.many: [o for o in self.objects.values() if name in o["name"]]})
+
+
+def test_find_named_matches_the_name_exactly() -> None:
+    adapter = _Named("server", "servers", {
+        "a": {"id": "a", "name": "st-server-x"}, "b": {"id": "b", "name": "st-server-x-2"}})
+    cloud = Cloud(_Conn(adapter), retry_limit=0, backoff=0)
+    assert status.find_named(cloud, status.SERVER, "st-server-x") == {"id": "a", "name": "st-server-x"}
+    assert status.find_named(cloud, status.SERVER, "nothing") is None
+    assert adapter.calls == ["/servers", "/servers"]
+
+
+def test_find_named_refuses_a_name_two_objects_have() -> None:
+    adapter = _Named("server", "servers", {
+        "a": {"id": "a", "name": "twin"}, "b": {"id": "b", "name": "twin"}})
+    cloud = Cloud(_Conn(adapter), retry_limit=0, backoff=0)
+    with pytest.raises(errors.CloudError) as got:
+        status.find_named(cloud, status.SERVER, "twin")
+    assert not got.value.transient and "More than one server" in got.value.message
+
+
+def test_an_unbatched_kind_reads_each_id_alone() -> None:
+    ports = _Adapter("port", "ports", {"p1": {"id": "p1", "name": "p"}})
+
+    class _Net:
+        network = ports
+    cloud = Cloud(_Net(), retry_limit=0, backoff=0)
+    assert status.read(cloud, status.PORT, "p1")["id"] == "p1"
+    assert ports.calls == ["/ports/p1"]
