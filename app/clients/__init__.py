@@ -150,8 +150,9 @@ POOL_MAXSIZE = 256
 
 def _pooled(conn: Any) -> Any:
     """``conn`` with its HTTP session keeping up to :data:`POOL_MAXSIZE` idle connections per
-    host (keystoneauth's own adapter class, so its TCP keep-alive options stay), and its
-    endpoint lookups kept per token (:mod:`app.clients.endpoints`)."""
+    host (keystoneauth's own adapter class, so its TCP keep-alive options stay), its endpoint
+    lookups kept per token and its environment read once per host
+    (:mod:`app.clients.endpoints`)."""
     auth = getattr(getattr(conn, "session", None), "auth", None)
     if auth is not None:
         endpoints.memoize(auth)
@@ -159,6 +160,7 @@ def _pooled(conn: Any) -> Any:
     adapters = getattr(http, "adapters", None)
     if http is None or not adapters:
         return conn
+    endpoints.memoize_environment(http)
     for prefix, adapter in list(adapters.items()):
         http.mount(prefix, type(adapter)(pool_connections=10, pool_maxsize=POOL_MAXSIZE))
     return conn

@@ -1,4 +1,5 @@
-"""Endpoint lookups of a cached connection answered once per token, not once per request.
+"""Endpoint lookups of a cached connection answered once per token, not once per request;
+its HTTP session's reading of the process environment (proxies, CA bundle) once per host.
 
 keystoneauth finds a request's endpoint by asking its auth plugin (``get_endpoint_data``) on
 every request, and each lookup normalises the whole service catalogue — a deep copy of the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import copy
 from typing import Any
+from urllib.parse import urlsplit
 
 #: Distinct lookups kept per plugin (services x interfaces x versions asked: a handful).
 MAX_KEPT = 256
@@ -52,3 +54,38 @@ def memoize(auth: Any) -> Any:
     get_endpoint_data._stoker_memo = True  # type: ignore[attr-defined]
     auth.get_endpoint_data = get_endpoint_data
     return auth
+
+
+def memoize_environment(http: Any) -> Any:
+    """Wrap ``http.merge_environment_settings`` (a ``requests.Session``'s) so the process
+    environment is read once per (scheme, host) and arguments, not once per request: with
+    ``trust_env`` requests scans every environment variable for proxies on each request (and
+    ``no_proxy`` per host), 9 % of a worker's CPU in the cloud bench. A worker's environment is
+    fixed once it runs, so the answer is the same; it is copied out. ``http`` is returned."""
+    original = getattr(http, "merge_environment_settings", None)
+    if original is None or getattr(original, "_stoker_memo", False):
+        return http
+    kept: dict[Any, dict[str, Any]] = {}
+
+    def merge_environment_settings(url: str, proxies: Any, stream: Any, verify: Any,
+                                   cert: Any) -> dict[str, Any]:
+        try:
+            parts = urlsplit(url)
+            key = (parts.scheme, parts.netloc, repr(sorted((proxies or {}).items())),
+                   stream, repr(verify), repr(cert), http.trust_env)
+        except (TypeError, ValueError):
+            return dict(original(url, proxies, stream, verify, cert))
+        hit = kept.get(key)
+        if hit is None:
+            hit = dict(original(url, proxies, stream, verify, cert))
+            if len(kept) >= MAX_KEPT:
+                kept.clear()
+            kept[key] = hit
+        out = dict(hit)
+        if isinstance(out.get("proxies"), dict):
+            out["proxies"] = dict(out["proxies"])
+        return out
+
+    merge_environment_settings._stoker_memo = True  # type: ignore[attr-defined]
+    http.merge_environment_settings = merge_environment_settings
+    return http

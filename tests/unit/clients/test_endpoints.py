@@ -58,3 +58,32 @@ def test_memoize_twice_wraps_once() -> None:
     auth = endpoints.memoize(endpoints.memoize(_Auth()))
     auth.get_endpoint_data(object(), service_type="compute")
     assert len(auth.calls) == 1
+
+
+def test_the_environment_is_read_once_per_host(monkeypatch: Any) -> None:
+    import requests
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    monkeypatch.setenv("NO_PROXY", "cloud.local")
+    http = requests.Session()
+    calls: list[str] = []
+    original = http.merge_environment_settings
+
+    def counting(url: str, *args: Any) -> Any:
+        calls.append(url)
+        return original(url, *args)
+    http.merge_environment_settings = counting  # type: ignore[method-assign]
+    endpoints.memoize_environment(http)
+    bypassed = http.merge_environment_settings("https://cloud.local/v2.1/servers/a", {}, None,
+                                               True, None)
+    again = http.merge_environment_settings("https://cloud.local/v2.1/servers/b", {}, None,
+                                            True, None)
+    proxied = http.merge_environment_settings("https://other/x", {}, None, True, None)
+    assert bypassed == again and "https" not in bypassed["proxies"]
+    assert proxied["proxies"]["https"] == "http://proxy:3128"
+    proxied["proxies"]["https"] = "changed"       # a caller's copy, not the kept answer
+    assert http.merge_environment_settings("https://other/y", {}, None, True,
+                                           None)["proxies"]["https"] == "http://proxy:3128"
+    assert "https" not in http.merge_environment_settings("https://cloud.local/", {}, None,
+                                                          True, None)["proxies"]
+    assert calls == ["https://cloud.local/v2.1/servers/a", "https://other/x"]
