@@ -29,11 +29,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import errors
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
 __all__ = ["NETWORK", "PORT", "SERVER", "SUBNET", "VOLUME", "Batcher", "Kind", "batcher",
-           "find_named", "read", "server", "volume"]
+           "delete", "find_named", "poll", "read", "server", "volume"]
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,31 @@ def read(cloud: Cloud, kind: Kind, object_id: str) -> dict[str, Any]:
     :raises app.errors.CloudError: 404 when it is gone; the shared request's error.
     """
     return batcher(cloud, kind).read(cloud, object_id)
+
+
+def poll(cloud: Cloud, kind: Kind, object_id: str | None) -> dict[str, Any] | None:
+    """:func:`read`, with ``None`` for an object that is gone (404) or no id at all."""
+    if not object_id:
+        return None
+    try:
+        return read(cloud, kind, str(object_id))
+    except errors.CloudError as exc:
+        if exc.status != 404:
+            raise
+    return None
+
+
+def delete(cloud: Cloud, kind: Kind, object_id: str) -> None:
+    """``DELETE`` ``kind``'s object by its REST path, a 404 ignored: the SDK's
+    ``delete_*(id)`` (``ignore_missing=True``) without the SDK object it builds for it.
+
+    :raises app.errors.CloudError: any other error.
+    """
+    try:
+        cloud.request(kind.service, "DELETE", kind.show.format(id=object_id))
+    except errors.CloudError as exc:
+        if exc.status != 404:
+            raise
 
 
 def server(cloud: Cloud, server_id: str) -> dict[str, Any]:

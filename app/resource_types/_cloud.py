@@ -247,44 +247,25 @@ class CloudResource(Resource):
         """The SDK object for ``resource_id``; raise ``CloudError`` (404 when gone)."""
         raise NotImplementedError
 
-    #: The batched status read of this type's objects (``app.clients.status.SERVER``...):
-    #: when set, polls (:meth:`polled`, :meth:`_gone`) read the API's JSON instead of
-    #: ``_fetch``'s SDK object.
+    #: This type's objects as :mod:`app.clients.status` reads them (``status.SERVER``...):
+    #: when set, polls (:meth:`polled`, :meth:`_gone`) read the API's JSON, not an SDK object.
     status_kind: ClassVar[status.Kind | None] = None
 
     def polled(self) -> dict[str, Any] | None:
-        """The object's current JSON for a poll (its status, fault...; fresh, never the cached
-        ``show``), ``None`` when it is gone (404) or there is no physical id. With a
-        :attr:`status_kind`, a batched read of the API's own body (:mod:`app.clients.status`);
-        else ``show`` refreshed. Kept as :attr:`last_polled`.
-
-        :raises errors.CloudError: any other cloud error.
-        """
+        """The object's current JSON for a poll (fresh, never the cached ``show``), kept as
+        :attr:`last_polled`; ``None`` when it is gone (404) or has no physical id. Without a
+        :attr:`status_kind`: ``show`` refreshed. :raises errors.CloudError: other errors."""
         if self.status_kind is None:
             self.refresh()
             self.last_polled = self.show_resource()
-            return self.last_polled
-        self.last_polled = None
-        if not self.resource_id:
-            return None
-        try:
-            self.last_polled = status.read(self.cloud(), self.status_kind, str(self.resource_id))
-        except errors.CloudError as exc:
-            if not is_not_found(exc):
-                raise
+        else:
+            self.last_polled = status.poll(self.cloud(), self.status_kind, self.resource_id)
         return self.last_polled
 
     def delete_by_id(self) -> None:
-        """``DELETE`` the :attr:`status_kind` object ``resource_id`` by its REST path, a 404
-        ignored: the SDK's ``delete_*(id)`` (``ignore_missing=True``) without the SDK object it
-        builds for it. :raises errors.CloudError: any other error."""
-        kind = self.status_kind
-        assert kind is not None
-        try:
-            self.cloud().request(kind.service, "DELETE", kind.show.format(id=self.resource_id))
-        except errors.CloudError as exc:
-            if not is_not_found(exc):
-                raise
+        """:func:`app.clients.status.delete` of ``resource_id`` (a 404 ignored)."""
+        assert self.status_kind is not None
+        status.delete(self.cloud(), self.status_kind, str(self.resource_id))
 
     #: statuses in which a FAILED resource's object is beyond repair (Heat's overrides)
     broken_statuses: ClassVar[frozenset[str]] = frozenset()

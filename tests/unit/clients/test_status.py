@@ -254,3 +254,45 @@ def test_an_unbatched_kind_reads_each_id_alone() -> None:
     cloud = Cloud(_Net(), retry_limit=0, backoff=0)
     assert status.read(cloud, status.PORT, "p1")["id"] == "p1"
     assert ports.calls == ["/ports/p1"]
+
+
+def test_poll_reads_a_gone_object_as_none_and_raises_other_errors(
+        nova: tuple[Cloud, _Adapter]) -> None:
+    cloud, adapter = nova
+    assert status.poll(cloud, status.SERVER, "s3")["id"] == "s3"
+    assert status.poll(cloud, status.SERVER, "gone") is None
+    assert status.poll(cloud, status.SERVER, None) is None
+    adapter.objects["bad"] = {"id": "bad"}
+    adapter.request = _failing(ksa_exc.Forbidden(message="no", http_status=403))  # type: ignore[method-assign]
+    with pytest.raises(errors.CloudError) as got:
+        status.poll(cloud, status.SERVER, "bad")
+    assert got.value.status == 403
+
+
+def _failing(exc: Exception) -> Any:
+    def request(path: str, method: str, raise_exc: bool = True, **kwargs: Any) -> Any:
+        raise exc
+    return request
+
+
+def test_delete_ignores_a_404_only() -> None:
+    sent: list[tuple[str, str]] = []
+
+    class _Ports:
+        def request(self, path: str, method: str, raise_exc: bool = True, **kw: Any) -> Any:
+            sent.append((method, path))
+            if path.endswith("/gone"):
+                raise ksa_exc.NotFound(message="gone", http_status=404)
+            if path.endswith("/busy"):
+                raise ksa_exc.Conflict(message="in use", http_status=409)
+            return _Response(None)
+
+    class _Net:
+        network = _Ports()
+    cloud = Cloud(_Net(), retry_limit=0, backoff=0)
+    status.delete(cloud, status.PORT, "p1")
+    status.delete(cloud, status.PORT, "gone")
+    with pytest.raises(errors.CloudError) as got:
+        status.delete(cloud, status.PORT, "busy")
+    assert got.value.status == 409
+    assert sent == [("DELETE", "/ports/p1"), ("DELETE", "/ports/gone"), ("DELETE", "/ports/busy")]
