@@ -16,7 +16,8 @@ kind in flight sends one at once; reads that come while one is in flight wait fo
 then share the next request (a "group commit": no delay added to a lone read, and under load
 one request serves every poll that queued behind the previous one). A batch of one id is the
 single GET; a batch of several is the API's detailed list (Nova ``GET /servers/detail``,
-Cinder ``GET /volumes/detail``, pages followed), and an id the list does not hold is read by
+Cinder ``GET /volumes/detail``, Neutron's ``GET /ports?id=..&id=..``: only the batch's ids;
+pages followed), and an id the list does not hold is read by
 the single GET of its own poll, so "gone" is always the cloud's own 404. A request serves only
 reads queued before it was sent, so no poll sees a state older than its own call. An error of
 the shared request is raised to every read of its batch. Thread- and greenlet-safe (one lock).
@@ -42,7 +43,8 @@ class Kind:
     """One API's object reads: ``service`` (the connection's adapter), the single GET's
     ``show`` path (``{id}`` in it) and body key ``one``, the list's path (``listing``, which
     takes a ``name`` filter) and key ``many``, and the detailed list that serves a batch
-    (``detail``; ``None``: no batching, every read is its single GET)."""
+    (``detail``; ``None``: no batching, every read is its single GET); ``by_id``: the list
+    takes the batch's ids (Neutron's repeated ``id`` filter), so it holds only them."""
 
     service: str
     show: str
@@ -50,14 +52,16 @@ class Kind:
     listing: str
     many: str
     detail: str | None = None
+    by_id: bool = False
 
 
 SERVER = Kind("compute", "/servers/{id}", "server", "/servers", "servers", "/servers/detail")
 VOLUME = Kind("block_storage", "/volumes/{id}", "volume", "/volumes", "volumes",
               "/volumes/detail")
-NETWORK = Kind("network", "/networks/{id}", "network", "/networks", "networks")
-SUBNET = Kind("network", "/subnets/{id}", "subnet", "/subnets", "subnets")
-PORT = Kind("network", "/ports/{id}", "port", "/ports", "ports")
+NETWORK = Kind("network", "/networks/{id}", "network", "/networks", "networks", "/networks",
+               by_id=True)
+SUBNET = Kind("network", "/subnets/{id}", "subnet", "/subnets", "subnets", "/subnets", by_id=True)
+PORT = Kind("network", "/ports/{id}", "port", "/ports", "ports", "/ports", by_id=True)
 
 
 @dataclass(eq=False)
@@ -110,7 +114,7 @@ class Batcher:
                 (only,) = batch.ids
                 batch.found[only] = self._show(cloud, only)
             else:
-                batch.found = {str(o.get("id")): o for o in self._list(cloud)
+                batch.found = {str(o.get("id")): o for o in self._list(cloud, batch.ids)
                                if str(o.get("id")) in batch.ids}
         except Exception as exc:  # every read of the batch raises it
             batch.error = exc
@@ -129,12 +133,15 @@ class Batcher:
         body = cloud.request(self.kind.service, "GET", self.kind.show.format(id=object_id))
         return dict((body or {})[self.kind.one])
 
-    def _list(self, cloud: Cloud) -> list[dict[str, Any]]:
+    def _list(self, cloud: Cloud, ids: set[str]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         url: str | None = self.kind.detail or self.kind.listing
+        params: dict[str, Any] = {"id": sorted(ids)} if self.kind.by_id else {}
         while url:
             self._count()
-            body = cloud.request(self.kind.service, "GET", url) or {}
+            body = cloud.request(self.kind.service, "GET", url, **(
+                {"params": params} if params else {})) or {}
+            params = {}     # a next link carries the query
             page = list(body.get(self.kind.many) or [])
             out.extend(page)
             url = _next(body.get(f"{self.kind.many}_links")) if page else None

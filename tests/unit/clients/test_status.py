@@ -246,14 +246,49 @@ def test_find_named_refuses_a_name_two_objects_have() -> None:
     assert not got.value.transient and "More than one server" in got.value.message
 
 
-def test_an_unbatched_kind_reads_each_id_alone() -> None:
-    ports = _Adapter("port", "ports", {"p1": {"id": "p1", "name": "p"}})
+def test_a_neutron_batch_lists_only_its_ids() -> None:
+    """Neutron's list takes the batch's ids (``?id=a&id=b``), so it never grows with the
+    project; a lone read is still the single GET."""
+    ports = {f"p{i}": {"id": f"p{i}", "name": f"port{i}"} for i in range(5)}
+    calls: list[tuple[str, Any]] = []
+    gate = threading.Event()
+    entered = threading.Event()
+
+    class _Ports:
+        def request(self, path: str, method: str, raise_exc: bool = True, **kw: Any) -> Any:
+            calls.append((path, kw.get("params")))
+            entered.set()
+            assert gate.wait(10)
+            if path == "/ports":
+                wanted = kw["params"]["id"]
+                return _Response({"ports": [ports[i] for i in wanted if i in ports]})
+            return _Response({"port": ports[path.rsplit("/", 1)[1]]})
 
     class _Net:
-        network = ports
+        network = _Ports()
     cloud = Cloud(_Net(), retry_limit=0, backoff=0)
-    assert status.read(cloud, status.PORT, "p1")["id"] == "p1"
-    assert ports.calls == ["/ports/p1"]
+    got: dict[str, Any] = {}
+
+    def one(port_id: str) -> None:
+        got[port_id] = status.read(cloud, status.PORT, port_id)
+    first = threading.Thread(target=one, args=("p0",))
+    first.start()
+    assert entered.wait(5)
+    rest = [threading.Thread(target=one, args=(p,)) for p in ("p3", "p1")]
+    for t in rest:
+        t.start()
+    b = status.batcher(cloud, status.PORT)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with b._cond:
+            if b._pending is not None and len(b._pending.ids) == 2:
+                break
+        time.sleep(0.005)
+    gate.set()
+    for t in [first, *rest]:
+        t.join(10)
+    assert {k: v["name"] for k, v in got.items()} == {"p0": "port0", "p1": "port1", "p3": "port3"}
+    assert calls == [("/ports/p0", None), ("/ports", {"id": ["p1", "p3"]})]
 
 
 def test_poll_reads_a_gone_object_as_none_and_raises_other_errors(
