@@ -68,6 +68,24 @@ Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load averag
   N=500 (2,002 resources), threads x 16: 92.04 / 62.79 / 79.66 s, ratios 9.45/10.28/10.40,
   CPU 26/21/20 (67) ms per resource, peak RSS 157 MB; the sandbox empty after the delete.
   (The "after" rows at N=200 predate the per-process schema cache; the N=500 run has it.)
+
+Issue 18, CPU per cloud resource (pg, 2 workers x 16 threads, N=200, --ideal-runs 1; load
+average 4-9 from other benchmarks meanwhile, so wall times are noisy; CPU ms/res c/u/d (sum)):
+  before (72d89c9), two runs:      52.34/35.06/44.53 s   67/52/50 (168);  47.33/35.96/40.47 s  60/56/53 (170)
+  JSON status reads, batched:      55.38/43.32/41.32 s   59/40/38 (137)
+  + endpoints kept per token, ids and adoption without SDK objects, raw attachments:
+                                   63.43/42.31/38.42 s   45/41/30 (116)
+  + Neutron polls, deletes by REST path: 62.43/45.31/36.22 s  41/36/22 (99)
+  + environment once per host, resize/confirm as action calls:
+                                   53.07/44.95/37.11 s   34/34/23 (91)
+  + Neutron id batches (all of it), three runs: 72.46/54.68/38.54 s 44/38/24 (106);
+                                   45.73/35.00/35.34 s   38/34/25 (97)
+    the same without the Nova/Cinder detail lists (single JSON GETs): 42.90/33.21/33.76 s 41/38/24 (103)
+  Profile (cProfile, which inflates the SDK's many small calls; N=50 before, N=100 after):
+  1.32 -> 0.35 profiled CPU s per resource; SDK Resource construction 35 % -> 10 % (what is left:
+  the create_* responses and the catalogue finds), keystoneauth's catalogue deep copies 8 % -> 0,
+  requests' environment scan 5-7 % -> 0; the rest is the HTTP stack itself (21 %),
+  SQLAlchemy/psycopg (16 %) and the engine.
 """
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ import threading
 from typing import Any
 
 from app import config
-from app.clients import constraints
+from app.clients import constraints, endpoints
 from app.clients.errors import cloud_error, is_conflict, is_not_found, translate
 from app.clients.retry import Cloud
 
@@ -150,11 +150,17 @@ POOL_MAXSIZE = 256
 
 def _pooled(conn: Any) -> Any:
     """``conn`` with its HTTP session keeping up to :data:`POOL_MAXSIZE` idle connections per
-    host (keystoneauth's own adapter class, so its TCP keep-alive options stay)."""
+    host (keystoneauth's own adapter class, so its TCP keep-alive options stay), its endpoint
+    lookups kept per token and its environment read once per host
+    (:mod:`app.clients.endpoints`)."""
+    auth = getattr(getattr(conn, "session", None), "auth", None)
+    if auth is not None:
+        endpoints.memoize(auth)
     http: Any = getattr(getattr(conn, "session", None), "session", None)
     adapters = getattr(http, "adapters", None)
     if http is None or not adapters:
         return conn
+    endpoints.memoize_environment(http)
     for prefix, adapter in list(adapters.items()):
         http.mount(prefix, type(adapter)(pool_connections=10, pool_maxsize=POOL_MAXSIZE))
     return conn

@@ -11,12 +11,14 @@ message that follows Heat's ``"Error validating value '<v>': "``. Lookups go by 
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from app import errors
+from app.clients import status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -92,11 +94,37 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
     return found
 
 
+#: Constraints whose id-shaped values are read as the API's JSON (a batched
+#: :mod:`app.clients.status` read), not as an SDK object: a stack's references between its
+#: own resources (a port for a server, a server and a volume for an attachment) are ids.
+BY_ID = {"nova.server": status.SERVER, "cinder.volume": status.VOLUME,
+         "neutron.network": status.NETWORK, "neutron.subnet": status.SUBNET,
+         "neutron.port": status.PORT}
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+                   r"[0-9a-fA-F]{12}$")
+
+
+def _by_id(cloud: Cloud, name: str, value: str) -> str | None:
+    """The id of ``value`` when it is the id of a :data:`BY_ID` object, else ``None`` (then
+    :func:`find` looks it up by name, as the SDK's ``find_*`` does after its GET by id:
+    that GET's 400, 403 and 404 mean "not an id")."""
+    kind = BY_ID.get(name)
+    if kind is None or not _UUID.match(value):
+        return None
+    try:
+        return str(status.read(cloud, kind, value)["id"])
+    except errors.CloudError as exc:
+        if exc.status in (400, 403, 404):
+            return None
+        raise
+
+
 def resolve(cloud: Cloud, name: str, value: Any) -> str:
     """The id of what ``value`` designates (:func:`find`; a :data:`CATALOGUE` answer is kept
-    for :data:`CATALOGUE_TTL` s per connection); raises as :func:`find`."""
+    for :data:`CATALOGUE_TTL` s per connection; an id of a :data:`BY_ID` kind is read as
+    JSON); raises as :func:`find`."""
     if name not in CATALOGUE:
-        return str(find(cloud, name, value).id)
+        return _by_id(cloud, name, str(value)) or str(find(cloud, name, value).id)
     key = (id(cloud.raw), name, str(value))
     now = time.monotonic()
     hit = _found.get(key)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import constraints, is_conflict, is_not_found
+from app.clients import constraints, is_conflict, is_not_found, status
 from app.resource_types import schema as _s
 from app.resource_types.base import NotSupported, Resource
 
@@ -95,6 +95,8 @@ class CloudResource(Resource):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: dict[str, Any] | None = None
+        #: the last :meth:`polled` answer (``None``: gone, or not polled yet)
+        self.last_polled: dict[str, Any] | None = None
         #: ``{(constraint, value): id}`` looked up in this step (validation, then the handlers)
         self._resolved: dict[tuple[str, str], str] = {}
         self.properties = self.translate(self.properties)
@@ -245,6 +247,26 @@ class CloudResource(Resource):
         """The SDK object for ``resource_id``; raise ``CloudError`` (404 when gone)."""
         raise NotImplementedError
 
+    #: This type's objects as :mod:`app.clients.status` reads them (``status.SERVER``...):
+    #: when set, polls (:meth:`polled`, :meth:`_gone`) read the API's JSON, not an SDK object.
+    status_kind: ClassVar[status.Kind | None] = None
+
+    def polled(self) -> dict[str, Any] | None:
+        """The object's current JSON for a poll (fresh, never the cached ``show``), kept as
+        :attr:`last_polled`; ``None`` when it is gone (404) or has no physical id. Without a
+        :attr:`status_kind`: ``show`` refreshed. :raises errors.CloudError: other errors."""
+        if self.status_kind is None:
+            self.refresh()
+            self.last_polled = self.show_resource()
+        else:
+            self.last_polled = status.poll(self.cloud(), self.status_kind, self.resource_id)
+        return self.last_polled
+
+    def delete_by_id(self) -> None:
+        """:func:`app.clients.status.delete` of ``resource_id`` (a 404 ignored)."""
+        assert self.status_kind is not None
+        status.delete(self.cloud(), self.status_kind, str(self.resource_id))
+
     #: statuses in which a FAILED resource's object is beyond repair (Heat's overrides)
     broken_statuses: ClassVar[frozenset[str]] = frozenset()
 
@@ -332,6 +354,8 @@ class CloudResource(Resource):
         return self._gone()
 
     def _gone(self) -> bool:
+        if self.status_kind is not None:
+            return self.polled() is None
         try:
             self._fetch()
         except errors.CloudError as exc:
@@ -349,11 +373,18 @@ class CloudResource(Resource):
     def adopt(self, find: Any, prop: str = "name") -> bool:
         """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
         redelivered task must not create a second one): when the name is Heat's physical name
-        (unique to this resource), ``find(name, ignore_missing=True)`` finds it. Sets
-        ``resource_id`` and returns ``True`` if found; a user-given name is never adopted."""
+        (unique to this resource), ``find(name, ignore_missing=True)`` finds it (``find``: an
+        SDK ``find_*``, or a :class:`app.clients.status.Kind` whose list is asked by name,
+        :func:`app.clients.status.find_named`). Sets ``resource_id`` and returns ``True`` if
+        found; a user-given name is never adopted."""
         if self.resource_id or self.properties.get(prop) or self.stack is None:
             return bool(self.resource_id)
         try:
+            if isinstance(find, status.Kind):
+                named = status.find_named(self.cloud(), find, self.physical_resource_name())
+                if named is not None:
+                    self.resource_id = str(named["id"])
+                return named is not None
             found = find(self.physical_resource_name(), ignore_missing=True)
         except errors.CloudError as exc:
             if exc.transient:

@@ -178,8 +178,7 @@ class UpdatableServer(CloudResource):
             todo.pop(0)
         while todo:
             step = todo[0]
-            self.refresh()
-            shown = self.show_resource() or {}
+            shown = self.polled() or {}
             status = str(shown.get("status", "")).upper()
             if status == "ERROR":
                 raise in_error(status, "the server failed during an update")
@@ -187,7 +186,7 @@ class UpdatableServer(CloudResource):
                 if status != "ACTIVE":
                     return False
                 if step["action"] == "resize":
-                    compute.resize_server(self.resource_id, step["flavor"])
+                    self._server_action({"resize": {"flavorRef": step["flavor"]}})
                 else:
                     extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
                     if step.get("user_data"):
@@ -196,7 +195,7 @@ class UpdatableServer(CloudResource):
                 step["started"] = True
                 return False
             if step["action"] == "resize" and status == "VERIFY_RESIZE":
-                compute.confirm_server_resize(self.resource_id)
+                self._server_action({"confirmResize": None})
                 step["confirmed"] = True
                 return False
             done = status == "ACTIVE" and (step["action"] != "resize" or step.get("confirmed")
@@ -205,6 +204,11 @@ class UpdatableServer(CloudResource):
                 return False
             todo.pop(0)
         return self._associate_floating_ips()
+
+    def _server_action(self, body: dict[str, Any]) -> None:
+        """Nova's ``POST /servers/{id}/action`` with ``body``, as the SDK's ``resize_server`` /
+        ``confirm_server_resize`` send it, without the SDK server object they build for it."""
+        self.cloud().request("compute", "POST", f"/servers/{self.resource_id}/action", json=body)
 
     def _on_flavor(self, shown: Mapping[str, Any], flavor_id: Any) -> bool:
         """Whether an ACTIVE server already runs on the resize's flavor: the step that confirmed

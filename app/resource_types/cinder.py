@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
+from app.clients.status import VOLUME
+from app.clients.status import volume as read_volume
 from app.resource_types._actions import VolumeActions
 from app.resource_types._cloud import UNLISTED_DESCRIPTION, CloudResource, in_error, plain
 from app.resource_types._schemas import cinder as sch
@@ -43,13 +45,15 @@ class Volume(CloudResource, VolumeActions):
                                                 "display_description": "description",
                                                 "multiattach": "multiattach"}
 
+    status_kind = VOLUME
+
     def _fetch(self) -> Any:
         return self.cloud().block_storage.get_volume(self.resource_id)
 
     def handle_create(self) -> None:
         p = self.properties
         storage = self.cloud().block_storage
-        if self.adopt(storage.find_volume):
+        if self.adopt(VOLUME):
             return
         name = self.name_or_physical()
         if p.get("backup_id"):
@@ -78,21 +82,20 @@ class Volume(CloudResource, VolumeActions):
         self.resource_id = volume.id
 
     def check_create_complete(self, handle: Any) -> bool:
-        self.refresh()
-        shown = self.show_resource()
-        status = str((shown or {}).get("status", "")).lower()
-        if status == "available":
+        shown = self.polled()
+        state = str((shown or {}).get("status", "")).lower()
+        if state == "available":
             if self.properties.get("read_only") is not None:
                 self.cloud().block_storage.set_volume_readonly(self.resource_id,
                                                                bool(self.properties["read_only"]))
             return True
-        if status in ("error", "error_restoring", "error_extending") or shown is None:
-            raise in_error(status or "DELETED", "Unknown")
+        if state in ("error", "error_restoring", "error_extending") or shown is None:
+            raise in_error(state or "DELETED", "Unknown")
         return False
 
     def _delete(self) -> None:
         try:
-            self.cloud().block_storage.delete_volume(self.resource_id)
+            self.delete_by_id()
         except errors.CloudError as exc:
             if exc.status == 400 and "status" in exc.message.lower():
                 raise errors.CloudError(exc.message, status=409, heat_type="Conflict") from exc
@@ -140,11 +143,10 @@ class Volume(CloudResource, VolumeActions):
         storage = self.cloud().block_storage
         while todo:
             step = todo[0]
-            self.refresh()
-            status = str((self.show_resource() or {}).get("status", "")).lower()
-            if status.startswith("error"):
-                raise in_error(status, "Unknown")
-            if status not in ("available", "in-use"):
+            state = str((self.polled() or {}).get("status", "")).lower()
+            if state.startswith("error"):
+                raise in_error(state, "Unknown")
+            if state not in ("available", "in-use"):
                 return False
             if not step.get("started"):
                 if step["action"] == "extend":
@@ -188,7 +190,7 @@ class Volume(CloudResource, VolumeActions):
             return False
         done = super().check_delete_complete(handle)
         if not done:
-            shown = self.show_resource() if self._shown is None else self._shown
+            shown = self.last_polled or self.polled()
             if str((shown or {}).get("status", "")).lower() == "error_deleting":
                 raise in_error("error_deleting", "Unknown")
         return done
@@ -227,20 +229,23 @@ class VolumeAttachment(CloudResource):
         server = self.resolve("nova.server", self.properties.get(self.server_prop))
         volume = self.resolve("cinder.volume", self.properties.get(self.volume_prop))
         self.data.update(server=server, volume=volume)
-        attrs: dict[str, Any] = {"volume_id": volume}
+        attrs: dict[str, Any] = {"volumeId": volume}
         if self.properties.get(self.device_prop):
             attrs["device"] = self.properties[self.device_prop]
-        attachment = self.cloud().compute.create_volume_attachment(server, **attrs)
-        self.resource_id = attachment.id or volume
+        # Nova's REST call as the SDK's create_volume_attachment makes it, without the SDK's
+        # extra GET and server object to check the order of the server and volume arguments
+        body = self.cloud().request("compute", "POST", f"/servers/{server}/os-volume_attachments",
+                                    json={"volumeAttachment": attrs}) or {}
+        self.resource_id = (body.get("volumeAttachment") or {}).get("id") or volume
 
     def check_create_complete(self, handle: Any) -> bool:
         """Heat's ``check_attach_volume_complete``: the volume ``in-use``."""
-        volume = plain(self.cloud().block_storage.get_volume(self._ids()[1])) or {}
-        status = str(volume.get("status", "")).lower()
-        if status == "in-use":
+        volume = read_volume(self.cloud(), self._ids()[1])
+        state = str(volume.get("status", "")).lower()
+        if state == "in-use":
             return True
-        if status.startswith("error"):
-            raise in_error(status, "Unknown")
+        if state.startswith("error"):
+            raise in_error(state, "Unknown")
         return False
 
     def handle_update(self, new_properties: Mapping[str, Any],
@@ -272,20 +277,24 @@ class VolumeAttachment(CloudResource):
 
     def _delete(self) -> None:
         server, volume = self._ids()
-        self.cloud().compute.delete_volume_attachment(server, volume)
+        try:    # the SDK's delete_volume_attachment (a 404 ignored), without its extra GET
+            self.cloud().request("compute", "DELETE",
+                                 f"/servers/{server}/os-volume_attachments/{volume}")
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
 
     def _gone(self) -> bool:
         """Detached once the volume no longer lists the server (or either is gone)."""
         server, volume = self._ids()
         try:
-            shown = plain(self.cloud().block_storage.get_volume(volume)) or {}
+            shown = read_volume(self.cloud(), volume)
         except errors.CloudError as exc:
             if is_not_found(exc):
                 return True
             raise
         attached = {a.get("server_id") for a in shown.get("attachments") or []}
-        status = str(shown.get("status", "")).lower()
-        return server not in attached and status != "detaching"
+        return server not in attached and str(shown.get("status", "")).lower() != "detaching"
 
 
 class VolumeType(CloudResource):

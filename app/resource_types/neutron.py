@@ -15,9 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app.clients import status
 from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import neutron as sch
 from app.resource_types.base import Resource
+
+#: Collections whose adoption lookup reads the list by name without SDK objects.
+_BY_NAME = {"network": status.NETWORK, "subnet": status.SUBNET, "port": status.PORT}
 
 
 class NeutronResource(CloudResource):
@@ -29,10 +33,18 @@ class NeutronResource(CloudResource):
     #: statuses meaning "built" (Heat's ``NeutronResource.is_built``); empty: complete at once.
     built: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "status_kind" not in cls.__dict__:   # polls and deletes without SDK objects
+            cls.status_kind = _BY_NAME.get(cls.collection)
+
     def _fetch(self) -> Any:
         return getattr(self.cloud().network, f"get_{self.collection}")(self.resource_id)
 
     def _delete(self) -> None:
+        if self.status_kind is not None:
+            self.delete_by_id()
+            return
         getattr(self.cloud().network, f"delete_{self.collection}")(self.resource_id)
 
     def create_attrs(self) -> dict[str, Any]:
@@ -63,7 +75,7 @@ class NeutronResource(CloudResource):
 
     def _create(self, attrs: dict[str, Any]) -> Any:
         net = self.cloud().network
-        finder = getattr(net, f"find_{self.collection}", None)
+        finder = _BY_NAME.get(self.collection) or getattr(net, f"find_{self.collection}", None)
         if "name" in attrs and finder is not None and self.adopt(finder):
             return getattr(net, f"get_{self.collection}")(self.resource_id)
         obj = getattr(net, f"create_{self.collection}")(**attrs)
@@ -78,8 +90,7 @@ class NeutronResource(CloudResource):
     def check_create_complete(self, handle: Any) -> bool:
         if not self.built:
             return True
-        self.refresh()
-        shown = self.show_resource() or {}
+        shown = self.polled() or {}
         status = str(shown.get("status", "")).upper()
         if status in self.built:
             return True

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import is_not_found
+from app.clients.status import SERVER
 from app.resource_types import _server_software, _stack_user, _userdata, _wait
 from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
@@ -74,6 +75,7 @@ class Server(UpdatableServer, ServerActions):
         "first_address": {"description": "The first address of the server (deprecated).",
                           "type": "string"}}
     poll_initial: ClassVar[float] = 0.1
+    status_kind = SERVER
     #: set by the engine: the software config store (user data given as a config id)
     software: Any = None
 
@@ -84,7 +86,7 @@ class Server(UpdatableServer, ServerActions):
     def handle_create(self) -> None:
         """Create the internal ports, then the server (adopted if ``resource_id`` is set)."""
         cloud = self.cloud()
-        if self.adopt(cloud.compute.find_server):
+        if self.adopt(SERVER):
             prefix = self._port_name("")
             self.data["internal_ports"] = [
                 {"id": port.id} for port in cloud.network.ports(device_id=self.resource_id)
@@ -225,8 +227,7 @@ class Server(UpdatableServer, ServerActions):
 
     def check_create_complete(self, handle: Any) -> bool:
         """ACTIVE: associate floating IPs and tags, then done. ERROR: ResourceInError."""
-        self.refresh()
-        shown = self.show_resource()
+        shown = self.polled()
         if shown is None:
             raise in_error("DELETED", "the server disappeared while building")
         status = str(shown.get("status", "")).upper()
@@ -266,7 +267,7 @@ class Server(UpdatableServer, ServerActions):
         return super().handle_delete() or {"conflicts": 0, "pending": False}
 
     def _delete(self) -> None:
-        self.cloud().compute.delete_server(self.resource_id)
+        self.delete_by_id()
 
     def handle_snapshot_delete(self) -> dict[str, Any] | None:
         """``deletion_policy: Snapshot``: an image of the server (Heat's ``createImage``), then
@@ -293,8 +294,7 @@ class Server(UpdatableServer, ServerActions):
             handle.update(self.handle_delete() or {"conflicts": 0, "pending": False})
             return False
         if handle is not None and not super().check_delete_complete(handle):
-            self.refresh()
-            shown = self.show_resource() or {}
+            shown = self.last_polled or self.polled() or {}
             if str(shown.get("status", "")).upper() != "DELETED":
                 return False
         self._delete_ports()
