@@ -105,6 +105,20 @@ def _wait_queued(cloud: Cloud, n: int) -> None:
     raise AssertionError("the reads did not queue")
 
 
+def _behind_one(cloud: Cloud, adapter: _Adapter, ids: list[str]) -> tuple[dict, dict]:
+    """Read ``s0`` alone (its single GET held in flight), queue ``ids`` behind it, let the
+    cloud answer and wait for every read. :returns: what ``s0`` and the others got."""
+    adapter.gate = threading.Event()
+    first = _read_all(cloud, ["s0"])
+    assert adapter.entered.wait(5)           # s0's single GET is in flight...
+    rest = _read_all(cloud, ids)
+    _wait_queued(cloud, len(ids))            # ...and the others queued behind it
+    adapter.gate.set()
+    for t in first["threads"] + rest["threads"]:
+        t.join(10)
+    return first["out"], rest["out"]
+
+
 def test_a_lone_read_is_the_single_get(nova: tuple[Cloud, _Adapter]) -> None:
     cloud, adapter = nova
     assert status.server(cloud, "s1") == {"id": "s1", "status": "BUILD", "name": "server1"}
@@ -121,16 +135,9 @@ def test_a_gone_object_reads_as_the_clouds_404(nova: tuple[Cloud, _Adapter]) -> 
 
 def test_concurrent_reads_share_one_list_request(nova: tuple[Cloud, _Adapter]) -> None:
     cloud, adapter = nova
-    adapter.gate = threading.Event()
-    first = _read_all(cloud, ["s0"])
-    assert adapter.entered.wait(5)           # s0's single GET is in flight...
-    rest = _read_all(cloud, ["s1", "s2", "s3", "s4"])
-    _wait_queued(cloud, 4)                   # ...and four reads queued behind it
-    adapter.gate.set()
-    for t in first["threads"] + rest["threads"]:
-        t.join(10)
+    first_out, rest_out = _behind_one(cloud, adapter, ["s1", "s2", "s3", "s4"])
     assert adapter.calls == ["/servers/s0", "/servers/detail"]
-    got = {**first["out"], **rest["out"]}
+    got = {**first_out, **rest_out}
     assert {k: v["name"] for k, v in got.items()} == {f"s{i}": f"server{i}" for i in range(5)}
     assert status.batcher(cloud, status.SERVER).requests == 2
 
@@ -139,16 +146,9 @@ def test_an_id_missing_from_the_list_is_read_alone(nova: tuple[Cloud, _Adapter])
     """A server the list does not hold is not taken for gone on the list's word: its own GET
     answers (here: 404, as the single GET of a deleted server)."""
     cloud, adapter = nova
-    adapter.gate = threading.Event()
-    first = _read_all(cloud, ["s0"])
-    assert adapter.entered.wait(5)
-    rest = _read_all(cloud, ["s1", "gone"])
-    _wait_queued(cloud, 2)
-    adapter.gate.set()
-    for t in first["threads"] + rest["threads"]:
-        t.join(10)
-    assert rest["out"]["s1"]["id"] == "s1"
-    gone = rest["out"]["gone"]
+    _, rest_out = _behind_one(cloud, adapter, ["s1", "gone"])
+    assert rest_out["s1"]["id"] == "s1"
+    gone = rest_out["gone"]
     assert isinstance(gone, errors.CloudError) and is_not_found(gone)
     assert adapter.calls == ["/servers/s0", "/servers/detail", "/servers/gone"]
 
@@ -156,20 +156,13 @@ def test_an_id_missing_from_the_list_is_read_alone(nova: tuple[Cloud, _Adapter])
 def test_the_shared_requests_error_reaches_every_read(nova: tuple[Cloud, _Adapter]) -> None:
     cloud, adapter = nova
     adapter.fail_lists = ksa_exc.ServiceUnavailable(message="nova is down", http_status=503)
-    adapter.gate = threading.Event()
-    first = _read_all(cloud, ["s0"])
-    assert adapter.entered.wait(5)
-    rest = _read_all(cloud, ["s1", "s2", "s3"])
-    _wait_queued(cloud, 3)
-    adapter.gate.set()
-    for t in first["threads"] + rest["threads"]:
-        t.join(10)
-    assert first["out"]["s0"]["id"] == "s0"
+    first_out, rest_out = _behind_one(cloud, adapter, ["s1", "s2", "s3"])
+    assert first_out["s0"]["id"] == "s0"
     for key in ("s1", "s2", "s3"):
-        err = rest["out"][key]
+        err = rest_out[key]
         assert isinstance(err, errors.CloudError)
         assert (err.status, err.transient, err.message) == (503, True, "nova is down (HTTP 503)")
-    assert len({id(rest["out"][k]) for k in ("s1", "s2", "s3")}) == 3   # one exception each
+    assert len({id(rest_out[k]) for k in ("s1", "s2", "s3")}) == 3   # one exception each
     assert adapter.calls.count("/servers/detail") == 1
     # the batcher is free again: the next read is served
     adapter.fail_lists = None
@@ -197,15 +190,8 @@ def test_the_list_follows_its_pages() -> None:
     adapter = _Adapter("server", "servers", _servers(7))
     adapter.page_size = 3
     cloud = Cloud(_Conn(adapter), retry_limit=0, backoff=0)
-    adapter.gate = threading.Event()
-    first = _read_all(cloud, ["s0"])
-    assert adapter.entered.wait(5)
-    rest = _read_all(cloud, ["s2", "s6"])
-    _wait_queued(cloud, 2)
-    adapter.gate.set()
-    for t in first["threads"] + rest["threads"]:
-        t.join(10)
-    assert rest["out"]["s6"]["id"] == "s6" and rest["out"]["s2"]["id"] == "s2"
+    _, rest_out = _behind_one(cloud, adapter, ["s2", "s6"])
+    assert rest_out["s6"]["id"] == "s6" and rest_out["s2"]["id"] == "s2"
     assert adapter.calls == ["/servers/s0", "/servers/detail", "/servers/detail?marker=s2",
                              "/servers/detail?marker=s5"]
 
