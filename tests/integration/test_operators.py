@@ -6,7 +6,6 @@ the API call that started the work, with the stack, traversal and resource."""
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import subprocess
 import sys

@@ -8,9 +8,7 @@ import dataclasses
 
 import pytest
 
-from app import config
-
-from app import logs
+from app import config, logs
 from app.context import RequestContext
 from app.services import stacks
 from app.tasks import dispatcher, labels
