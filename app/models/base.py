@@ -113,8 +113,16 @@ def after_commit(s: Session, fn: Callable[[], Any]) -> None:
     s.info.setdefault("after_commit", []).append(fn)
 
 
+def _give_back_writer(s: Session) -> None:
+    """Release SQLite's writer mutex once ``s``'s transaction ended (before its after-commit
+    work: an inline dispatcher's next steps must not hold the other threads out)."""
+    if s.info.pop("writer", False):
+        _writer.release()
+
+
 @event.listens_for(Session, "after_commit")
 def _run_after_commit(s: Session) -> None:
+    _give_back_writer(s)
     todo = s.info.pop("after_commit", [])
     for fn in todo:
         fn()
@@ -122,6 +130,7 @@ def _run_after_commit(s: Session) -> None:
 
 @event.listens_for(Session, "after_rollback")
 def _drop_after_commit(s: Session) -> None:
+    _give_back_writer(s)
     s.info.pop("after_commit", None)
 
 
@@ -141,12 +150,13 @@ def session() -> Iterator[Session]:
     engine = get_engine()
     assert _factory is not None
     queued = engine.dialect.name == "sqlite" and _writer.acquire(timeout=WRITER_QUEUE_TIMEOUT)
-    try:
-        with _factory() as s, s.begin():
-            yield s
-    finally:
-        if queued:
-            _writer.release()
+    with _factory() as s:
+        s.info["writer"] = queued
+        try:
+            with s.begin():
+                yield s
+        finally:
+            _give_back_writer(s)  # if the transaction never began or ended
 
 
 @contextlib.contextmanager
