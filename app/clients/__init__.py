@@ -215,11 +215,18 @@ def trust_session(st: config.Settings, trust_id: str) -> Any:
         once: a refused trust then raises TrustPassword's 401, a merely expired token retries."""
 
         def request(self, url: str, method: str, **kwargs: Any) -> Any:  # type: ignore[override]
-            resp = super().request(url, method, **kwargs)
-            if resp.status_code == 401 and kwargs.get("authenticated") is not False:
+            if kwargs.get("authenticated") is False:
+                return super().request(url, method, **kwargs)
+            # keystoneauth raises a 401 itself with raise_exc (the default, and what raw REST
+            # calls ask for): the first try looks at the answer, the retry raises as asked
+            raise_exc = kwargs.pop("raise_exc", True)
+            resp = super().request(url, method, raise_exc=False, **kwargs)
+            if resp.status_code == 401:
                 self.invalidate()
                 self.get_token()
-                resp = super().request(url, method, **kwargs)
+                return super().request(url, method, raise_exc=raise_exc, **kwargs)
+            if raise_exc and resp.status_code >= 400:
+                raise ksa_exc.from_response(resp, method, url)
             return resp
 
     auth = TrustPassword(auth_url=st.keystone_url, username=st.service_username,

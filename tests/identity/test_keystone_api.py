@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from tests.identity.conftest import World, unique
@@ -285,6 +286,86 @@ def test_the_trust_scoped_session_acts_as_the_owner_after_the_token_is_revoked(
     sess = trust_session(ks_settings, trust_id)
     assert sess.get_user_id() == world.users["alice"][0]  # impersonation
     assert sess.get_project_id() == stack["project"]
+
+
+@pytest.fixture
+def service(world: World) -> Any:
+    """A cloud service's URL that checks each request's X-Auth-Token with Keystone as
+    keystonemiddleware does (Keystone's ``GET /v3/auth/tokens`` with the admin's token): 200 for
+    a token Keystone honours, 401 for any other (Keystone itself may answer 404 TrustNotFound
+    for a deleted trust's token; a service answers 401)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    admin = world.session("admin")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            token = self.headers.get("X-Auth-Token", "")
+            check = admin.get(f"{world.auth_url}/auth/tokens", raise_exc=False,
+                              headers={"X-Subject-Token": token})
+            self.send_response(200 if check.status_code == 200 else 401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v2.0/networks"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_deleted_trust_fails_a_raw_request_with_the_trusts_name(api, world, ks_settings,
+                                                                   service):
+    """A trust deleted after its session took a token: Keystone revokes that token, the next
+    request answers 401 and the session re-authenticates once, which Keystone refuses. That must
+    surface as the trust's own error, also for raw REST calls (keystoneauth's ``raise_exc``)."""
+    from keystoneauth1 import exceptions as ksa_exc
+
+    from app.auth import crypto
+    from app.clients import trust_session
+    stack = create(api, world)
+    trust_id = crypto.decrypt(ks_settings.auth_encryption_key, _stored_trust(stack["id"]).trust_id)
+    sess = trust_session(ks_settings, trust_id)
+    sess.get_token()
+    world.admin().trusts.delete(trust_id)
+    with pytest.raises(ksa_exc.Unauthorized, match=f"trust {trust_id} is not valid"):
+        sess.get(service)
+
+
+def test_a_deleted_trust_is_named_to_every_thread_that_held_its_token(api, world, ks_settings,
+                                                                      service, monkeypatch):
+    """Threads of a worker share a trust's session. When Keystone revokes its token, the first
+    thread's 401 invalidates the token and re-authenticates; a second thread's 401 then finds it
+    invalidated already (keystoneauth's ``invalidate()`` answers False, so keystoneauth itself does
+    not retry). That thread must still report the trust, not a bare 401 ("requires
+    authentication") — the message a stack delete showed in CI."""
+    from keystoneauth1 import exceptions as ksa_exc
+
+    from app.auth import crypto
+    from app.clients import trust_session
+    stack = create(api, world)
+    trust_id = crypto.decrypt(ks_settings.auth_encryption_key, _stored_trust(stack["id"]).trust_id)
+    sess = trust_session(ks_settings, trust_id)
+    sess.get_token()
+    world.admin().trusts.delete(trust_id)
+    plugin, calls = sess.auth, []
+    original = plugin.invalidate
+
+    def another_thread_invalidated_it_first() -> bool:
+        calls.append(1)
+        if len(calls) == 1:
+            plugin.auth_ref = None
+            return False
+        return bool(original())
+    monkeypatch.setattr(plugin, "invalidate", another_thread_invalidated_it_first)
+    with pytest.raises(ksa_exc.Unauthorized, match=f"trust {trust_id} is not valid"):
+        sess.get(service)
+    assert calls, "the 401 reached keystoneauth's re-authentication"
 
 
 def test_a_failed_trust_leaves_no_stack(api, world, ks_settings, monkeypatch):
