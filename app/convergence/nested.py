@@ -10,18 +10,19 @@ member outputs the group's child template declares. Depth is limited by
 ``max_nested_stack_depth`` (Heat's "Recursion depth exceeds N.").
 
 Creating and updating the child are API use cases (validation, limits, the stored template):
-the runtime reaches them through the :class:`ChildStacks` port, which ``app.services``
-installs (:func:`set_child_stacks`), so that imports keep pointing one way.
+the runtime reaches them through the port :class:`app.convergence.child_stacks.ChildStacks`,
+which ``app.services`` installs, so that imports keep pointing one way.
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import select
 
 from app import config, errors
 from app.convergence import attrdata, group_batches, plugins, scaling_group, traversal, wakeups
+from app.convergence.child_stacks import port
 from app.convergence.groups import (
     DEPLOYMENT_GROUPS,
     GROUP,
@@ -48,40 +49,6 @@ from app.models import RawTemplate, Stack, read_session, session
 from app.resource_types import aws_elb, base, failures, heat_stack
 from app.templates import global_templates
 from app.templates.type_resolution import nested_environment
-
-
-class ChildStacks(Protocol):
-    """How the runtime creates and updates a nested stack (implemented by ``app.services``)."""
-
-    def create(self, parent: Any, name: str, template: Any, params: dict[str, Any],
-               files: dict[str, Any], environment: dict[str, Any], depth: int,
-               info: dict[str, Any], timeout_mins: int | None = None,
-               adopt_resources: dict[str, Any] | None = None) -> str:
-        """Validate and create child stack ``name`` of ``parent`` and start its CREATE
-        (``timeout_mins``: the child's own limit, None for the default), or its ADOPT of
-        ``adopt_resources`` (the adopt data's ``resources``) when given;
-        :returns: its id. :raises errors.StackExists: it exists already (a redelivery)."""
-
-    def update(self, parent: Any, child: Stack, template: Any, params: dict[str, Any],
-               files: dict[str, Any], environment: dict[str, Any],
-               info: dict[str, Any], restore: dict[str, Any] | None = None) -> None:
-        """Validate the child's new definition and start its UPDATE traversal (its RESTORE
-        with ``restore``, the child's data in the snapshot being restored)."""
-
-
-_children: ChildStacks | None = None
-
-
-def set_child_stacks(port: ChildStacks) -> None:
-    """Install the :class:`ChildStacks` implementation (``app.services`` does, on import)."""
-    global _children
-    _children = port
-
-
-def _port() -> ChildStacks:
-    if _children is None:
-        raise RuntimeError("no ChildStacks installed: import app.services first")
-    return _children
 
 
 def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
@@ -118,7 +85,7 @@ class NestedResource(GroupDriver):
         return f"{self.st.name}-{self.r.name}-{base.short_id(self.r.uuid)}"
 
     def handle_create(self, traversal_id: str, adopt: dict[str, Any] | None = None) -> str:
-        """Create the child stack (through :class:`ChildStacks`); a redelivered create adopts
+        """Create the child stack (through the ``ChildStacks`` port); a redelivered create adopts
         the child made the first time. With ``adopt`` (the child's adopt data: Heat's
         ``handle_adopt``) the child adopts its ``resources`` instead, all at once (no
         ``batch_create``), a scaling group's child from the data's own template.
@@ -188,7 +155,7 @@ class NestedResource(GroupDriver):
                 "traversal": traversal_id, "is_update": True, "facade": facade(rdef)}
         try:
             resources = None if adopt is None else dict(adopt.get("resources") or {})
-            self.resource_id = _port().create(self.st, self.child_name(), template, params,
+            self.resource_id = port().create(self.st, self.child_name(), template, params,
                                               files, env, depth, info, timeout_mins=timeout,
                                               adopt_resources=resources)
         except errors.StokerError as exc:
@@ -304,7 +271,7 @@ class NestedResource(GroupDriver):
         info = dict(child.nested_info or {})
         info.update(traversal=traversal_id, is_update=True, facade=facade(rdef))
         child.nested_info = info
-        _port().update(self.st, child, template, params, files, env, info, restore=restore)
+        port().update(self.st, child, template, params, files, env, info, restore=restore)
 
     def check_update_complete(self, handle: Any) -> bool:
         if isinstance(handle, dict) and "batches" in handle:
