@@ -3,7 +3,6 @@ body's ``environment`` and by name in ``environment_files`` — so its ``event_s
 listed (and every event delivered) twice."""
 from __future__ import annotations
 
-import types
 from typing import Any
 
 from heatclient.common import template_utils
@@ -26,19 +25,19 @@ def _heatclient_fields(tmp_path: Any) -> dict[str, Any]:
     return {"files": files, "environment": env, "environment_files": tracker}
 
 
-class _Inbox:
-    """Stands in for the sinks' queue: events are counted, never delivered."""
+class _Courier:
+    """Stands in for a sink's courier: events are kept, never delivered."""
 
     def __init__(self) -> None:
         self.items: list[Any] = []
 
-    def put_nowait(self, item: Any) -> None:
+    def put(self, item: Any) -> None:
         self.items.append(item)
 
 
 def test_heatclient_e_gives_one_sink_in_the_stored_environment(client, tmp_path, monkeypatch):
-    monkeypatch.setattr(event_sinks, "_inbox", _Inbox())
-    monkeypatch.setattr(event_sinks, "_router", types.SimpleNamespace(is_alive=lambda: True))
+    kept = _Courier()
+    monkeypatch.setattr(event_sinks, "courier", lambda sink: kept)
     fields = _heatclient_fields(tmp_path)
     assert fields["environment"]["event_sinks"] == [SINK] and fields["environment_files"]
     resp = client.post("/v1/admin/stacks", json={"stack_name": "sinks", "template": T, **fields})
@@ -50,6 +49,9 @@ def test_heatclient_e_gives_one_sink_in_the_stored_environment(client, tmp_path,
     stack_id = resp.get_json()["stack"]["id"]
     assert [sink.key for sink in event_sinks.stack_sinks(stack_id)] == [
         ("zaqar-queue", "admin", "q1")]
+    ids = [body["id"] for body in kept.items]     # the one sink got each event once
+    assert ids and len(ids) == len(set(ids))
+    assert {body["payload"]["stack_id"] for body in kept.items} == {stack_id}
 
 
 def test_two_files_with_different_sinks_keep_both_in_order():
