@@ -33,21 +33,18 @@ environment by the thread that wrote the event, cached per stack for :data:`SINK
 from __future__ import annotations
 
 import datetime as dt
-import ipaddress
 import logging
 import queue
-import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-import requests
 from sqlalchemy import select
 
 from app import auth, config
+from app.clients import webhook
 from app.convergence import events
 from app.models import RawTemplate, Stack, read_session
 
@@ -121,38 +118,16 @@ class Webhook:
         return ("webhook", self.url)
 
     def consume(self, event: dict[str, Any]) -> None:
-        """:raises requests.RequestException: no answer, or not a 2xx one."""
-        resp = requests.post(self.url, json=event, headers=dict(self.headers), timeout=self.timeout,
-                             allow_redirects=False)  # a redirect could lead past the URL check
-        resp.raise_for_status()
+        """POST to the address checked at this delivery (:func:`app.clients.webhook.post_json`:
+        no DNS rebinding, no redirect).
+
+        :raises app.clients.webhook.WebhookRefused: a non-global address (permanent);
+            anything else: no answer, or not a 2xx one (the courier retries)."""
+        webhook.post_json(self.url, event, dict(self.headers), self.timeout,
+                          config.get().event_sink_private_addresses)
 
 
 Sink = ZaqarQueue | Webhook
-
-
-def check_webhook_url(url: str) -> None:
-    """A webhook sink must be an http(s) URL whose host resolves only to global addresses:
-    a template author may not make the server POST to its own loopback services (Flower, the
-    sandbox's control API), link-local metadata or a private network. An operator allows
-    private addresses with ``STOKER_EVENT_SINK_PRIVATE_ADDRESSES=true``.
-
-    :raises SinkError: another scheme, no host, a host that does not resolve, or a non-global
-        address (without the setting).
-    """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SinkError(f"a webhook event sink needs an http(s) URL, not {url!r}")
-    if config.get().event_sink_private_addresses:
-        return
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
-        raise SinkError(f"the webhook host {parts.hostname!r} does not resolve: {exc}") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if not address.is_global:
-            raise SinkError(f"the webhook host {parts.hostname!r} is a non-global address "
-                            f"({address}); STOKER_EVENT_SINK_PRIVATE_ADDRESSES allows it")
 
 
 def build(spec: Mapping[str, Any], project: Project | None = None) -> Sink:
@@ -171,7 +146,10 @@ def build(spec: Mapping[str, Any], project: Project | None = None) -> Sink:
     if kind == "webhook":
         if not spec.get("url"):
             raise SinkError("a webhook event sink needs a url")
-        check_webhook_url(str(spec["url"]))
+        try:  # what is known without DNS; the addresses are checked at each delivery
+            webhook.check_url(str(spec["url"]), config.get().event_sink_private_addresses)
+        except webhook.WebhookRefused as exc:
+            raise SinkError(str(exc)) from None
         headers = tuple((str(k), str(v)) for k, v in dict(spec.get("headers") or {}).items())
         return Webhook(str(spec["url"]), headers, timeout=float(spec.get("timeout", 10.0)), **retry)
     raise SinkError(f"unknown event sink type {kind!r} (zaqar-queue or webhook)")
@@ -216,7 +194,7 @@ class Courier:
                 self.delivered += 1
                 return
             except Exception as exc:
-                if attempt == self.sink.retries:
+                if attempt == self.sink.retries or isinstance(exc, webhook.WebhookRefused):
                     self.dropped += 1
                     log.warning("event sink %s: dropped event %s after %d attempts: %s",
                                 self.sink.key, event.get("id"), attempt + 1, exc)
