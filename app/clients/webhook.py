@@ -81,7 +81,7 @@ def post_json(url: str, body: Any, headers: dict[str, str], timeout: float,
     :raises OSError: no such name; ``urllib3.exceptions.HTTPError``: no connection, timeout, TLS.
     """
     import urllib3
-    from requests import certs
+    from requests.utils import DEFAULT_CA_BUNDLE_PATH
 
     check_url(url, allow_private)
     parts = urlsplit(url)
@@ -98,7 +98,7 @@ def post_json(url: str, body: Any, headers: dict[str, str], timeout: float,
     if https:
         pool = urllib3.HTTPSConnectionPool(
             address, port, timeout=timeout, retries=False, server_hostname=host,
-            assert_hostname=host, cert_reqs="CERT_REQUIRED", ca_certs=certs.where())
+            assert_hostname=host, cert_reqs="CERT_REQUIRED", ca_certs=DEFAULT_CA_BUNDLE_PATH)
     else:
         pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
