@@ -72,8 +72,10 @@ def resolve(host: str, port: int, allow_private: bool) -> str:
 
 
 def post_json(url: str, body: Any, headers: dict[str, str], timeout: float,
-              allow_private: bool) -> int:
-    """POST ``body`` as JSON to ``url``, connected to the address :func:`resolve` checked.
+              allow_private: bool, ca_certs: str | None = None) -> int:
+    """POST ``body`` as JSON to ``url``, connected to the address :func:`resolve` checked; for
+    https, the server's certificate must be valid for the URL's host (``ca_certs``: a CA bundle
+    file, default requests' bundle).
 
     :returns: the 2xx status.
     :raises WebhookRefused: see :func:`check_url` and :func:`resolve`.
@@ -98,7 +100,7 @@ def post_json(url: str, body: Any, headers: dict[str, str], timeout: float,
     if https:
         pool = urllib3.HTTPSConnectionPool(
             address, port, timeout=timeout, retries=False, server_hostname=host,
-            assert_hostname=host, cert_reqs="CERT_REQUIRED", ca_certs=DEFAULT_CA_BUNDLE_PATH)
+            assert_hostname=host, cert_reqs="CERT_REQUIRED", ca_certs=ca_certs or DEFAULT_CA_BUNDLE_PATH)
     else:
         pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

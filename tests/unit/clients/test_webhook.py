@@ -123,3 +123,55 @@ def test_a_courier_drops_a_refused_delivery_at_once(hook: Hook, dns: dict, monke
         time.sleep(0.01)
     assert (courier.attempts, courier.dropped, courier.delivered) == (1, 1, 0)
     assert hook.posts == []
+
+
+def _certificate(tmp_path: Any, name: str) -> tuple[str, str]:
+    """A self-signed certificate for ``name`` (its own CA): (cert file, key file)."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file)
+
+
+def test_https_checks_the_certificate_against_the_urls_host(tmp_path: Any, dns: dict):
+    """Connected to the checked address, the TLS handshake still names the URL's host (SNI)
+    and the certificate must be valid for it."""
+    import ssl
+    cert, key = _certificate(tmp_path, "hook.invalid")
+    h = Hook()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    h.server.socket = context.wrap_socket(h.server.socket, server_side=True)
+    dns["table"]["hook.invalid"] = "127.0.0.1"
+    dns["table"]["other.invalid"] = "127.0.0.1"
+    try:
+        assert webhook.post_json(f"https://hook.invalid:{h.port}/x", {"id": "tls"}, {}, 5,
+                                 allow_private=True, ca_certs=cert) == 200
+        assert [b for _, b in h.posts] == [{"id": "tls"}]
+        import urllib3
+        with pytest.raises(urllib3.exceptions.HTTPError):  # the certificate names another host
+            webhook.post_json(f"https://other.invalid:{h.port}/x", {}, {}, 5,
+                              allow_private=True, ca_certs=cert)
+        with pytest.raises(urllib3.exceptions.HTTPError):  # not signed by a CA in the bundle
+            webhook.post_json(f"https://hook.invalid:{h.port}/x", {}, {}, 5, allow_private=True)
+        assert len(h.posts) == 1
+    finally:
+        h.close()
