@@ -68,6 +68,9 @@ Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load averag
   N=500 (2,002 resources), threads x 16: 92.04 / 62.79 / 79.66 s, ratios 9.45/10.28/10.40,
   CPU 26/21/20 (67) ms per resource, peak RSS 157 MB; the sandbox empty after the delete.
   (The "after" rows at N=200 predate the per-process schema cache; the N=500 run has it.)
+  N=500 again after issue 18's JSON status reads (session 9, a host about 2x slower, a test run
+  sharing its 2 cores during the create): 184.46 / 123.87 / 80.75 s, ratios 19.28/18.68/10.50,
+  CPU 30/26/16 (72) ms per resource, peak RSS 215 MB; the sandbox empty after the delete.
 
 Issue 18, CPU per cloud resource (pg, 2 workers x 16 threads, N=200, --ideal-runs 1; load
 average 4-9 from other benchmarks meanwhile, so wall times are noisy; CPU ms/res c/u/d (sum)):
