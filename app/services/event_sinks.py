@@ -265,9 +265,8 @@ def publish(row: Mapping[str, Any]) -> None:
     delivery (a courier with :data:`QUEUE_LIMIT` events already waiting drops it, logged).
 
     Runs on the thread that wrote the event, after its commit: a stack whose sinks are cached
-    (:data:`SINKS_TTL`) costs a dict lookup, one that is not costs one read of its environment.
-    Handing each event to a router thread instead cost a thread switch per event, most of them
-    for stacks without sinks, where the engine writes events by the thousand."""
+    (:data:`SINKS_TTL`) costs a dict lookup, one that is not costs one read of its environment
+    (no router thread: a hand-off per event, most of them for stacks without any sink)."""
     try:
         stack_id = str(row["stack_id"])
         if _known_without_sinks(stack_id):
