@@ -319,13 +319,9 @@ def service(world: World) -> Any:
     server.server_close()
 
 
-def test_a_deleted_trust_fails_a_raw_request_with_the_trusts_name(api, world, ks_settings,
-                                                                   service):
-    """A trust deleted after its session took a token: Keystone revokes that token, the next
-    request answers 401 and the session re-authenticates once, which Keystone refuses. That must
-    surface as the trust's own error, also for raw REST calls (keystoneauth's ``raise_exc``)."""
-    from keystoneauth1 import exceptions as ksa_exc
-
+def _session_of_a_deleted_trust(api, world, ks_settings) -> tuple[str, Any]:
+    """A new stack's trust id and a trust-scoped session that took a token before the trust
+    was deleted."""
     from app.auth import crypto
     from app.clients import trust_session
     stack = create(api, world)
@@ -333,6 +329,16 @@ def test_a_deleted_trust_fails_a_raw_request_with_the_trusts_name(api, world, ks
     sess = trust_session(ks_settings, trust_id)
     sess.get_token()
     world.admin().trusts.delete(trust_id)
+    return trust_id, sess
+
+
+def test_a_deleted_trust_fails_a_raw_request_with_the_trusts_name(api, world, ks_settings,
+                                                                   service):
+    """A trust deleted after its session took a token: Keystone revokes that token, the next
+    request answers 401 and the session re-authenticates once, which Keystone refuses. That must
+    surface as the trust's own error, also for raw REST calls (keystoneauth's ``raise_exc``)."""
+    from keystoneauth1 import exceptions as ksa_exc
+    trust_id, sess = _session_of_a_deleted_trust(api, world, ks_settings)
     with pytest.raises(ksa_exc.Unauthorized, match=f"trust {trust_id} is not valid"):
         sess.get(service)
 
@@ -345,14 +351,7 @@ def test_a_deleted_trust_is_named_to_every_thread_that_held_its_token(api, world
     not retry). That thread must still report the trust, not a bare 401 ("requires
     authentication") — the message a stack delete showed in CI."""
     from keystoneauth1 import exceptions as ksa_exc
-
-    from app.auth import crypto
-    from app.clients import trust_session
-    stack = create(api, world)
-    trust_id = crypto.decrypt(ks_settings.auth_encryption_key, _stored_trust(stack["id"]).trust_id)
-    sess = trust_session(ks_settings, trust_id)
-    sess.get_token()
-    world.admin().trusts.delete(trust_id)
+    trust_id, sess = _session_of_a_deleted_trust(api, world, ks_settings)
     plugin, calls = sess.auth, []
     original = plugin.invalidate
 
