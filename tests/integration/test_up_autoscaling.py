@@ -153,8 +153,11 @@ def test_a_cloudwatch_alarm_on_a_policys_reference_scales_an_aws_group(home: Pat
         high = requests.put(metrics, json={"metric": "cpu_util", "value": 95}, timeout=30)
         assert [a["state"] for a in high.json()["alarms"]] == ["alarm"]
         _until("2 instances", lambda: size() == 2)
-        sent = requests.get(f"http://127.0.0.1:{sandbox_port}/sandbox/notifications",
-                            timeout=30).json()["notifications"]
+        # the sandbox records a notification once its answer is back, which can come after the
+        # group it started has already grown (the signal's reply and the resize race)
+        notified = f"http://127.0.0.1:{sandbox_port}/sandbox/notifications"
+        sent = _until("the notification's answer", lambda: (
+            n := requests.get(notified, timeout=30).json()["notifications"]) and n)
         assert [(n["url"].split("?")[0].split("/v1/")[1][:6], n["status"]) for n in sent] == \
             [("signal", 200)]
         heat.stacks.delete(sid)
