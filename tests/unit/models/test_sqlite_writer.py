@@ -1,8 +1,15 @@
-"""SQLite's one writer: the threads of a process take it in turn through a reentrant mutex
-(:data:`app.models.base._writer`) instead of sleeping in SQLite's busy handler."""
+"""SQLite's one writer: the threads of a process take it in turn through a reentrant mutex, and
+the processes through an flock of a lock file (:data:`app.models.base._writer`), instead of
+sleeping in SQLite's busy handler."""
 from __future__ import annotations
 
+import fcntl
+import multiprocessing
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -60,3 +67,65 @@ def test_a_failed_transaction_gives_the_writer_back(db):
     t.start()
     t.join(10)
     assert done == [True]
+
+
+def _insert_in_another_process(url: str) -> subprocess.Popen[str]:
+    code = ("import sys; from sqlalchemy import text; from app.models import base; base.init(sys.argv[1])\n"
+            "with base.session() as s:\n"
+            "    s.execute(text('INSERT INTO t VALUES (9)'))\n"
+            "    print(s.execute(text('SELECT count(*) FROM t')).scalar())\n")
+    return subprocess.Popen([sys.executable, "-c", code, url], stdout=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[3])
+
+
+def test_another_process_queues_on_the_writer_lock_file_then_sees_the_rows(db):
+    """The processes sharing a database file take its write lock in turn through an flock of
+    ``<database>-writer.lock``, held for exactly the transaction."""
+    url = db.database_url
+    lock_file = url.split("///", 1)[1] + "-writer.lock"
+    with base.session() as s:
+        s.execute(text("CREATE TABLE t (n INTEGER)"))
+
+    def free() -> bool:
+        fd = os.open(lock_file, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)   # closing drops a lock this probe took
+
+    assert free()
+    with base.session() as s:
+        s.execute(text("INSERT INTO t VALUES (1)"))
+        assert not free()           # held while the transaction is open
+        child = _insert_in_another_process(url)
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(1.0)         # queued behind this transaction
+    out, _ = child.communicate(timeout=30)
+    assert child.returncode == 0 and out.split() == ["2"]
+    assert free()
+
+
+def test_a_forked_child_takes_the_writer_lock_on_a_descriptor_of_its_own(db):
+    """An inherited descriptor would share the parent's flock: a child re-attaches on its
+    first use of the engine (``get_engine`` re-initialises per process)."""
+    ctx = multiprocessing.get_context("fork")
+    answer = ctx.Queue()
+
+    def child() -> None:
+        base.get_engine()
+        fd = base._writer._fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            answer.put("took it")
+        except BlockingIOError:
+            answer.put("blocked")
+
+    with base.session():
+        proc = ctx.Process(target=child)
+        proc.start()
+        got = answer.get(timeout=30)
+        proc.join(30)
+    assert got == "blocked"
