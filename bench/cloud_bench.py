@@ -51,6 +51,9 @@ the two worker processes are CPU-bound (about 150 % of the 2 cores between them)
 
 The table also gives the workers' CPU (user + system seconds of each worker's process tree, from
 /proc, per resource and per phase, and their sum) and the largest peak RSS (VmHWM) of a worker.
+"sandbox CPU %" is the sandbox process's CPU time over each phase's wall time: near 100 % the
+sandbox itself (one Python process) would be the bottleneck, not the engine. A gevent x 100 run
+at N=200 (session 10, a CI run beside it) read 27/18/18 %.
 ``--pool gevent`` runs greenlet workers (Celery monkey-patches; psycopg, redis-py and requests
 cooperate). ``STOKER_PROFILE_DIR=dir`` makes every worker write its CPU profile there
 (:mod:`app.tasks.profiling`; ``python -m pstats dir/worker-<pid>.prof``).
@@ -357,15 +360,17 @@ def run(a: argparse.Namespace) -> list[dict[str, Any]]:
                 fleet.wait_ready(celery_app, a.workers)
                 ideals = [measure(ctx, sandbox, 1, f"ideal{c}r{i}") for i in range(a.ideal_runs)]
                 ideal = tuple(min(x[k] for x in ideals) for k in range(3))
-                marks: list[Any] = [lambda pids=pids: cpu_seconds(pids)]
+                marks: list[Any] = [lambda pids=pids: (cpu_seconds(pids),
+                                                       cpu_seconds([sandbox.proc.pid]))]
                 got = measure(ctx, sandbox, a.n, f"n{a.n}c{c}", marks)
                 rss = max(peak_rss_mb(p) for p in pids)
             finally:
                 fleet.stop()
             m = marks[1:]      # create start, create end = update start, update end, delete start, end
-            cpu = (m[1] - m[0], m[2] - m[1], m[4] - m[3])
+            cpu, cloud = ((m[1][k] - m[0][k], m[2][k] - m[1][k], m[4][k] - m[3][k]) for k in (0, 1))
             rows.append({"n": a.n, "workers": a.workers, "threads": c, "got": got, "ideal": ideal,
-                         "cpu": cpu, "rss": rss, "resources": len(template(a.n)["resources"])})
+                         "cpu": cpu, "sandbox_cpu": cloud, "rss": rss,
+                         "resources": len(template(a.n)["resources"])})
             print_row(rows[-1], a, flush=True)
     finally:
         sandbox.stop()
@@ -378,7 +383,8 @@ def run(a: argparse.Namespace) -> list[dict[str, Any]]:
 
 HEAD = (f"{'N':>4} {'workers x threads':>17} {'create s':>9} {'update s':>9} {'delete s':>9} "
         f"{'ideal c':>8} {'ideal u':>8} {'ideal d':>8} {'c/ideal':>8} {'u/ideal':>8} {'d/ideal':>8} "
-        f"{'thread bound c/u/d s':>21} {'CPU ms/res c/u/d (sum)':>24} {'peak RSS MB':>11}")
+        f"{'thread bound c/u/d s':>21} {'CPU ms/res c/u/d (sum)':>24} {'peak RSS MB':>11} "
+        f"{'sandbox CPU % c/u/d':>20}")
 
 
 def thread_bound(a: argparse.Namespace, threads: int) -> tuple[float, ...]:
@@ -395,9 +401,11 @@ def print_row(r: dict[str, Any], a: argparse.Namespace, flush: bool = False) -> 
     wt = f"{r['workers']} x {r['threads']}"
     per = [1000 * c / r["resources"] for c in r["cpu"]]
     cpu = "/".join(f"{x:.0f}" for x in per) + f" ({sum(per):.0f})"
+    # the sandbox's busy share of each phase's wall time: near 100 % it is the bottleneck
+    cloud = "/".join(f"{100 * c / t:.0f}" for c, t in zip(r["sandbox_cpu"], r["got"]))
     print(f"{r['n']:>4} {wt:>17} {tc:9.2f} {tu:9.2f} {td:9.2f} {ic:8.2f} {iu:8.2f} {id_:8.2f} "
-          f"{tc / ic:8.2f} {tu / iu:8.2f} {td / id_:8.2f} {bound:>21} {cpu:>24} {r['rss']:11.0f}",
-          flush=flush)
+          f"{tc / ic:8.2f} {tu / iu:8.2f} {td / id_:8.2f} {bound:>21} {cpu:>24} {r['rss']:11.0f} "
+          f"{cloud:>20}", flush=flush)
 
 
 def main() -> None:
