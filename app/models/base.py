@@ -89,7 +89,7 @@ def init(url: str) -> Engine:
             _read_engine.dispose(close=_engine_pid == os.getpid())
     _engine = make_engine(url)
     _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") else _engine
-    path = url.split("///", 1)[-1] if url.startswith("sqlite") else ""
+    path = _engine.url.database if _engine.dialect.name == "sqlite" else None
     _writer.attach(os.path.abspath(path) if path and path != ":memory:" else None)
     _engine_pid = os.getpid()
     _factory = sessionmaker(_engine, expire_on_commit=False)
@@ -143,7 +143,7 @@ class _Writer:
     in SQLite's busy handler: that handler sleeps 1 to 100 ms between tries, so the write lock
     sits idle after its holder commits, and a process whose threads hand it to each other keeps
     the other processes out (their CPUs idle; CERN's shape in ``bench/engine_bench.py`` took
-    twice as long). A waiter in ``flock`` is woken as the holder lets go; the kernel drops the
+    about 1.2x as long, paired runs). A waiter in ``flock`` is woken as the holder lets go; the kernel drops the
     lock of a process that dies. Reentrant (an inline dispatcher's step runs inside the
     transaction that enqueued it): the file lock is taken by the outermost acquisition and
     dropped by the outermost release. Without a lock file (``:memory:``, a directory it cannot
