@@ -23,10 +23,18 @@ result_backend = _settings.result_backend        # STOKER_RESULT_BACKEND (defaul
 broker_connection_retry_on_startup = True
 # Redis: a task not acknowledged within visibility_timeout seconds (its worker died) is given to
 # another worker; dead workers' tasks are looked for every unacked_restore_interval seconds.
+# max_connections: Redis connections a channel may open at once (kombu's default, 10). Under the
+# gevent pool every greenlet acknowledges its own message and publishes its successors, so 100
+# greenlets past 10 connections failed their acks with "MaxConnectionsError: Too many
+# connections" (the message then waited a visibility timeout to be redelivered): one a worker
+# thread or greenlet, and a few for the consumer and heartbeats.
 broker_transport_options = {
     "visibility_timeout": _settings.visibility_timeout,        # STOKER_VISIBILITY_TIMEOUT
     "unacked_restore_interval": _settings.restore_interval,    # STOKER_RESTORE_INTERVAL
+    "max_connections": _settings.worker_concurrency + 10,       # STOKER_WORKER_CONCURRENCY
 }
+# Producers (connections that publish) a process keeps; one a thread or greenlet, as above.
+broker_pool_limit = _settings.worker_concurrency + 10
 
 # ---- delivery: every engine task is idempotent, so it is acknowledged only when it is done -----
 task_acks_late = True
@@ -46,12 +54,13 @@ task_time_limit = 360
 # ---- the pool: `--pool` on the worker's command line, never a setting here (Celery must
 # monkey-patch gevent before anything is imported). `stoker up`, `stoker worker` and the Procfile
 # pass STOKER_WORKER_POOL (default "threads") and STOKER_WORKER_CONCURRENCY (default 16).
-# Measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers): gevent
-# with 100-250 greenlets and threads with 100 both exhaust the database pool (10 + 20
-# connections a worker) queueing on the stack's pending-count row, whose lock every finishing
-# resource takes; steps then fail with QueuePool timeouts (retried, but a failed lock release
-# leaves the resource locked). 32 threads create and delete faster than 16 but update slower
-# and touch the pool's limit on a loaded machine: 16 threads stay the default.
+# Measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers, pg):
+# threads x 16 create/update/delete 40.0/23.7/32.6 s (4.5/3.8/4.3x the one-server ideal), bound
+# by threads; gevent x 100 17.6/19.3/16.5 s (2.0/3.0/2.2x), bound by the 2 cores' CPU (21-26 ms
+# of worker CPU a resource). Before the stack's pending count left the finishing node's
+# transaction (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock
+# (delete 43 s) and ran out of database connections. Threads stay the default: the embedded
+# default's SQLite writer queues processes on an flock, which blocks a whole gevent process.
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
 # STOKER_TASK_EVENTS=1 turns both on (`stoker up --flower` does). Off, a running Flower still
