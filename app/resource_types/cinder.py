@@ -234,9 +234,22 @@ class VolumeAttachment(CloudResource):
             attrs["device"] = self.properties[self.device_prop]
         # Nova's REST call as the SDK's create_volume_attachment makes it, without the SDK's
         # extra GET and server object to check the order of the server and volume arguments
-        body = self.cloud().request("compute", "POST", f"/servers/{server}/os-volume_attachments",
-                                    json={"volumeAttachment": attrs}) or {}
+        try:
+            body = self.cloud().request("compute", "POST",
+                                        f"/servers/{server}/os-volume_attachments",
+                                        json={"volumeAttachment": attrs}) or {}
+        except errors.CloudError as exc:
+            if exc.status != 400 or not self._attached(server, volume):
+                raise
+            body = {}  # an earlier attempt of this step attached it (its result was not saved)
         self.resource_id = (body.get("volumeAttachment") or {}).get("id") or volume
+
+    def _attached(self, server: str, volume: str) -> bool:
+        """Whether ``volume`` is attached to ``server`` already (Cinder's ``attachments``): a
+        redelivered or retried create adopts it (DESIGN invariant 1) instead of failing with
+        Nova's 400 "status must be 'available'"."""
+        found = read_volume(self.cloud(), volume)
+        return any(str(a.get("server_id")) == server for a in found.get("attachments") or [])
 
     def check_create_complete(self, handle: Any) -> bool:
         """Heat's ``check_attach_volume_complete``: the volume ``in-use``."""

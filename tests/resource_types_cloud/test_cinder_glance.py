@@ -47,6 +47,27 @@ def test_volume_life_cycle_and_attachment(driver: Any, server: Any) -> None:
     driver.delete(att)   # already gone
 
 
+def test_an_attachment_created_again_adopts_its_earlier_attempt(driver: Any, server: Any) -> None:
+    """A step retried after its attach went through but before its result was saved (a
+    redelivery, DESIGN invariant 1) adopts the attachment instead of failing on Nova's 400."""
+    vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1})
+    props = {"instance_uuid": server.resource_id, "volume_id": vol.resource_id}
+    first = driver.create("OS::Cinder::VolumeAttachment", "att", props)
+    again = driver.create("OS::Cinder::VolumeAttachment", "att", props)   # nothing saved of the first
+    assert again.resource_id == first.resource_id
+    assert len(driver.again(vol).resolve_attribute("attachments_list")) == 1
+    other = driver.create("OS::Nova::Server", "srv2", {
+        "image": "cirros", "flavor": "m1.tiny",
+        "networks": [{"network": server.properties["networks"][0]["network"]}]})
+    with pytest.raises(errors.CloudError) as info:   # in use by another server: Nova's 400 stays
+        driver.create("OS::Cinder::VolumeAttachment", "att2",
+                      {"instance_uuid": other.resource_id, "volume_id": vol.resource_id})
+    assert info.value.status == 400 and "status must be 'available'" in info.value.message
+    driver.delete(again)
+    driver.delete(other)
+    driver.delete(vol)
+
+
 def test_volume_from_image_and_error(driver: Any, faults: Any) -> None:
     vol = driver.create("OS::Cinder::Volume", "vol", {"size": 1, "image": "cirros"})
     # passed on as Cinder gives it (real Cinder: the text "true"; the sandbox: a boolean)
