@@ -338,6 +338,22 @@ def drop_database(url: str) -> None:
         c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def fleet_size(env_vars: dict[str, str], workers: int, threads: int, pool: str) -> None:
+    """Tell this (the API's) process and the workers the fleet's size, as ``stoker up`` does:
+    the dispatcher splits a fan-out into batched messages by ``workers x threads``
+    (:func:`app.convergence.dispatch.batches`), and a batch runs its steps one after another,
+    so a fleet larger than the settings say would get its cloud calls in series."""
+    from app import config
+    from app.convergence import dispatch
+    from app.tasks import celery_app
+    from app.tasks.dispatcher import CeleryDispatcher
+    env_vars.update(STOKER_WORKERS=str(workers), STOKER_WORKER_CONCURRENCY=str(threads),
+                    STOKER_WORKER_POOL=pool)
+    os.environ.update(env_vars)
+    config.set_current(config.load())
+    dispatch.set_dispatcher(CeleryDispatcher(celery_app))
+
+
 def run(a: argparse.Namespace) -> list[dict[str, Any]]:
     tmp = Path(tempfile.mkdtemp(prefix="stoker-cloud-bench-"))
     env_vars, redis_server = setup(a.mode, tmp)
@@ -354,6 +370,7 @@ def run(a: argparse.Namespace) -> list[dict[str, Any]]:
         for c in a.concurrency:
             log_dir = tmp / f"c{c}"
             log_dir.mkdir()
+            fleet_size(env_vars, a.workers, c, a.pool)
             fleet = Fleet(dict(os.environ, **env_vars), a.workers, c, log_dir, pool=a.pool)
             pids = [p.pid for p in fleet.procs]
             try:
