@@ -34,7 +34,7 @@ from app.convergence.rows import ResourceRow, StepStack, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
 from app.engine.states import Action, Status
-from app.models import Resource, Stack, after_commit, session, utcnow
+from app.models import Resource, Stack, after_commit, autocommit, concurrent_writers, session, utcnow
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -217,15 +217,18 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     if len(done) > 1:
         try:
             prepared = [(n, _prepare(n, o)) for n, o in done]
+            later = concurrent_writers()
             with session() as s:
                 ended, ready = _write_finished(s, prepared)
                 events.add_events(s, [e for _, f in prepared for e in f.events])
                 if ready:
                     _enqueue_after_commit(s, done[0][0].stack.id, done[0][0].traversal_id,
                                           ready)
-                if ended:
-                    _count(s, done[0][0], ended)
-            done = []
+                if ended and not later:
+                    _count(s, done[0][0], len(ended))
+            first, done = done[0][0], []
+            if ended and later:
+                count_committed(first, ended)
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(done))
@@ -241,6 +244,7 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
 
 def _done(node: Node, d: Done) -> None:
     prepared = _prepare(node, d)
+    later = concurrent_writers()
     with session() as s:
         ended, ready = _write_finished(s, [(node, prepared)])
         events.add_events(s, prepared.events)
@@ -248,7 +252,22 @@ def _done(node: Node, d: Done) -> None:
             return
         if ready:
             _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
-        _count(s, node, ended)
+        if not later:
+            _count(s, node, len(ended))
+    if later:
+        count_committed(node, ended)
+
+
+def count_committed(node: Node, ended: list[NodeKey]) -> None:
+    """Subtract nodes of ``node``'s traversal that finished in a committed transaction from the
+    stack-level sync point, and finish the traversal if none is left
+    (:func:`syncpoints.count_finished`: PostgreSQL, one autocommit statement, after the
+    session gave its connection back). A node counted already counts nothing."""
+    with autocommit() as conn:
+        zero = syncpoints.count_finished(conn, node.stack.id, node.traversal_id, ended)
+    if zero:
+        with session() as s:
+            traversal.finish(s, node.stack.id, node.traversal_id, node.loaded)
 
 
 @dataclass
@@ -293,25 +312,25 @@ def _prepare(node: Node, d: Done) -> _Finished:
 
 
 def _write_finished(s: Session, prepared: list[tuple[Node, _Finished]]
-                    ) -> tuple[int, list[NodeKey]]:
+                    ) -> tuple[list[NodeKey], list[NodeKey]]:
     """Write finished nodes of one traversal in ``s`` (their events are the caller's to add):
     their DONE states in one statement, their rows in one ``executemany`` per shape, their
     successors' sync points. A node that had already ended (a redelivery) only has its lock
     released: nothing is counted and its events are dropped.
 
-    :returns: how many nodes ended, and the successors that became ready."""
+    :returns: the nodes that ended, and the successors that became ready."""
     moved = syncpoints.mark_done_many(s, prepared[0][0].traversal_id,
                                       [n.key for n, _ in prepared])
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     ready: list[NodeKey] = []
-    ended = 0
+    ended: list[NodeKey] = []
     for node, f in prepared:
         r, is_update = node.resource, node.is_update
         if node.key not in moved:
             traversal.release_lock(s, r.id)
             f.events.clear()
             continue
-        ended += 1
+        ended.append(node.key)
         rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
         key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
         ready.extend((sid, upd) for sid, upd in _successors(node)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, false, func, insert, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -184,3 +184,45 @@ def decrement(s: Session, stack_id: str, traversal_id: str, ended: int) -> int |
 _DECREMENT = (update(ST).where(Stack.id == bindparam("sid"), Stack.current_traversal == bindparam("tid"))
               .values(pending_nodes=ST.c.pending_nodes - bindparam("n"))
               .returning(ST.c.pending_nodes))
+
+
+#: Count finished nodes of one traversal and direction: mark the DONE ones not yet counted and
+#: subtract them from the stack's ``pending_nodes``, in one statement (PostgreSQL's
+#: data-modifying WITH), so that the stack row stays locked only while the server runs it.
+#: Nothing left to count: no row is returned and the stack row is not touched.
+_MOVED = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
+                           SyncPoint.is_update == bindparam("upd"),
+                           SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
+                           SyncPoint.state == DONE, SyncPoint.counted == false())
+          .values(counted=true()).returning(SyncPoint.entity_id).cte("moved"))
+_MOVED_COUNT = select(func.count()).select_from(_MOVED).scalar_subquery()
+_COUNT_FINISHED = (update(ST).where(Stack.id == bindparam("sid"),
+                                    Stack.current_traversal == bindparam("tid"),
+                                    _MOVED_COUNT > 0)
+                   .values(pending_nodes=ST.c.pending_nodes - _MOVED_COUNT)
+                   .returning(ST.c.pending_nodes))
+
+
+def count_finished(conn: Any, stack_id: str, traversal_id: str,
+                   nodes: Iterable[tuple[int, bool]]) -> bool:
+    """Subtract finished nodes ``(entity_id, is_update)`` from the stack-level sync point after
+    their own transaction committed, each once (``sync_point.counted``): how PostgreSQL keeps
+    the stack row, which every finishing node of the stack updates, from being a queue. In
+    :func:`decrement`'s way the row stays locked from the UPDATE to the COMMIT, so under a
+    busy worker every other finishing node waits out its client's round trips; here ``conn``
+    is an autocommit connection (:func:`app.models.autocommit`) and the lock lasts one
+    statement. Idempotent: a redelivered step counts nothing twice (only DONE nodes not yet
+    counted are), so a crash between the node's commit and this statement is repaired by the
+    redelivery (:func:`app.convergence.check.check_resource`).
+
+    :returns: whether this call brought the traversal's count to zero (its caller finishes
+        the traversal; exactly one call does, the row lock orders them)."""
+    by_kind: dict[bool, list[int]] = {}
+    for rid, upd in nodes:
+        by_kind.setdefault(upd, []).append(rid)
+    zero = False
+    for upd, rids in by_kind.items():
+        left = conn.execute(_COUNT_FINISHED, {"sid": stack_id, "tid": traversal_id, "upd": upd,
+                                              "rids": rids}).scalar()
+        zero = zero or (left is not None and int(left) == 0)
+    return zero

@@ -1,5 +1,15 @@
 """SQLAlchemy models and queries; Alembic migrations live in ``app/models/migrations``."""
-from app.models.base import Base, after_commit, get_engine, init, read_session, session, utcnow
+from app.models.base import (
+    Base,
+    after_commit,
+    autocommit,
+    concurrent_writers,
+    get_engine,
+    init,
+    read_session,
+    session,
+    utcnow,
+)
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
@@ -28,6 +38,8 @@ __all__ = [
                                "UserCreds",
                                "WorkerHeartbeat",
                                "after_commit",
+                               "autocommit",
+                               "concurrent_writers",
                                "get_engine",
                                "init",
                                "new_id",

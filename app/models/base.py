@@ -110,6 +110,21 @@ def get_engine() -> Engine:
     return _engine
 
 
+def concurrent_writers() -> bool:
+    """Whether transactions write side by side (PostgreSQL), so a row that many of them update
+    is a queue: its lock is held from the statement to the commit, across client round trips.
+    False on SQLite, whose one writer runs transactions one at a time anyway."""
+    return get_engine().dialect.name != "sqlite"
+
+
+@contextlib.contextmanager
+def autocommit() -> Iterator[Any]:
+    """A connection whose every statement commits on its own (a row lock it takes is held only
+    while the server runs the statement, not until a client's COMMIT arrives)."""
+    with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        yield conn
+
+
 def after_commit(s: Session, fn: Callable[[], Any]) -> None:
     """Run ``fn`` once ``s``'s transaction has committed (never if it rolls back): how services
     enqueue work only after the state it depends on is visible to workers."""
@@ -127,6 +142,9 @@ def _give_back_writer(s: Session) -> None:
 def _run_after_commit(s: Session) -> None:
     _give_back_writer(s)
     todo = s.info.pop("after_commit", [])
+    if s.info.get("deferred"):  # a session() of ours: run once its connection is back
+        s.info.setdefault("committed", []).extend(todo)
+        return
     for fn in todo:
         fn()
 
@@ -203,18 +221,25 @@ WRITER_QUEUE_TIMEOUT = 30.0
 
 @contextlib.contextmanager
 def session() -> Iterator[Session]:
-    """A transaction: commits on success, rolls back on error. On SQLite, the threads of a
-    process take the write lock in turn (:data:`_writer`)."""
+    """A transaction: commits on success, rolls back on error; then the work given to
+    :func:`after_commit` runs, with the session closed. On SQLite, the threads of a process
+    take the write lock in turn (:data:`_writer`)."""
     engine = get_engine()
     assert _factory is not None
     queued = engine.dialect.name == "sqlite" and _writer.acquire(timeout=WRITER_QUEUE_TIMEOUT)
     with _factory() as s:
         s.info["writer"] = queued
+        s.info["deferred"] = True
         try:
             with s.begin():
                 yield s
         finally:
             _give_back_writer(s)  # if the transaction never began or ended
+    # after-commit work runs once the session gave its connection back to the pool: work that
+    # reads or writes (a courier's first look at a stack's sinks, an inline step) must not hold
+    # two connections at once, which a pool shared by many greenlets cannot always give
+    for fn in s.info.pop("committed", []):
+        fn()
 
 
 @contextlib.contextmanager

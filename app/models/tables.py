@@ -135,6 +135,9 @@ class SyncPoint(Base):
     expected: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     state: Mapped[str] = mapped_column(String(16), default="WAITING")  # WAITING|FIRED|SKIPPED
+    # a DONE node already subtracted from the stack's pending_nodes (PostgreSQL subtracts it in
+    # a statement of its own after the node's transaction: syncpoints.count_finished)
+    counted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     # the nodes this one reports to, ``[[entity_id, is_update], ...]``, when the traversal
     # mixes directions (UPDATE); None: derived from the template / the rows' ``requires``
     succ: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)

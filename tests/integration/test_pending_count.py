@@ -1,0 +1,180 @@
+"""The stack-level sync point on PostgreSQL: finished nodes are subtracted from the stack's
+``pending_nodes`` after their own transaction, in one autocommit statement each
+(:func:`app.convergence.syncpoints.count_finished`), each node once, and exactly one caller sees
+the count reach zero; a crash between a node's commit and its count is repaired by the
+redelivery of its step (``check_resource`` on a DONE node)."""
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import config
+from tests.fixtures.stacks import hot
+
+
+@pytest.fixture()
+def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
+    """This process on the test's own PostgreSQL database, steps run in-process."""
+    from app import models
+    from app.convergence import definitions, dispatch
+    s = config.load({}, data_dir=str(tmp_path / "data"), database_url=pg_url, always_eager=True)
+    previous = config._current
+    config.set_current(s)
+    models.init(pg_url)
+    dispatch.set_dispatcher(None)
+    definitions._cache.clear()
+    yield s
+    dispatch.set_dispatcher(None)
+    config._current = previous
+
+
+def _traversal(nodes: dict[int, str]) -> tuple[str, str]:
+    """A stack row in progress with one sync point per ``{entity_id: state}``; its
+    ``pending_nodes`` counts them all. :returns: (stack id, traversal id)."""
+    from app.models import RawTemplate, Stack, SyncPoint, session
+    sid, tid = str(uuid.uuid4()), str(uuid.uuid4())
+    with session() as s:
+        raw = RawTemplate(template={"heat_template_version": "2018-08-31"})
+        s.add(raw)
+        s.flush()
+        s.add(Stack(id=sid, name=f"s{sid[:8]}", tenant="t", raw_template_id=raw.id,
+                    current_traversal=tid, action="CREATE", status="IN_PROGRESS",
+                    pending_nodes=len(nodes)))
+        s.flush()
+        s.add_all(SyncPoint(entity_id=rid, traversal_id=tid, is_update=True, stack_id=sid,
+                            state=state) for rid, state in nodes.items())
+    return sid, tid
+
+
+def _pending(sid: str) -> int:
+    from app.models import Stack, read_session
+    with read_session() as s:
+        st = s.get(Stack, sid)
+        assert st is not None
+        return st.pending_nodes
+
+
+def _count(sid: str, tid: str, nodes: list[tuple[int, bool]]) -> bool:
+    from app.convergence import syncpoints
+    from app.models import autocommit
+    with autocommit() as conn:
+        return syncpoints.count_finished(conn, sid, tid, nodes)
+
+
+def test_a_finished_node_is_counted_once_and_only_done_nodes_are(pg_db: Any) -> None:
+    sid, tid = _traversal({1: "DONE", 2: "DONE", 3: "FIRED"})
+    assert _count(sid, tid, [(1, True)]) is False
+    assert _pending(sid) == 2
+    assert _count(sid, tid, [(1, True)]) is False        # again (a redelivery): nothing
+    assert _pending(sid) == 2
+    assert _count(sid, tid, [(3, True)]) is False        # not finished: not counted
+    assert _pending(sid) == 2
+    assert _count(sid, tid, [(2, True), (1, True)]) is False
+    assert _pending(sid) == 1
+
+
+def test_exactly_one_of_many_concurrent_counts_sees_zero(pg_db: Any) -> None:
+    n = 40
+    sid, tid = _traversal({i: "DONE" for i in range(1, n + 1)})
+    zeros: list[int] = []
+    barrier = threading.Barrier(n)
+
+    def one(i: int) -> None:
+        barrier.wait()
+        if _count(sid, tid, [(i, True)]):
+            zeros.append(i)
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(1, n + 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(zeros) == 1
+    assert _pending(sid) == 0
+
+
+def test_a_superseded_traversal_leaves_the_stack_count_alone(pg_db: Any) -> None:
+    from sqlalchemy import update
+
+    from app.models import Stack, session
+    sid, tid = _traversal({1: "DONE", 2: "DONE"})
+    with session() as s:   # a newer traversal took the stack over
+        s.execute(update(Stack).where(Stack.id == sid).values(current_traversal="newer"))
+    assert _count(sid, tid, [(1, True), (2, True)]) is False
+    assert _pending(sid) == 2
+
+
+def test_a_crash_before_the_count_is_repaired_by_the_steps_redelivery(pg_db: Any,
+                                                                     monkeypatch: Any) -> None:
+    """The node's transaction committed (DONE) and the process died before the count: the
+    stack stays IN_PROGRESS until the step's message is delivered again, which counts the
+    node and finishes the traversal."""
+    from app.context import RequestContext
+    from app.convergence import check, syncpoints
+    from app.services import stacks
+    from tests.fixtures.stacks import hot, rows
+    real = syncpoints.count_finished
+
+    def crash(*args: Any) -> bool:
+        raise RuntimeError("worker died")
+    monkeypatch.setattr(syncpoints, "count_finished", crash)
+    ctx = RequestContext(tenant_id="count")
+    with pytest.raises(RuntimeError, match="worker died"):
+        stacks.create_stack(ctx, stack_name="c", template=hot({"r": {"type": "OS::Heat::None"}}))
+    (sid,) = _stack_ids()
+    st = stacks.get_by_id(ctx, sid)
+    assert st.stack_status == "CREATE_IN_PROGRESS"
+    assert _pending(sid) == 1
+    monkeypatch.setattr(syncpoints, "count_finished", real)
+    node = rows(sid)["r"]
+    check.check_resource(sid, st.current_traversal, node.id, True)   # the redelivery
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
+    assert _pending(sid) == 0
+    check.check_resource(sid, st.current_traversal, node.id, True)   # and once more: nothing
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
+    assert _pending(sid) == 0
+
+
+def test_a_crash_before_the_count_with_the_message_lost_is_repaired_by_the_reconciler(
+        pg_db: Any, monkeypatch: Any) -> None:
+    """As above, and the broker lost the step's message too (a Redis restarted): the
+    reconciler finds the finished node that was never counted (DESIGN.md invariant 6)."""
+    from sqlalchemy import update
+
+    from app.context import RequestContext
+    from app.convergence import reconciler, syncpoints
+    from app.models import Resource, session, utcnow
+    from app.services import stacks
+    real = syncpoints.count_finished
+
+    def crash(*args: Any) -> bool:
+        raise RuntimeError("worker died")
+    monkeypatch.setattr(syncpoints, "count_finished", crash)
+    ctx = RequestContext(tenant_id="count")
+    with pytest.raises(RuntimeError, match="worker died"):
+        stacks.create_stack(ctx, stack_name="c", template=hot({"r": {"type": "OS::Heat::None"}}))
+    (sid,) = _stack_ids()
+    monkeypatch.setattr(syncpoints, "count_finished", real)
+    assert reconciler.reconcile() == 0          # just finished: not idle yet
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_IN_PROGRESS"
+    idle = pg_db.reconcile_after_seconds + 1
+    with session() as s:
+        s.execute(update(Resource).where(Resource.stack_id == sid)
+                  .values(updated_at=utcnow() - dt.timedelta(seconds=idle)))
+    assert reconciler.reconcile() == 1
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
+    assert _pending(sid) == 0
+    assert reconciler.reconcile() == 0
+
+
+def _stack_ids() -> list[str]:
+    from sqlalchemy import select
+
+    from app.models import Stack, read_session
+    with read_session() as s:
+        return list(s.execute(select(Stack.id)).scalars())
