@@ -111,7 +111,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         if done_row is not None:
             done = Node(st, ResourceRow.of(done_row), traversal_id, is_update)
             if concurrent_writers():  # a crash may have come before it was counted
-                outcome.count_committed(done, [done.key])
+                outcome.count_committed(done, [done.key], recover=True)
             outcome.reenqueue_successors(done)
         return
     if st.state != NodeState.FIRED:

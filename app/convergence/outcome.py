@@ -214,6 +214,7 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     :returns: the nodes whose outcome raised (the caller releases and re-enqueues them)."""
     done = [(n, o) for n, o in items if isinstance(o, Done)]
     alone = [(n, o) for n, o in items if not isinstance(o, Done)]
+    failed: list[Node] = []
     if len(done) > 1:
         try:
             prepared = [(n, _prepare(n, o)) for n, o in done]
@@ -226,13 +227,17 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
                                           ready)
                 if ended and not later:
                     _count(s, done[0][0], len(ended))
-            first, done = done[0][0], []
-            if ended and later:
-                count_committed(first, ended)
+            written, done = done, []
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(done))
-    failed: list[Node] = []
+        else:
+            if ended and later:
+                try:
+                    count_committed(written[0][0], ended)
+                except Exception:  # their steps, delivered again one by one, count them
+                    log.exception("%d finished steps not counted; enqueued again", len(ended))
+                    failed.extend(n for n, _ in written if n.key in set(ended))
     for n, o in [*done, *alone]:
         try:
             apply(n, o)
@@ -248,24 +253,29 @@ def _done(node: Node, d: Done) -> None:
     with session() as s:
         ended, ready = _write_finished(s, [(node, prepared)])
         events.add_events(s, prepared.events)
-        if not ended:
-            return
         if ready:
             _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
-        if not later:
+        if ended and not later:
             _count(s, node, len(ended))
-    if later:
+    if ended and later:
         count_committed(node, ended)
+    elif later:  # it had ended already: make sure it was counted and its successors went out
+        count_committed(node, [node.key], recover=True)
+        reenqueue_successors(node)
 
 
-def count_committed(node: Node, ended: list[NodeKey]) -> None:
+def count_committed(node: Node, ended: list[NodeKey], recover: bool = False) -> None:
     """Subtract nodes of ``node``'s traversal that finished in a committed transaction from the
     stack-level sync point, and finish the traversal if none is left
     (:func:`syncpoints.count_finished`: PostgreSQL, one autocommit statement, after the
-    session gave its connection back). A node counted already counts nothing."""
+    session gave its connection back). A node counted already counts nothing.
+
+    ``recover``: a redelivery (or a retry) of a node that had ended: finish the traversal also
+    when the count had reached zero before, in case the process that brought it there died
+    before finishing it (:func:`traversal.finish` does nothing otherwise)."""
     with autocommit() as conn:
         zero = syncpoints.count_finished(conn, node.stack.id, node.traversal_id, ended)
-    if zero:
+    if zero or recover:
         with session() as s:
             traversal.finish(s, node.stack.id, node.traversal_id, node.loaded)
 

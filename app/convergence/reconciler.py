@@ -22,6 +22,7 @@ from app.models import (
     WorkerHeartbeat,
     concurrent_writers,
     read_session,
+    session,
     utcnow,
 )
 
@@ -63,6 +64,9 @@ def reconcile() -> int:
             .join(Resource, Resource.id == SyncPoint.entity_id)
             .where(Stack.status == Status.IN_PROGRESS, SyncPoint.state == NodeState.FIRED)).all()
         uncounted = _uncounted(s, idle) if concurrent_writers() else []
+        settled = list(s.execute(select(Stack.id, Stack.current_traversal).where(
+            Stack.status == Status.IN_PROGRESS, Stack.pending_nodes <= 0,
+            Stack.traversal_started_at < idle)).all())
     n = 0
     for r in rows:
         touched = r.updated_at or r.created_at
@@ -72,7 +76,10 @@ def reconcile() -> int:
             n += 1
     for r in uncounted:  # its step, delivered again, counts it (check.check_resource)
         dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
-    return n + len(uncounted)
+    for r in settled:  # every node counted, and the process finishing it died
+        with session() as ws:
+            traversal.finish(ws, r.id, r.current_traversal, None)
+    return n + len(uncounted) + len(settled)
 
 
 def _uncounted(s: Session, idle: dt.datetime) -> list[Any]:

@@ -259,9 +259,14 @@ def has_forward_nodes(s: Session, traversal_id: str) -> bool:
 def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) -> None:
     """Every node of the traversal has ended: set the stack's final status (and outputs),
     write the stack event, wake a parent stack's node, and start a rollback if a failed
-    create or update asks for one. Inside the caller's transaction."""
-    st = s.get(Stack, stack_id)
-    if st is None or st.current_traversal != traversal_id or st.status != Status.IN_PROGRESS:
+    create or update asks for one. Inside the caller's transaction. Does nothing unless the
+    traversal is still the stack's, in progress, with no node left to count: so it may be
+    called again to recover one whose finishing was lost (:func:`outcome.count_committed`)."""
+    # the row locked and read afresh: a newer traversal (an update, a delete, a cancel) that
+    # committed meanwhile wins, and of two callers (the last count and a recovery) one finishes
+    st = s.get(Stack, stack_id, with_for_update=True, populate_existing=True)
+    if st is None or st.current_traversal != traversal_id or st.status != Status.IN_PROGRESS \
+            or st.pending_nodes > 0:
         return
     status = Status.FAILED if st.failed else Status.COMPLETE
     reason = st.status_reason if st.failed else stack_reason(st.action, status)

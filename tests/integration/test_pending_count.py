@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app import config
-from tests.fixtures.stacks import hot
+from tests.fixtures.stacks import hot, rows
 
 
 @pytest.fixture()
@@ -117,7 +117,6 @@ def test_a_crash_before_the_count_is_repaired_by_the_steps_redelivery(pg_db: Any
     from app.context import RequestContext
     from app.convergence import check, syncpoints
     from app.services import stacks
-    from tests.fixtures.stacks import hot, rows
     real = syncpoints.count_finished
 
     def crash(*args: Any) -> bool:
@@ -178,3 +177,64 @@ def _stack_ids() -> list[str]:
     from app.models import Stack, read_session
     with read_session() as s:
         return list(s.execute(select(Stack.id)).scalars())
+
+
+def test_a_crash_while_finishing_is_repaired_by_a_redelivery_and_by_the_reconciler(
+        pg_db: Any, monkeypatch: Any) -> None:
+    """The last count reached zero and the process died inside ``traversal.finish``: the count
+    is settled, so nothing counts again; a redelivered step still finishes the traversal
+    (finish does nothing unless it is the stack's, in progress, with nothing left to count),
+    and so does the reconciler when no message is left."""
+    from sqlalchemy import update
+
+    from app.context import RequestContext
+    from app.convergence import check, reconciler, traversal
+    from app.models import Stack, session, utcnow
+    from app.services import stacks
+    real = traversal.finish
+
+    def crash(*args: Any) -> None:
+        raise RuntimeError("worker died")
+    ctx = RequestContext(tenant_id="count")
+    for name in ("redelivered", "reconciled"):
+        monkeypatch.setattr(traversal, "finish", crash)
+        with pytest.raises(RuntimeError, match="worker died"):
+            stacks.create_stack(ctx, stack_name=name,
+                                template=hot({"r": {"type": "OS::Heat::None"}}))
+        monkeypatch.setattr(traversal, "finish", real)
+    ids = {stacks.get_by_id(ctx, i).name: i for i in _stack_ids()}
+    for sid in ids.values():
+        assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_IN_PROGRESS"
+        assert _pending(sid) == 0
+    sid = ids["redelivered"]
+    st = stacks.get_by_id(ctx, sid)
+    check.check_resource(sid, st.current_traversal, rows(sid)["r"].id, True)
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
+    sid = ids["reconciled"]
+    assert reconciler.reconcile() == 0      # just started: not idle yet
+    with session() as s:
+        s.execute(update(Stack).where(Stack.id == sid).values(
+            traversal_started_at=utcnow() - dt.timedelta(seconds=pg_db.reconcile_after_seconds + 1)))
+    reconciler.reconcile()
+    assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
+
+
+def test_the_migration_marks_nodes_that_ended_before_it_counted(tmp_path: Path) -> None:
+    """Nodes DONE before revision 0006 were counted in their own transaction: the reconciler
+    must not count them again."""
+    from sqlalchemy import create_engine, text
+
+    from app.models import migrate
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    migrate.upgrade(url, "0005")
+    eng = create_engine(url)
+    with eng.begin() as c:
+        for rid, state in ((1, "DONE"), (2, "FIRED"), (3, "WAITING")):
+            c.execute(text("INSERT INTO sync_point (entity_id, traversal_id, is_update, "
+                           "stack_id, expected, done, state) VALUES (:r, 't', 1, 's', 0, 0, :st)"),
+                      {"r": rid, "st": state})
+    migrate.upgrade(url)
+    with eng.connect() as c:
+        got = dict(c.execute(text("SELECT entity_id, counted FROM sync_point")).all())
+    eng.dispose()
+    assert {k: bool(v) for k, v in got.items()} == {1: True, 2: False, 3: False}

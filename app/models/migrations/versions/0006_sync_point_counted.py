@@ -18,6 +18,8 @@ def upgrade() -> None:
     with op.batch_alter_table('sync_point') as batch:
         batch.add_column(sa.Column('counted', sa.Boolean(), nullable=False,
                                    server_default=sa.false()))
+    # nodes that ended before this revision were counted in their own transaction
+    op.execute("UPDATE sync_point SET counted = true WHERE state = 'DONE'")
 
 
 def downgrade() -> None:
