@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.convergence import dispatch, events, pacing, plugins, syncpoints, timeouts, traversal
@@ -275,7 +275,12 @@ def count_committed(node: Node, ended: list[NodeKey], recover: bool = False) -> 
     before finishing it (:func:`traversal.finish` does nothing otherwise)."""
     with autocommit() as conn:
         zero = syncpoints.count_finished(conn, node.stack.id, node.traversal_id, ended)
-    if zero or recover:
+        if not zero and recover:  # a plain read: the row is locked only to finish
+            left = conn.execute(select(Stack.pending_nodes).where(
+                Stack.id == node.stack.id, Stack.current_traversal == node.traversal_id,
+                Stack.status == Status.IN_PROGRESS)).scalar()
+            zero = left is not None and left <= 0
+    if zero:
         with session() as s:
             traversal.finish(s, node.stack.id, node.traversal_id, node.loaded)
 

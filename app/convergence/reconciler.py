@@ -7,6 +7,7 @@ guards make a duplicate harmless.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 
 from sqlalchemy import select
@@ -25,6 +26,8 @@ from app.models import (
     session,
     utcnow,
 )
+
+log = logging.getLogger(__name__)
 
 
 def check_timeouts() -> int:
@@ -77,8 +80,11 @@ def reconcile() -> int:
     for r in uncounted:  # its step, delivered again, counts it (check.check_resource)
         dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
     for r in settled:  # every node counted, and the process finishing it died
-        with session() as ws:
-            traversal.finish(ws, r.id, r.current_traversal, None)
+        try:
+            with session() as ws:
+                traversal.finish(ws, r.id, r.current_traversal, None)
+        except Exception:  # the others still get theirs
+            log.exception("stack %s: finishing traversal %s failed", r.id, r.current_traversal)
     return n + len(uncounted) + len(settled)
 
 

@@ -224,5 +224,5 @@ def count_finished(conn: Any, stack_id: str, traversal_id: str,
     for upd, rids in by_kind.items():
         left = conn.execute(_COUNT_FINISHED, {"sid": stack_id, "tid": traversal_id, "upd": upd,
                                               "rids": rids}).scalar()
-        zero = zero or (left is not None and int(left) == 0)
+        zero = zero or (left is not None and int(left) <= 0)
     return zero

@@ -256,27 +256,41 @@ def has_forward_nodes(s: Session, traversal_id: str) -> bool:
         is not None
 
 
+def _finishing(st: Stack | None, traversal_id: str) -> bool:
+    """Whether ``traversal_id`` is ``st``'s, in progress, with no node left to count."""
+    return (st is not None and st.current_traversal == traversal_id
+            and st.status == Status.IN_PROGRESS and st.pending_nodes <= 0)
+
+
 def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) -> None:
     """Every node of the traversal has ended: set the stack's final status (and outputs),
     write the stack event, wake a parent stack's node, and start a rollback if a failed
     create or update asks for one. Inside the caller's transaction. Does nothing unless the
     traversal is still the stack's, in progress, with no node left to count: so it may be
     called again to recover one whose finishing was lost (:func:`outcome.count_committed`)."""
-    # the row locked and read afresh: a newer traversal (an update, a delete, a cancel) that
-    # committed meanwhile wins, and of two callers (the last count and a recovery) one finishes
-    st = s.get(Stack, stack_id, with_for_update=True, populate_existing=True)
-    if st is None or st.current_traversal != traversal_id or st.status != Status.IN_PROGRESS \
-            or st.pending_nodes > 0:
+    st = s.get(Stack, stack_id)
+    if not _finishing(st, traversal_id):
         return
-    status = Status.FAILED if st.failed else Status.COMPLETE
-    reason = st.status_reason if st.failed else stack_reason(st.action, status)
+    assert st is not None
     mixed = st.action in (Action.UPDATE, Action.RESTORE) or (
         st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
+    outputs = None
     if st.action in (Action.CREATE, Action.ADOPT) or mixed:
         if loaded is None:
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-        _refresh_output_attributes(s, st, loaded)
-        st.outputs = resolve_outputs(s, st.id, loaded)
+        _refresh_output_attributes(s, st, loaded)   # may read the cloud: before the row lock
+        outputs = resolve_outputs(s, st.id, loaded)
+    # then the row locked and read afresh: a newer traversal (an update, a delete, a cancel, a
+    # timeout) that committed meanwhile wins, and of two callers (the last count and a
+    # recovery) one finishes
+    st = s.get(Stack, stack_id, with_for_update=True, populate_existing=True)
+    if not _finishing(st, traversal_id):
+        return
+    assert st is not None
+    if outputs is not None:
+        st.outputs = outputs
+    status = Status.FAILED if st.failed else Status.COMPLETE
+    reason = st.status_reason if st.failed else stack_reason(st.action, status)
     if mixed and status == Status.COMPLETE and loaded is not None:
         # what left the template is gone: drop its rows
         s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
@@ -336,8 +350,8 @@ def stack_timeout(stack_id: str, traversal_id: str) -> None:
     """The traversal ran out of time: stack and in-progress resources FAILED ("Timed out"), and
     the traversal is superseded so no further step of it runs (Heat's stack timeout); then a
     rollback, if the stack asks for one."""
-    with session() as s:
-        st = s.get(Stack, stack_id)
+    with session() as s:  # locked: a finish committing meanwhile wins (traversal.finish)
+        st = s.get(Stack, stack_id, with_for_update=True, populate_existing=True)
         if st is None or st.current_traversal != traversal_id \
                 or st.status != Status.IN_PROGRESS:
             return

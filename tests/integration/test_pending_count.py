@@ -238,3 +238,36 @@ def test_the_migration_marks_nodes_that_ended_before_it_counted(tmp_path: Path) 
         got = dict(c.execute(text("SELECT entity_id, counted FROM sync_point")).all())
     eng.dispose()
     assert {k: bool(v) for k, v in got.items()} == {1: True, 2: False, 3: False}
+
+
+def test_one_stack_that_cannot_finish_does_not_keep_the_reconciler_from_the_others(
+        pg_db: Any, monkeypatch: Any) -> None:
+    from sqlalchemy import update
+
+    from app.context import RequestContext
+    from app.convergence import reconciler, traversal
+    from app.models import Stack, session, utcnow
+    from app.services import stacks
+    real = traversal.finish
+
+    def crash(*args: Any) -> None:
+        raise RuntimeError("worker died")
+    ctx = RequestContext(tenant_id="count")
+    monkeypatch.setattr(traversal, "finish", crash)
+    for name in ("a", "b"):
+        with pytest.raises(RuntimeError, match="worker died"):
+            stacks.create_stack(ctx, stack_name=name,
+                                template=hot({"r": {"type": "OS::Heat::None"}}))
+    ids = {stacks.get_by_id(ctx, i).name: i for i in _stack_ids()}
+    with session() as s:
+        s.execute(update(Stack).values(
+            traversal_started_at=utcnow() - dt.timedelta(seconds=pg_db.reconcile_after_seconds + 1)))
+
+    def finish_all_but_a(s: Any, stack_id: str, *rest: Any) -> None:
+        if stack_id == ids["a"]:
+            raise RuntimeError("its template no longer loads")
+        real(s, stack_id, *rest)
+    monkeypatch.setattr(traversal, "finish", finish_all_but_a)
+    reconciler.reconcile()
+    assert stacks.get_by_id(ctx, ids["a"]).stack_status == "CREATE_IN_PROGRESS"
+    assert stacks.get_by_id(ctx, ids["b"]).stack_status == "CREATE_COMPLETE"
