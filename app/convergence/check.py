@@ -39,7 +39,7 @@ from app.convergence import update as updating
 from app.convergence.outcome import Node, Outcome
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
-from app.models import Resource, Stack, SyncPoint, concurrent_writers, read_session, session
+from app.models import Resource, Stack, SyncPoint, read_session, session
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
@@ -83,8 +83,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     The usual path is one transaction that reads the stack and the node's state and takes the
     resource lock (``UPDATE ... RETURNING`` the row), then the step, then one transaction that
     applies its outcome. Idempotent: a redelivered call for a finished node counts it if it was
-    not counted yet (PostgreSQL counts after the node's commit: :func:`outcome.count_committed`)
-    and re-enqueues only successors that fired but have not finished; a call for a superseded
+    not counted yet and re-enqueues only successors that fired but have not finished; a call for a superseded
     traversal does nothing.
     """
     locks.ensure_heartbeat()
@@ -109,10 +108,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         with read_session() as s:
             done_row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
         if done_row is not None:
-            done = Node(st, ResourceRow.of(done_row), traversal_id, is_update)
-            if concurrent_writers():  # a crash may have come before it was counted
-                outcome.count_committed(done, [done.key], recover=True)
-            outcome.reenqueue_successors(done)
+            outcome.ended_again(Node(st, ResourceRow.of(done_row), traversal_id, is_update))
         return
     if st.state != NodeState.FIRED:
         return

@@ -259,9 +259,17 @@ def _done(node: Node, d: Done) -> None:
             _count(s, node, len(ended))
     if ended and later:
         count_committed(node, ended)
-    elif later:  # it had ended already: make sure it was counted and its successors went out
+    elif later:
+        ended_again(node)
+
+
+def ended_again(node: Node) -> None:
+    """A step of a node that had ended already (a redelivery, a retry): make sure it was
+    counted (PostgreSQL counts after the node's commit, :func:`count_committed`) and that its
+    successors went out (:func:`reenqueue_successors`)."""
+    if concurrent_writers():
         count_committed(node, [node.key], recover=True)
-        reenqueue_successors(node)
+    reenqueue_successors(node)
 
 
 def count_committed(node: Node, ended: list[NodeKey], recover: bool = False) -> None:

@@ -11,7 +11,6 @@ import logging
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from app import config
 from app.convergence import dispatch, timeouts, traversal
@@ -48,7 +47,9 @@ def check_timeouts() -> int:
 
 def reconcile() -> int:
     """Re-enqueue fired nodes of in-progress traversals that look abandoned: not locked by a live
-    engine and not touched for ``reconcile_after_seconds``. :returns: how many were enqueued."""
+    engine and not touched for ``reconcile_after_seconds``; on PostgreSQL also finished nodes
+    never counted; finish traversals whose count is settled but that never finished.
+    :returns: how many nodes were enqueued and traversals finished."""
     settings = config.get()
     idle = utcnow() - dt.timedelta(seconds=settings.reconcile_after_seconds)
     stale = utcnow() - dt.timedelta(seconds=settings.lock_stale_seconds)
@@ -58,48 +59,39 @@ def reconcile() -> int:
     with read_session() as s:
         live = set(s.execute(select(WorkerHeartbeat.engine_id)
                              .where(WorkerHeartbeat.last_seen >= stale)).scalars())
+        wanted = SyncPoint.state == NodeState.FIRED
+        if concurrent_writers():  # PostgreSQL counts a node after its commit: a process that
+            # died in between, with its message lost too, left it finished but not counted
+            wanted = wanted | ((SyncPoint.state == NodeState.DONE) & SyncPoint.counted.is_(False))
         rows = s.execute(
             select(Stack.id, Stack.current_traversal, SyncPoint.entity_id, SyncPoint.is_update,
-                   Resource.engine_id, Resource.updated_at, Resource.created_at,
-                   Resource.handle)
+                   SyncPoint.state, Resource.engine_id, Resource.updated_at,
+                   Resource.created_at, Resource.handle)
             .join(SyncPoint, (SyncPoint.stack_id == Stack.id)
                   & (SyncPoint.traversal_id == Stack.current_traversal))
             .join(Resource, Resource.id == SyncPoint.entity_id)
-            .where(Stack.status == Status.IN_PROGRESS, SyncPoint.state == NodeState.FIRED)).all()
-        uncounted = _uncounted(s, idle) if concurrent_writers() else []
+            .where(Stack.status == Status.IN_PROGRESS, wanted)).all()
         settled = list(s.execute(select(Stack.id, Stack.current_traversal).where(
             Stack.status == Status.IN_PROGRESS, Stack.pending_nodes <= 0,
             Stack.traversal_started_at < idle)).all())
     n = 0
     for r in rows:
         touched = r.updated_at or r.created_at
-        if (r.engine_id is None or r.engine_id not in live) \
-                and touched < (parked if _waiting(r.handle) else idle):
+        if r.state == NodeState.DONE:  # its step, delivered again, counts it
+            abandoned = touched < idle
+        else:
+            abandoned = (r.engine_id is None or r.engine_id not in live) \
+                and touched < (parked if _waiting(r.handle) else idle)
+        if abandoned:
             dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
             n += 1
-    for r in uncounted:  # its step, delivered again, counts it (check.check_resource)
-        dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
     for r in settled:  # every node counted, and the process finishing it died
         try:
             with session() as ws:
                 traversal.finish(ws, r.id, r.current_traversal, None)
         except Exception:  # the others still get theirs
             log.exception("stack %s: finishing traversal %s failed", r.id, r.current_traversal)
-    return n + len(uncounted) + len(settled)
-
-
-def _uncounted(s: Session, idle: dt.datetime) -> list[Any]:
-    """Finished nodes of in-progress traversals never subtracted from their stack's count
-    (PostgreSQL counts a node after its commit: a process that died in between, with its
-    message lost too), finished before ``idle``."""
-    return list(s.execute(
-        select(Stack.id, Stack.current_traversal, SyncPoint.entity_id, SyncPoint.is_update)
-        .join(SyncPoint, (SyncPoint.stack_id == Stack.id)
-              & (SyncPoint.traversal_id == Stack.current_traversal))
-        .join(Resource, Resource.id == SyncPoint.entity_id)
-        .where(Stack.status == Status.IN_PROGRESS, SyncPoint.state == NodeState.DONE,
-               SyncPoint.counted.is_(False),
-               (Resource.updated_at.is_(None)) | (Resource.updated_at < idle))).all())
+    return n + len(settled)
 
 
 def _waiting(handle: Any) -> bool:
