@@ -109,6 +109,26 @@ def test_a_superseded_traversal_leaves_the_stack_count_alone(pg_db: Any) -> None
     assert _pending(sid) == 2
 
 
+def _created_while_crashing(monkeypatch: Any, target: Any, name: str,
+                            stacks_named: tuple[str, ...] = ("c",)) -> dict[str, str]:
+    """Create one-resource stacks while ``target.name`` raises (the process died there), then
+    put it back. :returns: their ids by name."""
+    from app.context import RequestContext
+    from app.services import stacks
+    real = getattr(target, name)
+
+    def crash(*args: Any) -> Any:
+        raise RuntimeError("worker died")
+    monkeypatch.setattr(target, name, crash)
+    for stack_name in stacks_named:
+        with pytest.raises(RuntimeError, match="worker died"):
+            stacks.create_stack(RequestContext(tenant_id="count"), stack_name=stack_name,
+                                template=hot({"r": {"type": "OS::Heat::None"}}))
+    monkeypatch.setattr(target, name, real)
+    ctx = RequestContext(tenant_id="count")
+    return {stacks.get_by_id(ctx, i).name: i for i in _stack_ids()}
+
+
 def test_a_crash_before_the_count_is_repaired_by_the_steps_redelivery(pg_db: Any,
                                                                      monkeypatch: Any) -> None:
     """The node's transaction committed (DONE) and the process died before the count: the
@@ -117,19 +137,11 @@ def test_a_crash_before_the_count_is_repaired_by_the_steps_redelivery(pg_db: Any
     from app.context import RequestContext
     from app.convergence import check, syncpoints
     from app.services import stacks
-    real = syncpoints.count_finished
-
-    def crash(*args: Any) -> bool:
-        raise RuntimeError("worker died")
-    monkeypatch.setattr(syncpoints, "count_finished", crash)
     ctx = RequestContext(tenant_id="count")
-    with pytest.raises(RuntimeError, match="worker died"):
-        stacks.create_stack(ctx, stack_name="c", template=hot({"r": {"type": "OS::Heat::None"}}))
-    (sid,) = _stack_ids()
+    sid = _created_while_crashing(monkeypatch, syncpoints, "count_finished")["c"]
     st = stacks.get_by_id(ctx, sid)
     assert st.stack_status == "CREATE_IN_PROGRESS"
     assert _pending(sid) == 1
-    monkeypatch.setattr(syncpoints, "count_finished", real)
     node = rows(sid)["r"]
     check.check_resource(sid, st.current_traversal, node.id, True)   # the redelivery
     assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_COMPLETE"
@@ -149,16 +161,8 @@ def test_a_crash_before_the_count_with_the_message_lost_is_repaired_by_the_recon
     from app.convergence import reconciler, syncpoints
     from app.models import Resource, session, utcnow
     from app.services import stacks
-    real = syncpoints.count_finished
-
-    def crash(*args: Any) -> bool:
-        raise RuntimeError("worker died")
-    monkeypatch.setattr(syncpoints, "count_finished", crash)
     ctx = RequestContext(tenant_id="count")
-    with pytest.raises(RuntimeError, match="worker died"):
-        stacks.create_stack(ctx, stack_name="c", template=hot({"r": {"type": "OS::Heat::None"}}))
-    (sid,) = _stack_ids()
-    monkeypatch.setattr(syncpoints, "count_finished", real)
+    sid = _created_while_crashing(monkeypatch, syncpoints, "count_finished")["c"]
     assert reconciler.reconcile() == 0          # just finished: not idle yet
     assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_IN_PROGRESS"
     idle = pg_db.reconcile_after_seconds + 1
@@ -191,18 +195,8 @@ def test_a_crash_while_finishing_is_repaired_by_a_redelivery_and_by_the_reconcil
     from app.convergence import check, reconciler, traversal
     from app.models import Stack, session, utcnow
     from app.services import stacks
-    real = traversal.finish
-
-    def crash(*args: Any) -> None:
-        raise RuntimeError("worker died")
     ctx = RequestContext(tenant_id="count")
-    for name in ("redelivered", "reconciled"):
-        monkeypatch.setattr(traversal, "finish", crash)
-        with pytest.raises(RuntimeError, match="worker died"):
-            stacks.create_stack(ctx, stack_name=name,
-                                template=hot({"r": {"type": "OS::Heat::None"}}))
-        monkeypatch.setattr(traversal, "finish", real)
-    ids = {stacks.get_by_id(ctx, i).name: i for i in _stack_ids()}
+    ids = _created_while_crashing(monkeypatch, traversal, "finish", ("redelivered", "reconciled"))
     for sid in ids.values():
         assert stacks.get_by_id(ctx, sid).stack_status == "CREATE_IN_PROGRESS"
         assert _pending(sid) == 0
@@ -248,17 +242,9 @@ def test_one_stack_that_cannot_finish_does_not_keep_the_reconciler_from_the_othe
     from app.convergence import reconciler, traversal
     from app.models import Stack, session, utcnow
     from app.services import stacks
-    real = traversal.finish
-
-    def crash(*args: Any) -> None:
-        raise RuntimeError("worker died")
     ctx = RequestContext(tenant_id="count")
-    monkeypatch.setattr(traversal, "finish", crash)
-    for name in ("a", "b"):
-        with pytest.raises(RuntimeError, match="worker died"):
-            stacks.create_stack(ctx, stack_name=name,
-                                template=hot({"r": {"type": "OS::Heat::None"}}))
-    ids = {stacks.get_by_id(ctx, i).name: i for i in _stack_ids()}
+    real = traversal.finish
+    ids = _created_while_crashing(monkeypatch, traversal, "finish", ("a", "b"))
     with session() as s:
         s.execute(update(Stack).values(
             traversal_started_at=utcnow() - dt.timedelta(seconds=pg_db.reconcile_after_seconds + 1)))
