@@ -53,14 +53,17 @@ task_time_limit = 360
 
 # ---- the pool: `--pool` on the worker's command line, never a setting here (Celery must
 # monkey-patch gevent before anything is imported). `stoker up`, `stoker worker` and the Procfile
-# pass STOKER_WORKER_POOL (default "threads") and STOKER_WORKER_CONCURRENCY (default 16).
-# Measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers, pg):
-# threads x 16 create/update/delete 40.0/23.7/32.6 s (4.5/3.8/4.3x the one-server ideal), bound
-# by threads; gevent x 100 17.6/19.3/16.5 s (2.0/3.0/2.2x), bound by the 2 cores' CPU (21-26 ms
-# of worker CPU a resource). Before the stack's pending count left the finishing node's
-# transaction (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock
-# (delete 43 s) and ran out of database connections. Threads stay the default: the embedded
-# default's SQLite writer queues processes on an flock, which blocks a whole gevent process.
+# pass STOKER_WORKER_POOL and STOKER_WORKER_CONCURRENCY; unset, the database chooses
+# (app.config.Settings): gevent x 100 on PostgreSQL, threads x 16 on SQLite.
+# Why, measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers,
+# pg): threads x 16 create/update/delete 40.0/23.7/32.6 s (4.5/3.8/4.3x the one-server ideal),
+# bound by threads, each blocked for its whole cloud call; gevent x 100 17.6/19.3/16.5 s
+# (2.0/3.0/2.2x), bound by the 2 cores' CPU (21-26 ms of worker CPU a resource). Before the
+# stack's pending count left the finishing node's transaction
+# (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock (delete
+# 43 s) and ran out of database connections. SQLite keeps threads: its single writer queues
+# processes on an flock, and a greenlet waiting on it blocks its whole process.
+# A hand-written worker command passes both itself: `celery -A app.tasks worker --pool gevent -c 100`.
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
 # STOKER_TASK_EVENTS=1 turns both on (`stoker up --flower` does). Off, a running Flower still

@@ -47,13 +47,15 @@ class Settings:
     sandbox_config_timeout: float = 300.0  # seconds a config script may run before the agent kills it
     sandbox_poll_seconds: float = 1.0  # how often the agent polls a SOFTWARE_CONFIG server's deployments
     workers: int = 2                # worker processes `stoker up` starts
-    # threads per worker: a cloud call blocks its thread, so a cloud with 1 s per call needs many
-    # (bench/cloud_bench.py, 200 servers: 2 x 4 threads 151 s, 2 x 16 66 s, 2 x 50 53 s)
-    worker_concurrency: int = 16
-    # the workers' Celery pool, given as `--pool` on the worker's command line (`stoker up`,
-    # `stoker worker`, the Procfile): "threads", or "gevent" (greenlets, monkey-patched; see
-    # celeryconfig.py for why it is not the default)
-    worker_pool: str = "threads"
+    # The workers' Celery pool, given as `--pool` on the worker's command line (`stoker up`,
+    # `stoker worker`; celeryconfig.py gives the measurements). Empty: chosen by the database —
+    # "gevent" (greenlets: a cloud call's wait holds no thread) on PostgreSQL, "threads" on
+    # SQLite, whose single writer queues processes on an flock that would block a whole gevent
+    # process. worker_concurrency: threads or greenlets per worker; 0: 100 greenlets or 16
+    # threads (bench/cloud_bench.py, 802 resources at 1 s a cloud call, 2 workers, pg:
+    # threads x 16 create 40 s, gevent x 100 17.6 s).
+    worker_pool: str = ""
+    worker_concurrency: int = 0
     default_user: str = "admin"
     # The `stoker` CLI as a client of the Orchestration API.
     api_url: str = ""               # default: http://<api_host>:<api_port>/v1/<tenant>
@@ -148,6 +150,12 @@ class Settings:
             object.__setattr__(self, "result_backend", self.broker_url)
         if not self.redis_url:
             object.__setattr__(self, "redis_url", self.broker_url)
+        if not self.worker_pool:
+            sqlite = self.database_url.startswith("sqlite")
+            object.__setattr__(self, "worker_pool", "threads" if sqlite else "gevent")
+        if self.worker_concurrency <= 0:
+            object.__setattr__(self, "worker_concurrency",
+                               100 if self.worker_pool == "gevent" else 16)
         if not self.cloud_auth_url:
             object.__setattr__(self, "cloud_auth_url",
                                f"http://{self.sandbox_host}:{self.sandbox_port}/identity/v3")

@@ -123,22 +123,24 @@ class Workers:
         self.env, self.log_dir = env, log_dir
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def spawn(self, concurrency: int = 4) -> subprocess.Popen[bytes]:
-        """Start one worker without waiting for it to answer."""
+    def spawn(self, concurrency: int = 4, argv: list[str] | None = None) -> subprocess.Popen[bytes]:
+        """Start one worker without waiting for it to answer; ``argv`` replaces the celery
+        command line (before its ``-n`` name)."""
         i = len(self.procs)
         log = open(self.log_dir / f"worker{i}.log", "wb")  # noqa: SIM115 (the child owns it)
+        argv = argv or [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
+                        "--pool", "threads", "-c", str(concurrency), "-l", "WARNING",
+                        "--without-gossip", "--without-mingle"]
         self.procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
-             "-c", str(concurrency), "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h", "-l", "WARNING",
-             "--without-gossip", "--without-mingle"],
+            [*argv, "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h"],
             cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True))
         return self.procs[-1]
 
-    def start(self, n: int, concurrency: int = 4) -> None:
-        """Start ``n`` workers and wait until they answer a ping."""
+    def start(self, n: int, concurrency: int = 4, argv: list[str] | None = None) -> None:
+        """Start ``n`` workers (``argv``: as :meth:`spawn`) and wait until they answer a ping."""
         for _ in range(n):
-            self.spawn(concurrency)
+            self.spawn(concurrency, argv)
         from app.tasks import celery_app
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -228,3 +228,37 @@ def test_a_wide_fan_out_goes_out_in_batches_and_converges(workers, monkeypatch):
     for name in res:
         assert kinds[(name, "CREATE", "COMPLETE")] == 1
         assert kinds[(name, "DELETE", "COMPLETE")] == 1
+
+
+def test_on_postgresql_stoker_worker_runs_gevent_and_converges(engine_settings, tmp_path):
+    """The pool chosen when none is set (app.config, celeryconfig.py): `stoker worker` on
+    PostgreSQL runs 100 greenlets a process; psycopg, redis-py and the steps' waits cooperate
+    under gevent's monkey-patching, and a stack with polled waits and a kill converges."""
+    import sys
+
+    from app.tasks import celery_app
+    from tests.integration.conftest import Workers, worker_env
+    env = {k: v for k, v in worker_env(engine_settings).items()
+           if k not in ("STOKER_WORKER_POOL", "STOKER_WORKER_CONCURRENCY")}
+    fleet = Workers(env, tmp_path)
+    try:
+        fleet.start(2, argv=[sys.executable, "-m", "app.cli", "worker", "--loglevel", "WARNING"])
+        stats = celery_app.control.inspect(timeout=5).stats() or {}
+        pools = sorted((s["pool"]["implementation"], s["pool"]["max-concurrency"])
+                       for s in stats.values())
+        assert pools == [("celery.concurrency.gevent:TaskPool", 100)] * 2, pools
+        tmpl = layered_random_stack(levels=4, width=8, wait=0.3)
+        st = stacks.create_stack(CTX, stack_name="greenlets", template=tmpl)
+        wait_for(lambda: any(r.status == "COMPLETE" for r in _resources(st.id).values()),
+                 60, 0.02, "a first resource")
+        fleet.kill(0)          # its unacknowledged steps are redelivered to the other worker
+        st = _final(st.id)
+        assert st.stack_status == "CREATE_COMPLETE", st.status_reason + fleet.logs()
+        creates = Counter(e.resource_name for e in _events(st.id)
+                          if e.action == "CREATE" and e.status == "COMPLETE"
+                          and e.resource_name != st.name)
+        assert len(creates) == 32 and set(creates.values()) == {1}
+        stacks.delete_stack(CTX, st.name, st.id)
+        assert _final(st.id).stack_status == "DELETE_COMPLETE"
+    finally:
+        fleet.stop()
