@@ -97,6 +97,9 @@ def step(node: Node) -> Outcome:
                 return not_started(r.name, exc, Action.CREATE)
             if r.status != Status.IN_PROGRESS:  # written with the outcome, in one transaction
                 start = Start(Action.CREATE, props)
+            # the row's first lock ever (check_resource's compare-and-swap bumps atomic_key; a
+            # redelivered or retried step takes it again): no earlier attempt reached the cloud
+            plugin.first_attempt = r.action == Action.INIT and r.atomic_key == 1
             if r.nested_kind():
                 handle = plugin.handle_create(node.traversal_id)
             else:

@@ -376,8 +376,10 @@ class CloudResource(Resource):
         (unique to this resource), ``find(name, ignore_missing=True)`` finds it (``find``: an
         SDK ``find_*``, or a :class:`app.clients.status.Kind` whose list is asked by name,
         :func:`app.clients.status.find_named`). Sets ``resource_id`` and returns ``True`` if
-        found; a user-given name is never adopted."""
-        if self.resource_id or self.properties.get(prop) or self.stack is None:
+        found; a user-given name is never adopted. Nothing is asked of the cloud on a
+        ``first_attempt`` (no earlier attempt can have made one)."""
+        if self.resource_id or self.properties.get(prop) or self.stack is None \
+                or self.first_attempt:
             return bool(self.resource_id)
         try:
             if isinstance(find, status.Kind):

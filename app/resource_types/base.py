@@ -138,6 +138,10 @@ class Resource:
         self.clients = clients
         self.uuid = uuid
         self.clock: Callable[[], float] = time.time
+        # Set by the engine before handle_create when no earlier attempt of this create can
+        # have reached the cloud (the step holds the resource's first lock ever): an adoption
+        # lookup for an earlier attempt's object (CloudResource.adopt) is then skipped.
+        self.first_attempt = False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__} {self.name!r}"

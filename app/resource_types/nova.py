@@ -168,7 +168,8 @@ class Server(UpdatableServer, ServerActions):
             props["security_groups"] = groups
         name = self._port_name(index)
         port = None
-        if not self.properties.get("name"):  # unique physical name: an earlier attempt's port
+        # a unique physical name: an earlier attempt's port is reused, if there was one
+        if not self.properties.get("name") and not self.first_attempt:
             port = self.cloud().network.find_port(name, ignore_missing=True)
         if port is None:
             helper = Port(self.name, {}, stack=self.stack, clients=self.clients, uuid=self.uuid)
