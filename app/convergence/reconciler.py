@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from app import config
 from app.convergence import dispatch, timeouts, traversal
+from app.convergence.dispatch import NodeKey
 from app.engine.states import NodeState, Status
 from app.models import (
     Resource,
@@ -92,6 +93,60 @@ def reconcile() -> int:
         except Exception:  # the others still get theirs
             log.exception("stack %s: finishing traversal %s failed", r.id, r.current_traversal)
     return n + len(settled)
+
+
+def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int) -> list[NodeKey]:
+    """The nodes after ``node`` in its traversal that ended but whose end may not have been
+    followed through, for a step of ``node`` delivered again to run once more (each step of a
+    node that had ended counts it and enqueues its successors that fired,
+    :func:`app.convergence.outcome.ended_again`): the DONE nodes reached from ``node`` through
+    DONE nodes, depth first in successor order, that have a FIRED successor (its enqueue may
+    have been lost) or, on PostgreSQL, were not counted yet. ``node`` itself is not included
+    (its own step repeated that).
+
+    Why: a task continues the chain of successors it enqueued itself
+    (``app.tasks.dispatcher.Continuation``), so a node deep in that chain had no message of its
+    own; if the worker died there, only the task's first message is delivered again, and this
+    finds where the chain stopped. At most ``limit`` DONE nodes are visited (the longest such
+    chain), one query each: O(limit). What lies beyond is the reconciler's (:func:`reconcile`).
+    Nothing when the traversal is no longer the stack's current one, or has ended.
+
+    :returns: those nodes, ``(resource id, is_update)``, in the walk's order."""
+    counts = concurrent_writers()  # SQLite counts a node in its own transaction
+    found: list[NodeKey] = []
+    with read_session() as s:
+        c = s.connection()
+
+        def after(succ: Any) -> list[tuple[NodeKey, Any]]:
+            keys = [(int(i), bool(u)) for i, u in succ or ()]
+            if not keys:
+                return []
+            rows = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
+                select(SyncPoint.entity_id, SyncPoint.is_update, SyncPoint.state,
+                       SyncPoint.counted, SyncPoint.succ)
+                .where(SyncPoint.stack_id == stack_id, SyncPoint.traversal_id == traversal_id,
+                       SyncPoint.entity_id.in_(sorted({rid for rid, _ in keys}))))}
+            return [(k, rows[k]) for k in keys if k in rows]
+
+        root = c.execute(select(SyncPoint.succ).join(Stack, Stack.id == SyncPoint.stack_id).where(
+            Stack.id == stack_id, Stack.current_traversal == traversal_id,
+            Stack.status == Status.IN_PROGRESS, SyncPoint.traversal_id == traversal_id,
+            SyncPoint.entity_id == node[0], SyncPoint.is_update == node[1])).scalar()
+        seen = {node}
+        todo: list[tuple[NodeKey, Any, bool]] = [(node, root, True)]
+        for _ in range(limit + 1):  # ``node``, then at most ``limit`` DONE nodes
+            if not todo:
+                break
+            key, succ, counted = todo.pop()
+            children = after(succ)
+            if key != node and (not counted or any(r.state == NodeState.FIRED
+                                                   for _, r in children)):
+                found.append(key)
+            for k, r in reversed(children):
+                if r.state == NodeState.DONE and k not in seen:
+                    seen.add(k)
+                    todo.append((k, r.succ, bool(r.counted) or not counts))
+    return found
 
 
 def _waiting(handle: Any) -> bool:

@@ -20,6 +20,13 @@ def check_resources(stack_id: str, traversal_id: str,
     convergence.check_resources(stack_id, traversal_id, nodes)
 
 
+def unsettled_after(stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
+                    limit: int) -> list[tuple[int, bool]]:
+    """The ended nodes after node ``(resource_id, is_update)`` whose step a redelivered task
+    runs again, at most ``limit`` visited (:func:`app.convergence.unsettled_after`)."""
+    return convergence.unsettled_after(stack_id, traversal_id, (resource_id, is_update), limit)
+
+
 def timer_fired(stack_id: str, traversal_id: str) -> None:
     """A traversal's timer (:func:`app.convergence.timer_fired`)."""
     convergence.timer_fired(stack_id, traversal_id)
@@ -43,3 +50,9 @@ def wake(stack_id: str, resource_id: int, event: str) -> int:
 def use_dispatcher(d: dispatch.Dispatcher | None) -> None:
     """Install the process's Dispatcher (Celery's in workers, beat and the API)."""
     dispatch.set_dispatcher(d)
+
+
+def enqueue_step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """Send one node's step as a task of its own, shortly (a step a task kept for itself and
+    could not run: its own task's retries then apply)."""
+    dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update, countdown=0.1)

@@ -13,6 +13,9 @@ carries several of a wide fan-out), ``stoker.poll_resource``
 queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
 and ``stoker.reconcile`` (maintenance). Each message names its stack and resource in
 ``argsrepr`` (:mod:`app.tasks.labels`) and carries the API's request id in its headers.
+A single-step task then runs the first ready successor its step enqueued itself, and so on
+along a chain (:class:`app.tasks.dispatcher.Continuation`); delivered again, it re-drives that
+chain from where it stopped.
 """
 from __future__ import annotations
 
@@ -27,7 +30,12 @@ from app import config, logs, models
 from app.resource_types import registry
 from app.services import engine, event_sinks
 from app.tasks import profiling, transport
-from app.tasks.dispatcher import REQUEST_ID_HEADER, CeleryDispatcher
+from app.tasks.dispatcher import (
+    CONTINUE_MAX_STEPS,
+    REQUEST_ID_HEADER,
+    CeleryDispatcher,
+    continuing,
+)
 
 log = logging.getLogger(__name__)
 __all__ = ["REQUEST_ID_HEADER", "celery_app", "configure", "make_celery"]
@@ -161,7 +169,47 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
 
     An unexpected error (a database hiccup) is retried with backoff; after the retries the beat
     reconciler re-drives the node from the database."""
-    engine.check_resource(stack_id, traversal_id, resource_id, is_update)
+    _step_and_continue(stack_id, traversal_id, resource_id, is_update,
+                       again=_again(check_resource.request))
+
+
+def _again(request: Any) -> bool:
+    """Whether this message ran before: delivered again by the broker (its worker died, kombu
+    marks it ``redelivered``) or a retry."""
+    info = getattr(request, "delivery_info", None) or {}
+    return bool(info.get("redelivered") or getattr(request, "retries", 0))
+
+
+def _step_and_continue(stack_id: str, traversal_id: str, resource_id: int,
+                       is_update: bool, again: bool = False) -> None:
+    """The step, then the ready successors it kept for itself (:class:`~app.tasks.dispatcher.
+    Continuation`), one after another. A kept step that raises is sent as a task of its own
+    (where the retries apply); the task's own step raising is retried as before.
+
+    ``again``: this message ran before, and may have died in the middle of the steps it kept,
+    which had no message of their own: the ended nodes after its own whose end was not followed
+    through (:func:`app.services.engine.unsettled_after`, as deep as a continuation goes) step
+    again, which enqueues what fired after them. Such a run keeps nothing: a chain continued
+    from there would reach beyond what its next delivery looks at."""
+    with continuing(stack_id, traversal_id, 0 if again else None) as kept:
+        engine.check_resource(stack_id, traversal_id, resource_id, is_update)
+        todo = engine.unsettled_after(stack_id, traversal_id, resource_id, is_update,
+                                      CONTINUE_MAX_STEPS) if again else []
+        todo.reverse()
+        node = todo.pop() if todo else kept.take()
+        bound = logs.current().get("resource")
+        try:
+            while node is not None:
+                logs.bind(resource=node[0])  # its log lines name the resource it steps
+                try:
+                    engine.check_resource(stack_id, traversal_id, *node)
+                except Exception:
+                    log.exception("kept step of resource %s in traversal %s failed; sent as "
+                                  "a task", node[0], traversal_id)
+                    engine.enqueue_step(stack_id, traversal_id, *node)
+                node = todo.pop() if todo else kept.take()
+        finally:
+            logs.bind(resource=bound)
 
 
 @celery_app.task(name="stoker.check_resources")
@@ -177,7 +225,8 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[list[Any]]) ->
 def poll_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """The same step as :func:`check_resource`, enqueued after a countdown (a poll of a cloud
     action, a busy lock): its own queue, so that polls never queue behind fresh steps."""
-    engine.check_resource(stack_id, traversal_id, resource_id, is_update)
+    _step_and_continue(stack_id, traversal_id, resource_id, is_update,
+                       again=_again(poll_resource.request))
 
 
 @celery_app.task(name="stoker.stack_timeout")

@@ -17,7 +17,10 @@ just looks a little early, and a capped stack timer is enqueued again for the ti
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from celery import Celery
@@ -33,6 +36,59 @@ STACK_TIMEOUT = "stoker.stack_timeout"
 #: the message header carrying the request id of the API call that started the work
 REQUEST_ID_HEADER = "stoker_request_id"
 log = logging.getLogger(__name__)
+#: A task continues at most this many successor steps itself, for at most this many seconds
+CONTINUE_MAX_STEPS = 100
+CONTINUE_MAX_SECONDS = 2.0
+#: The running task's continuation (thread-local; greenlet-local under gevent's patching)
+_local = threading.local()
+
+
+class Continuation:
+    """The one ready successor a single-step task runs itself once its own step returned,
+    instead of a broker round trip (publish, fetch, decode, acknowledge) for it.
+
+    While a task holds one, the first node of the first fan-out it enqueues with no countdown
+    is kept here and the rest are sent as usual. Safe because every step is idempotent and
+    its node is FIRED in the database before it is enqueued: if the worker dies anywhere in
+    the chain it kept, the task's own message (acknowledged late) is delivered again, its node
+    is found ended, and so are the nodes after it whose end was not followed through (a
+    FIRED successor, not counted yet: :func:`app.convergence.unsettled_after`), whose steps
+    run again and enqueue what had fired (:func:`app.convergence.outcome.ended_again`); the
+    reconciler re-drives it too. Bounded by :data:`CONTINUE_MAX_STEPS` and
+    :data:`CONTINUE_MAX_SECONDS`, so that a long chain does not keep one task busy (and its
+    redelivery knows how far to look; a task delivered again keeps nothing)."""
+
+    def __init__(self, stack_id: str, traversal_id: str, steps: int | None = None) -> None:
+        self.stack_id, self.traversal_id = stack_id, traversal_id
+        self.kept: NodeKey | None = None
+        self.left = CONTINUE_MAX_STEPS if steps is None else steps
+        self.until = time.monotonic() + CONTINUE_MAX_SECONDS
+
+    def keep(self, stack_id: str, traversal_id: str, nodes: list[NodeKey]) -> list[NodeKey]:
+        """Keep the first of ``nodes`` if there is room; :returns: the nodes to send."""
+        if self.kept is not None or self.left <= 0 or stack_id != self.stack_id \
+                or traversal_id != self.traversal_id or time.monotonic() > self.until:
+            return nodes
+        self.kept, self.left = nodes[0], self.left - 1
+        return nodes[1:]
+
+    def take(self) -> NodeKey | None:
+        """The kept node (and the room for another), or None."""
+        kept, self.kept = self.kept, None
+        return kept
+
+
+@contextmanager
+def continuing(stack_id: str, traversal_id: str,
+               steps: int | None = None) -> Iterator[Continuation]:
+    """Hold a :class:`Continuation` while a task runs its step (and the ones it keeps), with
+    room for ``steps`` (default :data:`CONTINUE_MAX_STEPS`)."""
+    previous = getattr(_local, "continuation", None)
+    _local.continuation = c = Continuation(stack_id, traversal_id, steps)
+    try:
+        yield c
+    finally:
+        _local.continuation = previous
 
 
 class CeleryDispatcher:
@@ -105,8 +161,12 @@ class CeleryDispatcher:
         producer and kombu's ``Producer.batch`` (on Redis: one pipeline, one round trip for up
         to 500 messages). If that fails (kombu cannot tell which of its messages went out),
         every message is sent again one by one, with kombu's retries: a step sent twice runs
-        once (DESIGN.md, invariant 1)."""
+        once (DESIGN.md, invariant 1). Inside a single-step task, the first node is kept for the
+        task to run itself (:class:`Continuation`)."""
         todo = list(nodes)
+        held: Continuation | None = getattr(_local, "continuation", None)
+        if held is not None and todo:
+            todo = held.keep(stack_id, traversal_id, todo)
         if not todo:
             return
         if self.labelled:
