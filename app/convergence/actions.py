@@ -106,7 +106,7 @@ def _run(node: Node, action: Action) -> Outcome:
         return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=action, start=start)
     if done:
         return Done(plugin, action=action, start=start)
-    attempt = (r.poll_attempt or 0) + 1
+    attempt = r.next_attempt(start)
     return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
 
 

@@ -60,7 +60,7 @@ def _unfinished(node: Node, plugin: Any, handle: Any, start: Start | None) -> Ou
     waiting = wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
-    attempt = (node.resource.poll_attempt or 0) + 1
+    attempt = node.resource.next_attempt(start)
     return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
 
 

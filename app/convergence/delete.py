@@ -48,5 +48,5 @@ def step(node: Node) -> Outcome:
     waiting = create.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
     if waiting is not None:
         return waiting
-    attempt = (r.poll_attempt or 0) + 1
+    attempt = r.next_attempt(start)
     return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)

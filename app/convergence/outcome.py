@@ -127,6 +127,8 @@ class Node:
     is_update: bool
     loaded: Loaded | None = None
     inputs: dict[str, Any] = field(default_factory=dict)
+    #: when this look at the node began (epoch seconds, :func:`pacing.clock`)
+    looked: float = field(default_factory=pacing.clock)
 
     @property
     def key(self) -> NodeKey:
@@ -145,11 +147,10 @@ def apply(node: Node, outcome: Outcome) -> None:
     elif isinstance(outcome, Failed):
         _failed(node, outcome)
     elif isinstance(outcome, Poll):
-        now = pacing.clock()
-        since = pacing.since(node.resource, outcome.start is not None, now)
-        delay = pacing.delay(_kind(node), outcome.plugin, outcome.delay, since, now)
-        _park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
-              {"since": since, "last": now})
+        delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
+                                    outcome.plugin, outcome.handle, outcome.delay,
+                                    outcome.start is not None, node.looked, pacing.clock())
+        _park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None, timing)
         dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
     else:
@@ -178,10 +179,6 @@ def _default_action(node: Node) -> Action:
     return Action.CREATE if node.is_update else Action.DELETE
 
 
-def _kind(node: Node) -> tuple[str, str, bool]:
-    return pacing.kind(node.resource, node.stack.action, node.is_update)
-
-
 def _park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
           event: str | None, timing: dict[str, float] | None = None) -> None:
     """Persist progress (and the IN_PROGRESS state if this step started the action) and
@@ -196,7 +193,7 @@ def _park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str 
             events.write_start(s, r, start.action, start.properties)
         s.connection().execute(SET_ROW, {"row_id": r.id, "handle": stored,
                             "physical_resource_id": plugin.resource_id,
-                            "rsrc_data": plugin.data, "poll_attempt": (r.poll_attempt or 0) + 1,
+                            "rsrc_data": plugin.data, "poll_attempt": r.next_attempt(start),
                             "engine_id": None, "updated_at": utcnow()})
 
 
@@ -304,7 +301,7 @@ class _Finished:
 
 def _prepare(node: Node, d: Done) -> _Finished:
     r, is_update = node.resource, node.is_update
-    pacing.finished(_kind(node), r, pacing.clock())
+    pacing.finished(r, node.stack.action, node.is_update, node.looked)
     row_action = d.action or _default_action(node)
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
     data = r.attr_data

@@ -55,6 +55,12 @@ class ResourceRow:
         kind = self.rsrc_data.get("nested")
         return str(kind) if kind else None
 
+    def next_attempt(self, start: object | None) -> int:
+        """The number of the coming look at the action in progress: 1 when this step started
+        it (``start`` is not None: an earlier action's count does not carry over into the
+        plugin's backoff), else one more than the stored ``poll_attempt``."""
+        return 1 if start is not None else (self.poll_attempt or 0) + 1
+
     def stored_handle(self) -> Any:
         """The plugin's handle of the action in progress (stored as ``{"h": handle, ...}``)."""
         return self.handle.get("h") if isinstance(self.handle, dict) else self.handle
