@@ -286,6 +286,35 @@ def peak_rss_mb(pid: int) -> float:
     return status_mb(tree(pid), "VmHWM")
 
 
+def timeline(stack_id: str, action: str, since: float) -> None:
+    """Print, per resource type, when the phase's steps started (IN_PROGRESS) and finished
+    (COMPLETE), in seconds after the phase's request (``since``: a ``time.time()``): first,
+    median and last of each, from the event log. Shows where a phase's wall time goes (the
+    critical path's hops, a level waiting on the one before it). On with ``BENCH_TIMELINE=1`` (the
+    measured stack) or ``all`` (the ideal's too)."""
+    import datetime as dt
+
+    from sqlalchemy import select
+
+    from app.models import Event, read_session
+    with read_session() as s:
+        ev = s.execute(select(Event.resource_type, Event.status, Event.created_at).where(
+            Event.stack_id == stack_id, Event.action == action)).all()
+    by: dict[tuple[str, str], list[float]] = {}
+    for rtype, status, at in ev:
+        if rtype:
+            t = at.replace(tzinfo=at.tzinfo or dt.timezone.utc).timestamp() - since
+            by.setdefault((rtype, status), []).append(t)
+    print(f"  {action} timeline (s after the request: first / median / last)")
+    for rtype in sorted({k[0] for k in by}, key=lambda r: min(by.get((r, "IN_PROGRESS"), [0]))):
+        cells = []
+        for status in ("IN_PROGRESS", "COMPLETE"):
+            ts = sorted(by.get((rtype, status), []))
+            cells.append(f"{status:>11} {ts[0]:6.2f} {ts[len(ts) // 2]:6.2f} {ts[-1]:6.2f}"
+                         if ts else f"{status:>11}      -")
+        print(f"    {rtype:<30} {len(by.get((rtype, 'COMPLETE'), [])):4d}  " + "   ".join(cells))
+
+
 def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
             cpu: list[float] | None = None) -> tuple[float, float, float]:
     """Create, update (resize every server), delete one stack of size ``n``; every step checked.
@@ -298,26 +327,34 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
     def mark() -> None:
         if cpu is not None:
             cpu.append(cpu[0]())
+    show = os.environ.get("BENCH_TIMELINE") == "all" or (os.environ.get("BENCH_TIMELINE") == "1"
+                                                          and n > 1)
     mark()
-    t0 = time.perf_counter()
+    t0, w0 = time.perf_counter(), time.time()
     st = stacks.create_stack(ctx, stack_name=name, template=template(n, FLAVORS[0]))
     st = _wait(ctx, st.id, timeout)
     t_create = time.perf_counter() - t0
     mark()
     _expect(st, "CREATE_COMPLETE")
-    t0 = time.perf_counter()
+    if show:
+        timeline(st.id, "CREATE", w0)
+    t0, w0 = time.perf_counter(), time.time()
     updates.update_stack(ctx, st.name, st.id, template=template(n, FLAVORS[1]))
     st = _wait(ctx, st.id, timeout)
     t_update = time.perf_counter() - t0
     mark()
     _expect(st, "UPDATE_COMPLETE")
+    if show:
+        timeline(st.id, "UPDATE", w0)
     _flavors(n, FLAVORS[1])
     mark()
-    t0 = time.perf_counter()
+    t0, w0 = time.perf_counter(), time.time()
     stacks.delete_stack(ctx, st.name, st.id)
     st = _wait(ctx, st.id, timeout)
     t_delete = time.perf_counter() - t0
     mark()
+    if show:
+        timeline(st.id, "DELETE", w0)
     _expect(st, "DELETE_COMPLETE")
     left = _settled(sandbox)
     if left:
