@@ -109,7 +109,7 @@ def test_an_estimate_learnt_too_long_shrinks_back() -> None:
     and each is observed as less than it waited, so the looks come earlier and earlier until
     they find the action unfinished (then it is timed between two looks)."""
     pacing.durations.observe(KEY0, 2.0)
-    for _ in range(20):
+    for _ in range(8):   # a handful of actions of one worker, not dozens
         wait = pacing.delay(KEY0, Paced(), 0.1, started=0.0, now=0.0)
         if wait < 0.5:
             break
