@@ -56,7 +56,11 @@ class Continuation:
     run again and enqueue what had fired (:func:`app.convergence.outcome.ended_again`); the
     reconciler re-drives it too. Bounded by :data:`CONTINUE_MAX_STEPS` and
     :data:`CONTINUE_MAX_SECONDS`, so that a long chain does not keep one task busy (and its
-    redelivery knows how far to look; a task delivered again keeps nothing)."""
+    redelivery knows how far to look; a task delivered again keeps nothing).
+
+    Nothing is kept while task events are on (:func:`app.tasks.labels.wanted`: Flower, ``celery
+    events``, ``STOKER_TASK_EVENTS``): an operator watching tasks then sees every step as a task
+    of its own, as before, and pays the broker's round trip a hop for it."""
 
     def __init__(self, stack_id: str, traversal_id: str, steps: int | None = None) -> None:
         self.stack_id, self.traversal_id = stack_id, traversal_id
@@ -165,7 +169,7 @@ class CeleryDispatcher:
         task to run itself (:class:`Continuation`)."""
         todo = list(nodes)
         held: Continuation | None = getattr(_local, "continuation", None)
-        if held is not None and todo:
+        if held is not None and todo and not self.labelled:
             todo = held.keep(stack_id, traversal_id, todo)
         if not todo:
             return

@@ -115,6 +115,18 @@ def test_check_resources_sends_the_others_and_the_later_fan_outs(celery):
     assert celery.nodes() == [(2, True), (3, True), (4, False), (5, True)]
 
 
+def test_nothing_is_kept_while_task_events_are_on(celery, settings):
+    """Flower lists a task a step: with task events on (``STOKER_TASK_EVENTS``, ``stoker up
+    --flower``, or Flower turning the worker's on), every node goes out as a message."""
+    from app import config
+    config.set_current(settings.replace(task_events=True))
+    d = dispatch.get()
+    with continuing("s", "t") as kept:
+        d.check_resources("s", "t", [(1, True), (2, True)])
+        assert kept.take() is None
+    assert celery.nodes() == [(1, True), (2, True)]
+
+
 def test_a_step_with_a_countdown_is_never_kept(celery):
     d = dispatch.get()
     with continuing("s", "t") as kept:
