@@ -18,7 +18,7 @@ stores (``syncpoints``, ``events``, ``locks``, ``definitions``) and ``dispatch``
 from __future__ import annotations
 
 from app.convergence import inline
-from app.convergence.check import check_resource, check_resources
+from app.convergence.check import check_resource, check_resources, requeue
 from app.convergence.reconciler import check_timeouts, reconcile, unsettled_after
 from app.convergence.traversal import (
     stack_timeout,
@@ -33,5 +33,5 @@ from app.convergence.wakeups import child_stack_event, wake
 InlineDispatcher = inline.InlineDispatcher
 
 __all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
-           "reconcile", "stack_timeout", "start_create", "start_reverse", "start_update",
+           "reconcile", "requeue", "stack_timeout", "start_create", "start_reverse", "start_update",
            "start_update_rollback", "timer_fired", "unsettled_after", "wake"]

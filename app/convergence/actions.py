@@ -106,8 +106,7 @@ def _run(node: Node, action: Action) -> Outcome:
         return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=action, start=start)
     if done:
         return Done(plugin, action=action, start=start)
-    attempt = r.next_attempt(start)
-    return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
+    return Poll.next(plugin, handle, r, start)
 
 
 def supports_check(plugin: Any) -> bool:

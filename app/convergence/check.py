@@ -148,10 +148,13 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, boo
         try:
             check_resource(stack_id, traversal_id, resource_id, is_update)
         except Exception:
-            _requeue(stack_id, traversal_id, resource_id, is_update)
+            requeue(stack_id, traversal_id, resource_id, is_update)
 
 
-def _requeue(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+def requeue(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+    """Log the error being handled and enqueue the node's step again on its own, shortly (a
+    step of a batch, or one a task kept for itself, that raised: the single task's retries
+    then apply). Call it from an ``except`` block."""
     log.exception("step of resource %s in traversal %s failed; enqueued again alone",
                   resource_id, traversal_id)
     dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
@@ -190,10 +193,10 @@ def _run_locked(stack_id: str, traversal_id: str,
             results.append((node, _step(node)))
         except Exception:
             locks.release(key[0])
-            _requeue(stack_id, traversal_id, *key)
+            requeue(stack_id, traversal_id, *key)
     for node in outcome.apply_many(results):
         locks.release(node.resource.id)
-        _requeue(stack_id, traversal_id, *node.key)
+        requeue(stack_id, traversal_id, *node.key)
     return rest
 
 

@@ -60,8 +60,7 @@ def _unfinished(node: Node, plugin: Any, handle: Any, start: Start | None) -> Ou
     waiting = wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
-    attempt = node.resource.next_attempt(start)
-    return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
+    return Poll.next(plugin, handle, node.resource, start)
 
 
 def wait_outcome(node: Node, plugin: Any, handle: Any, start: Start | None) -> Outcome | None:

@@ -48,5 +48,4 @@ def step(node: Node) -> Outcome:
     waiting = create.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
     if waiting is not None:
         return waiting
-    attempt = r.next_attempt(start)
-    return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
+    return Poll.next(plugin, handle, r, start)

@@ -100,6 +100,14 @@ class Poll:
     start: Start | None = None
     owner: str | None = None
 
+    @classmethod
+    def next(cls, plugin: Any, handle: Any, resource: ResourceRow,
+             start: Start | None) -> Poll:
+        """The next look at ``resource``'s action, after the plugin's own ``poll_delay`` for
+        its coming look (:meth:`ResourceRow.next_attempt`)."""
+        return cls(handle, float(plugin.poll_delay(handle, resource.next_attempt(start))),
+                   plugin, start)
+
 
 @dataclass(frozen=True)
 class Wait:

@@ -233,8 +233,7 @@ def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
     waiting = create.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
-    attempt = node.resource.next_attempt(start)
-    return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin, start)
+    return Poll.next(plugin, handle, node.resource, start)
 
 
 def _poll_update(node: Node) -> Outcome:
@@ -297,10 +296,7 @@ def _prepare_then_replace(node: Node, rdef: Any, handle: Any, how: Reset) -> Out
         return Failed(plugins.reason_of(r.name, exc), plugin=old,
                       start=Start(Action.UPDATE) if first else None, action=Action.UPDATE)
     if not done:
-        start = Start(Action.UPDATE) if first else None
-        attempt = r.next_attempt(start)
-        return Poll({"prep": handle}, float(old.poll_delay({"prep": handle}, attempt)), old,
-                    start)
+        return Poll.next(old, {"prep": handle}, r, Start(Action.UPDATE) if first else None)
     # UpdateReplace: keep the old physical resource for the cleanup node, create the new
     node.resource = _reset(r, rdef, how if first else Reset.REPLACE)
     return create.step(node)

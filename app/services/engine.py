@@ -53,6 +53,6 @@ def use_dispatcher(d: dispatch.Dispatcher | None) -> None:
 
 
 def enqueue_step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-    """Send one node's step as a task of its own, shortly (a step a task kept for itself and
-    could not run: its own task's retries then apply)."""
-    dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update, countdown=0.1)
+    """Log the error being handled and send one node's step as a task of its own, shortly (a
+    step a task kept for itself and could not run: :func:`app.convergence.requeue`)."""
+    convergence.requeue(stack_id, traversal_id, resource_id, is_update)

