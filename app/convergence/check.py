@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import and_, bindparam, select, update
+from sqlalchemy import and_, bindparam, select, tuple_, update
 
 from app.convergence import (
     actions,
@@ -53,26 +53,34 @@ _STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.cur
                  ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
                  ST.c.timeout_mins, ST.c.traversal_started_at,
                  SP.c.state, SP.c.expected, SP.c.succ)
-#: The first statement of every step, built once: the stack and this node's sync point
-_READ = (select(*_STEP_COLUMNS)
+#: The first statement of every step, built once: the stack, this node's sync point and its
+#: resource's ``atomic_key`` (read in one snapshot with the stack's current traversal)
+_READ = (select(*_STEP_COLUMNS, RT.c.atomic_key)
          .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
                                             SP.c.traversal_id == ST.c.current_traversal,
                                             SP.c.entity_id == bindparam("rid"),
-                                            SP.c.is_update == bindparam("upd"))))
+                                            SP.c.is_update == bindparam("upd")))
+                      .outerjoin(RT, RT.c.id == SP.c.entity_id))
          .where(ST.c.id == bindparam("sid")))
 #: A batch's first statement: the stack and several of its nodes' sync points (built once)
-_READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update)
+_READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
               .select_from(ST.join(SP, and_(SP.c.stack_id == ST.c.id,
-                                            SP.c.traversal_id == ST.c.current_traversal)))
+                                            SP.c.traversal_id == ST.c.current_traversal))
+                           .join(RT, RT.c.id == SP.c.entity_id))
               .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
                      SP.c.entity_id.in_(bindparam("rids", expanding=True))))
-#: Take the free locks of several resources, returning their rows (built once)
-_LOCK_MANY = (update(RT).where(RT.c.id.in_(bindparam("rids", expanding=True)),
+#: Take the free locks of several resources at the keys read with the stack, returning their
+#: rows (built once)
+_LOCK_MANY = (update(RT).where(tuple_(RT.c.id, RT.c.atomic_key)
+                               .in_(bindparam("keys", expanding=True)),
                                RT.c.engine_id.is_(None))
               .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
               .returning(*RT.c))
-#: Take the resource's lock if it is free, returning the row (built once)
-_LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None))
+#: Take the resource's lock if it is free and its key is the one read with the stack: a new
+#: traversal that settled the row at its start moved the key on
+#: (:func:`app.convergence.unchanged.settle`). Returns the row (built once).
+_LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None),
+                          RT.c.atomic_key == bindparam("key"))
          .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
          .returning(*RT.c))
 
@@ -96,7 +104,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         if found is not None and not stale:
             st = StepStack.of(found)
             if st.state == NodeState.FIRED:
-                row = s.connection().execute(_LOCK, {"rid": resource_id,
+                row = s.connection().execute(_LOCK, {"rid": resource_id, "key": found.atomic_key,
                                                      "eid": locks.engine_id()}).first()
                 if row is not None and is_update and st.expected:
                     inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
@@ -112,15 +120,22 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
         return
     if st.state != NodeState.FIRED:
         return
-    if row is None:  # held: by a live engine (retry soon) or a dead one (take it over)
+    if row is None:  # held: by a live engine (retry soon) or a dead one (take it over); or
+        # its key moved since the read (another step came and went, or a newer traversal)
         if locks.acquire(resource_id) is False:
             dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
                                           countdown=LOCK_RETRY_SECONDS)
             return
         with read_session() as s:
             row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
+            current = s.connection().execute(select(ST.c.current_traversal).where(
+                ST.c.id == stack_id)).scalar()
             if is_update and st.expected:
                 inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+        if current != traversal_id:  # superseded meanwhile
+            locks.release(resource_id)
+            stopped.settle(stack_id, traversal_id, resource_id, is_update)
+            return
         if row is None:
             return
     node = Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs))
@@ -177,8 +192,9 @@ def _run_locked(stack_id: str, traversal_id: str,
             if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
         if not fired:
             return nodes
-        rows = {r.id: r for r in c.execute(_LOCK_MANY, {"rids": [rid for rid, _ in fired],
-                                                        "eid": locks.engine_id()})}
+        rows = {r.id: r for r in c.execute(_LOCK_MANY, {
+            "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
+            "eid": locks.engine_id()})}
         inputs = {key: syncpoints.inputs(s, traversal_id, key[1], key[0])
                   for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
     rest: list[tuple[int, bool]] = []

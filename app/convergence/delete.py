@@ -8,6 +8,7 @@ from typing import Any
 
 from app.convergence import create, nested, plugins, replaced
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
+from app.convergence.rows import REPLACED
 from app.engine.states import Action, Status
 
 
@@ -16,7 +17,7 @@ def step(node: Node) -> Outcome:
     poll it."""
     r, st = node.resource, node.stack
     stack_action = Action.ROLLBACK if st.action == Action.ROLLBACK else Action.DELETE
-    if r.rsrc_data.get(replaced.REPLACED):  # what a failed update left: deleted first
+    if r.rsrc_data.get(REPLACED):  # what a failed update left: deleted first
         pending = replaced.drain(node)
         if pending is not None:
             return pending

@@ -15,13 +15,12 @@ from sqlalchemy import update
 from app import auth
 from app.convergence import definitions, events, nested, plugins
 from app.convergence.outcome import Failed, Node, Outcome, Poll, Record
-from app.convergence.rows import ResourceRow, table
+from app.convergence.rows import REPLACED, ResourceRow, table
 from app.engine.states import Action, Status
 from app.models import Resource, session, utcnow
 from app.resource_types import base, registry
 
 RT = table(Resource)
-REPLACED = "_replaced"
 
 
 def drain(node: Node) -> Outcome | None:

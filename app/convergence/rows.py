@@ -12,6 +12,10 @@ from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result, Table
 
+#: ``rsrc_data`` key of the physical resources a row replaced, queued for its cleanup node
+#: (:mod:`app.convergence.replaced`)
+REPLACED = "_replaced"
+
 
 @dataclass
 class ResourceRow:

@@ -35,15 +35,28 @@ WAITING, FIRED, DONE, FAILED, SKIPPED = (NodeState.WAITING, NodeState.FIRED, Nod
 
 
 def create_nodes(s: Session, stack_id: str, traversal_id: str,
-                 nodes: Iterable[tuple[int, bool, int, list[list[Any]]]]) -> None:
+                 nodes: Iterable[tuple[int, bool, int, list[list[Any]]]],
+                 given: dict[tuple[int, bool], list[tuple[str, Any]]] | None = None) -> None:
     """Write the sync points of a traversal: one per ``(entity_id, is_update, expected,
     successors)``, successors as ``[[entity_id, is_update]]`` (every traversal stores its
-    graph the same way). Nodes with no predecessors start FIRED. One bulk insert."""
-    rows = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
-             "stack_id": stack_id, "expected": n, "done": 0, "succ": succ,
-             "state": FIRED if n == 0 else WAITING} for rid, upd, n, succ in nodes]
+    graph the same way). Nodes with no predecessors start FIRED. ``given``: per node
+    ``(entity_id, is_update)``, the ``(pred_key, data)`` of predecessors that are not nodes
+    of the traversal but report at its start (settled ones): counted as reported, their data
+    stored as inputs. One bulk insert each."""
+    given = given or {}
+    rows = []
+    for rid, upd, n, succ in nodes:
+        k = len(given.get((rid, upd), ()))
+        rows.append({"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+                     "stack_id": stack_id, "expected": n + k, "done": k, "succ": succ,
+                     "state": FIRED if n == 0 else WAITING})
     if rows:
         s.execute(insert(SP), rows)
+    inputs = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+               "pred_key": key, "data": data}
+              for (rid, upd), reported in given.items() for key, data in reported]
+    if inputs:
+        s.execute(insert(table(SyncInput)), inputs)
 
 
 #: ``INSERT ... ON CONFLICT DO NOTHING`` of a sync input, prebuilt per dialect

@@ -30,6 +30,7 @@ from app.convergence import (
     snapshots,
     syncpoints,
     timeouts,
+    unchanged,
     wakeups,
 )
 from app.convergence.definitions import Loaded
@@ -61,12 +62,17 @@ def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
 
 
 def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
-           loaded: Loaded | None) -> str:
-    """Begin the traversal, write its plan's sync points, enqueue its leaves after commit."""
+           loaded: Loaded | None, given: dict[plans.Node, list[tuple[str, Any]]] | None = None
+           ) -> str:
+    """Begin the traversal, write its plan's sync points, enqueue its leaves after commit.
+    ``given``: per node, ``(pred_key, data)`` of settled predecessors, reported at the start
+    (:mod:`app.convergence.unchanged`)."""
     tid = str(st.current_traversal)
+    given = given or {}
     syncpoints.create_nodes(s, st.id, tid, [
         (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
-        for (n, upd), count in p.expected.items()])
+        for (n, upd), count in p.expected.items()],
+        {(ids[n], upd): reported for (n, upd), reported in given.items()})
     start = [(ids[n], upd) for n, upd in p.leaves()]
     sid = st.id
     limit = timeouts.limit_seconds(st.timeout_mins)
@@ -139,8 +145,14 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
             r.requires = sorted(loaded.requires.get(r.name, ()))
             r.deletion_policy = _policy(resources[r.name])
     p = update_plan.plan(old, loaded.requires)
+    given: dict[plans.Node, list[tuple[str, Any]]] = {}
+    if action == Action.UPDATE:  # a rollback visits every node (it is told apart by them)
+        settled = unchanged.settle(s, loaded, by_name, p)
+        p = settled.plan
+        given = {n: [(q, by_name[q].attr_data) for q in names]
+                 for n, names in settled.given.items()}
     _begin(s, st, action, len(p.expected))
-    return _store(s, st, p, {**{r.name: r.id for r in rows}, **added}, loaded)
+    return _store(s, st, p, {**{r.name: r.id for r in rows}, **added}, loaded, given)
 
 
 def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:

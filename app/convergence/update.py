@@ -26,15 +26,14 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app.convergence import attrdata, create, events, nested, plugins
+from app.convergence import attrdata, create, events, nested, plugins, unchanged
 from app.convergence.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.replaced import REPLACED
-from app.convergence.rows import ResourceRow, table
+from app.convergence.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Resource, new_id, session, utcnow
-from app.resource_types import base, registry
+from app.resource_types import base
 
 RT = table(Resource)
 
@@ -60,14 +59,10 @@ def replace_failed(st: Any, r: Any, loaded: Any) -> bool:
 
 def new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The resource's new properties, resolved and validated as a create would."""
-    props = loaded.definition.resolve_properties(r.name, attrdata.DataContext(data))
-    rdef = loaded.definition.resources[r.name]
-    if kind(rdef) == TEMPLATE:
+    if kind(loaded.definition.resources[r.name]) == TEMPLATE:
+        props = loaded.definition.resolve_properties(r.name, attrdata.DataContext(data))
         return create.template_params(loaded.definition, r.name, props)
-    cls = registry.get(getattr(rdef, "implementation", rdef.type))
-    if cls is not None:
-        props = cls.validated_properties(props, ("resources", r.name, "properties"))
-    return dict(props)
+    return unchanged.properties(loaded, r.name, data)
 
 
 def _foreign(handle: Any, traversal_id: str) -> bool:

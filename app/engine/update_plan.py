@@ -15,8 +15,10 @@ directions. O(V + E).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from graphlib import TopologicalSorter
 
-from app.engine.plan import Plan
+from app.engine.plan import Node, Plan
 
 
 def plan(old_requires: Mapping[str, Iterable[str]],
@@ -48,3 +50,56 @@ def plan(old_requires: Mapping[str, Iterable[str]],
     for succ in p.successors.values():
         succ.sort()
     return p
+
+
+@dataclass
+class Settled:
+    """An update plan with the no-op nodes known at its start taken out (:func:`settle`).
+
+    ``plan``: the nodes that still run (the :class:`Plan` invariant holds among them);
+    ``given``: per forward node that runs, the names of settled resources whose data it takes
+    at the start (as if they had reported); ``settled``: the resources whose forward node was
+    taken out; ``dropped``: those whose cleanup node was taken out too."""
+    plan: Plan
+    given: dict[Node, list[str]] = field(default_factory=dict)
+    settled: set[str] = field(default_factory=set)
+    dropped: set[str] = field(default_factory=set)
+
+
+def settle(p: Plan, unchanged: Iterable[str]) -> Settled:
+    """Take out of update plan ``p`` the nodes whose step would do nothing (pure, O(V + E)).
+
+    ``unchanged``: resources whose forward node is known, before the traversal starts, to
+    leave them as they are (the caller compared their resolved properties). Of those, a
+    forward node is settled only when every forward node before it is settled too (its inputs
+    are then known at the start). The cleanup node of a settled resource does nothing either
+    (it was not replaced and stays in the template); it is dropped when nothing that runs
+    waits for it, directly or through other dropped cleanup nodes — a cleanup node that still
+    has a running successor stays, since it orders that successor after its own predecessors.
+    Heat's convergence runs every node; the outcome is the same, minus a task per no-op."""
+    preds: dict[Node, list[Node]] = {n: [] for n in p.expected}
+    for n, succs in p.successors.items():
+        for sn in succs:
+            preds[sn].append(n)
+    wanted = set(unchanged)
+    forward_graph = {n: [q for q in preds[n] if q[1]] for n in p.expected if n[1]}
+    settled: set[str] = set()
+    for n in TopologicalSorter(forward_graph).static_order():
+        if n[0] in wanted and all(q[0] in settled for q in forward_graph[n]):
+            settled.add(n[0])
+    cleanup_graph = {n: list(p.successors[n]) for n in p.expected if not n[1]}
+    dropped: set[str] = set()
+    for n in TopologicalSorter(cleanup_graph).static_order():  # successors first
+        if n[0] in settled and all(sn[0] in dropped for sn in cleanup_graph[n]):
+            dropped.add(n[0])
+    gone = {(x, True) for x in settled} | {(x, False) for x in dropped}
+    out = Settled(Plan(), settled=settled, dropped=dropped)
+    for n in p.expected:
+        if n in gone:
+            continue
+        out.plan.expected[n] = sum(1 for q in preds[n] if q not in gone)
+        out.plan.successors[n] = [sn for sn in p.successors[n] if sn not in gone]
+        given = sorted(q[0] for q in preds[n] if q in gone and q[1] and n[1])
+        if given:
+            out.given[n] = given
+    return out

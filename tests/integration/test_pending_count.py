@@ -8,30 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app import config
 from tests.fixtures.stacks import hot, rows
-
-
-@pytest.fixture()
-def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
-    """This process on the test's own PostgreSQL database, steps run in-process."""
-    from app import models
-    from app.convergence import definitions, dispatch
-    s = config.load({}, data_dir=str(tmp_path / "data"), database_url=pg_url, always_eager=True)
-    previous = config._current
-    config.set_current(s)
-    models.init(pg_url)
-    dispatch.set_dispatcher(None)
-    definitions._cache.clear()
-    yield s
-    dispatch.set_dispatcher(None)
-    config._current = previous
 
 
 def _traversal(nodes: dict[int, str]) -> tuple[str, str]:
