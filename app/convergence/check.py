@@ -17,9 +17,11 @@ O(degree) queries (invariant 5). Steps:
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 
-from sqlalchemy import and_, bindparam, select, tuple_, update
+from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
 from app.convergence import (
     actions,
@@ -39,7 +41,15 @@ from app.convergence import update as updating
 from app.convergence.outcome import Node, Outcome
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
-from app.models import Resource, Stack, SyncPoint, read_session, session
+from app.models import (
+    Resource,
+    Stack,
+    SyncPoint,
+    autocommit,
+    concurrent_writers,
+    read_session,
+    session,
+)
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
@@ -85,6 +95,21 @@ _LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None),
          .returning(*RT.c))
 
 
+@contextlib.contextmanager
+def _starting() -> Iterator[Connection]:
+    """The connection a step starts on: reading the stack, its node and its resource's key,
+    then taking the lock at that key (and reading the node's inputs). On PostgreSQL each
+    statement commits on its own: the compare-and-swap on ``atomic_key`` is what makes the
+    read and the lock one decision, so no transaction is needed around them (and a step saves
+    its BEGIN and COMMIT round trips). On SQLite, one transaction, as the single writer wants."""
+    if concurrent_writers():
+        with autocommit() as conn:
+            yield conn
+    else:
+        with session() as s:
+            yield s.connection()
+
+
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """Run one step of node ``(resource_id, is_update)`` of ``traversal_id``.
 
@@ -97,17 +122,20 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     locks.ensure_heartbeat()
     row = None
     inputs: dict[str, object] = {}
-    with session() as s:
-        found = s.connection().execute(_READ, {"rid": resource_id, "upd": is_update,
-                                  "sid": stack_id}).first()
+    with _starting() as c:
+        found = c.execute(_READ, {"rid": resource_id, "upd": is_update, "sid": stack_id}).first()
         stale = found is not None and found.current_traversal != traversal_id
         if found is not None and not stale:
             st = StepStack.of(found)
             if st.state == NodeState.FIRED:
-                row = s.connection().execute(_LOCK, {"rid": resource_id, "key": found.atomic_key,
-                                                     "eid": locks.engine_id()}).first()
+                row = c.execute(_LOCK, {"rid": resource_id, "key": found.atomic_key,
+                                        "eid": locks.engine_id()}).first()
                 if row is not None and is_update and st.expected:
-                    inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+                    try:
+                        inputs = syncpoints.inputs(c, traversal_id, is_update, resource_id)
+                    except Exception:  # the lock committed on its own (PostgreSQL)
+                        locks.release(resource_id)
+                        raise
     if stale:  # superseded; a stopped traversal's action still running may finish
         stopped.settle(stack_id, traversal_id, resource_id, is_update)
     if found is None or stale:
@@ -185,8 +213,7 @@ def _run_locked(stack_id: str, traversal_id: str,
     ids = [rid for rid, _ in nodes]
     if len(set(ids)) != len(ids):  # a resource twice (forward and reverse): one by one
         return nodes
-    with session() as s:
-        c = s.connection()
+    with _starting() as c:
         fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
             _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
             if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
@@ -195,8 +222,13 @@ def _run_locked(stack_id: str, traversal_id: str,
         rows = {r.id: r for r in c.execute(_LOCK_MANY, {
             "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
             "eid": locks.engine_id()})}
-        inputs = {key: syncpoints.inputs(s, traversal_id, key[1], key[0])
-                  for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
+        try:
+            inputs = {key: syncpoints.inputs(c, traversal_id, key[1], key[0])
+                      for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
+        except Exception:  # the locks committed on their own (PostgreSQL)
+            for rid in rows:
+                locks.release(rid)
+            raise
     rest: list[tuple[int, bool]] = []
     results: list[tuple[Node, Outcome]] = []
     for key in nodes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import bindparam, false, func, insert, select, true, update
+from sqlalchemy import Connection, bindparam, false, func, insert, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -104,9 +104,11 @@ def _key(traversal_id: str, is_update: bool, entity_id: int) -> dict[str, Any]:
     return {"tid": traversal_id, "upd": is_update, "rid": entity_id}
 
 
-def inputs(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> dict[str, Any]:
-    """``{pred_key: data}`` passed on to a node. O(degree)."""
-    rows = s.connection().execute(select(SyncInput.pred_key, SyncInput.data).where(
+def inputs(s: Session | Connection, traversal_id: str, is_update: bool,
+           entity_id: int) -> dict[str, Any]:
+    """``{pred_key: data}`` passed on to a node (``s``: a session, or a connection). O(degree)."""
+    conn = s.connection() if isinstance(s, Session) else s
+    rows = conn.execute(select(SyncInput.pred_key, SyncInput.data).where(
         SyncInput.entity_id == entity_id, SyncInput.traversal_id == traversal_id,
         SyncInput.is_update == is_update))
     return {r.pred_key: r.data for r in rows}
