@@ -361,9 +361,8 @@ def _write_finished(s: Session, prepared: list[tuple[Node, _Finished]]
         ended.append(node.key)
         rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
         key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
-        ready.extend((sid, upd) for sid, upd in _successors(node)
-                     if syncpoints.report(s, node.traversal_id, upd, sid, key,
-                                          f.data if is_update and upd else None))
+        ready.extend(syncpoints.report_many(s, node.traversal_id, key, [
+            (sid, upd, f.data if is_update and upd else None) for sid, upd in _successors(node)]))
     for same_shape in rows.values():
         s.connection().execute(SET_ROW, same_shape)
     return ended, ready

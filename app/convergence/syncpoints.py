@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, false, func, insert, select, true, update
+from sqlalchemy import Connection, bindparam, case, false, func, insert, select, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -86,6 +86,38 @@ def report(s: Session, traversal_id: str, is_update: bool, entity_id: int, pred_
     return _move(s, key, NodeEvent.READY)
 
 
+def report_many(s: Session, traversal_id: str, pred_key: str,
+                succs: list[tuple[int, bool, dict[str, Any] | None]]) -> list[tuple[int, bool]]:
+    """:func:`report` of one predecessor to several nodes ``(entity_id, is_update, data)`` of
+    a traversal, in one statement on PostgreSQL (a data-modifying WITH: the inputs inserted,
+    and only the nodes whose input was new counted, each moved WAITING → FIRED in the same
+    row update when its count is complete); on SQLite, :func:`report` one by one.
+
+    :returns: the nodes this call completed, in ``succs``' order (the caller enqueues them
+        after commit)."""
+    if not succs:
+        return []
+    if s.get_bind().dialect.name != "postgresql":
+        return [(rid, upd) for rid, upd, data in succs
+                if report(s, traversal_id, upd, rid, pred_key, data)]
+    rows = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+             "pred_key": pred_key, "data": data} for rid, upd, data in succs]
+    new = (postgresql.insert(_SI).values(rows).on_conflict_do_nothing()
+           .returning(_SI.c.entity_id, _SI.c.is_update).cte("new_input"))
+    ready = (SyncPoint.state == WAITING) & (SyncPoint.done + 1 >= SyncPoint.expected)
+    counted = (update(SP).where(SyncPoint.traversal_id == traversal_id,
+                                tuple_(SyncPoint.entity_id, SyncPoint.is_update).in_(
+                                    select(new.c.entity_id, new.c.is_update)))
+               .values(done=SyncPoint.done + 1,
+                       state=case((ready, sources(NodeEvent.READY)[1]), else_=SyncPoint.state))
+               .returning(SyncPoint.entity_id, SyncPoint.is_update, SyncPoint.done,
+                          SyncPoint.expected, SyncPoint.state))
+    fired = {(int(r.entity_id), bool(r.is_update)) for r in s.connection().execute(counted)
+             if r.state == FIRED and r.done == r.expected}
+    return [(rid, upd) for rid, upd, _ in succs if (rid, upd) in fired]
+
+
+_SI = table(SyncInput)
 _NODE = (SyncPoint.traversal_id == bindparam("tid"), SyncPoint.is_update == bindparam("upd"),
          SyncPoint.entity_id == bindparam("rid"))
 #: Prebuilt statements of the hot path (one per state-table event, the fan-in counter)

@@ -239,3 +239,32 @@ def test_one_stack_that_cannot_finish_does_not_keep_the_reconciler_from_the_othe
     reconciler.reconcile()
     assert stacks.get_by_id(ctx, ids["a"]).stack_status == "CREATE_IN_PROGRESS"
     assert stacks.get_by_id(ctx, ids["b"]).stack_status == "CREATE_COMPLETE"
+
+
+def test_one_statement_reports_to_many_nodes_each_once_and_fires_the_complete(pg_db):
+    """:func:`syncpoints.report_many` on PostgreSQL (one data-modifying WITH) keeps
+    :func:`syncpoints.report`'s contract: a node fires when its last predecessor reports, a
+    repeated report counts nothing, a skipped node never fires, the data is stored."""
+    from app.convergence import syncpoints
+    from app.models import SyncPoint, read_session, session
+    sid, tid = _traversal({})
+    with session() as s:
+        s.add_all([SyncPoint(entity_id=1, traversal_id=tid, is_update=True, stack_id=sid,
+                             expected=1, state="WAITING"),
+                   SyncPoint(entity_id=2, traversal_id=tid, is_update=True, stack_id=sid,
+                             expected=2, state="WAITING"),
+                   SyncPoint(entity_id=3, traversal_id=tid, is_update=False, stack_id=sid,
+                             expected=1, state="SKIPPED")])
+    succs = [(2, True, {"ref": "a"}), (1, True, {"ref": "a"}), (3, False, None)]
+    with session() as s:
+        assert syncpoints.report_many(s, tid, "a", succs) == [(1, True)]
+    with session() as s:  # delivered again: nothing counted twice
+        assert syncpoints.report_many(s, tid, "a", succs) == []
+    with session() as s:
+        assert syncpoints.report_many(s, tid, "b", [(2, True, {"ref": "b"})]) == [(2, True)]
+    with read_session() as s:
+        state = {(p.entity_id, p.is_update): (p.done, p.state) for p in s.query(SyncPoint)
+                 .filter(SyncPoint.traversal_id == tid)}
+        assert state == {(1, True): (1, "FIRED"), (2, True): (2, "FIRED"),
+                         (3, False): (1, "SKIPPED")}
+        assert syncpoints.inputs(s, tid, True, 2) == {"a": {"ref": "a"}, "b": {"ref": "b"}}
