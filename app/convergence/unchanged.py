@@ -19,7 +19,7 @@ from __future__ import annotations
 from graphlib import TopologicalSorter
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, tuple_, update
 from sqlalchemy.orm import Session
 
 from app.convergence import attrdata, groups
@@ -98,18 +98,20 @@ def settle(s: Session, loaded: Loaded, rows: dict[str, Resource], p: Plan
     superseded traversal that read the stack before this transaction committed then fails to
     take the row's lock (:func:`app.convergence.check.check_resource` takes it only at the key
     it read with the stack) and stops, instead of acting on a row this traversal never visits.
-    A row locked meanwhile is not settled. O(V + E)."""
+    A row locked, or locked and released, since it was read is not settled. O(V + E)."""
     found = candidates(loaded, rows)
-    ids = sorted(rows[n].id for n in found)
+    keys = sorted((rows[n].id, rows[n].atomic_key) for n in found)
     free: set[int] = set()
-    for i in range(0, len(ids), _CHUNK):
-        free.update(s.connection().execute(_MOVE_KEYS, {"rids": ids[i:i + _CHUNK]}).scalars())
+    for i in range(0, len(keys), _CHUNK):
+        free.update(s.connection().execute(_MOVE_KEYS, {"keys": keys[i:i + _CHUNK]}).scalars())
     return update_plan.settle(p, {n for n in found if rows[n].id in free})
 
 
 #: ids a statement names at most (SQLite's bound-parameter limit)
 _CHUNK = 500
-#: Move on the keys of free rows, naming those it moved (built once)
-_MOVE_KEYS = (update(RT).where(RT.c.id.in_(bindparam("rids", expanding=True)),
+#: Move on the keys of free rows still at the key they were judged with (a step that locked,
+#: changed and released one since has moved its key), naming those it moved (built once)
+_MOVE_KEYS = (update(RT).where(tuple_(RT.c.id, RT.c.atomic_key)
+                               .in_(bindparam("keys", expanding=True)),
                                RT.c.engine_id.is_(None))
               .values(atomic_key=RT.c.atomic_key + 1).returning(RT.c.id))

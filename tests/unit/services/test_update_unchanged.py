@@ -105,3 +105,26 @@ def test_a_failed_resource_is_not_settled_and_is_tried_again(rec):
     ran, st = _update(rec, st, template)  # the same template: Heat tries the failed one again
     assert ("a", True) in ran
     assert st.stack_status == "UPDATE_FAILED"
+
+
+def test_a_row_locked_and_changed_since_it_was_judged_is_not_settled(rec):
+    from sqlalchemy import update
+
+    from app.convergence import definitions, unchanged
+    from app.engine import update_plan
+    from app.models import session
+    st = stacks.create_stack(CTX, stack_name="unchanged-key",
+                             template=hot({"a": knob("one"), "b": knob("two")}))
+    rec.run_all()
+    loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    with read_session() as s:  # judged with these rows...
+        by_name = {r.name: r for r in s.execute(select(Resource).where(
+            Resource.stack_id == st.id)).scalars()}
+    with session() as s:  # ...then a step locks "a", changes it and lets go: its key moves
+        s.execute(update(Resource).where(Resource.id == by_name["a"].id)
+                  .values(atomic_key=Resource.atomic_key + 1))
+    p = update_plan.plan({"a": set(), "b": set()}, {"a": set(), "b": set()})
+    with session() as s:
+        out = unchanged.settle(s, loaded, by_name, p)
+    assert out.settled == {"b"}
+    assert ("a", True) in out.plan.expected
