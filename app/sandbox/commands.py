@@ -10,7 +10,6 @@ Defaults come from :mod:`app.config` (``STOKER_SANDBOX_*``); the state file defa
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -108,39 +107,30 @@ def sandbox(ctx: click.Context, host: str | None, port: int | None, state: str |
     """Run the sandbox cloud (Keystone, Nova, Neutron, Cinder, Glance, Octavia, Aodh)."""
     if ctx.invoked_subcommand is not None:
         return
-    from werkzeug.serving import make_server
-
     from app.sandbox import create_app
+    from app.sandbox.serving import SandboxServer
     settings = config.get()
     host = host or settings.sandbox_host
     port = port or settings.sandbox_port
     path = state_path(settings, state)
     all_delays = parse_delays(settings.sandbox_delays)
     all_delays.update(parse_delays(list(delays)))
-    app = create_app(path, latency=parse_latency(latency if latency is not None else settings.sandbox_latency),
-                     delays=all_delays or None,
-                     deterministic_ids=bool(deterministic_ids or settings.sandbox_deterministic_ids),
-                     faults=parse_rules(settings.sandbox_faults) + [r for f in faults for r in parse_rules(f"[{f}]")],
-                     extra_catalog=stoker_endpoints(settings),
-                     agent={"run_configs": settings.sandbox_run_configs,
-                            "config_timeout": settings.sandbox_config_timeout,
-                            "poll_seconds": settings.sandbox_poll_seconds})
-    server = make_server(host, port, app, threaded=True)
-    signal.signal(signal.SIGTERM, _interrupt)   # honcho / `stoker up` stop children with SIGTERM
-    click.echo(f"stoker sandbox cloud on http://{host}:{server.server_port}  "
-               f"(auth_url http://{host}:{server.server_port}/identity/v3, admin/{ADMIN_PASSWORD}; "
+    # parsed here, so that a bad option is the command's error; the app itself is built in
+    # the serving process (its state lives there)
+    options: dict[str, Any] = {
+        "latency": parse_latency(latency if latency is not None else settings.sandbox_latency),
+        "delays": all_delays or None,
+        "deterministic_ids": bool(deterministic_ids or settings.sandbox_deterministic_ids),
+        "faults": parse_rules(settings.sandbox_faults) + [r for f in faults for r in parse_rules(f"[{f}]")],
+        "extra_catalog": stoker_endpoints(settings),
+        "agent": {"run_configs": settings.sandbox_run_configs,
+               "config_timeout": settings.sandbox_config_timeout,
+               "poll_seconds": settings.sandbox_poll_seconds}}
+    click.echo(f"stoker sandbox cloud on http://{host}:{port}  "
+               f"(auth_url http://{host}:{port}/identity/v3, admin/{ADMIN_PASSWORD}; "
                f"state: {path or 'memory'})")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:  # pragma: no cover - interactive stop
-        pass
-    finally:
-        server.server_close()
-        app.extensions["sandbox"].store.close()
-
-
-def _interrupt(signum: int, frame: Any) -> None:  # pragma: no cover - signal handler
-    raise KeyboardInterrupt
+    SandboxServer(lambda: create_app(path, **options), host, port,
+                  lambda app: app.extensions["sandbox"].store.close()).run()
 
 
 @sandbox.command("clouds-yaml")

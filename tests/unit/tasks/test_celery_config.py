@@ -98,3 +98,15 @@ def test_defaults_are_late_acks_and_the_in_flight_transport():
 def test_task_events_follow_stoker_task_events(tmp_path):
     got = _celery_conf(tmp_path, STOKER_DATA_DIR=str(tmp_path), STOKER_TASK_EVENTS="1")
     assert got["events"] is True
+
+
+def test_one_result_backend_serves_every_thread():
+    """Under the gevent pool each greenlet is a thread to Celery's thread-locals: a backend a
+    thread made every task build a RedisBackend of its own."""
+    import threading
+    app = tasks.make_celery()
+    seen: list = []
+    t = threading.Thread(target=lambda: seen.append(app.backend))
+    t.start()
+    t.join()
+    assert seen and seen[0] is app.backend
