@@ -92,6 +92,21 @@ average 4-9 from other benchmarks meanwhile, so wall times are noisy; CPU ms/res
   the create_* responses and the catalogue finds), keystoneauth's catalogue deep copies 8 % -> 0,
   requests' environment scan 5-7 % -> 0; the rest is the HTTP stack itself (21 %),
   SQLAlchemy/psycopg (16 %) and the engine.
+
+Issue 18, session 14 (pg, gevent x 100, 2 workers, N=200, 802 resources; `--ideal-runs 2`; c/u/d):
+                                         create s  update s  delete s  ratios          CPU ms/res
+  before (6d2a5dc)                          14.22     16.30     15.83  2.03/4.87/2.59  16/19/14 (49)
+  + unchanged nodes settled at the start    15.43     10.29     14.92  2.19/2.81/2.45  15/11/14 (40)
+  + idle-only pings, autocommit step start, one statement for a node's reports, the
+    atomic_key guard:                       11.90      7.56     13.41  1.71/2.29/2.28  13/8/12 (33)
+  + sandbox keep-alive (gunicorn gthread), one result backend a process:
+                                            11.15      7.64     12.70  1.58/1.96/2.17  11/8/9 (27)
+  N=500 (2,002 resources, --ideal-runs 1): before 40.52/45.15/31.86 s, CPU 16/20/13 ms/res;
+  after 31.73/22.22/27.52 s, CPU 12/8/10, peak RSS 169 MB, the sandbox empty after the delete
+  (the sandbox itself at 49-52 % of a core: its store scans every object of a collection).
+  py-spy over both workers during a run (samples a worker, non-idle): 1,524 -> 1,270; before:
+  psycopg sending 18 %, pool pre-ping 6 %, new HTTP connections + gevent's resolver pool 14 %,
+  a RedisBackend built a task 3 %; after: psycopg sending 9-11 %, Hub.run 3-6 %, JSON 2-4 %.
 """
 from __future__ import annotations
 
