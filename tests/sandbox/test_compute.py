@@ -264,3 +264,31 @@ def test_server_group_policies_place_servers(no_leaks, conn):
     conn.compute.delete_server_group(together)
     conn.compute.delete_server_group(apart)
     conn.compute.revert_quota_set(conn.current_project_id)
+
+
+def test_a_listing_gives_each_server_its_own_addresses_and_floating_ips(no_leaks, conn):
+    """``servers/detail`` of many servers reads the ports and floating IPs once (an index), and
+    still gives each server the addresses of its own ports, as ``GET /servers/{id}`` does."""
+    public = conn.network.find_network("public")
+    private = conn.network.find_network("private")
+    router = conn.network.create_router(name="t-list", external_gateway_info={"network_id": public.id})
+    subnet = next(conn.network.subnets(network_id=private.id))
+    conn.network.add_interface_to_router(router, subnet_id=subnet.id)
+    servers = [wait_status(conn, boot(conn, name=f"listed{i}"), "ACTIVE") for i in range(3)]
+    port = next(conn.network.ports(device_id=servers[1].id))
+    fip = conn.network.create_ip(floating_network_id=public.id, port_id=port.id)
+    try:
+        listed = {s.id: s.addresses for s in conn.compute.servers(details=True)
+                  if s.id in {x.id for x in servers}}
+        assert len(listed) == 3
+        for s in servers:
+            assert listed[s.id] == conn.compute.get_server(s).addresses
+        addrs = [a["addr"] for a in listed[servers[1].id]["private"]]
+        assert fip.floating_ip_address in addrs and len(set(map(str, listed.values()))) == 3
+    finally:
+        conn.network.delete_ip(fip)
+        for s in servers:
+            conn.compute.delete_server(s)
+            conn.compute.wait_for_delete(s, interval=0.05, wait=5)
+        conn.network.remove_interface_from_router(router, subnet_id=subnet.id)
+        conn.network.delete_router(router)
