@@ -163,9 +163,10 @@ def forward(node: Node) -> Outcome:
         if is_nested:
             handle = plugin.handle_update(node.traversal_id, props)
         else:
+            # kept before the check: an update that fails it keeps the properties it had
+            plugin.data[PROPS_BEFORE] = dict(r.properties_data or {})
             nested.driver_for(r, node.stack, props, loaded).validate()
             changed = plugin.update_diff(props)
-            plugin.data[PROPS_BEFORE] = dict(r.properties_data or {})
             handle = plugin.handle_update(props, changed)
         done = plugin.check_update_complete(handle)
     except base.UpdateReplace:

@@ -470,3 +470,27 @@ def test_patch_with_a_template_that_drops_a_parameter_drops_its_value(rec):
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
     assert st.parameters == {"p": "kept"} and _outputs(st) == {"a": "kept"}
+
+
+def test_an_update_failing_the_plugins_check_keeps_the_properties_it_had(rec):
+    """The new properties fail the plugin's own check only in the engine (they read an
+    attribute): UPDATE_FAILED, and the row keeps the properties its resource really has, so an
+    update back to them changes nothing (Heat validates before the stored properties change)."""
+    def template(**extra):
+        return T({"src": knob("8"),
+                  "rs": {"type": "OS::Heat::RandomString",
+                         "properties": {"length": {"get_attr": ["src", "output"]}, **extra}}})
+    st = stacks.create_stack(CTX, stack_name="upd-check", template=template(),
+                             disable_rollback=True)
+    rec.run_all()
+    before = _rows(st.id)["rs"]
+    updates.update_stack(CTX, st.name, st.id, template=template(
+        character_sequences=[{"sequence": "ab", "min": 10}]))
+    rec.run_all()
+    st = stacks.get_by_id(CTX, st.id)
+    rs = _rows(st.id)["rs"]
+    assert st.stack_status == "UPDATE_FAILED"
+    assert (rs.action, rs.status) == ("UPDATE", "FAILED")
+    assert "Length property cannot be smaller" in rs.status_reason
+    assert rs.properties_data == before.properties_data
+    assert rs.physical_resource_id == before.physical_resource_id
