@@ -47,6 +47,30 @@ class Volume(CloudResource, VolumeActions):
 
     status_kind = VOLUME
 
+    def validate(self) -> None:
+        """:meth:`check_create_sources`, then the cloud-backed constraints.
+        :raises errors.ValidationError: Heat's StackValidationFailed messages."""
+        self.check_create_sources()
+        super().validate()
+
+    def check_create_sources(self) -> None:
+        """Heat's ``CinderVolume._validate_create_sources``: unless made from a backup, a volume
+        needs a ``size`` or exactly one source that gives it one (``snapshot_id`` or
+        ``source_volid``), and with a ``size`` at most one source (those two, or ``image``)."""
+        p = self.properties
+        if not p.get("backup_id"):
+            sized = [k for k in ("snapshot_id", "source_volid") if p.get(k)]
+            sources = sized + (["image"] if p.get("image") else [])
+            if p.get("size") is None and (len(sized) != 1 or len(sources) != 1):
+                raise errors.ValidationError(
+                    'If neither "backup_id" nor "size" is provided, one and only one of '
+                    '"source_volid", "snapshot_id" must be specified, but currently specified '
+                    f"options: {sources}.")
+            if p.get("size") and len(sources) > 1:
+                raise errors.ValidationError(
+                    'If "size" is provided, only one of "image", "imageRef", "source_volid", '
+                    f'"snapshot_id" can be specified, but currently specified options: {sources}.')
+
     def _fetch(self) -> Any:
         return self.cloud().block_storage.get_volume(self.resource_id)
 
