@@ -3,6 +3,7 @@
 ground-truth folder beside the repository)."""
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,11 +22,12 @@ def shared() -> Path:
     return SHARED
 
 
-@pytest.fixture()
-def settings(tmp_path: Path) -> Iterator[config.Settings]:
-    """Settings for one test: SQLite in a temp dir, tasks run in-process (inline dispatcher)."""
+@contextlib.contextmanager
+def current_settings(**overrides: object) -> Iterator[config.Settings]:
+    """Settings with ``overrides`` made this process's own, tasks run in-process (inline
+    dispatcher), the template cache empty; the previous settings are back afterwards."""
     from app.convergence import definitions, dispatch
-    s = config.load({}, data_dir=str(tmp_path / "data"), always_eager=True)
+    s = config.load({}, always_eager=True, **overrides)
     previous = config._current
     config.set_current(s)
     dispatch.set_dispatcher(None)
@@ -33,6 +35,13 @@ def settings(tmp_path: Path) -> Iterator[config.Settings]:
     yield s
     dispatch.set_dispatcher(None)
     config._current = previous
+
+
+@pytest.fixture()
+def settings(tmp_path: Path) -> Iterator[config.Settings]:
+    """Settings for one test: SQLite in a temp dir, tasks run in-process (inline dispatcher)."""
+    with current_settings(data_dir=str(tmp_path / "data")) as s:
+        yield s
 
 
 @pytest.fixture()

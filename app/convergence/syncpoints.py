@@ -29,6 +29,7 @@ SyncPoint = table(_SyncPoint).c
 Stack = table(_Stack).c
 SP = table(_SyncPoint)
 ST = table(_Stack)
+_SI = table(SyncInput)
 
 WAITING, FIRED, DONE, FAILED, SKIPPED = (NodeState.WAITING, NodeState.FIRED, NodeState.DONE,
                                          NodeState.FAILED, NodeState.SKIPPED)
@@ -56,12 +57,12 @@ def create_nodes(s: Session, stack_id: str, traversal_id: str,
                "pred_key": key, "data": data}
               for (rid, upd), reported in given.items() for key, data in reported]
     if inputs:
-        s.execute(insert(table(SyncInput)), inputs)
+        s.execute(insert(_SI), inputs)
 
 
 #: ``INSERT ... ON CONFLICT DO NOTHING`` of a sync input, prebuilt per dialect
-_INSERT_INPUT = {"postgresql": postgresql.insert(table(SyncInput)).on_conflict_do_nothing(),
-                 "sqlite": sqlite.insert(table(SyncInput)).on_conflict_do_nothing()}
+_INSERT_INPUT = {"postgresql": postgresql.insert(_SI).on_conflict_do_nothing(),
+                 "sqlite": sqlite.insert(_SI).on_conflict_do_nothing()}
 
 
 def _insert_ignore(s: Session, values: dict[str, Any]) -> bool:
@@ -116,8 +117,6 @@ def report_many(s: Session, traversal_id: str, pred_key: str,
              if r.state == FIRED and r.done == r.expected}
     return [(rid, upd) for rid, upd, _ in succs if (rid, upd) in fired]
 
-
-_SI = table(SyncInput)
 _NODE = (SyncPoint.traversal_id == bindparam("tid"), SyncPoint.is_update == bindparam("upd"),
          SyncPoint.entity_id == bindparam("rid"))
 #: Prebuilt statements of the hot path (one per state-table event, the fan-in counter)

@@ -213,13 +213,7 @@ def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Worker
 def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     """This process on the test's own PostgreSQL database, steps run in-process."""
     from app import models
-    from app.convergence import definitions, dispatch
-    s = config.load({}, data_dir=str(tmp_path / "data"), database_url=pg_url, always_eager=True)
-    previous = config._current
-    config.set_current(s)
-    models.init(pg_url)
-    dispatch.set_dispatcher(None)
-    definitions._cache.clear()
-    yield s
-    dispatch.set_dispatcher(None)
-    config._current = previous
+    from tests.conftest import current_settings
+    with current_settings(data_dir=str(tmp_path / "data"), database_url=pg_url) as s:
+        models.init(pg_url)
+        yield s
