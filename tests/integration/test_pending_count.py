@@ -268,3 +268,32 @@ def test_one_statement_reports_to_many_nodes_each_once_and_fires_the_complete(pg
         assert state == {(1, True): (1, "FIRED"), (2, True): (2, "FIRED"),
                          (3, False): (1, "SKIPPED")}
         assert syncpoints.inputs(s, tid, True, 2) == {"a": {"ref": "a"}, "b": {"ref": "b"}}
+
+
+def test_reports_of_several_predecessors_in_one_statement_count_each_new_input(pg_db):
+    """:func:`syncpoints.report_all` (the statement a group of finished steps reports with):
+    two predecessors reporting to one node in the same call count twice (an UPDATE ... FROM
+    updates a row once, so the inputs are counted per node), a report already recorded counts
+    nothing, and a node fires once, named once, in the order of its first report."""
+    from app.convergence import syncpoints
+    from app.models import SyncPoint, read_session, session
+    sid, tid = _traversal({})
+    with session() as s:
+        s.add_all([SyncPoint(entity_id=1, traversal_id=tid, is_update=True, stack_id=sid,
+                             expected=2, state="WAITING"),
+                   SyncPoint(entity_id=2, traversal_id=tid, is_update=True, stack_id=sid,
+                             expected=3, state="WAITING")])
+    with session() as s:
+        assert syncpoints.report_all(s, tid, [(2, True, "a", None)]) == []
+    reports = [(2, True, "a", None), (1, True, "b", {"ref": "b"}), (2, True, "b", None),
+               (1, True, "c", {"ref": "c"}), (2, True, "c", None)]
+    with session() as s:
+        assert syncpoints.report_all(s, tid, reports) == [(2, True), (1, True)]
+    with session() as s:  # delivered again: nothing counted twice, nothing fired twice
+        assert syncpoints.report_all(s, tid, reports) == []
+    with read_session() as s:
+        state = {p.entity_id: (p.done, p.state) for p in s.query(SyncPoint)
+                 .filter(SyncPoint.traversal_id == tid)}
+        assert state == {1: (2, "FIRED"), 2: (3, "FIRED")}
+        assert syncpoints.inputs(s, tid, True, 1) == {"b": {"ref": "b"}, "c": {"ref": "c"}}
+        assert syncpoints.inputs(s, tid, True, 2) == {"a": None, "b": None, "c": None}
