@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from app.convergence import dispatch, events, pacing, plugins, syncpoints, timeouts, traversal
 from app.convergence.definitions import Loaded
+from app.convergence.group_commit import GroupCommit
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
@@ -225,8 +226,9 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
             prepared = [(n, _prepare(n, o)) for n, o in done]
             later = concurrent_writers()
             with session() as s:
-                ended, ready = _write_finished(s, prepared)
+                ended, by_node = _write_finished(s, prepared)
                 events.add_events(s, [e for _, f in prepared for e in f.events])
+                ready = [k for n, _ in prepared for k in by_node.get(n.key, ())]
                 if ready:
                     _enqueue_after_commit(s, done[0][0].stack.id, done[0][0].traversal_id,
                                           ready)
@@ -254,18 +256,79 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
 
 def _done(node: Node, d: Done) -> None:
     prepared = _prepare(node, d)
+    if not concurrent_writers():
+        _done_alone(node, prepared)
+        return
+    got = _GROUP.submit((node, prepared))
+    if got is None:  # its batch could not be written: on its own, as before
+        _done_alone(node, prepared)
+        return
+    ended, ready = got
+    if ready:
+        dispatch.get().check_resources(node.stack.id, node.traversal_id, ready)
+    if not ended:
+        ended_again(node)
+
+
+def _done_alone(node: Node, prepared: _Finished) -> None:
+    """Write one finished node in a transaction of its own (SQLite; or PostgreSQL after its
+    group's transaction failed)."""
     later = concurrent_writers()
     with session() as s:
         ended, ready = _write_finished(s, [(node, prepared)])
         events.add_events(s, prepared.events)
         if ready:
-            _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready)
+            _enqueue_after_commit(s, node.stack.id, node.traversal_id, ready[node.key])
         if ended and not later:
             _count(s, node, len(ended))
     if ended and later:
         count_committed(node, ended)
     elif later:
         ended_again(node)
+
+
+_Written = tuple[bool, list[NodeKey]] | None
+
+
+def _write_group(items: list[tuple[Node, _Finished]]) -> list[_Written | BaseException]:
+    """:data:`_GROUP`'s write (PostgreSQL): the finished nodes of one process that arrived
+    together, one transaction per traversal (:func:`_write_finished`, their events in one
+    insert), then one count of those that ended (:func:`count_committed`).
+
+    :returns: per item ``(ended, ready successors)``; None where its traversal's transaction
+        failed (the item is written on its own); an exception where it was written but not
+        counted (raised in its step, whose next delivery counts it)."""
+    out: list[_Written | BaseException] = [None] * len(items)
+    parts: dict[tuple[str, str], list[int]] = {}
+    for i, (n, _) in enumerate(items):
+        parts.setdefault((n.stack.id, n.traversal_id), []).append(i)
+    for idx in parts.values():
+        part = [items[i] for i in idx]
+        try:
+            with session() as s:
+                ended, ready = _write_finished(s, part)
+                events.add_events(s, [e for _, f in part for e in f.events])
+        except Exception:
+            log.exception("%d finished steps could not be written together; "
+                          "writing them one by one", len(part))
+            continue
+        try:
+            if ended:
+                count_committed(part[0][0], ended)
+        except Exception as exc:
+            log.exception("%d finished steps not counted", len(ended))
+            for i in idx:
+                out[i] = exc
+            continue
+        done = set(ended)
+        for i, (n, _) in zip(idx, part):
+            out[i] = (n.key in done, ready.get(n.key, []))
+    return out
+
+
+#: The finished steps of this process that arrive together share a transaction
+#: (:mod:`app.convergence.group_commit`)
+_GROUP: GroupCommit[tuple[Node, _Finished], _Written] = GroupCommit(_write_group)
 
 
 def ended_again(node: Node) -> None:
@@ -340,17 +403,20 @@ def _prepare(node: Node, d: Done) -> _Finished:
 
 
 def _write_finished(s: Session, prepared: list[tuple[Node, _Finished]]
-                    ) -> tuple[list[NodeKey], list[NodeKey]]:
+                    ) -> tuple[list[NodeKey], dict[NodeKey, list[NodeKey]]]:
     """Write finished nodes of one traversal in ``s`` (their events are the caller's to add):
     their DONE states in one statement, their rows in one ``executemany`` per shape, their
-    successors' sync points. A node that had already ended (a redelivery) only has its lock
-    released: nothing is counted and its events are dropped.
+    successors' sync points in one more (:func:`syncpoints.report_all`). A node that had
+    already ended (a redelivery) only has its lock released: nothing is counted and its
+    events are dropped.
 
-    :returns: the nodes that ended, and the successors that became ready."""
-    moved = syncpoints.mark_done_many(s, prepared[0][0].traversal_id,
-                                      [n.key for n, _ in prepared])
+    :returns: the nodes that ended, and per node the successors that became ready because
+        of it (a successor two of them completed goes to the first)."""
+    traversal_id = prepared[0][0].traversal_id
+    moved = syncpoints.mark_done_many(s, traversal_id, [n.key for n, _ in prepared])
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    ready: list[NodeKey] = []
+    reports: list[tuple[int, bool, str, Any]] = []
+    reporter: dict[NodeKey, NodeKey] = {}
     ended: list[NodeKey] = []
     for node, f in prepared:
         r, is_update = node.resource, node.is_update
@@ -361,8 +427,12 @@ def _write_finished(s: Session, prepared: list[tuple[Node, _Finished]]
         ended.append(node.key)
         rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
         key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
-        ready.extend(syncpoints.report_many(s, node.traversal_id, key, [
-            (sid, upd, f.data if is_update and upd else None) for sid, upd in _successors(node)]))
+        for sid, upd in _successors(node):
+            reports.append((sid, upd, key, f.data if is_update and upd else None))
+            reporter.setdefault((sid, upd), node.key)
+    ready: dict[NodeKey, list[NodeKey]] = {}
+    for succ in syncpoints.report_all(s, traversal_id, reports):
+        ready.setdefault(reporter[succ], []).append(succ)
     for same_shape in rows.values():
         s.connection().execute(SET_ROW, same_shape)
     return ended, ready
