@@ -320,7 +320,7 @@ def timeline(stack_id: str, action: str, since: float) -> None:
         if rtype:
             t = at.replace(tzinfo=at.tzinfo or dt.timezone.utc).timestamp() - since
             by.setdefault((rtype, status), []).append(t)
-    print(f"  {action} timeline (s after the request: first / median / last)")
+    print(f"  {action} timeline (s after the request at epoch {since:.2f}: first / median / last)")
     for rtype in sorted({k[0] for k in by}, key=lambda r: min(by.get((r, "IN_PROGRESS"), [0]))):
         cells = []
         for status in ("IN_PROGRESS", "COMPLETE"):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
@@ -38,6 +39,7 @@ from app.convergence import (
     traversal,
 )
 from app.convergence import update as updating
+from app.convergence.group_commit import GroupCommit
 from app.convergence.outcome import Node, Outcome
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
@@ -120,6 +122,13 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     traversal does nothing.
     """
     locks.ensure_heartbeat()
+    if concurrent_writers():
+        started = _STARTS.submit((stack_id, traversal_id, resource_id, is_update))
+        if started is not None:  # read, FIRED and locked with the others that came together
+            found_row, locked, given = started
+            _run(Node(StepStack.of(found_row), ResourceRow.of(locked), traversal_id,
+                      is_update, inputs=given))
+            return
     row = None
     inputs: dict[str, object] = {}
     with _starting() as c:
@@ -166,12 +175,70 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
             return
         if row is None:
             return
-    node = Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs))
+    _run(Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs)))
+
+
+def _run(node: Node) -> None:
+    """The locked node's step and its outcome; the lock is released if either raises."""
     try:
         outcome.apply(node, _step(node))
     except Exception:
-        locks.release(resource_id)
+        locks.release(node.resource.id)
         raise
+
+
+_Started = tuple[Any, Any, dict[str, Any]] | None
+
+
+def _start_group(items: list[tuple[str, str, int, bool]]) -> list[_Started | BaseException]:
+    """:data:`_STARTS`'s write (PostgreSQL): the steps of this process that start together,
+    per stack and traversal: their stack and sync points read in one statement, the locks of
+    the FIRED ones taken in one more at the keys read (the same compare-and-swap as
+    :func:`check_resource`'s), their inputs in a third.
+
+    :returns: per item ``(the read row, the locked resource row, its inputs)``; None for an
+        item this path does not start (not FIRED, its lock held, a superseded traversal, its
+        stack gone, or the group's statements failed): it takes :func:`check_resource`'s own
+        path, which tells those cases apart."""
+    out: list[_Started | BaseException] = [None] * len(items)
+    parts: dict[tuple[str, str], list[int]] = {}
+    for i, (sid, tid, _, _) in enumerate(items):
+        parts.setdefault((sid, tid), []).append(i)
+    for (sid, tid), idx in parts.items():
+        keys = [(items[i][2], items[i][3]) for i in idx]
+        if len({rid for rid, _ in keys}) != len(keys):  # F(x) and R(x) together, or a
+            continue  # node twice: one by one
+        try:
+            with autocommit() as c:
+                fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
+                    _READ_MANY, {"sid": sid, "tid": tid, "rids": [rid for rid, _ in keys]})
+                    if (r.entity_id, bool(r.is_update)) in keys and r.state == NodeState.FIRED}
+                if not fired:
+                    continue
+                rows = {r.id: r for r in c.execute(_LOCK_MANY, {
+                    "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
+                    "eid": locks.engine_id()})}
+                try:
+                    given = syncpoints.inputs_many(c, tid, [
+                        key for key, r in fired.items()
+                        if key[1] and r.expected and key[0] in rows])
+                except Exception:  # the locks committed on their own
+                    for rid in rows:
+                        locks.release(rid)
+                    raise
+        except Exception:
+            log.exception("%d steps could not start together; starting them one by one",
+                          len(keys))
+            continue
+        for i, key in zip(idx, keys):
+            if key in fired and key[0] in rows:
+                out[i] = (fired[key], rows[key[0]], given.get(key, {}))
+    return out
+
+
+#: The steps of this process that start together read and lock in one group
+#: (:mod:`app.convergence.group_commit`)
+_STARTS: GroupCommit[tuple[str, str, int, bool], _Started] = GroupCommit(_start_group)
 
 
 def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> None:

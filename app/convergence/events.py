@@ -66,14 +66,27 @@ def stack_event(s: Session, stack: Any, action: str, status: str, reason: str) -
     add_event(s, stack.id, stack.name, stack.id, "OS::Heat::Stack", action, status, reason)
 
 
-def write_start(s: Session, r: Any, action: str, properties: dict[str, Any] | None) -> None:
-    """Record that ``action`` started on row ``r``: IN_PROGRESS state and event (Heat's
-    "state changed"), with the resolved properties it started from."""
+def start_values(action: str, properties: dict[str, Any] | None) -> dict[str, Any]:
+    """The resource row's columns when ``action`` starts: IN_PROGRESS, "state changed", no
+    handle, no poll yet, and the resolved properties it started from (if given)."""
     values: dict[str, Any] = {"action": str(action), "status": Status.IN_PROGRESS.value,
                               "status_reason": STATE_CHANGED, "updated_at": utcnow(),
                               "handle": None, "poll_attempt": 0}
     if properties is not None:
         values["properties_data"] = properties
-    s.connection().execute(update(RT).where(RT.c.id == r.id).values(**values))
-    add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, action,
-              Status.IN_PROGRESS, STATE_CHANGED)
+    return values
+
+
+def start_event(r: Any, action: str) -> dict[str, Any]:
+    """The IN_PROGRESS event row of ``action`` starting on row ``r`` (Heat's "state
+    changed")."""
+    return event_row(r.stack_id, r.name, r.physical_resource_id, r.type, action,
+                     Status.IN_PROGRESS, STATE_CHANGED)
+
+
+def write_start(s: Session, r: Any, action: str, properties: dict[str, Any] | None) -> None:
+    """Record that ``action`` started on row ``r``: IN_PROGRESS state and event (Heat's
+    "state changed"), with the resolved properties it started from."""
+    s.connection().execute(update(RT).where(RT.c.id == r.id).values(
+        **start_values(action, properties)))
+    add_events(s, [start_event(r, action)])

@@ -52,6 +52,9 @@ class GroupCommit(Generic[T, R]):
         self._lock = threading.Lock()
         self._queue: list[_Slot[T]] = []
         self._busy = False
+        #: batches written and items in them, since the process started (diagnostics, tests)
+        self.batches = 0
+        self.items = 0
 
     def submit(self, item: T) -> R:
         """Write ``item`` in the next batch; :returns: its result.
@@ -77,6 +80,8 @@ class GroupCommit(Generic[T, R]):
         with self._lock:
             batch = self._queue[:self._largest]
             del self._queue[:self._largest]
+            self.batches += 1
+            self.items += len(batch)
         results: list[Any] = []
         try:
             results = list(self._write([s.item for s in batch]))

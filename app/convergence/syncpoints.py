@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, false, func, insert, select, text, true, update
+from sqlalchemy import Connection, bindparam, false, func, insert, select, text, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -173,6 +173,24 @@ def inputs(s: Session | Connection, traversal_id: str, is_update: bool,
         SyncInput.entity_id == entity_id, SyncInput.traversal_id == traversal_id,
         SyncInput.is_update == is_update))
     return {r.pred_key: r.data for r in rows}
+
+
+def inputs_many(conn: Connection, traversal_id: str,
+                nodes: list[tuple[int, bool]]) -> dict[tuple[int, bool], dict[str, Any]]:
+    """:func:`inputs` of several nodes of a traversal in one statement: ``{(entity_id,
+    is_update): {pred_key: data}}``, a node with none absent. O(their degrees)."""
+    if not nodes:
+        return {}
+    out: dict[tuple[int, bool], dict[str, Any]] = {}
+    for r in conn.execute(_INPUTS_MANY, {"tid": traversal_id, "keys": nodes}):
+        out.setdefault((int(r.entity_id), bool(r.is_update)), {})[r.pred_key] = r.data
+    return out
+
+
+_INPUTS_MANY = select(SyncInput.entity_id, SyncInput.is_update, SyncInput.pred_key,
+                      SyncInput.data).where(
+    SyncInput.traversal_id == bindparam("tid"),
+    tuple_(SyncInput.entity_id, SyncInput.is_update).in_(bindparam("keys", expanding=True)))
 
 
 def state(s: Session, traversal_id: str, is_update: bool, entity_id: int) -> str | None:

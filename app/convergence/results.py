@@ -1,0 +1,137 @@
+"""What a step returns (its outcome) and the node it ran for: the vocabulary of
+:mod:`app.convergence.outcome`, which applies outcomes, and :mod:`app.convergence.finishing`,
+which writes the finished and the parked ones. Every step module imports these through
+:mod:`app.convergence.outcome`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, update
+
+from app.convergence import events, pacing, timeouts
+from app.convergence.definitions import Loaded
+from app.convergence.rows import ResourceRow, StepStack, table
+from app.engine.states import Action
+from app.models import Resource, utcnow
+
+RT = table(Resource)
+#: One prebuilt statement writes a node's resource row: the columns set are the keys given
+#: besides ``row_id`` (SQLAlchemy derives the SET clause from the parameters)
+SET_ROW = update(RT).where(RT.c.id == bindparam("row_id"))
+NodeKey = tuple[int, bool]
+
+
+class Record(enum.Enum):
+    """What an outcome writes on the resource row."""
+    EVENT = "event"          # its action and status change, with an event (the usual)
+    SILENT = "silent"        # Done only: no event (a reverse node marks it DELETE_COMPLETE)
+    UNTOUCHED = "untouched"  # its action and status stay (nothing happened to it)
+
+
+@dataclass(frozen=True)
+class Start:
+    """The action this step started: its IN_PROGRESS (and the properties it started from) is
+    written with the outcome, in the same transaction."""
+    action: Action
+    properties: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    """The node finished. ``plugin``: the driver whose physical id, data and attributes are
+    recorded (None: the row's are kept); ``action``: the resource action that completed
+    (default CREATE forward, DELETE reverse)."""
+    plugin: Any = None
+    action: Action | None = None
+    start: Start | None = None
+    record: Record = Record.EVENT
+    reason: str = events.STATE_CHANGED
+    events: Sequence[dict[str, Any]] = ()
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The node failed with ``reason`` (Heat's wording). ``record=UNTOUCHED``: the action never
+    started (its resolution failed), so the row keeps its state; ``action``: the resource
+    action that failed (default CREATE forward, DELETE reverse); ``stack_action``: the word
+    of the stack's reason (default ``action``); ``stack_reason``: what follows ``"Resource
+    <ACTION> failed: "`` in the stack's reason (default ``reason``)."""
+    reason: str
+    plugin: Any = None
+    action: Action | None = None
+    stack_action: Action | None = None
+    start: Start | None = None
+    record: Record = Record.EVENT
+    attr_data: dict[str, Any] | None = None
+    events: Sequence[dict[str, Any]] = ()
+    stack_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Poll:
+    """Look again in ``delay`` seconds. ``owner``: the traversal that started the action
+    (default: this one), stored with the handle."""
+    handle: Any
+    delay: float
+    plugin: Any
+    start: Start | None = None
+    owner: str | None = None
+
+    @classmethod
+    def next(cls, plugin: Any, handle: Any, resource: ResourceRow,
+             start: Start | None) -> Poll:
+        """The next look at ``resource``'s action, after the plugin's own ``poll_delay`` for
+        its coming look (:meth:`ResourceRow.next_attempt`)."""
+        return cls(handle, float(plugin.poll_delay(handle, resource.next_attempt(start))),
+                   plugin, start)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Sleep without a task until ``event`` (see :mod:`app.convergence.wakeups`); ``deadline``
+    (naive UTC): past it, the node fails with ``"<name>: timed out waiting for <event>"``, or,
+    when it is the traversal's own deadline, the stack times out (Heat's "Timed out")."""
+    event: str
+    deadline: dt.datetime
+    handle: Any
+    plugin: Any
+    start: Start | None = None
+    owner: str | None = None  # as Poll's: the traversal that started the action
+
+
+Outcome = Done | Failed | Poll | Wait
+
+
+@dataclass
+class Node:
+    """One step's node: ``(resource, is_update)`` of ``traversal_id``, with what the step
+    read (the stack and its sync point, the resource row, the stack's definition)."""
+    stack: StepStack
+    resource: ResourceRow
+    traversal_id: str
+    is_update: bool
+    loaded: Loaded | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    #: when this look at the node began (epoch seconds, :func:`pacing.clock`)
+    looked: float = field(default_factory=pacing.clock)
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.resource.id, self.is_update)
+
+    def deadline(self) -> dt.datetime:
+        """This traversal's deadline (:mod:`app.convergence.timeouts`)."""
+        started = self.stack.traversal_started_at or utcnow()
+        return timeouts.deadline_at(started, self.stack.timeout_mins)
+
+
+def default_action(node: Node) -> Action:
+    """The resource action a node's outcome records unless it names one: CREATE forward,
+    DELETE reverse."""
+    return Action.CREATE if node.is_update else Action.DELETE
+
