@@ -317,3 +317,25 @@ def test_delete_ignores_a_404_only() -> None:
         status.delete(cloud, status.PORT, "busy")
     assert got.value.status == 409
     assert sent == [("DELETE", "/ports/p1"), ("DELETE", "/ports/gone"), ("DELETE", "/ports/busy")]
+
+
+def test_a_batch_small_beside_the_last_list_is_read_by_single_gets() -> None:
+    """A detailed list returns the whole project (Nova and Cinder filter by id for admins
+    only): once a list showed 40 servers, a batch of 2 (under 40 / LIST_SHARE) is read by
+    each poll's own GET, while a batch of at least 40 / LIST_SHARE still shares one list."""
+    adapter = _Adapter("server", "servers", _servers(40))
+    cloud = Cloud(_Conn(adapter), retry_limit=0, backoff=0)
+    _behind_one(cloud, adapter, ["s1", "s2"])   # no list yet: the batch is listed
+    assert adapter.calls == ["/servers/s0", "/servers/detail"]
+    assert status.batcher(cloud, status.SERVER).population == 40
+    adapter.calls.clear()
+    adapter.entered.clear()
+    _, small = _behind_one(cloud, adapter, ["s3", "s4"])
+    assert {k: v["name"] for k, v in small.items()} == {"s3": "server3", "s4": "server4"}
+    assert sorted(adapter.calls) == ["/servers/s0", "/servers/s3", "/servers/s4"]
+    adapter.calls.clear()
+    adapter.entered.clear()
+    wide = [f"s{i}" for i in range(1, 1 + -(-40 // status.LIST_SHARE))]
+    _, got = _behind_one(cloud, adapter, wide)
+    assert set(got) == set(wide) and all(got[i]["id"] == i for i in wide)
+    assert adapter.calls == ["/servers/s0", "/servers/detail"]
