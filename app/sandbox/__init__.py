@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from app.sandbox import auth
 from app.sandbox.behaviour import Behaviour
+from app.sandbox.fastjson import FastJSONProvider
 from app.sandbox.http import SandboxError, render_error
 from app.sandbox.network_bodies import only_fields
 from app.sandbox.runtime import Sandbox
@@ -103,7 +104,7 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
     from app.sandbox.admin import reseed
 
     flask_app = Flask("app.sandbox")
-    flask_app.json.sort_keys = False  # type: ignore[attr-defined]
+    flask_app.json = FastJSONProvider(flask_app)
     store = Store(state_path, deterministic_ids=deterministic_ids)
     behaviour = Behaviour(latency=_latency_rules(latency), faults=[dict(f) for f in faults or []], seed=seed)
     if delays:

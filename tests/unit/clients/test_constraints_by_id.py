@@ -1,6 +1,7 @@
 """app.clients.constraints: ids of a stack's own objects resolved from the API's JSON."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ SERVER_ID = "0b5e9c2e-8f5c-4a4e-9d36-0f0c5d8f7a11"
 
 class _Response:
     def __init__(self, body: Any) -> None:
-        self.content = b"{}"
+        self.content = json.dumps(body).encode()  # what requests' Response carries
         self._body = body
 
     def json(self) -> Any:
