@@ -301,6 +301,14 @@ def peak_rss_mb(pid: int) -> float:
     return status_mb(tree(pid), "VmHWM")
 
 
+def requests_served(sandbox: Sandbox, action: str) -> None:
+    """Print the cloud requests of the phase that just ended, by operation (the sandbox's
+    counts, reset at the phase's start), with their total."""
+    counts = sandbox.admin("DELETE", "requests")["requests"]
+    cells = ", ".join(f"{op} {n}" for op, n in sorted(counts.items(), key=lambda x: -x[1]))
+    print(f"  {action} cloud requests: {sum(counts.values())} ({cells})")
+
+
 def timeline(stack_id: str, action: str, since: float) -> None:
     """Print, per resource type, when the phase's steps started (IN_PROGRESS) and finished
     (COMPLETE), in seconds after the phase's request (``since``: a ``time.time()``): first,
@@ -345,6 +353,8 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
     show = os.environ.get("BENCH_TIMELINE") == "all" or (os.environ.get("BENCH_TIMELINE") == "1"
                                                           and n > 1)
     mark()
+    if show:
+        sandbox.admin("DELETE", "requests")
     t0, w0 = time.perf_counter(), time.time()
     st = stacks.create_stack(ctx, stack_name=name, template=template(n, FLAVORS[0]))
     st = _wait(ctx, st.id, timeout)
@@ -353,6 +363,7 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
     _expect(st, "CREATE_COMPLETE")
     if show:
         timeline(st.id, "CREATE", w0)
+        requests_served(sandbox, "CREATE")
     t0, w0 = time.perf_counter(), time.time()
     updates.update_stack(ctx, st.name, st.id, template=template(n, FLAVORS[1]))
     st = _wait(ctx, st.id, timeout)
@@ -361,7 +372,10 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
     _expect(st, "UPDATE_COMPLETE")
     if show:
         timeline(st.id, "UPDATE", w0)
+        requests_served(sandbox, "UPDATE")
     _flavors(n, FLAVORS[1])
+    if show:
+        sandbox.admin("DELETE", "requests")
     mark()
     t0, w0 = time.perf_counter(), time.time()
     stacks.delete_stack(ctx, st.name, st.id)
@@ -370,6 +384,7 @@ def measure(ctx: Any, sandbox: Sandbox, n: int, name: str,
     mark()
     if show:
         timeline(st.id, "DELETE", w0)
+        requests_served(sandbox, "DELETE")
     _expect(st, "DELETE_COMPLETE")
     left = _settled(sandbox)
     if left:
