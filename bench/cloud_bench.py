@@ -107,6 +107,28 @@ Issue 18, session 14 (pg, gevent x 100, 2 workers, N=200, 802 resources; `--idea
   py-spy over both workers during a run (samples a worker, non-idle): 1,524 -> 1,270; before:
   psycopg sending 18 %, pool pre-ping 6 %, new HTTP connections + gevent's resolver pool 14 %,
   a RedisBackend built a task 3 %; after: psycopg sending 9-11 %, Hub.run 3-6 %, JSON 2-4 %.
+
+Issue 18, session 15 (the same run, on a host about 1.8x slower per core than session 14's: a
+10M-iteration Python loop took 2.0-2.3 s; two runs each):
+                                         create s  update s  delete s  ratios          CPU ms/res
+  before (64f0e61)                     24.48/20.61 16.49/14.86 21.02/20.69  2.96-3.34/4.12-4.98/
+                                                                       3.44-3.50   29-35/22-24/25
+  + reports as one prepared statement, group commit of finished steps (one process's steps
+    that finish together share a transaction):
+                                            15.54     10.20     14.75  2.21/2.50/2.37  22/14/17 (53)
+  + group start (read, lock, inputs) and group park:
+                                            11.97      7.18     11.45  1.70/2.17/1.91  16/10/13 (39)
+  + small batches of Nova/Cinder polls as single GETs, orjson for cloud replies (workers) and
+    the sandbox's replies, raw GETs/DELETEs straight to the requests session:
+                                     13.01/12.92 6.21/6.32 10.84/10.71  1.82-1.87/1.92-1.95/
+                                                                          1.80-1.82   18-19/8/11-12
+  (the runs in between vary by +-10 %: paired runs of the last change, 43/39 -> 37/36 CPU.)
+  N=500 (2,002 resources, --ideal-runs 1): 34.06/18.76/24.41 s, CPU 19/10/12 ms/res (flat with
+  N=200), peak RSS 177 MB, the sandbox empty after the delete.
+  The 2 cores are busy throughout each phase (workers ~65-75 % of a core each, the sandbox
+  25-35 %, PostgreSQL 10-20 %): the remaining gap is CPU. py-spy --gil over the workers, last:
+  the HTTP stack under Cloud.call 36 % (the SDK's create_* calls and their Resource objects
+  about 11 %), Celery + kombu + redis-py 17 %, gevent 12 %, SQLAlchemy + psycopg 11 %.
 """
 from __future__ import annotations
 

@@ -12,8 +12,10 @@ CPU (issue 18).
 
 The batch is written by one caller (the leader) for all; each caller gets its own item's
 result back, or the exception its batch raised. Every batch's leader hands over to the next
-queued caller even when its write is interrupted, so no caller waits forever. Works with real
-threads and with gevent's patched ones alike.
+queued caller even when its write is interrupted, so no caller waits forever. A leader whose
+write submits again to the same group (an inline dispatcher running a step from inside it)
+writes that item alone at once instead of queueing behind itself. Works with real threads and
+with gevent's patched ones alike.
 """
 from __future__ import annotations
 
@@ -55,11 +57,17 @@ class GroupCommit(Generic[T, R]):
         #: batches written and items in them, since the process started (diagnostics, tests)
         self.batches = 0
         self.items = 0
+        self._writing = threading.local()  # set while this thread (greenlet) writes a batch
 
     def submit(self, item: T) -> R:
         """Write ``item`` in the next batch; :returns: its result.
 
         :raises BaseException: the exception its batch's write gave for it (or raised)."""
+        if getattr(self._writing, "on", False):  # from inside this thread's own write
+            result = self._write([item])[0]
+            if isinstance(result, BaseException):
+                raise result
+            return result
         slot: _Slot[T] = _Slot(item)
         with self._lock:
             self._queue.append(slot)
@@ -83,6 +91,7 @@ class GroupCommit(Generic[T, R]):
             self.batches += 1
             self.items += len(batch)
         results: list[Any] = []
+        self._writing.on = True
         try:
             results = list(self._write([s.item for s in batch]))
         except BaseException as exc:
@@ -90,6 +99,7 @@ class GroupCommit(Generic[T, R]):
             if not isinstance(exc, Exception):
                 raise
         finally:
+            self._writing.on = False
             results += [Interrupted("the batch's write was interrupted")] * (
                 len(batch) - len(results))
             with self._lock:

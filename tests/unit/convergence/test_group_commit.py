@@ -140,3 +140,24 @@ def test_a_write_that_returns_too_few_results_interrupts_the_rest() -> None:
     with pytest.raises(RuntimeError, match="interrupted"):
         g.submit(1)
     assert g.waiting == 0
+
+
+def test_a_write_that_submits_again_writes_that_item_alone_instead_of_waiting_on_itself() -> None:
+    """An inline dispatcher may run a step from inside a batch's write (a traversal that
+    finished wakes its parent): that step's submit must not queue behind the write running
+    it."""
+    batches: list[list[str]] = []
+    g: GroupCommit[str, str] = GroupCommit(lambda items: write(items))
+
+    def write(items: list[str]) -> list[str]:
+        batches.append(list(items))
+        if items == ["outer"]:
+            assert g.submit("inner") == "inner!"
+        return [f"{i}!" for i in items]
+    done = threading.Event()
+    got: list[str] = []
+    t = threading.Thread(target=lambda: (got.append(g.submit("outer")), done.set()))
+    t.start()
+    assert done.wait(5), "the nested submit waited on its own batch"
+    assert got == ["outer!"] and batches == [["outer"], ["inner"]]
+    assert g.submit("after") == "after!"
