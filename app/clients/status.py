@@ -40,8 +40,7 @@ from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
 __all__ = ["LIST_SHARE", "NETWORK", "PORT", "SERVER", "SUBNET", "VOLUME", "Batcher", "Kind",
-           "batcher",
-           "delete", "find_named", "poll", "read", "server", "volume"]
+           "batcher", "delete", "find_named", "poll", "read", "server", "volume"]
 
 
 @dataclass(frozen=True)

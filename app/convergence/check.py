@@ -39,7 +39,7 @@ from app.convergence import (
     traversal,
 )
 from app.convergence import update as updating
-from app.convergence.group_commit import GroupCommit
+from app.convergence.group_commit import GroupCommit, indexes_by
 from app.convergence.outcome import Node, Outcome
 from app.convergence.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
@@ -201,39 +201,50 @@ def _start_group(items: list[tuple[str, str, int, bool]]) -> list[_Started | Bas
         stack gone, or the group's statements failed): it takes :func:`check_resource`'s own
         path, which tells those cases apart."""
     out: list[_Started | BaseException] = [None] * len(items)
-    parts: dict[tuple[str, str], list[int]] = {}
-    for i, (sid, tid, _, _) in enumerate(items):
-        parts.setdefault((sid, tid), []).append(i)
-    for (sid, tid), idx in parts.items():
+    for (sid, tid), idx in indexes_by(items, lambda item: (item[0], item[1])).items():
         keys = [(items[i][2], items[i][3]) for i in idx]
-        if len({rid for rid, _ in keys}) != len(keys):  # F(x) and R(x) together, or a
-            continue  # node twice: one by one
         try:
             with autocommit() as c:
-                fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
-                    _READ_MANY, {"sid": sid, "tid": tid, "rids": [rid for rid, _ in keys]})
-                    if (r.entity_id, bool(r.is_update)) in keys and r.state == NodeState.FIRED}
-                if not fired:
-                    continue
-                rows = {r.id: r for r in c.execute(_LOCK_MANY, {
-                    "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
-                    "eid": locks.engine_id()})}
-                try:
-                    given = syncpoints.inputs_many(c, tid, [
-                        key for key, r in fired.items()
-                        if key[1] and r.expected and key[0] in rows])
-                except Exception:  # the locks committed on their own
-                    for rid in rows:
-                        locks.release(rid)
-                    raise
+                locked = _lock_fired(c, sid, tid, keys)
         except Exception:
             log.exception("%d steps could not start together; starting them one by one",
                           len(keys))
             continue
         for i, key in zip(idx, keys):
-            if key in fired and key[0] in rows:
-                out[i] = (fired[key], rows[key[0]], given.get(key, {}))
+            out[i] = locked.get(key)
     return out
+
+
+def _lock_fired(c: Connection, stack_id: str, traversal_id: str,
+                nodes: list[tuple[int, bool]]) -> dict[tuple[int, bool], tuple[Any, Any, Any]]:
+    """Of ``nodes`` of one traversal, the FIRED ones whose locks were free: their stack and
+    sync points read in one statement, their locks taken in one more at the keys read (the
+    same compare-and-swap as :func:`check_resource`'s), their inputs read in a third.
+
+    :returns: ``{node: (the read row, the locked resource row, its inputs)}``; empty when a
+        resource is named twice (forward and reverse: one by one). If the inputs cannot be
+        read, the locks taken (committed on their own on PostgreSQL) are released."""
+    ids = [rid for rid, _ in nodes]
+    if len(set(ids)) != len(ids):
+        return {}
+    wanted = set(nodes)
+    fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
+        _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
+        if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
+    if not fired:
+        return {}
+    rows = {r.id: r for r in c.execute(_LOCK_MANY, {
+        "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
+        "eid": locks.engine_id()})}
+    try:
+        given = syncpoints.inputs_many(c, traversal_id, [
+            key for key, r in fired.items() if key[1] and r.expected and key[0] in rows])
+    except Exception:
+        for rid in rows:
+            locks.release(rid)
+        raise
+    return {key: (r, rows[key[0]], given.get(key, {})) for key, r in fired.items()
+            if key[0] in rows}
 
 
 #: The steps of this process that start together read and lock in one group
@@ -276,34 +287,19 @@ def _run_locked(stack_id: str, traversal_id: str,
     """Run the batch's FIRED nodes whose locks were free, all locked in one transaction;
     :returns: the nodes left for the one-by-one path, in their order."""
     locks.ensure_heartbeat()
-    wanted = set(nodes)
-    ids = [rid for rid, _ in nodes]
-    if len(set(ids)) != len(ids):  # a resource twice (forward and reverse): one by one
-        return nodes
     with _starting() as c:
-        fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
-            _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
-            if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
-        if not fired:
-            return nodes
-        rows = {r.id: r for r in c.execute(_LOCK_MANY, {
-            "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
-            "eid": locks.engine_id()})}
-        try:
-            inputs = {key: syncpoints.inputs(c, traversal_id, key[1], key[0])
-                      for key, r in fired.items() if key[1] and r.expected and key[0] in rows}
-        except Exception:  # the locks committed on their own (PostgreSQL)
-            for rid in rows:
-                locks.release(rid)
-            raise
+        locked = _lock_fired(c, stack_id, traversal_id, nodes)
+    if not locked:
+        return nodes
     rest: list[tuple[int, bool]] = []
     results: list[tuple[Node, Outcome]] = []
     for key in nodes:
-        if key not in fired or key[0] not in rows:
+        if key not in locked:
             rest.append(key)
             continue
-        node = Node(StepStack.of(fired[key]), ResourceRow.of(rows[key[0]]), traversal_id,
-                    key[1], inputs=dict(inputs.get(key, {})))
+        found, row, given = locked[key]
+        node = Node(StepStack.of(found), ResourceRow.of(row), traversal_id, key[1],
+                    inputs=dict(given))
         try:
             results.append((node, _step(node)))
         except Exception:

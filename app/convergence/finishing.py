@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.convergence import dispatch, events, pacing, plugins, syncpoints, traversal
-from app.convergence.group_commit import GroupCommit
+from app.convergence.group_commit import GroupCommit, indexes_by
 from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
@@ -132,10 +132,7 @@ def write_group(items: list[tuple[Node, Finished]]) -> list[Written | BaseExcept
         failed (the item is written on its own); an exception where it was written but not
         counted (raised in its step, whose next delivery counts it)."""
     out: list[Written | BaseException] = [None] * len(items)
-    parts: dict[tuple[str, str], list[int]] = {}
-    for i, (n, _) in enumerate(items):
-        parts.setdefault((n.stack.id, n.traversal_id), []).append(i)
-    for idx in parts.values():
+    for idx in indexes_by(items, lambda item: (item[0].stack.id, item[0].traversal_id)).values():
         part = [items[i] for i in idx]
         try:
             with session() as s:
@@ -226,8 +223,7 @@ def prepare(node: Node, d: Done) -> Finished:
     if d.start is not None:  # the action started in this step: its IN_PROGRESS goes in too
         if d.start.properties is not None:
             values["properties_data"] = d.start.properties
-        rows.append(events.event_row(r.stack_id, r.name, r.physical_resource_id, r.type,
-                                     d.start.action, Status.IN_PROGRESS, events.STATE_CHANGED))
+        rows.append(events.start_event(r, d.start.action))
     if d.record is Record.EVENT:
         rows.append(events.event_row(r.stack_id, r.name, values.get("physical_resource_id",
                                                                     r.physical_resource_id),

@@ -20,12 +20,13 @@ with gevent's patched ones alike.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+K = TypeVar("K", bound=Hashable)
 
 
 class Interrupted(RuntimeError):
@@ -119,3 +120,13 @@ class GroupCommit(Generic[T, R]):
         """Items queued for the next batch (for tests and diagnostics)."""
         with self._lock:
             return len(self._queue)
+
+
+def indexes_by(items: list[T], key: Callable[[T], K]) -> dict[K, list[int]]:
+    """The positions of ``items`` by ``key`` (a batch split into the parts that share a
+    transaction, each result put back in its place), in first-seen order."""
+    parts: dict[K, list[int]] = {}
+    for i, item in enumerate(items):
+        parts.setdefault(key(item), []).append(i)
+    return parts
+

@@ -7,7 +7,9 @@ every successor enqueued once, by the step whose report completed it."""
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
+from typing import Any
 
 from app import convergence
 from app.context import RequestContext
@@ -28,6 +30,31 @@ def _wide_then_one() -> dict:
     return hot(res)
 
 
+def _run_together(steps: list[tuple]) -> list[BaseException]:
+    """Every step on a thread of its own, all at once; :returns: what they raised."""
+    errors: list[BaseException] = []
+
+    def run(step: tuple) -> None:
+        try:
+            convergence.check_resource(*step)
+        except BaseException as exc:
+            errors.append(exc)
+    threads = [threading.Thread(target=run, args=(s,)) for s in steps]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return errors
+
+
+def _until_queued(group: Any, n: int) -> None:
+    """Wait (at most 5 s) until ``n`` items queue in ``group`` behind the batch in flight."""
+    for _ in range(500):
+        if group.waiting >= n:
+            return
+        time.sleep(0.01)
+
+
 def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_db, monkeypatch):
     rec = Recorder()
     dispatch.set_dispatcher(rec)
@@ -42,27 +69,12 @@ def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_d
     def engine_id() -> str:  # the first group holds until every other step has queued
         if not held.is_set():
             held.set()
-            deadline = threading.Event()
-            for _ in range(500):
-                if check._STARTS.waiting >= WIDE - 1:
-                    break
-                deadline.wait(0.01)
+            _until_queued(check._STARTS, WIDE - 1)
         return real_engine_id()
     monkeypatch.setattr(locks, "engine_id", engine_id)
     starts0, start_items0 = check._STARTS.batches, check._STARTS.items
     ends0, end_items0 = finishing.GROUP.batches, finishing.GROUP.items
-    errors: list[BaseException] = []
-
-    def run(step: tuple) -> None:
-        try:
-            convergence.check_resource(*step)
-        except BaseException as exc:
-            errors.append(exc)
-    threads = [threading.Thread(target=run, args=(s,)) for s in steps]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = _run_together(steps)
     assert errors == []
     assert check._STARTS.items - start_items0 == WIDE
     assert check._STARTS.batches - starts0 == 2  # the first alone, the other 23 together
@@ -93,18 +105,7 @@ def test_a_step_whose_node_already_ended_leaves_the_group_and_counts_nothing(pg_
     rec.queue.clear()
     convergence.check_resource(*steps[0])  # k0 ends
     assert rec.queue == []
-    errors: list[BaseException] = []
-
-    def run(step: tuple) -> None:
-        try:
-            convergence.check_resource(*step)
-        except BaseException as exc:
-            errors.append(exc)
-    threads = [threading.Thread(target=run, args=(s,)) for s in steps]  # k0 delivered again
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = _run_together(steps)  # k0 delivered again
     assert errors == []
     assert len(rec.queue) == 1  # "last", once
     rec.run_all()
@@ -133,25 +134,11 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     def park_group(items):  # the first park holds until the other steps have queued theirs
         if not held.is_set():
             held.set()
-            for _ in range(500):
-                if finishing.PARKS.waiting >= WIDE - 1:
-                    break
-                threading.Event().wait(0.01)
+            _until_queued(finishing.PARKS, WIDE - 1)
         return real_park_group(items)
     monkeypatch.setattr(finishing.PARKS, "_write", park_group)
     parks0, park_items0 = finishing.PARKS.batches, finishing.PARKS.items
-    errors: list[BaseException] = []
-
-    def run(step: tuple) -> None:
-        try:
-            convergence.check_resource(*step)
-        except BaseException as exc:
-            errors.append(exc)
-    threads = [threading.Thread(target=run, args=(s,)) for s in steps]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = _run_together(steps)
     assert errors == []
     assert finishing.PARKS.items - park_items0 == WIDE
     assert finishing.PARKS.batches - parks0 == 2
@@ -159,11 +146,10 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     assert {(r.action, r.status) for r in parked.values()} == {("CREATE", "IN_PROGRESS")}
     assert all(r.engine_id is None and r.handle for r in parked.values())
     assert sorted(q[2] for q in rec.queue) == sorted(r.id for r in parked.values())
-    deadline = threading.Event()
-    for _ in range(100):
+    for _ in range(100):  # each poll re-enqueues itself until the knob's wait is over
         if not rec.queue:
             break
-        deadline.wait(0.1)
+        time.sleep(0.1)
         rec.run_all(limit=len(rec.queue))
     st = stacks.get_by_id(CTX, st.id)
     assert st.stack_status == "CREATE_COMPLETE", st.status_reason
