@@ -72,6 +72,10 @@ CATALOGUE_TTL = 60.0
 CATALOGUE_MAX = 1024
 _found: dict[tuple[int, str, str], tuple[float, str, Any]] = {}
 _found_lock = threading.Lock()
+#: the catalogue lookups in flight, by key: an Event set when the lookup ends
+_looking: dict[tuple[int, str, str], threading.Event] = {}
+#: seconds a read waits for another's lookup of the same name before asking on its own
+CATALOGUE_WAIT = 30.0
 
 
 def is_cloud_backed(name: str) -> bool:
@@ -122,20 +126,38 @@ def _by_id(cloud: Cloud, name: str, value: str) -> str | None:
 def resolve(cloud: Cloud, name: str, value: Any) -> str:
     """The id of what ``value`` designates (:func:`find`; a :data:`CATALOGUE` answer is kept
     for :data:`CATALOGUE_TTL` s per connection; an id of a :data:`BY_ID` kind is read as
-    JSON); raises as :func:`find`."""
+    JSON); raises as :func:`find`.
+
+    One lookup of a catalogue name is in flight at a time per connection: reads that come
+    while it is (a stack's 200 servers resolving one new flavor at once) wait for its answer
+    instead of each asking the cloud; if it fails, each asks on its own."""
     if name not in CATALOGUE:
         return _by_id(cloud, name, str(value)) or str(find(cloud, name, value).id)
     key = (id(cloud.raw), name, str(value))
-    now = time.monotonic()
-    hit = _found.get(key)
-    if hit is not None and hit[2] is cloud.raw and now - hit[0] < CATALOGUE_TTL:
-        return str(hit[1])
-    found = str(find(cloud, name, value).id)
-    with _found_lock:
-        if len(_found) >= CATALOGUE_MAX:
-            _found.clear()
-        _found[key] = (now, found, cloud.raw)
-    return found
+    while True:
+        hit = _found.get(key)
+        if hit is not None and hit[2] is cloud.raw \
+                and time.monotonic() - hit[0] < CATALOGUE_TTL:
+            return str(hit[1])
+        with _found_lock:
+            running = _looking.get(key)
+            if running is None:
+                running = _looking[key] = threading.Event()
+                break
+        running.wait(CATALOGUE_WAIT)
+        if _found.get(key) is hit:  # the lookup failed (or is slow): ask on our own
+            return str(find(cloud, name, value).id)
+    try:
+        found = str(find(cloud, name, value).id)
+        with _found_lock:
+            if len(_found) >= CATALOGUE_MAX:
+                _found.clear()
+            _found[key] = (time.monotonic(), found, cloud.raw)
+        return found
+    finally:
+        with _found_lock:
+            _looking.pop(key, None)
+        running.set()
 
 
 def forget_catalogue() -> None:

@@ -39,7 +39,7 @@ from app import errors
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
-__all__ = ["LIST_SHARE", "NETWORK", "PORT", "SERVER", "SUBNET", "VOLUME", "Batcher", "Kind",
+__all__ = ["BY_ID_MAX", "LIST_SHARE", "NETWORK", "PORT", "SERVER", "SUBNET", "VOLUME", "Batcher", "Kind",
            "batcher", "delete", "find_named", "poll", "read", "server", "volume"]
 
 
@@ -72,6 +72,10 @@ PORT = Kind("network", "/ports/{id}", "port", "/ports", "ports", "/ports", by_id
 #: A batch is read by one detailed list only when it holds at least 1 / LIST_SHARE of the
 #: objects the last list returned (and at least two): otherwise each read's own single GET
 LIST_SHARE = 16
+#: At most this many ids in one list filtered by id (``?id=..&id=..``: 40 bytes an id, so
+#: about 2 KB of query): a longer request line is refused by the cloud's HTTP server
+#: (gunicorn's and uWSGI's default limit is 4 KB, eventlet's 8 KB) with a 400 or 414
+BY_ID_MAX = 50
 
 
 @dataclass(eq=False)
@@ -157,9 +161,15 @@ class Batcher:
         return dict((body or {})[self.kind.one])
 
     def _list(self, cloud: Cloud, ids: set[str]) -> list[dict[str, Any]]:
+        if not self.kind.by_id:
+            return self._pages(cloud, {})
+        ordered = sorted(ids)
+        return [o for i in range(0, len(ordered), BY_ID_MAX)
+                for o in self._pages(cloud, {"id": ordered[i:i + BY_ID_MAX]})]
+
+    def _pages(self, cloud: Cloud, params: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         url: str | None = self.kind.detail or self.kind.listing
-        params: dict[str, Any] = {"id": sorted(ids)} if self.kind.by_id else {}
         while url:
             self._count()
             body = cloud.request(self.kind.service, "GET", url, **(

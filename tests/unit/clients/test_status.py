@@ -277,6 +277,54 @@ def test_a_neutron_batch_lists_only_its_ids() -> None:
     assert calls == [("/ports/p0", None), ("/ports", {"id": ["p1", "p3"]})]
 
 
+def test_a_long_neutron_batch_is_listed_in_chunks_of_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch of more ids than :data:`status.BY_ID_MAX` goes out as several lists, each with at
+    most that many ``id`` filters: 200 port ids in one query line (8 KB) were refused by the
+    sandbox's gunicorn (4 KB request lines, as uWSGI's; eventlet's is 8 KB) with a 400."""
+    monkeypatch.setattr(status, "BY_ID_MAX", 4)
+    ports = {f"p{i:02d}": {"id": f"p{i:02d}", "name": f"port{i}"} for i in range(11)}
+    calls: list[tuple[str, Any]] = []
+    gate = threading.Event()
+    entered = threading.Event()
+
+    class _Ports:
+        def request(self, path: str, method: str, raise_exc: bool = True, **kw: Any) -> Any:
+            calls.append((path, kw.get("params")))
+            entered.set()
+            assert gate.wait(10)
+            if path == "/ports":
+                assert len(kw["params"]["id"]) <= 4
+                return _Response({"ports": [ports[i] for i in kw["params"]["id"]]})
+            return _Response({"port": ports[path.rsplit("/", 1)[1]]})
+
+    class _Net:
+        network = _Ports()
+    cloud = Cloud(_Net(), retry_limit=0, backoff=0)
+    got: dict[str, Any] = {}
+
+    def one(port_id: str) -> None:
+        got[port_id] = status.read(cloud, status.PORT, port_id)
+    first = threading.Thread(target=one, args=("p00",))
+    first.start()
+    assert entered.wait(5)
+    rest = [threading.Thread(target=one, args=(p,)) for p in sorted(ports)[1:]]
+    for t in rest:
+        t.start()
+    b = status.batcher(cloud, status.PORT)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with b._cond:
+            if b._pending is not None and len(b._pending.ids) == 10:
+                break
+        time.sleep(0.005)
+    gate.set()
+    for t in [first, *rest]:
+        t.join(10)
+    assert {k: v["name"] for k, v in got.items()} == {k: v["name"] for k, v in ports.items()}
+    assert [c[1]["id"] for c in calls[1:]] == [["p01", "p02", "p03", "p04"],
+                                               ["p05", "p06", "p07", "p08"], ["p09", "p10"]]
+
+
 def test_poll_reads_a_gone_object_as_none_and_raises_other_errors(
         nova: tuple[Cloud, _Adapter]) -> None:
     cloud, adapter = nova
