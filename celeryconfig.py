@@ -59,7 +59,7 @@ task_time_limit = 360
 # ---- the pool: `--pool` on the worker's command line, never a setting here (Celery must
 # monkey-patch gevent before anything is imported). `stoker up`, `stoker worker` and the Procfile
 # pass STOKER_WORKER_POOL and STOKER_WORKER_CONCURRENCY; unset, the database chooses
-# (app.config.Settings): gevent x 100 on PostgreSQL, threads x 16 on SQLite.
+# (app.config.Settings): gevent x 200 on PostgreSQL, threads x 16 on SQLite.
 # Why, measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers,
 # pg): threads x 16 create/update/delete 40.0/23.7/32.6 s (4.5/3.8/4.3x the one-server ideal),
 # bound by threads, each blocked for its whole cloud call; gevent x 100 17.6/19.3/16.5 s
@@ -68,7 +68,11 @@ task_time_limit = 360
 # (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock (delete
 # 43 s) and ran out of database connections. SQLite keeps threads: its single writer queues
 # processes on an flock, and a greenlet waiting on it blocks its whole process.
-# A hand-written worker command passes both itself: `celery -A app.tasks worker --pool gevent -c 100`.
+# 200 greenlets, not 100 (session 16, same bench, a faster host): 10.1/5.3/9.1 s -> 8.9/4.9/7.8 s.
+# Every greenlet blocks for its whole cloud call, and 200 servers resizing or deleting at once
+# hold 200 of them for each 1 s call: at 100, polls due meanwhile waited for a free greenlet
+# (up to 1.3 s late). Worker RSS 155 -> 159 MB; 2,002 resources ran at 7/4/6 ms CPU a resource.
+# A hand-written worker command passes both itself: `celery -A app.tasks worker --pool gevent -c 200`.
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
 # STOKER_TASK_EVENTS=1 turns both on (`stoker up --flower` does). Off, a running Flower still

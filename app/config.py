@@ -51,9 +51,10 @@ class Settings:
     # `stoker worker`; celeryconfig.py gives the measurements). Empty: chosen by the database —
     # "gevent" (greenlets: a cloud call's wait holds no thread) on PostgreSQL, "threads" on
     # SQLite, whose single writer queues processes on an flock that would block a whole gevent
-    # process. worker_concurrency: threads or greenlets per worker; 0: 100 greenlets or 16
+    # process. worker_concurrency: threads or greenlets per worker; 0: 200 greenlets or 16
     # threads (bench/cloud_bench.py, 802 resources at 1 s a cloud call, 2 workers, pg:
-    # threads x 16 create 40 s, gevent x 100 17.6 s).
+    # threads x 16 create 40 s, gevent x 100 17.6 s; session 16: gevent x 100 10.1 s, x 200
+    # 8.9 s, as a resize or a delete holds its greenlet for each 1 s call).
     worker_pool: str = ""
     worker_concurrency: int = 0
     default_user: str = "admin"
@@ -155,7 +156,7 @@ class Settings:
             object.__setattr__(self, "worker_pool", "threads" if sqlite else "gevent")
         if self.worker_concurrency <= 0:
             object.__setattr__(self, "worker_concurrency",
-                               100 if self.worker_pool == "gevent" else 16)
+                               200 if self.worker_pool == "gevent" else 16)
         if not self.cloud_auth_url:
             object.__setattr__(self, "cloud_auth_url",
                                f"http://{self.sandbox_host}:{self.sandbox_port}/identity/v3")

@@ -232,7 +232,7 @@ def test_a_wide_fan_out_goes_out_in_batches_and_converges(workers, monkeypatch):
 
 def test_on_postgresql_stoker_worker_runs_gevent_and_converges(engine_settings, tmp_path):
     """The pool chosen when none is set (app.config, celeryconfig.py): `stoker worker` on
-    PostgreSQL runs 100 greenlets a process; psycopg, redis-py and the steps' waits cooperate
+    PostgreSQL runs 200 greenlets a process; psycopg, redis-py and the steps' waits cooperate
     under gevent's monkey-patching, and a stack with polled waits and a kill converges."""
     import sys
 
@@ -246,7 +246,7 @@ def test_on_postgresql_stoker_worker_runs_gevent_and_converges(engine_settings, 
         stats = celery_app.control.inspect(timeout=5).stats() or {}
         pools = sorted((s["pool"]["implementation"], s["pool"]["max-concurrency"])
                        for s in stats.values())
-        assert pools == [("celery.concurrency.gevent:TaskPool", 100)] * 2, pools
+        assert pools == [("celery.concurrency.gevent:TaskPool", 200)] * 2, pools
         tmpl = layered_random_stack(levels=4, width=8, wait=0.3)
         st = stacks.create_stack(CTX, stack_name="greenlets", template=tmpl)
         wait_for(lambda: any(r.status == "COMPLETE" for r in _resources(st.id).values()),

@@ -198,11 +198,11 @@ def test_the_worker_pool_follows_the_database_unless_set(tmp_path: Path) -> None
     # celeryconfig.py: greenlets on PostgreSQL (a cloud call's wait holds no thread), threads on
     # SQLite (its writer's flock would block a whole gevent process)
     pg = _settings(tmp_path, database_url="postgresql+psycopg://u@h/db")
-    assert (pg.worker_pool, pg.worker_concurrency) == ("gevent", 100)
+    assert (pg.worker_pool, pg.worker_concurrency) == ("gevent", 200)
     lite = _settings(tmp_path)
     assert lite.database_url.startswith("sqlite") and (lite.worker_pool, lite.worker_concurrency) == ("threads", 16)
     w = cli_up.procfile(pg, sandbox=False)[2].argv
-    assert w[w.index("--pool") + 1] == "gevent" and w[w.index("-c") + 1] == "100"
+    assert w[w.index("--pool") + 1] == "gevent" and w[w.index("-c") + 1] == "200"
     chosen = config.load({"STOKER_DATABASE_URL": "postgresql+psycopg://u@h/db",
                           "STOKER_WORKER_POOL": "threads", "STOKER_DATA_DIR": str(tmp_path)})
     assert (chosen.worker_pool, chosen.worker_concurrency) == ("threads", 16)
@@ -222,7 +222,7 @@ def test_stoker_worker_runs_celery_with_the_chosen_pool(tmp_path: Path,
     assert res.exit_code == 0, res.output
     argv = seen[0]
     assert argv[argv.index("worker") - 2:argv.index("worker")] == ["-A", "app.tasks"]
-    assert argv[argv.index("--pool") + 1] == "gevent" and argv[argv.index("-c") + 1] == "100"
+    assert argv[argv.index("--pool") + 1] == "gevent" and argv[argv.index("-c") + 1] == "200"
     res = CliRunner().invoke(cli, ["worker", "-c", "8"])
     assert seen[1][seen[1].index("-c") + 1] == "8"
     monkeypatch.setenv("STOKER_WORKER_CONCURRENCY", "lots")
