@@ -13,16 +13,38 @@ import datetime as dt
 import fcntl
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
 from sqlalchemy import JSON, DateTime, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
+
+
+def json_loads(data: str | bytes | bytearray | memoryview) -> Any:
+    """A JSON column's value (what ``json.loads`` gives), decoded by orjson: the database's
+    JSON columns were 27 % of the CPU of an update's start at 802 resources (4,000 values read
+    by the stdlib). orjson reads an integer wider than 64 bits as a float and refuses NaN,
+    where the stdlib (and a template) keeps them: a document with a run of 19 or more digits,
+    or that orjson refuses, goes to the stdlib."""
+    raw = bytes(data) if isinstance(data, memoryview) else data
+    long = _LONG_DIGITS.search(raw) if isinstance(raw, str) else _LONG_DIGIT_BYTES.search(raw)
+    if long is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+_LONG_DIGIT_BYTES = re.compile(rb"[0-9]{19}")
 
 
 def utcnow() -> dt.datetime:
@@ -73,10 +95,11 @@ def make_engine(url: str, *, immediate: bool = True) -> Engine:
         if path and path != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         eng = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
-                            json_serializer=json.dumps)
+                            json_serializer=json.dumps, json_deserializer=json_loads)
         _sqlite_setup(eng, immediate)
         return eng
-    eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps)
+    eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps,
+                        json_deserializer=json_loads)
     _ping_when_idle(eng)
     return eng
 
