@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from app import errors
 from app.resource_types import _userdata
 from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types.base import NotSupported
@@ -171,29 +172,30 @@ class UpdatableServer(CloudResource):
         """Work through the queued interface changes, resize and rebuild, one poll at a time;
         floating IPs of new entries are associated at the end."""
         todo = (handle or {}).get("todo") or []
-        compute = self.cloud().compute
         while todo and todo[0]["action"] in ("attach", "detach"):
             if not self._interface_step(todo[0]):
                 return False
             todo.pop(0)
         while todo:
             step = todo[0]
+            if not step.get("started") and not step.get("tried"):
+                # the first look sends the call without reading the server first: it was
+                # ACTIVE (or SHUTOFF) when its last action ended; Nova refuses a busy one (409)
+                step["tried"] = True
+                if self._start(step):
+                    return False
             shown = self.polled() or {}
             status = str(shown.get("status", "")).upper()
             if status == "ERROR":
                 raise in_error(status, "the server failed during an update")
             if not step.get("started"):
-                if status != "ACTIVE":
-                    return False
-                if step["action"] == "resize":
-                    self._server_action({"resize": {"flavorRef": step["flavor"]}})
+                if step["action"] == "resize" and status == "VERIFY_RESIZE" \
+                        and self._on_flavor(shown, step["flavor"]):
+                    step["started"] = True  # this resize, sent by a look whose end was lost
                 else:
-                    extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
-                    if step.get("user_data"):
-                        extra["user_data"] = step["user_data"]
-                    compute.rebuild_server(self.resource_id, step["image"], **extra)
-                step["started"] = True
-                return False
+                    if status == "ACTIVE":
+                        self._start(step)
+                    return False
             if step["action"] == "resize" and status == "VERIFY_RESIZE":
                 self._server_action({"confirmResize": None})
                 step["confirmed"] = True
@@ -204,6 +206,25 @@ class UpdatableServer(CloudResource):
                 return False
             todo.pop(0)
         return self._associate_floating_ips()
+
+    def _start(self, step: dict[str, Any]) -> bool:
+        """Send a resize or rebuild step's call; ``False`` when Nova refuses it for the
+        server's state (409: a task in progress), to be sent again once it is ACTIVE.
+        :raises errors.CloudError: other errors."""
+        try:
+            if step["action"] == "resize":
+                self._server_action({"resize": {"flavorRef": step["flavor"]}})
+            else:
+                extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
+                if step.get("user_data"):
+                    extra["user_data"] = step["user_data"]
+                self.cloud().compute.rebuild_server(self.resource_id, step["image"], **extra)
+        except errors.CloudError as exc:
+            if exc.status == 409:
+                return False
+            raise
+        step["started"] = True
+        return True
 
     def _server_action(self, body: dict[str, Any]) -> None:
         """Nova's ``POST /servers/{id}/action`` with ``body``, as the SDK's ``resize_server`` /

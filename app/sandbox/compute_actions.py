@@ -47,14 +47,20 @@ def _final(status: str, **extra: Any) -> Obj:
             "OS-EXT-STS:power_state": power, **extra}
 
 
-def _transition(server: Obj, action: str, allowed: tuple[str, ...], interim: str, task: str,
-                final: Obj) -> None:
+def _check_state(server: Obj, action: str, allowed: tuple[str, ...]) -> None:
+    """Nova's ``check_instance_state``: 409 unless the server is in one of ``allowed`` with no
+    task in progress (checked before anything else about the request, as Nova's decorator)."""
     if server.get("OS-EXT-STS:task_state"):
         raise SandboxError(409, f"Cannot '{action}' instance {server['id']} while it is in task_state "
                            f"{server['OS-EXT-STS:task_state']}")
     if server["status"] not in allowed:
         raise SandboxError(409, f"Cannot '{action}' instance {server['id']} while it is in vm_state "
                            f"{server.get('OS-EXT-STS:vm_state')}")
+
+
+def _transition(server: Obj, action: str, allowed: tuple[str, ...], interim: str, task: str,
+                final: Obj) -> None:
+    _check_state(server, action, allowed)
     st = store()
     server.update({"status": interim, "OS-EXT-STS:task_state": task, "updated": iso(st.clock())})
     st.schedule(server, sb().behaviour.delay("server_action"), final)
@@ -87,6 +93,7 @@ def _rebuild(server: Obj, arg: Obj) -> Obj:
 
 
 def _resize(server: Obj, arg: Obj) -> None:
+    _check_state(server, "resize", ("ACTIVE", "SHUTOFF"))
     flavor = find_flavor(arg.get("flavorRef"))
     if flavor is None:
         raise SandboxError(400, f"Flavor {arg.get('flavorRef')} could not be found.")

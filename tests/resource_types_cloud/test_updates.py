@@ -162,3 +162,76 @@ def test_a_confirmed_resize_whose_progress_was_lost_completes(driver: Any) -> No
     assert fresh.check_update_complete(lost)              # ... the lost handle finishes too
     driver.delete(srv)
     driver.delete(net)
+
+
+def _resize_started(driver: Any, net: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """A server on m1.tiny and, for the plugin that updates it to m1.small, the handle."""
+    props = {"image": "cirros", "flavor": "m1.tiny", "networks": [{"network": net.resource_id}]}
+    srv = driver.create("OS::Nova::Server", "srv", props)
+    res = driver.again(srv)
+    new_props = driver.make(res.type_name, res.name, {**props, "flavor": "m1.small"}).properties
+    return srv, res, res.handle_update(new_props, res.update_diff(new_props))
+
+
+def _until_updated(driver: Any, res: Any, handle: Any) -> None:
+    import time
+    deadline = time.monotonic() + 15
+    while not driver.again(res).check_update_complete(handle):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_the_first_look_sends_the_resize_without_reading_the_server(driver: Any,
+                                                                      sandbox: Any) -> None:
+    """The server was ACTIVE when its last action ended, so the resize goes out at once (as
+    Heat's nova plugin sends it); the server is read only by the looks after it."""
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv, res, handle = _resize_started(driver, net)
+    sandbox.admin("DELETE", "requests")
+    assert not res.check_update_complete(handle)
+    counts = sandbox.admin("GET", "requests")["requests"]
+    assert counts.get("compute.POST.servers") == 1 and not counts.get("compute.GET.servers")
+    _until_updated(driver, res, handle)
+    assert driver.again(srv).resolve_attribute("show")["flavor"]["original_name"] == "m1.small"
+    driver.delete(srv)
+    driver.delete(net)
+
+
+def test_a_resize_nova_refuses_as_busy_is_sent_again_once_the_server_is_active(
+        driver: Any, faults: Any, sandbox: Any) -> None:
+    """A 409 (a task in progress on the server) is not a failure: the look reads the server
+    and sends the resize again when it is ACTIVE (here at once: the refusal was injected)."""
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv, res, handle = _resize_started(driver, net)
+    faults({"match": "compute.POST.servers", "rate": 1.0, "times": 1, "kind": "error",
+            "status": 409, "message": "Cannot 'resize' instance while it is in task_state"})
+    sandbox.admin("DELETE", "requests")
+    assert not res.check_update_complete(handle)
+    counts = sandbox.admin("GET", "requests")["requests"]
+    assert counts.get("compute.POST.servers") == 2 and counts.get("compute.GET.servers") == 1
+    assert handle["todo"][0].get("started")
+    _until_updated(driver, res, handle)
+    assert driver.again(srv).resolve_attribute("show")["flavor"]["original_name"] == "m1.small"
+    driver.delete(srv)
+    driver.delete(net)
+
+
+def test_a_resize_whose_start_was_never_stored_is_confirmed(driver: Any) -> None:
+    """The look that sent the resize died before its handle was stored: the step runs again
+    with a fresh handle, Nova refuses a second resize (the server is in VERIFY_RESIZE on the
+    new flavor), and that resize is taken as this step's and confirmed."""
+    import time
+
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv, res, handle = _resize_started(driver, net)
+    lost = {"todo": [dict(step) for step in handle["todo"]]}
+    assert not res.check_update_complete(handle)          # sent; its progress is lost
+    deadline = time.monotonic() + 15
+    while driver.again(res).resolve_attribute("show")["status"] != "VERIFY_RESIZE":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    _until_updated(driver, res, lost)
+    shown = driver.again(srv).resolve_attribute("show")
+    assert (shown["status"], shown["flavor"]["original_name"]) == ("ACTIVE", "m1.small")
+    driver.delete(srv)
+    driver.delete(net)

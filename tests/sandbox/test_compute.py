@@ -76,6 +76,8 @@ def test_actions(no_leaks, conn):
     conn.compute.resize_server(server, "2")
     server = wait_status(conn, server, "VERIFY_RESIZE")
     assert server.flavor.name == "m1.small"
+    with pytest.raises(exceptions.ConflictException, match="vm_state resized"):
+        conn.compute.resize_server(server, "2")      # Nova checks the state first, then the flavor
     conn.compute.confirm_server_resize(server)
     assert conn.compute.get_server(server).status == "ACTIVE"
     conn.compute.suspend_server(server)
