@@ -28,11 +28,11 @@ from sqlalchemy.types import TypeDecorator
 
 
 def json_loads(data: str | bytes | bytearray | memoryview) -> Any:
-    """A JSON column's value (what ``json.loads`` gives), decoded by orjson: the database's
-    JSON columns were 27 % of the CPU of an update's start at 802 resources (4,000 values read
-    by the stdlib). orjson reads an integer wider than 64 bits as a float and refuses NaN,
-    where the stdlib (and a template) keeps them: a document with a run of 19 or more digits,
-    or that orjson refuses, goes to the stdlib."""
+    """A JSON column's value (what ``json.loads`` gives), decoded by orjson: reading 4,000
+    resource property documents from PostgreSQL took 35-37 ms this way against 40-43 ms with
+    the stdlib (an 802-resource update's start reads that many). orjson reads an integer wider
+    than 64 bits as a float and refuses NaN, where the stdlib (and a template) keeps them: a
+    document with a run of 19 or more digits, or that orjson refuses, goes to the stdlib."""
     raw = bytes(data) if isinstance(data, memoryview) else data
     long = _LONG_DIGITS.search(raw) if isinstance(raw, str) else _LONG_DIGIT_BYTES.search(raw)
     if long is None:
