@@ -64,8 +64,9 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
 #: name -> id answers are kept per connection for :data:`CATALOGUE_TTL` seconds, as Heat keeps
 #: its custom-constraint validations (``[constraint_validation_cache] expiration_time = 60``):
 #: 200 servers of one flavor and one image asked the cloud 800 times (a flavor lookup by name
-#: lists every flavor), about a quarter of a worker's CPU per server. Lookups of objects a stack
-#: makes and deletes (servers, volumes, ports...) are never kept.
+#: lists every flavor), about a quarter of a worker's CPU per server. Of the objects a stack
+#: makes and deletes (servers, volumes, ports...) only the ids the cloud showed are kept (an
+#: update of 200 servers read their 200 ports again to validate them), never a name.
 CATALOGUE = frozenset({"nova.flavor", "glance.image", "nova.keypair", "cinder.vtype",
                        "octavia.flavor"})
 CATALOGUE_TTL = 60.0
@@ -126,14 +127,28 @@ def _by_id(cloud: Cloud, name: str, value: str) -> str | None:
 def resolve(cloud: Cloud, name: str, value: Any) -> str:
     """The id of what ``value`` designates (:func:`find`; a :data:`CATALOGUE` answer is kept
     for :data:`CATALOGUE_TTL` s per connection; an id of a :data:`BY_ID` kind is read as
-    JSON); raises as :func:`find`.
+    JSON, and kept as long once the cloud showed it: ids are never reused, and Heat keeps a
+    custom constraint's successful validation as long, whatever its kind
+    ([constraint_validation_cache]); a name of a stack's own kind of object is always looked
+    up, since the object it names may be replaced); raises as :func:`find`.
 
     One lookup of a catalogue name is in flight at a time per connection: reads that come
     while it is (a stack's 200 servers resolving one new flavor at once) wait for its answer
     instead of each asking the cloud; if it fails, each asks on its own."""
-    if name not in CATALOGUE:
-        return _by_id(cloud, name, str(value)) or str(find(cloud, name, value).id)
     key = (id(cloud.raw), name, str(value))
+    if name not in CATALOGUE:
+        hit = _found.get(key)
+        if hit is not None and hit[2] is cloud.raw \
+                and time.monotonic() - hit[0] < CATALOGUE_TTL:
+            return str(hit[1])
+        by_id = _by_id(cloud, name, str(value))
+        if by_id is not None:  # an id the cloud showed: kept, a name never is
+            with _found_lock:
+                if len(_found) >= CATALOGUE_MAX:
+                    _found.clear()
+                _found[key] = (time.monotonic(), by_id, cloud.raw)
+            return by_id
+        return str(find(cloud, name, value).id)
     while True:
         hit = _found.get(key)
         if hit is not None and hit[2] is cloud.raw \

@@ -74,3 +74,22 @@ def test_a_failing_cloud_is_not_taken_for_a_missing_id() -> None:
     with pytest.raises(errors.CloudError) as got:
         constraints.resolve(cloud, "nova.server", SERVER_ID)
     assert got.value.status == 503 and got.value.transient and down.finds == []
+
+
+def test_an_id_the_cloud_showed_is_kept_and_a_name_is_not() -> None:
+    """As Heat keeps a custom constraint's successful validation (60 s): an update that checks
+    its servers' ports again does not read them again; a name may name a replacement, so it is
+    always looked up, and an id the cloud did not show is never kept."""
+    constraints.forget_catalogue()
+    compute = _Compute()
+    cloud = Cloud(_Conn(compute), retry_limit=0, backoff=0)
+    for _ in range(3):
+        assert constraints.resolve(cloud, "nova.server", SERVER_ID) == SERVER_ID
+        assert constraints.resolve(cloud, "nova.server", "my-server") == "by-name"
+    assert compute.paths == [f"/servers/{SERVER_ID}"] and compute.finds == ["my-server"] * 3
+    gone = _Compute(status=404)
+    cloud = Cloud(_Conn(gone), retry_limit=0, backoff=0)
+    for _ in range(2):
+        constraints.resolve(cloud, "nova.server", SERVER_ID)
+    assert len(gone.paths) == 2
+    constraints.forget_catalogue()
