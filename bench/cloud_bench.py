@@ -32,9 +32,10 @@ embedded``), and the sandbox runs as its own process (``python -m app.sandbox``)
 checked: CREATE/UPDATE/DELETE_COMPLETE, every server on the new flavor after the update, and the
 sandbox's inventory of created objects empty after the delete.
 
-    python bench/cloud_bench.py                       # N=200, 2 workers x 4,16,50 threads, pg
-    python bench/cloud_bench.py --quick               # N=20, a sanity run (about 4 minutes)
-    python bench/cloud_bench.py --n 100 --concurrency 8 --mode embedded
+    python bench/cloud_bench.py                       # N=200, 2 workers, gevent x 200, pg (70 s)
+    python bench/cloud_bench.py --quick               # N=20, a sanity run
+    python bench/cloud_bench.py --pool threads --concurrency 4,16,50   # the earlier table
+    python bench/cloud_bench.py --n 100 --concurrency 8 --pool threads --mode embedded
 
 Measured (the default run, pg, 13 min 21 s in all, on the shared 2-core machine while other
 engineers' tests ran; a second 2 x 50 run gave 47.4 / 54.4 / 23.1 s):
@@ -129,6 +130,27 @@ Issue 18, session 15 (the same run, on a host about 1.8x slower per core than se
   25-35 %, PostgreSQL 10-20 %): the remaining gap is CPU. py-spy --gil over the workers, last:
   the HTTP stack under Cloud.call 36 % (the SDK's create_* calls and their Resource objects
   about 11 %), Celery + kombu + redis-py 17 %, gevent 12 %, SQLAlchemy + psycopg 11 %.
+
+Issue 18, session 16 (a host about 2.8x faster per core than session 15's: the 10M-iteration
+loop takes 0.76 s; pg, 2 workers, N=200, `--ideal-runs 2`; create/update/delete s, ratios to
+the one-server ideal, CPU ms/res):
+  before (60b96c0, gevent x 100), four runs: 9.65-10.38 / 4.64-5.51 / 8.50-9.13 s,
+    ratios 1.37-1.53 / 1.24-1.68 / 1.45-1.55, CPU 7-9/4-6/6-7 (16-21), RSS 154-156 MB.
+    Traced per task (ETA vs start): polls due while 100 greenlets of a worker were each held by
+    a 1 s resize or delete started up to 1.3 s late; 110-160 concurrent lookups of the new
+    flavor; a status read (a 200-server list) before each resize; each server's port read
+    again to validate it.
+  + gevent x 200 (the workers' default now), one flavor lookup in flight, Neutron id lists in
+    chunks of 50 (a 100-port batch's 4.7 KB request line was refused by gunicorn), resize sent
+    at the first look, ids the cloud showed kept 60 s, JSON columns read by orjson; five runs:
+    8.74-9.43 / 4.07-4.63 / 7.33-8.22 s, ratios 1.26-1.38 / 1.08-1.52 / 1.25-1.40,
+    CPU 7-10/3-5/4-6 (15-20), RSS 155-160 MB.
+  N=500 (2,002 resources, --ideal-runs 1): 15.00-15.51 / 7.52-8.26 / 12.68-13.50 s, CPU
+  7-8/4-5/6 (17-19), peak RSS 179-183 MB, the sandbox empty after the delete.
+  The ideal itself varies between runs (update 3.04-3.85 s), so the update's ratio swings most.
+  What is left is CPU at each phase's start: 200 steps of a level start within 0.4-0.6 s of
+  each other (4-5 ms of worker CPU a step: Celery, the database, the HTTP stack), and a worker
+  loads the new template's definition once (40-90 ms for 802 resources) as its first step.
 """
 from __future__ import annotations
 
@@ -519,10 +541,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200, help="servers (and ports, volumes, attachments)")
     ap.add_argument("--quick", action="store_true", help="N=20: a fast sanity run")
     ap.add_argument("--workers", type=int, default=2, help="celery worker processes")
-    ap.add_argument("--concurrency", default="4,16,50",
-                    help="threads (greenlets with --pool gevent) per worker, one configuration "
-                         "each; 16 is the default worker_concurrency")
-    ap.add_argument("--pool", default="threads", help="the workers' Celery pool")
+    ap.add_argument("--concurrency", default="200",
+                    help="greenlets (threads with --pool threads) per worker, one configuration "
+                         "each; 200 is the workers' default on PostgreSQL (app.config)")
+    ap.add_argument("--pool", default="gevent", help="the workers' Celery pool (the default on "
+                                                      "PostgreSQL)")
     ap.add_argument("--mode", choices=("pg", "embedded"), default="pg")
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per mutating call")
     ap.add_argument("--read-latency", type=float, default=0.05, help="seconds per other call")

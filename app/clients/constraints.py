@@ -62,7 +62,8 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
 
 #: Constraints on a cloud's catalogue (flavors, images, key pairs, volume types), whose
 #: name -> id answers are kept per connection for :data:`CATALOGUE_TTL` seconds, as Heat keeps
-#: its custom-constraint validations (``[constraint_validation_cache] expiration_time = 60``):
+#: its custom-constraint validations when its cache is on (``[constraint_validation_cache]
+#: expiration_time = 60``):
 #: 200 servers of one flavor and one image asked the cloud 800 times (a flavor lookup by name
 #: lists every flavor), about a quarter of a worker's CPU per server. Of the objects a stack
 #: makes and deletes (servers, volumes, ports...) only the ids the cloud showed are kept (an
@@ -127,10 +128,11 @@ def _by_id(cloud: Cloud, name: str, value: str) -> str | None:
 def resolve(cloud: Cloud, name: str, value: Any) -> str:
     """The id of what ``value`` designates (:func:`find`; a :data:`CATALOGUE` answer is kept
     for :data:`CATALOGUE_TTL` s per connection; an id of a :data:`BY_ID` kind is read as
-    JSON, and kept as long once the cloud showed it: ids are never reused, and Heat keeps a
-    custom constraint's successful validation as long, whatever its kind
-    ([constraint_validation_cache]); a name of a stack's own kind of object is always looked
-    up, since the object it names may be replaced); raises as :func:`find`.
+    JSON, and kept as long once the cloud showed it: ids are never reused, and Heat, its cache
+    on (``[cache] enabled``, as deployments run it), keeps every custom constraint's successful
+    validation as long, whatever its kind (``[constraint_validation_cache]``, 60 s); a name of
+    a stack's own kind of object is always looked up, since the object it names may be
+    replaced); raises as :func:`find`.
 
     One lookup of a catalogue name is in flight at a time per connection: reads that come
     while it is (a stack's 200 servers resolving one new flavor at once) wait for its answer
