@@ -26,6 +26,22 @@ from app.resource_types import _userdata
 from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types.base import NotSupported
 
+#: Nova statuses a server rests in and can be resized or rebuilt from (``check_instance_state``)
+SETTLED = frozenset({"ACTIVE", "SHUTOFF"})
+#: statuses of a task in progress: a resize or rebuild refused in one is sent again later
+BUSY = frozenset({"BUILD", "REBUILD", "RESIZE", "REVERT_RESIZE", "REBOOT", "HARD_REBOOT",
+                  "MIGRATING", "PASSWORD"})
+
+
+def busy(shown: Mapping[str, Any]) -> bool:
+    """Whether a server (Nova's JSON) has a task in progress: a ``task_state``, or a status
+    that only a task gives; then a resize Nova refused (409) is sent again once it ends. A
+    server resting in a state Nova will not resize from (SUSPENDED, PAUSED, SHELVED...) fails
+    the update with Nova's 409 ("Cannot 'resize' instance ... while it is in vm_state
+    suspended"), as Heat fails it, instead of waiting until the stack's timeout."""
+    return bool(shown.get("OS-EXT-STS:task_state")) \
+        or str(shown.get("status", "")).upper() in BUSY
+
 
 class UpdatableServer(CloudResource):
     """The update half of :class:`app.resource_types.nova.Server`."""
@@ -182,7 +198,7 @@ class UpdatableServer(CloudResource):
                 # the first look sends the call without reading the server first: it was
                 # ACTIVE (or SHUTOFF) when its last action ended; Nova refuses a busy one (409)
                 step["tried"] = True
-                if self._start(step):
+                if self._try(step):
                     return False
             shown = self.polled() or {}
             status = str(shown.get("status", "")).upper()
@@ -193,38 +209,44 @@ class UpdatableServer(CloudResource):
                         and self._on_flavor(shown, step["flavor"]):
                     step["started"] = True  # this resize, sent by a look whose end was lost
                 else:
-                    if status == "ACTIVE":
-                        self._start(step)
+                    if not busy(shown):  # a refusal now (SUSPENDED, PAUSED...) is the failure
+                        self._send(step)
                     return False
             if step["action"] == "resize" and status == "VERIFY_RESIZE":
                 self._server_action({"confirmResize": None})
                 step["confirmed"] = True
                 return False
-            done = status == "ACTIVE" and (step["action"] != "resize" or step.get("confirmed")
-                                           or self._on_flavor(shown, step["flavor"]))
+            # back to the power state it had (a stopped server stays SHUTOFF, as Nova keeps it)
+            done = status in SETTLED and not busy(shown) \
+                and (step["action"] != "resize" or step.get("confirmed")
+                     or self._on_flavor(shown, step["flavor"]))
             if not done:
                 return False
             todo.pop(0)
         return self._associate_floating_ips()
 
-    def _start(self, step: dict[str, Any]) -> bool:
-        """Send a resize or rebuild step's call; ``False`` when Nova refuses it for the
-        server's state (409: a task in progress), to be sent again once it is ACTIVE.
+    def _try(self, step: dict[str, Any]) -> bool:
+        """:meth:`_send`, or ``False`` when Nova refuses it for the server's state (409).
         :raises errors.CloudError: other errors."""
         try:
-            if step["action"] == "resize":
-                self._server_action({"resize": {"flavorRef": step["flavor"]}})
-            else:
-                extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
-                if step.get("user_data"):
-                    extra["user_data"] = step["user_data"]
-                self.cloud().compute.rebuild_server(self.resource_id, step["image"], **extra)
+            self._send(step)
         except errors.CloudError as exc:
             if exc.status == 409:
                 return False
             raise
-        step["started"] = True
         return True
+
+    def _send(self, step: dict[str, Any]) -> None:
+        """Send a resize or rebuild step's call and mark it started.
+        :raises errors.CloudError: the cloud's error (a 409 names the server's state)."""
+        if step["action"] == "resize":
+            self._server_action({"resize": {"flavorRef": step["flavor"]}})
+        else:
+            extra = {"preserve_ephemeral": True} if step.get("preserve_ephemeral") else {}
+            if step.get("user_data"):
+                extra["user_data"] = step["user_data"]
+            self.cloud().compute.rebuild_server(self.resource_id, step["image"], **extra)
+        step["started"] = True
 
     def _server_action(self, body: dict[str, Any]) -> None:
         """Nova's ``POST /servers/{id}/action`` with ``body``, as the SDK's ``resize_server`` /

@@ -99,21 +99,24 @@ def _resize(server: Obj, arg: Obj) -> None:
         raise SandboxError(400, f"Flavor {arg.get('flavorRef')} could not be found.")
     if flavor["id"] == server["_flavor"]["id"]:
         raise SandboxError(400, "When resizing, instances must change flavor!")
+    before = server["status"]  # a stopped server is stopped again once confirmed, as in Nova
     _transition(server, "resize", ("ACTIVE", "SHUTOFF"), "RESIZE", "resize_prep", _final("VERIFY_RESIZE"))
     server["_old_flavor"], server["_flavor"] = server["_flavor"], dict(flavor)
+    server["_resized_from"] = before
 
 
 def _confirm(server: Obj, revert: bool) -> None:
     if server["status"] != "VERIFY_RESIZE":
         raise SandboxError(409, f"Cannot '{'revertResize' if revert else 'confirmResize'}' instance {server['id']} "
                            f"while it is in vm_state {server.get('OS-EXT-STS:vm_state')}")
+    back = server.pop("_resized_from", "ACTIVE")
     if revert:
         server["_flavor"] = server.pop("_old_flavor", server["_flavor"])
         _transition(server, "revertResize", ("VERIFY_RESIZE",), "REVERT_RESIZE", "resize_reverting",
-                    _final("ACTIVE"))
+                    _final(back))
     else:
         server.pop("_old_flavor", None)
-        server.update(_final("ACTIVE"))
+        server.update(_final(back))
 
 
 def _simple(action: str, allowed: tuple[str, ...], interim: str, task: str,

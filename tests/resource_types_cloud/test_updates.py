@@ -235,3 +235,43 @@ def test_a_resize_whose_start_was_never_stored_is_confirmed(driver: Any) -> None
     assert (shown["status"], shown["flavor"]["original_name"]) == ("ACTIVE", "m1.small")
     driver.delete(srv)
     driver.delete(net)
+
+
+def _settle(driver: Any, srv: Any, status: str) -> None:
+    import time
+    deadline = time.monotonic() + 15
+    while driver.again(srv).resolve_attribute("show")["status"] != status:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_stopped_server_is_resized_and_stays_stopped(driver: Any) -> None:
+    """Nova resizes a SHUTOFF server and keeps it SHUTOFF once confirmed: the update ends
+    there (Heat's own check waits for ACTIVE and fails it: "Confirm resize ... failed")."""
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv, res, handle = _resize_started(driver, net)
+    res.cloud().compute.stop_server(srv.resource_id)
+    _settle(driver, srv, "SHUTOFF")
+    _until_updated(driver, res, handle)
+    shown = driver.again(srv).resolve_attribute("show")
+    assert (shown["status"], shown["flavor"]["original_name"]) == ("SHUTOFF", "m1.small")
+    driver.delete(srv)
+    driver.delete(net)
+
+
+def test_a_resize_of_a_suspended_server_fails_with_novas_refusal(driver: Any) -> None:
+    """A server resting in a state Nova will not resize from fails the update at once with
+    Nova's 409, as Heat's does, instead of waiting for ACTIVE until the stack's timeout."""
+    from app import errors
+
+    net = driver.create("OS::Neutron::Net", "net", {})
+    srv, res, handle = _resize_started(driver, net)
+    res.cloud().compute.suspend_server(srv.resource_id)
+    _settle(driver, srv, "SUSPENDED")
+    with pytest.raises(errors.CloudError, match="vm_state suspended") as got:
+        res.check_update_complete(handle)
+    assert got.value.status == 409
+    res.cloud().compute.resume_server(srv.resource_id)
+    _settle(driver, srv, "ACTIVE")
+    driver.delete(srv)
+    driver.delete(net)

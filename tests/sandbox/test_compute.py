@@ -90,6 +90,10 @@ def test_actions(no_leaks, conn):
     wait_status(conn, server, "ACTIVE")
     conn.compute.stop_server(server)
     wait_status(conn, server, "SHUTOFF")
+    conn.compute.resize_server(server, "1")          # a stopped server resizes, and is
+    wait_status(conn, server, "VERIFY_RESIZE")       # stopped again once confirmed (Nova)
+    conn.compute.confirm_server_resize(server)
+    assert conn.compute.get_server(server).status == "SHUTOFF"
     conn.compute.start_server(server)
     wait_status(conn, server, "ACTIVE")
     conn.compute.rebuild_server(server, image=conn.image.find_image("ubuntu-24.04").id, name="rebuilt")
