@@ -49,7 +49,7 @@ result_backend_thread_safe = True
 task_serializer = "json"
 accept_content = ["json"]
 
-# ---- time limits (seconds). Enforced by the prefork pool; the threads pool (Stoker's default)
+# ---- time limits (seconds). Enforced by the prefork pool; the threads pool (Stoker's on SQLite)
 # ignores them, and gevent's enforces only the hard one (it kills the greenlet). Engine steps
 # never wait on a cloud action (they are polled), so a step hitting these is a hung HTTP call,
 # which cloud_timeout (STOKER_CLOUD_TIMEOUT) ends first. ------------------------------------

@@ -109,13 +109,13 @@ def api(host: str | None, port: int | None, workers: int, threads: int) -> None:
 
 @cli.command()
 @click.option("-c", "--concurrency", type=click.IntRange(min=1), default=None,
-              help="Threads or greenlets (default STOKER_WORKER_CONCURRENCY; unset: 100 "
+              help="Threads or greenlets (default STOKER_WORKER_CONCURRENCY; unset: 200 "
                    "greenlets on PostgreSQL, 16 threads on SQLite).")
 @click.option("-n", "--hostname", default="worker@%h", show_default=True)
 @click.option("--loglevel", default="INFO", show_default=True)
 def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
-    """Run one Celery worker of the engine in the ``worker_pool`` setting's pool (unset: gevent
-    on PostgreSQL, threads on SQLite; :class:`app.config.Settings`)."""
+    """Run one Celery worker of the engine in the STOKER_WORKER_POOL setting's pool (unset:
+    gevent on PostgreSQL, threads on SQLite)."""
     settings = _settings(worker_concurrency=concurrency)
     from app.cli.up import child_env
     argv = [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
