@@ -181,6 +181,15 @@ class CloudResource(Resource):
         """
         if self.clients is None:
             return
+        self.check_constraints()
+
+    def check_constraints(self) -> None:
+        """:meth:`validate`'s checks of the cloud-backed custom constraints alone, of the
+        properties given (the stack's validation gives the known ones of a resource whose
+        other properties wait for the stack's resources, as Heat checks each value it knows).
+
+        :raises errors.ValidationError: as :meth:`validate`.
+        :raises errors.CloudError: the cloud could not be asked."""
         for name, value in self.properties.items():
             schema = self.properties_schema.get(name)
             if schema is not None and value is not None:

@@ -72,6 +72,8 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             stack_check(name, rdef, lambda other: _static_or_none(definition, other))
         props = definition.static_properties(name)
         if contains_unknown(props):
+            if factory is not None and getattr(cls, "cloud_validation", False):
+                factory = _check_known(cls, name, props, ident, factory, lookups)
             continue
         try:
             props = cls.validated_properties(props, ("resources", name, "properties"))
@@ -90,6 +92,25 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             raise
         except Exception as exc:
             raise errors.ValidationError(str(exc), path=("resources", name)) from exc
+
+
+def _check_known(cls: Any, name: str, props: dict[str, Any], ident: Any, factory: Any,
+                 lookups: dict[Any, Any]) -> Any:
+    """The cloud-backed custom constraints of a resource's properties whose values are known
+    when others wait for the stack's own resources (a server's flavor and image beside a port
+    of the stack): Heat's stack validation checks each value it knows, so a flavor that does
+    not exist is a 400 before anything is created, not a failed stack.
+
+    :returns: ``factory``, or None when the cloud could not be asked (the engine checks at
+        create). :raises errors.ValidationError: as :func:`check_plugins`."""
+    known = {k: v for k, v in props.items() if not contains_unknown(v)}
+    plugin = cls(name, known, stack=ident)
+    plugin.clients, plugin.constraint_cache = factory, lookups
+    try:
+        plugin.check_constraints()
+    except errors.CloudError:
+        return None
+    return factory
 
 
 def _static_or_none(definition: Any, name: str) -> tuple[str, dict[str, Any]] | None:

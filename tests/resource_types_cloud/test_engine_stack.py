@@ -12,7 +12,7 @@ import pytest
 
 from app import errors
 from app.context import RequestContext
-from app.services import resources, stacks
+from app.services import resources, stacks, updates
 
 CTX = RequestContext(tenant_id="admin")
 
@@ -120,6 +120,39 @@ def test_missing_flavor_is_refused_at_create_with_heats_message(db: Any, cloud_s
         "Property error: resources.server.properties.flavor: "
         "Error validating value 'm1.bogus': No Flavor matching {'name': 'm1.bogus'}. (HTTP 404)")
     assert not stacks.list_stacks(CTX)
+    assert sandbox.created() == before
+
+
+def test_a_missing_flavor_beside_a_port_of_the_stack_is_refused_at_create(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """The server's port waits for the stack, its flavor does not: Heat checks each value it
+    knows, so the stack is a 400 before its network and port exist (it was a failed stack
+    with the network and port created)."""
+    before = sandbox.created()
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "net": {"type": "OS::Neutron::Net"},
+        "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"}}},
+        "server": {"type": "OS::Nova::Server", "properties": {
+            "image": "cirros", "flavor": "m1.bogus",
+            "networks": [{"port": {"get_resource": "port"}}]}}}}
+    for create in (True, False):
+        with pytest.raises(errors.ValidationError) as err:
+            if create:
+                stacks.create_stack(CTX, stack_name="bad", template=tmpl)
+            else:
+                good = {**tmpl, "resources": {**tmpl["resources"], "server": {
+                    "type": "OS::Nova::Server", "properties": {
+                        **tmpl["resources"]["server"]["properties"], "flavor": "m1.tiny"}}}}
+                st = stacks.create_stack(CTX, stack_name="good", template=good)
+                assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+                updates.update_stack(CTX, st.name, st.id, template=tmpl)
+        assert err.value.http_status == 400
+        assert err.value.message == (
+            "Property error: resources.server.properties.flavor: Error validating value "
+            "'m1.bogus': No Flavor matching {'name': 'm1.bogus'}. (HTTP 404)")
+    (st,) = stacks.list_stacks(CTX)             # only the good one; its update never started
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
+    stacks.delete_stack(CTX, st.name, st.id)
     assert sandbox.created() == before
 
 
