@@ -6,6 +6,7 @@ runtime's cache of stored definitions is :mod:`app.convergence.definitions`.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from app import auth, config, errors, templates
@@ -14,6 +15,8 @@ from app.convergence.definitions import type_schema
 from app.convergence.groups import member_props
 from app.resource_types import registry
 from app.templates.functions.base import contains_unknown
+
+log = logging.getLogger(__name__)
 
 
 def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
@@ -104,12 +107,16 @@ def _check_known(cls: Any, name: str, props: dict[str, Any], ident: Any, factory
     :returns: ``factory``, or None when the cloud could not be asked (the engine checks at
         create). :raises errors.ValidationError: as :func:`check_plugins`."""
     known = {k: v for k, v in props.items() if not contains_unknown(v)}
-    plugin = cls(name, known, stack=ident)
-    plugin.clients, plugin.constraint_cache = factory, lookups
     try:
+        plugin = cls(name, known, stack=ident)
+        plugin.clients, plugin.constraint_cache = factory, lookups
         plugin.check_constraints()
     except errors.CloudError:
         return None
+    except errors.StokerError:
+        raise
+    except Exception:  # a value the plugin cannot read yet: the engine checks it at create
+        log.debug("constraints of %s left to the engine", name, exc_info=True)
     return factory
 
 
