@@ -147,6 +147,10 @@ the one-server ideal, CPU ms/res):
     CPU 7-10/3-5/4-6 (15-20), RSS 155-160 MB.
   N=500 (2,002 resources, --ideal-runs 1): 15.00-15.51 / 7.52-8.26 / 12.68-13.50 s, CPU
   7-8/4-5/6 (17-19), peak RSS 179-183 MB, the sandbox empty after the delete.
+  + a resize refused by a resting server fails the update, constraints of known properties
+    checked at create (a930b47, CI green), three runs on a quiet machine: 8.47-8.82 /
+    4.05-4.13 / 7.22-7.58 s, ratios 1.22-1.28 / 1.24-1.35 / 1.23-1.29, CPU 6-7/3-4/4-5
+    (14-15), RSS 158-159 MB; N=500: 13.28 / 6.07 / 10.89 s, CPU 6/3/4 (14), RSS 184 MB.
   The ideal itself varies between runs (update 3.04-3.85 s), so the update's ratio swings most.
   What is left is CPU at each phase's start: 200 steps of a level start within 0.4-0.6 s of
   each other (4-5 ms of worker CPU a step: Celery, the database, the HTTP stack), and a worker
