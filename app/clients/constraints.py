@@ -139,42 +139,48 @@ def resolve(cloud: Cloud, name: str, value: Any) -> str:
     instead of each asking the cloud; if it fails, each asks on its own."""
     key = (id(cloud.raw), name, str(value))
     if name not in CATALOGUE:
-        hit = _found.get(key)
-        if hit is not None and hit[2] is cloud.raw \
-                and time.monotonic() - hit[0] < CATALOGUE_TTL:
-            return str(hit[1])
+        hit = _kept(key, cloud)
+        if hit is not None:
+            return hit
         by_id = _by_id(cloud, name, str(value))
-        if by_id is not None:  # an id the cloud showed: kept, a name never is
-            with _found_lock:
-                if len(_found) >= CATALOGUE_MAX:
-                    _found.clear()
-                _found[key] = (time.monotonic(), by_id, cloud.raw)
-            return by_id
-        return str(find(cloud, name, value).id)
+        if by_id is None:  # a name is never kept
+            return str(find(cloud, name, value).id)
+        return _keep(key, by_id, cloud)
     while True:
-        hit = _found.get(key)
-        if hit is not None and hit[2] is cloud.raw \
-                and time.monotonic() - hit[0] < CATALOGUE_TTL:
-            return str(hit[1])
+        hit = _kept(key, cloud)
+        if hit is not None:
+            return hit
         with _found_lock:
             running = _looking.get(key)
             if running is None:
                 running = _looking[key] = threading.Event()
                 break
         running.wait(CATALOGUE_WAIT)
-        if _found.get(key) is hit:  # the lookup failed (or is slow): ask on our own
+        if _kept(key, cloud) is None:  # the lookup failed (or is slow): ask on our own
             return str(find(cloud, name, value).id)
     try:
-        found = str(find(cloud, name, value).id)
-        with _found_lock:
-            if len(_found) >= CATALOGUE_MAX:
-                _found.clear()
-            _found[key] = (time.monotonic(), found, cloud.raw)
-        return found
+        return _keep(key, str(find(cloud, name, value).id), cloud)
     finally:
         with _found_lock:
             _looking.pop(key, None)
         running.set()
+
+
+def _kept(key: tuple[int, str, str], cloud: Cloud) -> str | None:
+    """The id kept for ``key`` on ``cloud``'s connection, younger than :data:`CATALOGUE_TTL`."""
+    hit = _found.get(key)
+    if hit is not None and hit[2] is cloud.raw and time.monotonic() - hit[0] < CATALOGUE_TTL:
+        return str(hit[1])
+    return None
+
+
+def _keep(key: tuple[int, str, str], found: str, cloud: Cloud) -> str:
+    """Keep ``found`` for ``key`` (at most :data:`CATALOGUE_MAX` answers); :returns: it."""
+    with _found_lock:
+        if len(_found) >= CATALOGUE_MAX:
+            _found.clear()
+        _found[key] = (time.monotonic(), found, cloud.raw)
+    return found
 
 
 def forget_catalogue() -> None:

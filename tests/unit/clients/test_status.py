@@ -232,10 +232,10 @@ def test_find_named_refuses_a_name_two_objects_have() -> None:
     assert not got.value.transient and "More than one server" in got.value.message
 
 
-def test_a_neutron_batch_lists_only_its_ids() -> None:
-    """Neutron's list takes the batch's ids (``?id=a&id=b``), so it never grows with the
-    project; a lone read is still the single GET."""
-    ports = {f"p{i}": {"id": f"p{i}", "name": f"port{i}"} for i in range(5)}
+def _neutron_batch(ports: dict[str, dict[str, Any]], first: str,
+                   rest: list[str]) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """Read port ``first`` alone (its single GET held in flight), queue ``rest`` behind it, let
+    the fake Neutron answer. :returns: what each read got, and the requests ``(path, params)``."""
     calls: list[tuple[str, Any]] = []
     gate = threading.Event()
     entered = threading.Event()
@@ -257,22 +257,30 @@ def test_a_neutron_batch_lists_only_its_ids() -> None:
 
     def one(port_id: str) -> None:
         got[port_id] = status.read(cloud, status.PORT, port_id)
-    first = threading.Thread(target=one, args=("p0",))
-    first.start()
+    lead = threading.Thread(target=one, args=(first,))
+    lead.start()
     assert entered.wait(5)
-    rest = [threading.Thread(target=one, args=(p,)) for p in ("p3", "p1")]
-    for t in rest:
+    queued = [threading.Thread(target=one, args=(p,)) for p in rest]
+    for t in queued:
         t.start()
     b = status.batcher(cloud, status.PORT)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         with b._cond:
-            if b._pending is not None and len(b._pending.ids) == 2:
+            if b._pending is not None and len(b._pending.ids) == len(rest):
                 break
         time.sleep(0.005)
     gate.set()
-    for t in [first, *rest]:
+    for t in [lead, *queued]:
         t.join(10)
+    return got, calls
+
+
+def test_a_neutron_batch_lists_only_its_ids() -> None:
+    """Neutron's list takes the batch's ids (``?id=a&id=b``), so it never grows with the
+    project; a lone read is still the single GET."""
+    ports = {f"p{i}": {"id": f"p{i}", "name": f"port{i}"} for i in range(5)}
+    got, calls = _neutron_batch(ports, "p0", ["p3", "p1"])
     assert {k: v["name"] for k, v in got.items()} == {"p0": "port0", "p1": "port1", "p3": "port3"}
     assert calls == [("/ports/p0", None), ("/ports", {"id": ["p1", "p3"]})]
 
@@ -283,43 +291,8 @@ def test_a_long_neutron_batch_is_listed_in_chunks_of_ids(monkeypatch: pytest.Mon
     sandbox's gunicorn (4 KB request lines, as uWSGI's; eventlet's is 8 KB) with a 400."""
     monkeypatch.setattr(status, "BY_ID_MAX", 4)
     ports = {f"p{i:02d}": {"id": f"p{i:02d}", "name": f"port{i}"} for i in range(11)}
-    calls: list[tuple[str, Any]] = []
-    gate = threading.Event()
-    entered = threading.Event()
-
-    class _Ports:
-        def request(self, path: str, method: str, raise_exc: bool = True, **kw: Any) -> Any:
-            calls.append((path, kw.get("params")))
-            entered.set()
-            assert gate.wait(10)
-            if path == "/ports":
-                assert len(kw["params"]["id"]) <= 4
-                return _Response({"ports": [ports[i] for i in kw["params"]["id"]]})
-            return _Response({"port": ports[path.rsplit("/", 1)[1]]})
-
-    class _Net:
-        network = _Ports()
-    cloud = Cloud(_Net(), retry_limit=0, backoff=0)
-    got: dict[str, Any] = {}
-
-    def one(port_id: str) -> None:
-        got[port_id] = status.read(cloud, status.PORT, port_id)
-    first = threading.Thread(target=one, args=("p00",))
-    first.start()
-    assert entered.wait(5)
-    rest = [threading.Thread(target=one, args=(p,)) for p in sorted(ports)[1:]]
-    for t in rest:
-        t.start()
-    b = status.batcher(cloud, status.PORT)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with b._cond:
-            if b._pending is not None and len(b._pending.ids) == 10:
-                break
-        time.sleep(0.005)
-    gate.set()
-    for t in [first, *rest]:
-        t.join(10)
+    got, calls = _neutron_batch(ports, "p00", sorted(ports)[1:])
+    assert all(len(params["id"]) <= 4 for _, params in calls[1:])
     assert {k: v["name"] for k, v in got.items()} == {k: v["name"] for k, v in ports.items()}
     assert [c[1]["id"] for c in calls[1:]] == [["p01", "p02", "p03", "p04"],
                                                ["p05", "p06", "p07", "p08"], ["p09", "p10"]]
