@@ -50,7 +50,7 @@ from app.api import (
     version_negotiation,
     versions,
 )
-from app.api.blueprint import is_json_body
+from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
 from app.services import event_sinks
 
@@ -158,11 +158,32 @@ def _read_body() -> None:
         raise errors.RequestLimitExceeded(
             f"JSON body size ({len(data)} bytes) exceeds maximum allowed size ({limit} bytes).")
     if not is_json_body(request):
+        _refuse_non_object(data)
         return
     try:
         _json.loads(data)
     except ValueError as exc:
         raise errors.BadRequest(str(exc)) from None
+
+
+#: Routes whose body may be any JSON value (a signal's details are the resource's business)
+_ANY_JSON_BODY = ("/signal",)
+NOT_AN_OBJECT = ("The server could not comply with the request since it is either malformed "
+                 "or otherwise incorrect.")
+
+
+def _refuse_non_object(data: bytes) -> None:
+    """A JSON body that is not an object (``[]``, ``"str"``, ``1``) where the route reads an
+    object → 400 with heat-api's ``HTTPBadRequest`` explanation; bodies of another media type, or
+    not JSON at all, still read as no body (heat-api's ``has_body``)."""
+    text = data.strip()
+    if not text or request.path.endswith(_ANY_JSON_BODY) or not is_json_media(request):
+        return
+    try:
+        _json.loads(text)
+    except ValueError:
+        return
+    raise errors.BadRequest(NOT_AN_OBJECT)
 
 
 def _stamp_request_id(response: Any) -> Any:

@@ -130,3 +130,22 @@ def test_json_body_rules_follow_heat(api, world):
     assert world.called("create_stack")["stack_name"] == "plain"
     resp = api.post("/v1/admin/stacks", data=body, content_type="application/x-www-form-urlencoded")
     assert resp.get_json()["error"]["message"] == "No stack name specified"
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("patch", BASE, "[]"), ("patch", BASE, '"str"'), ("put", BASE, "1"),
+    ("post", f"{BASE}/snapshots", "[1]"), ("post", "/v1/admin/stacks", "[]"),
+    ("post", f"{BASE}/actions", "null"), ("post", "/v1/admin/validate", '["x"]'),
+])
+def test_a_json_body_that_is_not_an_object_is_400(api, method, path, body):
+    """Routes that read an object refuse any other JSON value with heat-api's HTTPBadRequest
+    (before, ``[]`` read as no body: a PATCH ran a no-op update, a snapshot was taken)."""
+    resp = getattr(api, method)(path, data=body, content_type="application/json")
+    fault = _fault(resp, 400, "HTTPBadRequest")
+    assert "malformed or otherwise incorrect" in fault["error"]["message"]
+
+
+def test_a_body_of_another_media_type_still_reads_as_no_body(api):
+    """heat-api's ``has_body``: a non-JSON Content-Type is no body at all, not a 400."""
+    resp = api.post(f"{BASE}/snapshots", data="[1]", content_type="application/xml")
+    assert resp.status_code != 400
