@@ -1,6 +1,7 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``create_app()`` builds the Flask app; gunicorn serves it through ``app.cli.wsgi:create_app()``
+``build_app(settings)`` builds the Flask app around the dispatcher the caller installed; the one
+entry to serve is ``app.cli.wsgi:create_app()``
 (which adds Celery's dispatcher). One blueprint per noun
 (stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
 build_info, versions); views are short and call ``app.services`` only. Per request:
@@ -52,7 +53,7 @@ from app.api import (
 )
 from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
-from app.services import event_sinks
+from app.services import engine, event_sinks
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -74,11 +75,14 @@ def _blueprints() -> list[Any]:
             snapshots.blp, software.blp]
 
 
-def create_app(settings: config.Settings | None = None) -> Flask:
-    """Build the API application.
+def build_app(settings: config.Settings | None = None) -> Flask:
+    """Build the API application (served through ``app.cli.wsgi:create_app()``, which installs
+    Celery's dispatcher first).
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
+    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager`` (every create
+        would fail), or identity settings that cannot work.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
     if settings is None:
@@ -86,6 +90,7 @@ def create_app(settings: config.Settings | None = None) -> Flask:
     else:
         config.set_current(settings)
     auth.check_settings(settings)
+    engine.require_dispatcher(settings)
     models.init(settings.database_url)
 
     app = Flask("stoker.api")
