@@ -90,6 +90,34 @@ def _project() -> str:
     return str(auth.ctx().project_id or "")
 
 
+# ---- queue metadata ----------------------------------------------------------------------------
+@bp.patch("/queues/<name>")
+def patch_queue(name: str) -> Any:
+    """Zaqar v2's queue update: a JSON patch (``application/openstack-messaging-v2.0-json-patch``)
+    of ``add``/``replace``/``remove`` operations on ``/metadata/<key>``; 404 for no queue."""
+    if "json-patch" not in request.headers.get("Content-Type", ""):
+        raise SandboxError(400, "Content-Type must be application/openstack-messaging-v2.0-json-patch")
+    queue = messaging._queue(name)
+    if queue is None:
+        raise SandboxError(404, f"Queue {name} does not exist.")
+    ops = request.get_json(silent=True, force=True)
+    if not isinstance(ops, list):
+        raise SandboxError(400, "Request body must be a JSON array of operation objects.")
+    meta = dict(queue["metadata"])
+    for op in ops:
+        path = str(op.get("path", "")) if isinstance(op, dict) else ""
+        if not path.startswith("/metadata/") or op.get("op") not in ("add", "replace", "remove"):
+            raise SandboxError(400, f"Invalid operation: {op}")
+        key = path[len("/metadata/"):]
+        if op["op"] == "remove":
+            meta.pop(key, None)
+        else:
+            meta[key] = op.get("value")
+    queue["metadata"] = meta
+    store().touch()
+    return reply(meta)
+
+
 # ---- pre-signed URLs ---------------------------------------------------------------------------
 @bp.post("/queues/<name>/share")
 def share(name: str) -> Any:
@@ -103,7 +131,7 @@ def share(name: str) -> Any:
     now = dt.datetime.fromtimestamp(store().clock(), dt.UTC)
     if data.get("expires"):
         try:
-            when = dt.datetime.fromisoformat(str(data["expires"]).replace("Z", "+00:00"))
+            when = dt.datetime.fromisoformat(str(data["expires"]))
         except ValueError:
             raise SandboxError(400, "Invalid expires value.") from None
         when = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
