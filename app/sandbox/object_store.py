@@ -32,7 +32,6 @@ import hmac
 import json
 import time
 from typing import Any
-from urllib.parse import quote
 
 from flask import Blueprint, Response, g, request
 
@@ -407,7 +406,3 @@ def delete_object(account: str, container: str, obj: str) -> Response:
             st.add(OBJECTS, {**newest, "id": o["id"], "container": container, "name": obj})
     return Response(status=204)
 
-
-def object_url(host_url: str, project_id: str, container: str, obj: str) -> str:
-    """The URL of an object of the sandbox (quoted as Swift's clients quote it)."""
-    return f"{host_url.rstrip('/')}/v1/AUTH_{project_id}/{quote(container)}/{quote(obj)}"
