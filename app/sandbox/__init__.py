@@ -46,10 +46,16 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
+    ("messaging_share", "/messaging/v2"), ("object_store", "/v1"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
-                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
+                 "v1": "objectstore"}
 AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
+#: dialects whose requests may carry another credential than a token: dialect -> the module whose
+#: ``authenticate(store)`` checks the request instead of :func:`auth.authenticate` (a Zaqar
+#: pre-signed URL); the object store checks its own (tokens, TempURLs, public ACLs).
+AUTHENTICATORS = {"messaging": "messaging_share"}
 
 
 def _dialect() -> str:
@@ -111,6 +117,8 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
         behaviour.configure(delays=delays)
     sandbox = Sandbox(store=store, behaviour=behaviour, extra_catalog=list(extra_catalog or []))
     sandbox.options["agent"] = dict(agent or {})
+    authenticators = {d: import_module(f"app.sandbox.{m}").authenticate
+                      for d, m in AUTHENTICATORS.items()}
     flask_app.extensions["sandbox"] = sandbox
     if not store.meta.get("bootstrap"):
         reseed(sandbox)
@@ -145,7 +153,7 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
         g.locked = True
         dialect = _dialect()
         if dialect in AUTHENTICATED:
-            caller = auth.authenticate(store)
+            caller = authenticators.get(dialect, auth.authenticate)(store)
             if g.get("url_project_id") not in (None, caller.project_id):
                 raise SandboxError(400, "Malformed request url", "BadRequest")
         fault = behaviour.fault_for(op)

@@ -24,6 +24,7 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
     ("messaging", "zaqar", "/messaging"),
+    ("object-store", "swift", "/v1/AUTH_%(project_id)s"),
 )
 
 

@@ -37,6 +37,9 @@ bp = Blueprint("messaging", __name__)
 discovery_bp = Blueprint("messaging_discovery", __name__)
 EXTRA_BLUEPRINTS = (discovery_bp,)
 QUEUES, MESSAGES = "zaqar_queues", "zaqar_messages"
+#: subscriptions (:mod:`app.sandbox.messaging_share`); a posted message is recorded in each
+#: of its queue's (``deliveries``, the newest :data:`MAX_DELIVERIES`)
+SUBSCRIPTIONS, MAX_DELIVERIES = "zaqar_subscriptions", 20
 DEFAULT_TTL, MIN_TTL, MAX_TTL = 3600, 60, 1209600
 DEFAULT_LIMIT, MAX_LIMIT = 10, 20
 TITLES = {400: "Invalid API request", 404: "Not found", 409: "Conflict"}
@@ -214,7 +217,16 @@ def post_messages(name: str) -> Any:
                           "ttl": ttl, "created": now, "client_id": client,
                           "seq": st.next_number("zaqar_message_seq")})
         hrefs.append(f"/v2/queues/{name}/messages/{mid}")
+        _notify(name, m["body"])
     return reply({"resources": hrefs}, 201)
+
+
+def _notify(queue: str, message_body: Any) -> None:
+    """Record the notification each subscription of ``queue`` would send (nothing is sent)."""
+    for sub in store().find(SUBSCRIPTIONS, project_id=_project(), source=queue):
+        sub["deliveries"] = [*sub["deliveries"], {"subscriber": sub["subscriber"],
+                                                   "body": message_body}][-MAX_DELIVERIES:]
+        store().touch()
 
 
 @bp.get("/queues/<name>/messages")
