@@ -46,10 +46,14 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
+    ("keymanager", "/key-manager/v1"), ("keymanager_orders", "/key-manager/v1"),
+    ("dns", "/dns/v2"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
-                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
-AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
+                 "key-manager": "keymanager", "dns": "dns"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
+                 "keymanager", "dns")
 
 
 def _dialect() -> str:

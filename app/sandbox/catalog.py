@@ -24,6 +24,8 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
     ("messaging", "zaqar", "/messaging"),
+    ("key-manager", "barbican", "/key-manager"),
+    ("dns", "designate", "/dns"),
 )
 
 
