@@ -42,7 +42,7 @@ ZONES, RECORDSETS = "dns_zones", "dns_recordsets"
 RECORD_TYPES = ("A", "AAAA", "CNAME", "MX", "SRV", "TXT", "SPF", "NS", "PTR", "SSHFP", "SOA",
                 "CAA", "CERT", "NAPTR")
 MAX_TTL = 2147483647
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 POOL_ID = "794ccc2c-d751-44fe-b57f-8894c9f5c842"
 NAMESERVERS = ("ns1.sandbox.stoker.test.",)
