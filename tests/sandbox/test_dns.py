@@ -116,3 +116,11 @@ def test_an_admin_lists_every_project_only_when_asked(conn, demo_conn):
     every = [z["id"] for z in _dns(conn).get("/zones", headers={"X-Auth-All-Projects": "true"}).json()["zones"]]
     assert zone["id"] not in own and zone["id"] in every
     _delete_zone(demo_conn, zone["id"])
+
+
+def test_an_injected_fault_answers_in_designates_shape(conn, faults):
+    faults({"match": "dns.POST.zones", "status": 500, "message": "boom", "times": 1})
+    resp = _dns(conn).post("/zones", json={"name": _zone_name(), "email": "a@b.c"}, raise_exc=False)
+    assert resp.status_code == 500
+    assert (resp.json()["code"], resp.json()["type"], resp.json()["message"]) == \
+        (500, "unknown_failure", "boom")

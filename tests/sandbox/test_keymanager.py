@@ -179,3 +179,10 @@ def test_a_bad_order_is_400(conn):
     resp = _post(conn, "/orders", {"type": "key", "meta": {"algorithm": "aes"}})
     assert resp.status_code == 400 and "bit_length" in resp.json()["description"]
     assert _post(conn, "/orders", {"type": "nope", "meta": {}}).status_code == 400
+
+
+def test_an_injected_fault_answers_in_barbicans_shape(conn, faults):
+    faults({"match": "keymanager.POST.secrets", "status": 500, "message": "busy", "times": 1})
+    resp = _post(conn, "/secrets", {"name": "x"})
+    assert resp.status_code == 500
+    assert resp.json() == {"code": 500, "title": "Internal Server Error", "description": "busy"}
