@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 import threading
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
 from app import errors
-from app.clients import status
+from app.clients import dns, keymanager, status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -59,6 +60,15 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
                        lambda v: f"The Flavor ({v}) could not be found."),
 }
 
+#: Constraints looked up by a function of their own (services whose SDK ``find_*`` does not fit:
+#: Barbican's references are hrefs): name -> ``finder(cloud, value) -> id``, raising a 404
+#: ``CloudError`` with Heat's message when there is none.
+FINDERS: dict[str, Callable[[Cloud, Any], str]] = {
+    "barbican.secret": keymanager.find_secret,
+    "barbican.container": keymanager.find_container,
+    "designate.zone": dns.find_zone,
+}
+
 
 #: Constraints on a cloud's catalogue (flavors, images, key pairs, volume types), whose
 #: name -> id answers are kept per connection for :data:`CATALOGUE_TTL` seconds, as Heat keeps
@@ -82,7 +92,7 @@ CATALOGUE_WAIT = 30.0
 
 def is_cloud_backed(name: str) -> bool:
     """True when :func:`check` asks the cloud about constraint ``name``."""
-    return name in LOOKUPS
+    return name in LOOKUPS or name in FINDERS
 
 
 def find(cloud: Cloud, name: str, value: Any) -> Any:
@@ -93,6 +103,8 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
         permanent, status ``None``).
     :raises KeyError: ``name`` is not a cloud-backed constraint.
     """
+    if name in FINDERS:
+        return types.SimpleNamespace(id=FINDERS[name](cloud, value))
     service, method, missing = LOOKUPS[name]
     found = getattr(getattr(cloud, service), method)(str(value), ignore_missing=True)
     if found is None:
@@ -193,7 +205,7 @@ def check(cloud: Cloud, name: str, value: Any) -> str | None:
     """``None`` if ``value`` satisfies constraint ``name`` (or ``name`` is not cloud-backed, or
     ``value`` is empty), else the reason (Heat's wording; the cloud's message for other errors).
     Transient cloud errors are raised, not reported as a bad value."""
-    if name not in LOOKUPS or value in (None, ""):
+    if not is_cloud_backed(name) or value in (None, ""):
         return None
     try:
         resolve(cloud, name, value)

@@ -47,11 +47,15 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
     ("messaging_share", "/messaging/v2"), ("object_store", "/v1"),
+    ("keymanager", "/key-manager/v1"), ("keymanager_orders", "/key-manager/v1"),
+    ("dns", "/dns/v2"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
                  "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
-                 "v1": "objectstore"}
-AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
+                 "v1": "objectstore",
+                 "key-manager": "keymanager", "dns": "dns"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
+                 "keymanager", "dns")
 #: dialects whose requests may carry another credential than a token: dialect -> the module whose
 #: ``authenticate(store)`` checks the request instead of :func:`auth.authenticate` (a Zaqar
 #: pre-signed URL); the object store checks its own (tokens, TempURLs, public ACLs).

@@ -33,6 +33,8 @@ DEFAULT_DELAYS: dict[str, float] = {
     "lb_provision": 1.0,       # PENDING_CREATE/UPDATE -> ACTIVE (Octavia)
     "lb_delete": 0.5,          # PENDING_DELETE -> gone
     "image_import": 0.2,
+    "order_generate": 0.3,     # Barbican order PENDING -> ACTIVE (key material made)
+    "zone_propagate": 0.3,     # Designate zone/recordset PENDING -> ACTIVE
 }
 
 

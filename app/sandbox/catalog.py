@@ -25,6 +25,8 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("alarming", "aodh", "/alarming"),
     ("messaging", "zaqar", "/messaging"),
     ("object-store", "swift", "/v1/AUTH_%(project_id)s"),
+    ("key-manager", "barbican", "/key-manager"),
+    ("dns", "designate", "/dns"),
 )
 
 

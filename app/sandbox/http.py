@@ -10,6 +10,8 @@ Error bodies follow the real services (facts from their api-ref pages):
 - Glance: ``{"code": "404 Not Found", "title": "Not Found", "message": "..."}``
 - Octavia: ``{"faultcode": "Client", "faultstring": "...", "debuginfo": null}``
 - Aodh: ``{"error_message": {"faultcode": "Client", "faultstring": "..."}}``
+- Barbican: ``{"code": 404, "title": "Not Found", "description": "..."}``
+- Designate: ``{"code": 409, "type": "duplicate_zone", "message": "...", "request_id": "..."}``
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import datetime as _dt
 from collections.abc import Iterable
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response, g, jsonify, request
 
 from app.errors import HTTP_TITLES
 
@@ -26,6 +28,8 @@ Obj = dict[str, Any]
 NOVA_KEYS = {400: "badRequest", 401: "unauthorized", 403: "forbidden", 404: "itemNotFound",
              405: "badMethod", 409: "conflictingRequest", 413: "overLimit", 429: "overLimit",
              500: "computeFault", 501: "notImplemented", 503: "serviceUnavailable"}
+DESIGNATE_TYPES = {400: "bad_request", 403: "forbidden", 404: "not_found",
+                   405: "method_not_allowed", 409: "duplicate", 413: "over_quota"}
 NEUTRON_TYPES = {400: "BadRequest", 401: "NotAuthorized", 403: "Forbidden", 404: "NotFound",
                  409: "Conflict", 500: "InternalServerError", 503: "ServiceUnavailable"}
 
@@ -68,6 +72,13 @@ def error_body(dialect: str, err: SandboxError) -> Obj:
     if dialect == "alarming":
         return {"error_message": {"faultcode": "Client" if status < 500 else "Server",
                                   "faultstring": err.message, "debuginfo": None}}
+    if dialect == "keymanager":
+        return {"code": status, "title": title, "description": err.message}
+    if dialect == "dns":  # ``kind``: Designate's snake_case error type
+        kind = err.kind if err.kind and err.kind.islower() else \
+            DESIGNATE_TYPES.get(status, "unknown_failure")
+        return {"code": status, "type": kind, "message": err.message,
+                "request_id": g.get("request_id", "")}
     return {"error": {"code": status, "title": title, "message": err.message}}
 
 
