@@ -19,7 +19,15 @@ from flask import Blueprint, request
 
 from app.sandbox import auth
 from app.sandbox.http import SandboxError, body, reply
-from app.sandbox.identity_records import ENTITIES, FIELDS, enforce, get_entity, list_links, reachable_ids, view
+from app.sandbox.identity_records import (
+    ENTITIES,
+    FIELDS,
+    enforce,
+    get_entity,
+    list_links,
+    reachable_ids,
+    view,
+)
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
