@@ -15,10 +15,11 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from app import errors
-from app.clients import status
+from app.clients import keystone, status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -57,6 +58,9 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "octavia.pool": ("load_balancer", "find_pool", lambda v: f"The Pool ({v}) could not be found."),
     "octavia.flavor": ("load_balancer", "find_flavor",
                        lambda v: f"The Flavor ({v}) could not be found."),
+    # Keystone: resolved as Heat's KeystoneClientPlugin does (app.clients.keystone)
+    **{f"keystone.{kind}": ("keystone", kind, lambda v, k=kind: str(keystone.not_found(k, v)))
+       for kind in keystone.KINDS},
 }
 
 
@@ -94,6 +98,8 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
     :raises KeyError: ``name`` is not a cloud-backed constraint.
     """
     service, method, missing = LOOKUPS[name]
+    if service == "keystone":
+        return SimpleNamespace(**keystone.find(cloud, method, str(value)))
     found = getattr(getattr(cloud, service), method)(str(value), ignore_missing=True)
     if found is None:
         raise cloud_error(missing(str(value)), 404)
