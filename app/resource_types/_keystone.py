@@ -6,6 +6,7 @@ as done (Heat's ``ignore_not_found``).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -23,6 +24,26 @@ class KeystoneResource(CloudResource):
     @property
     def single(self) -> str:
         return self.collection[:-1]
+
+    def _unlisted_updatable(self) -> set[str]:
+        return {k for k, v in self.unlisted_properties.items() if v.get("update_allowed")}
+
+    def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's diff, where the unlisted ``description`` is updatable as Heat declares it
+        (the base diff sees only ``properties_schema``)."""
+        extra = self._unlisted_updatable()
+        old = self.properties
+        self.properties = {k: v for k, v in old.items() if k not in extra}
+        try:
+            changed = super().update_diff({k: v for k, v in new_properties.items() if k not in extra})
+        finally:
+            self.properties = old
+        changed.update({k: new_properties.get(k) for k in extra if old.get(k) != new_properties.get(k)})
+        return changed
+
+    def check_replace(self, changed: Mapping[str, Any], new_properties: Mapping[str, Any]) -> None:
+        extra = self._unlisted_updatable()
+        super().check_replace({k: v for k, v in changed.items() if k not in extra}, new_properties)
 
     def ks(self, method: str, path: str, **kwargs: Any) -> Any:
         """A Keystone v3 call (``path`` under ``/v3``); the decoded JSON body (``None`` when
