@@ -48,7 +48,7 @@ def find(cloud: Any, kind: str, value: str) -> dict[str, Any]:
     :raises errors.CloudError: 404 (Heat's wording) when none; Heat's service-name conflict
         (permanent, status ``None``); other cloud errors unchanged.
     """
-    collection, entity, by_name, domain_suffix = KINDS[kind]
+    collection, _entity, by_name, domain_suffix = KINDS[kind]
     name, domain = value, None
     if domain_suffix:
         match = _WITH_DOMAIN.search(value)
