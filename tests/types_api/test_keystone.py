@@ -218,3 +218,10 @@ def test_the_keystone_corpus_templates_run(api: Any) -> None:
     ]
     for name, params in singles:
         api.delete(api.create(_corpus(name), params))
+
+
+def test_a_role_with_a_project_and_a_domain_is_heats_error(api: Any) -> None:
+    template = BAD.replace("project: %s", "project: %s, domain: default") % ("member", "demo")
+    with pytest.raises(exc.HTTPBadRequest) as err:
+        api.create(template)
+    assert "Cannot define the following properties at the same time: project, domain." in str(err.value)
