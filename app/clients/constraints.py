@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 import threading
 import time
-import types
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from app import errors
-from app.clients import dns, keymanager, status
+from app.clients import dns, keymanager, keystone, status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -58,6 +58,9 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "octavia.pool": ("load_balancer", "find_pool", lambda v: f"The Pool ({v}) could not be found."),
     "octavia.flavor": ("load_balancer", "find_flavor",
                        lambda v: f"The Flavor ({v}) could not be found."),
+    # Keystone: resolved as Heat's KeystoneClientPlugin does (app.clients.keystone)
+    **{f"keystone.{kind}": ("keystone", kind, lambda v, k=kind: str(keystone.not_found(k, v)))
+       for kind in keystone.KINDS},
 }
 
 #: Constraints looked up by a function of their own (services whose SDK ``find_*`` does not fit:
@@ -104,8 +107,10 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
     :raises KeyError: ``name`` is not a cloud-backed constraint.
     """
     if name in FINDERS:
-        return types.SimpleNamespace(id=FINDERS[name](cloud, value))
+        return SimpleNamespace(id=FINDERS[name](cloud, value))
     service, method, missing = LOOKUPS[name]
+    if service == "keystone":
+        return SimpleNamespace(**keystone.find(cloud, method, str(value)))
     found = getattr(getattr(cloud, service), method)(str(value), ignore_missing=True)
     if found is None:
         raise cloud_error(missing(str(value)), 404)

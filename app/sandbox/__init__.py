@@ -37,6 +37,7 @@ PROJECT_PREFIX = "/volume/v3/<url_project_id>"
 # blueprint module -> URL prefix
 BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None), ("identity_trusts", None),
+    ("identity_grants", None), ("identity_catalog", None),
     ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
     ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
     ("compute_misc", "/compute/v2.1"), ("compute_admin", "/compute/v2.1"),

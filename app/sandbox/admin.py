@@ -29,7 +29,7 @@ from app.sandbox.seed import seed
 
 bp = Blueprint("sandbox", __name__, url_prefix="/sandbox")
 
-HIDDEN = {"tokens", "assignments", "quotas", "metrics", "alarm_history"}
+HIDDEN = {"tokens", "quotas", "metrics", "alarm_history"}
 
 
 def reseed(sandbox: Sandbox) -> dict[str, str]:

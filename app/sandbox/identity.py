@@ -13,10 +13,10 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth
-from app.sandbox.catalog import catalog
 from app.sandbox.http import SandboxError, body, iso, parse_iso, reply
-from app.sandbox.identity_records import enforce, roles_on, view
-from app.sandbox.runtime import sb, store
+from app.sandbox.identity_catalog import full_catalog
+from app.sandbox.identity_records import enforce, reachable_ids, roles_on, view
+from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
 bp = Blueprint("identity", __name__)
@@ -114,7 +114,7 @@ def token_body(record: Obj, with_catalog: bool = True) -> Obj:
                                  "trustor_user": {"id": trust.get("trustor_user_id")},
                                  "expires_at": trust.get("expires_at"), "remaining_uses": trust.get("remaining_uses")}
     if with_catalog and (record.get("project_id") or record.get("domain_id")):
-        tok["catalog"] = catalog(request.host_url, sb().extra_catalog, record.get("project_id"))
+        tok["catalog"] = full_catalog(record.get("project_id"))
     return {"token": tok}
 
 
@@ -232,7 +232,7 @@ def revoke() -> Any:
 @bp.get("/identity/v3/auth/catalog")
 def auth_catalog() -> Any:
     c = auth.authenticate(store())
-    return reply({"catalog": catalog(request.host_url, sb().extra_catalog, c.project_id),
+    return reply({"catalog": full_catalog(c.project_id),
                   "links": {"self": request.base_url, "previous": None, "next": None}})
 
 
@@ -240,7 +240,7 @@ def auth_catalog() -> Any:
 def auth_projects() -> Any:
     c = auth.authenticate(store())
     st = store()
-    ids = {a.get("project_id") for a in st.all("assignments") if a["user_id"] == c.user_id}
+    ids = reachable_ids(c.user_id, "project_id")
     projects = [p for p in st.all("projects") if p["id"] in ids]
     return reply({"projects": [view("projects", p) for p in projects],
                   "links": {"self": request.base_url, "previous": None, "next": None}})
@@ -249,7 +249,7 @@ def auth_projects() -> Any:
 @bp.get("/identity/v3/auth/domains")
 def auth_domains() -> Any:
     c = auth.authenticate(store())
-    ids = {a.get("domain_id") for a in store().all("assignments") if a["user_id"] == c.user_id}
+    ids = reachable_ids(c.user_id, "domain_id")
     return reply({"domains": [view("domains", d) for d in store().all("domains") if d["id"] in ids],
                   "links": {"self": request.base_url, "previous": None, "next": None}})
 

@@ -1,5 +1,10 @@
-"""Keystone v3 administration for the sandbox: domains, projects, users, roles and role
-assignments (trusts and credentials are in :mod:`app.sandbox.identity_trusts`).
+"""Keystone v3 administration for the sandbox: domains, projects (with a parent), users, groups
+and roles (grants, membership and implied roles are in :mod:`app.sandbox.identity_grants`;
+regions, services and endpoints in :mod:`app.sandbox.identity_catalog`; trusts and credentials
+in :mod:`app.sandbox.identity_trusts`). Keystone's rules: 409 on a duplicate name in a domain,
+400 on a change of ``domain_id``, 403 on deleting an enabled domain or a project with children;
+deleting an object deletes its assignments and memberships (a domain: its projects, users and
+groups too).
 
 Policy as Keystone's default policies for a project member (``keystone/common/policies``):
 admins manage everything; anyone else reads their own user, their token's project and that
@@ -13,10 +18,17 @@ from typing import Any
 from flask import Blueprint, request
 
 from app.sandbox import auth
-from app.sandbox.catalog import REGION, catalog
 from app.sandbox.http import SandboxError, body, reply
-from app.sandbox.identity_records import ENTITIES, FIELDS, enforce, get_entity, list_links, roles_on, view
-from app.sandbox.runtime import sb, store
+from app.sandbox.identity_records import (
+    ENTITIES,
+    FIELDS,
+    enforce,
+    get_entity,
+    list_links,
+    reachable_ids,
+    view,
+)
+from app.sandbox.runtime import store
 from app.sandbox.store import Obj
 
 bp = Blueprint("identity_admin", __name__, url_prefix="/identity/v3")
@@ -41,6 +53,53 @@ def _self_readable(collection: str, ident: str) -> bool:
     return False
 
 
+#: what goes with a deleted object: (collection, key) pairs whose rows name it
+CASCADE = {"projects": (("assignments", "project_id"),),
+           "users": (("assignments", "user_id"), ("memberships", "user_id"), ("credentials", "user_id")),
+           "groups": (("assignments", "group_id"), ("memberships", "group_id")),
+           "roles": (("assignments", "role_id"), ("implied_roles", "prior_role_id"),
+                     ("implied_roles", "implied_role_id")),
+           "domains": (("assignments", "domain_id"),)}
+
+
+def _domain_of(collection: str, data: Obj, obj: Obj) -> None:
+    """Keystone's checks of a new object's domain (and a project's parent): the domain must
+    exist (404); a project's parent must exist and gives the project its domain."""
+    if collection == "projects" and data.get("parent_id"):
+        parent = get_entity("projects", data["parent_id"])
+        if data.get("domain_id") and data["domain_id"] != parent["domain_id"]:
+            raise SandboxError(400, "Cannot create project, the parent project is in a different domain.",
+                               "ValidationError")
+        obj["domain_id"] = parent["domain_id"]
+    elif collection == "projects":
+        obj["parent_id"] = None
+    if obj.get("domain_id") is not None and collection != "domains":
+        get_entity("domains", obj["domain_id"])
+
+
+def _remove(collection: str, ident: str) -> None:
+    st = store()
+    st.remove(collection, ident)
+    for other, key in CASCADE.get(collection, ()):
+        for row in st.all(other):
+            if row.get(key) == ident:
+                st.remove(other, row["id"])
+
+
+def _delete_domain(obj: Obj) -> None:
+    """Keystone refuses an enabled domain (403) and deletes a disabled one with its projects,
+    users and groups."""
+    if obj.get("enabled", True):
+        raise SandboxError(403, "Cannot delete a domain that is enabled, please disable it first.",
+                           "ForbiddenAction")
+    st = store()
+    for collection in ("projects", "users", "groups", "roles"):
+        for item in st.all(collection):
+            if item.get("domain_id") == obj["id"]:
+                _remove(collection, item["id"])
+    _remove("domains", obj["id"])
+
+
 def _register(collection: str) -> None:
     single = ENTITIES[collection]
 
@@ -50,6 +109,8 @@ def _register(collection: str) -> None:
         for key in ("name", "domain_id", "enabled", "parent_id"):
             if key in request.args:
                 items = [i for i in items if str(i.get(key)).lower() == request.args[key].lower()]
+        if collection == "roles" and "domain_id" not in request.args:
+            items = [i for i in items if i.get("domain_id") is None]  # global roles only, as Keystone
         return reply({collection: [view(collection, i) for i in items], "links": list_links()})
 
     def create_item() -> Any:
@@ -60,6 +121,7 @@ def _register(collection: str) -> None:
         if not obj["name"]:
             raise SandboxError(400, "Invalid input for field 'name': None is not of type 'string'",
                                "ValidationError")
+        _domain_of(collection, data, obj)
         clash = [i for i in st.all(collection) if i["name"] == obj["name"]
                  and i.get("domain_id") == obj.get("domain_id")]
         if clash:
@@ -79,8 +141,15 @@ def _register(collection: str) -> None:
         enforce(f"update_{single}")
         obj = get_entity(collection, ident)
         data = body(single)
+        if data.get("domain_id") not in (None, obj.get("domain_id")) and collection != "roles":
+            raise SandboxError(400, "Update of `domain_id` is not allowed.", "ValidationError")
+        if "name" in data and data["name"] != obj["name"] and any(
+                i["name"] == data["name"] and i.get("domain_id") == obj.get("domain_id")
+                for i in store().all(collection)):
+            raise SandboxError(409, f"Conflict occurred attempting to store {single} - Duplicate entry found "
+                               f"with name {data['name']}.", "Conflict")
         for key in FIELDS[collection]:
-            if key in data and key != "domain_id":
+            if key in data and key not in ("domain_id", "parent_id", "is_domain"):
                 obj[key] = data[key]
         if collection == "users" and "password" in data:
             obj["_password"] = data["password"]
@@ -89,19 +158,15 @@ def _register(collection: str) -> None:
 
     def delete_item(ident: str) -> Any:
         enforce(f"delete_{single}")
-        st = store()
         obj = get_entity(collection, ident)
-        if collection == "domains" and obj.get("enabled", True):
-            raise SandboxError(403, "Cannot delete a domain that is enabled, please disable it first.",
+        if collection == "domains":
+            _delete_domain(obj)
+            return reply({}, 204)
+        if collection == "projects" and any(p.get("parent_id") == ident for p in store().all("projects")):
+            raise SandboxError(403, f"Cannot delete the project {ident} since it is not a leaf in the "
+                               "hierarchy. Use the cascade option if you want to delete a whole subtree.",
                                "ForbiddenAction")
-        st.remove(collection, ident)
-        key = {"projects": "project_id", "users": "user_id", "roles": "role_id", "domains": "domain_id"}[collection]
-        for a in st.all("assignments"):
-            if a.get(key) == ident:
-                st.remove("assignments", a["id"])
-        if collection == "users":
-            for cred in st.find("credentials", user_id=ident):
-                st.remove("credentials", cred["id"])
+        _remove(collection, ident)
         return reply({}, 204)
 
     bp.add_url_rule(f"/{collection}", f"list_{collection}", list_items, methods=["GET"])
@@ -118,7 +183,7 @@ for _name in ENTITIES:
 @bp.get("/users/<user_id>/projects")
 def user_projects(user_id: str) -> Any:
     enforce("list_user_projects", user_id == auth.ctx().user_id)
-    ids = {a.get("project_id") for a in store().all("assignments") if a["user_id"] == user_id}
+    ids = reachable_ids(user_id, "project_id")
     return reply({"projects": [view("projects", p) for p in store().all("projects") if p["id"] in ids],
                   "links": list_links()})
 
@@ -132,93 +197,3 @@ def change_password(user_id: str) -> Any:
     user["_password"] = data.get("password")
     store().touch()
     return reply({}, 204)
-
-
-# ---- role assignments -----------------------------------------------------------------------
-def _assignment(target: str, target_id: str, user_id: str, role_id: str) -> Obj | None:
-    key = "project_id" if target == "projects" else "domain_id"
-    return next((a for a in store().all("assignments") if a.get(key) == target_id
-                 and a["user_id"] == user_id and a["role_id"] == role_id), None)
-
-
-@bp.route("/<any(projects, domains):target>/<target_id>/users/<user_id>/roles/<role_id>",
-          methods=["PUT", "HEAD", "DELETE", "GET"])
-def role_grant(target: str, target_id: str, user_id: str, role_id: str) -> Any:
-    enforce({"PUT": "create_grant", "DELETE": "revoke_grant"}.get(request.method, "check_grant"))
-    get_entity(target, target_id)
-    get_entity("users", user_id)
-    get_entity("roles", role_id)
-    found = _assignment(target, target_id, user_id, role_id)
-    st = store()
-    if request.method == "PUT":
-        if found is None:
-            key = "project_id" if target == "projects" else "domain_id"
-            st.add("assignments", {"id": st.new_id(hex_only=True), "user_id": user_id, "role_id": role_id,
-                                   key: target_id})
-        return reply({}, 204)
-    if found is None:
-        raise SandboxError(404, f"Could not find role assignment with role: {role_id}, user or group: "
-                           f"{user_id}, project, domain, or system: {target_id}.", "RoleAssignmentNotFound")
-    if request.method == "DELETE":
-        st.remove("assignments", found["id"])
-    return reply({}, 204)
-
-
-@bp.get("/<any(projects, domains):target>/<target_id>/users/<user_id>/roles")
-def list_user_roles(target: str, target_id: str, user_id: str) -> Any:
-    enforce("list_grants")
-    ids = roles_on(user_id, target_id) if target == "projects" else roles_on(user_id, domain_id=target_id)
-    return reply({"roles": [view("roles", r) for r in store().all("roles") if r["id"] in ids],
-                  "links": list_links()})
-
-
-@bp.get("/role_assignments")
-def role_assignments() -> Any:
-    enforce("list_role_assignments")
-    out = []
-    args = request.args
-    for a in store().all("assignments"):
-        if args.get("user.id") and a["user_id"] != args["user.id"]:
-            continue
-        if args.get("scope.project.id") and a.get("project_id") != args["scope.project.id"]:
-            continue
-        if args.get("role.id") and a["role_id"] != args["role.id"]:
-            continue
-        scope = {"project": {"id": a["project_id"]}} if a.get("project_id") else {"domain": {"id": a["domain_id"]}}
-        out.append({"user": {"id": a["user_id"]}, "role": {"id": a["role_id"]}, "scope": scope, "links": {}})
-    return reply({"role_assignments": out, "links": list_links()})
-
-
-# ---- services, endpoints, regions (read-only views of the catalog) --------------------------
-def _catalog() -> list[Obj]:
-    return catalog(request.host_url, sb().extra_catalog, auth.ctx().project_id)
-
-
-@bp.get("/services")
-def list_services() -> Any:
-    enforce("list_services")
-    services = [{"id": s["id"], "type": s["type"], "name": s["name"], "enabled": True, "description": "",
-                 "links": {"self": f"{request.base_url}/{s['id']}"}} for s in _catalog()]
-    if request.args.get("type"):
-        services = [s for s in services if s["type"] == request.args["type"]]
-    return reply({"services": services, "links": list_links()})
-
-
-@bp.get("/endpoints")
-def list_endpoints() -> Any:
-    enforce("list_endpoints")
-    endpoints = [{"id": e["id"], "interface": e["interface"], "region": e["region"], "region_id": e["region_id"],
-                  "url": e["url"], "service_id": s["id"], "enabled": True,
-                  "links": {"self": f"{request.base_url}/{e['id']}"}}
-                 for s in _catalog() for e in s["endpoints"]]
-    for key in ("service_id", "interface", "region_id"):
-        if request.args.get(key):
-            endpoints = [e for e in endpoints if e[key] == request.args[key]]
-    return reply({"endpoints": endpoints, "links": list_links()})
-
-
-@bp.get("/regions")
-def list_regions() -> Any:
-    """Any authenticated user (Keystone's ``identity:list_regions`` is open)."""
-    return reply({"regions": [{"id": REGION, "description": "", "parent_region_id": None,
-                               "links": {"self": f"{request.base_url}/{REGION}"}}], "links": list_links()})

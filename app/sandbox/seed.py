@@ -1,7 +1,8 @@
 """The sandbox's bootstrap state (a fresh or reset sandbox): Keystone's Default domain, the admin
 (``admin`` / ``sandbox`` in project ``admin``), a ``demo`` user and project, a ``stoker`` service
 user, the usual roles, Heat's stack user domain ``heat`` with its admin ``heat_domain_admin``; Nova flavors; Glance images (cirros, ubuntu-24.04, ...); a Neutron external
-network ``public`` and a ``private`` network for the admin project; Cinder volume types.
+network ``public`` and a ``private`` network for the demo project (as devstack); Keystone's region
+``RegionOne`` and implied roles; Cinder volume types.
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def seed(st: Store) -> dict[str, str]:
     _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": ids["user:admin"], "domain_id": "default",
                              "role_id": ids["role:admin"]})
     _seed_stack_user_domain(st, ids)
+    _seed_identity_catalog(st, ids)
     admin_project = ids["project:admin"]
     for fid, name, ram, vcpus, disk in FLAVORS:
         _add(st, "flavors", {"id": fid, "name": name, "ram": ram, "vcpus": vcpus, "disk": disk,
@@ -73,7 +75,7 @@ def seed(st: Store) -> dict[str, str]:
             "id": st.new_id(), "name": name, "description": description, "is_public": True,
             "os-volume-type-access:is_public": True, "extra_specs": {}, "qos_specs_id": None,
             "_default": name == "__DEFAULT__"})["id"]
-    _seed_networks(st, ids, admin_project)
+    _seed_networks(st, ids, admin_project, ids["project:demo"])
     return ids
 
 
@@ -92,6 +94,15 @@ def _seed_stack_user_domain(st: Store, ids: dict[str, str]) -> None:
     ids[f"user:{STACK_DOMAIN_ADMIN}"] = uid
     _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": uid, "domain_id": domain,
                              "role_id": ids["role:admin"]})
+
+
+def _seed_identity_catalog(st: Store, ids: dict[str, str]) -> None:
+    """Keystone's bootstrap region ``RegionOne`` and its implied roles: ``admin`` implies
+    ``member``, which implies ``reader`` (``keystone-manage bootstrap``)."""
+    _add(st, "regions", {"id": "RegionOne", "description": "", "parent_region_id": None})
+    for prior, implied in (("admin", "member"), ("member", "reader")):
+        _add(st, "implied_roles", {"id": st.new_id(hex_only=True), "prior_role_id": ids[f"role:{prior}"],
+                                   "implied_role_id": ids[f"role:{implied}"]})
 
 
 def _network(st: Store, name: str, project: str, *, external: bool) -> Obj:
@@ -121,10 +132,13 @@ def _subnet(st: Store, net: Obj, name: str, cidr: str, project: str) -> Obj:
         "created_at": stamp, "updated_at": stamp, "revision_number": 0})
 
 
-def _seed_networks(st: Store, ids: dict[str, str], admin_project: str) -> None:
+def _seed_networks(st: Store, ids: dict[str, str], admin_project: str, demo_project: str) -> None:
+    """As devstack lays them out: ``public`` (external, the admin project's) and ``private``
+    with ``private-subnet``, the demo project's own (an admin sees them, as Neutron's admin
+    sees every project's networks)."""
     public = _network(st, "public", admin_project, external=True)
     ids["network:public"] = public["id"]
     ids["subnet:public-subnet"] = _subnet(st, public, "public-subnet", "172.24.4.0/24", admin_project)["id"]
-    private = _network(st, "private", admin_project, external=False)
+    private = _network(st, "private", demo_project, external=False)
     ids["network:private"] = private["id"]
-    ids["subnet:private-subnet"] = _subnet(st, private, "private-subnet", "10.0.0.0/26", admin_project)["id"]
+    ids["subnet:private-subnet"] = _subnet(st, private, "private-subnet", "10.0.0.0/26", demo_project)["id"]

@@ -117,6 +117,19 @@ TEMPLATE_VALUES: dict[str, dict[str, Any]] = {
     # TripleO's parent stack passes the service data (the control plane's CIDRs)
     "tripleo-heat-templates/deployment/tripleo-firewall/tripleo-firewall-baremetal-ansible.yaml":
         {"ServiceData": json.dumps({"net_cidr_map": {"ctlplane": ["192.168.24.0/24"]}})},
+    # Keystone's samples: names of new objects, and the bootstrap's roles, domain and project
+    "heat-templates/hot/keystone/keystone_domain.yaml": {"domain_name": "corpus-domain"},
+    "heat-templates/hot/keystone/keystone_region.yaml":
+        {"region_id": "corpus-child", "parent_region_id": "corpus-parent"},
+    "heat-templates/hot/keystone/keystone_project.yaml":
+        {"project_name": "corpus-project", "project_domain": "default"},
+    "heat-templates/hot/keystone/keystone_group.yaml":
+        {"group_name": "corpus-group", "group_domain": "default", "group_role": "member",
+         "group_role_domain": "default", "group_role_project": "demo"},
+    "heat-templates/hot/keystone/keystone_user.yaml":
+        {"user_name": "corpus-user", "user_domain": "default", "user_default_project": "demo",
+         "user_groups": "", "group_role": "reader", "group_role_domain": "default",
+         "group_role_project": "demo"},
     "tripleo-heat-templates/deployment/snmp/snmp-baremetal-puppet.yaml":
         {"ServiceData": json.dumps({"net_cidr_map": {"ctlplane": ["192.168.24.0/24"]}}),
          "ServiceNetMap": json.dumps({"SnmpdNetwork": "ctlplane"})},

@@ -9,7 +9,9 @@ one server; an unauthenticated POST to ``alarm_url`` -> 2; the same URL with a c
 ``Signature`` -> 403 ``SignatureDoesNotMatch`` and still 2; ``PUT /sandbox/metrics`` cpu_util 95
 fires the alarm -> 3; another sample (Aodh's ``repeat_actions``, Heat's default true, repeats
 the action) leaves 3 (max_size); a POST to the down policy's ``signal_url`` with a fresh user
-token removes exactly one server, the oldest; delete completes and the trust is gone.
+token removes exactly one server, the oldest; delete completes and the trust is gone. Both
+examples run as they are (``autoscaling.yaml`` and ``software-deployment.yaml`` name the network
+``private``, the demo project's own as devstack lays it out).
 """
 from __future__ import annotations
 
@@ -95,14 +97,10 @@ def test_alarm_driven_scaling_runs_through_the_stacks_trust(up: Up) -> None:
     import openstack
     cloud = openstack.connection.Connection(session=admin, region_name="RegionOne")
 
-    # the member's own network (the sandbox seeds ``private`` for the admin project only)
-    own = openstack.connection.Connection(session=member.session(), region_name="RegionOne")
-    net = own.network.create_network(name="demo-net")
-    own.network.create_subnet(network_id=net.id, cidr="10.20.0.0/24", ip_version=4)
-
+    # the example as it is: its default network ``private`` is demo's own, as devstack's
     token = member.session().get_token()
     created = member.heat(token, demo_project.id).stacks.create(
-        stack_name="scaled", template=EXAMPLE.read_text(), parameters={"network": "demo-net"})
+        stack_name="scaled", template=EXAMPLE.read_text())
     sid = created["stack"]["id"]
     member.revoke(token)  # nothing below may need the creator's token
     heat = member.heat(member.session().get_token(), demo_project.id)
@@ -167,3 +165,15 @@ def test_alarm_driven_scaling_runs_through_the_stacks_trust(up: Up) -> None:
     heat.stacks.delete(sid)
     _until("the delete", lambda: heat.stacks.get(sid).stack_status == "DELETE_COMPLETE", 90)
     assert list(kc.trusts.list(trustor_user=demo_user.id)) == []
+
+    # examples/software-deployment.yaml, as it is (``networks: [{network: private}]``), for demo
+    software = member.heat(member.session().get_token(), demo_project.id)
+    made = software.stacks.create(stack_name="deployed",
+                                  template=EXAMPLE.with_name("software-deployment.yaml").read_text())
+    did = made["stack"]["id"]
+    done = _until("the deployment", lambda: (s := software.stacks.get(did)) and
+                  not s.stack_status.endswith("IN_PROGRESS") and s)
+    assert done.stack_status == "CREATE_COMPLETE", (done.stack_status_reason, up.log.read_text()[-3000:])
+    assert {o["output_key"]: o["output_value"] for o in done.outputs}["greeting"] == "hello, world"
+    software.stacks.delete(did)
+    _until("its delete", lambda: software.stacks.get(did).stack_status == "DELETE_COMPLETE", 90)

@@ -85,3 +85,9 @@ def test_stoker_sandbox_command_serves_and_flushes_state_on_sigterm(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
     assert net.id in state.read_text()
+
+
+def test_openstack_role_assignment_list_with_names(clouds_yaml):
+    rows = openstack(clouds_yaml, "role", "assignment", "list", "--names", "--project", "demo")
+    assert {(r["Role"], r["User"], r["Project"]) for r in rows} >= {
+        ("member", "demo@Default", "demo@Default"), ("reader", "demo@Default", "demo@Default")}

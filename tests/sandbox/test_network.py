@@ -136,14 +136,17 @@ def test_quota_exceeded_is_neutrons_error(no_leaks, conn):
 def test_projects_are_isolated(no_leaks, conn, demo_conn):
     mine = demo_conn.network.create_network(name="demo-net")
     assert "demo-net" not in [n.name for n in conn.network.networks(project_id=conn.current_project_id)]
-    assert "private" not in [n.name for n in demo_conn.network.networks()]
+    assert "private" in [n.name for n in demo_conn.network.networks()]   # demo's own, as devstack
     assert "public" in [n.name for n in demo_conn.network.networks()]   # external networks are visible
+    admin_net = conn.network.create_network(name="admin-only")
+    assert "admin-only" not in [n.name for n in demo_conn.network.networks()]
     admin_port = conn.network.create_port(network_id=conn.network.find_network("private").id)
     with pytest.raises(exceptions.NotFoundException):
         demo_conn.network.get_port(admin_port.id)
     with pytest.raises(exceptions.ForbiddenException):
         demo_conn.network.create_network(name="ext", is_router_external=True)
     conn.network.delete_port(admin_port)
+    conn.network.delete_network(admin_net)
     demo_conn.network.delete_network(mine)
 
 
