@@ -46,10 +46,15 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
+    ("workflow", "/workflow/v2"), ("container", "/container/v1"), ("reservation", "/reservation/v1"),
+    ("baremetal", "/baremetal/v1"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
-                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
-AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
+                 "workflow": "workflow", "container": "container", "reservation": "reservation",
+                 "baremetal": "baremetal"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
+                 "workflow", "container", "reservation", "baremetal")
 
 
 def _dialect() -> str:

@@ -24,6 +24,10 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
     ("messaging", "zaqar", "/messaging"),
+    ("workflowv2", "mistral", "/workflow/v2"),
+    ("container", "zun", "/container/v1"),
+    ("reservation", "blazar", "/reservation/v1"),
+    ("baremetal", "ironic", "/baremetal"),
 )
 
 

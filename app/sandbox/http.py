@@ -10,10 +10,15 @@ Error bodies follow the real services (facts from their api-ref pages):
 - Glance: ``{"code": "404 Not Found", "title": "Not Found", "message": "..."}``
 - Octavia: ``{"faultcode": "Client", "faultstring": "...", "debuginfo": null}``
 - Aodh: ``{"error_message": {"faultcode": "Client", "faultstring": "..."}}``
+- Mistral: ``{"faultstring": "...", "debuginfo": null, "error_data": {}}``
+- Zun: ``{"errors": [{"status": 404, "title": "Not Found", "detail": "...", ...}]}``
+- Blazar: ``{"error_code": 404, "error_message": "...", "error_name": "..."}``
+- Ironic: ``{"error_message": "<JSON text: {\"faultstring\", \"faultcode\", \"debuginfo\"}>"}``
 """
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,6 +73,18 @@ def error_body(dialect: str, err: SandboxError) -> Obj:
     if dialect == "alarming":
         return {"error_message": {"faultcode": "Client" if status < 500 else "Server",
                                   "faultstring": err.message, "debuginfo": None}}
+    if dialect == "workflow":
+        return {"faultstring": err.message, "debuginfo": None, "error_data": {}}
+    if dialect == "container":
+        return {"errors": [{"request_id": "", "code": err.kind or "", "status": status,
+                            "title": title, "detail": err.message, "links": []}]}
+    if dialect == "reservation":
+        return {"error_code": status, "error_message": err.message,
+                "error_name": err.kind or title.replace(" ", "")}
+    if dialect == "baremetal":
+        return {"error_message": json.dumps({
+            "faultstring": err.message, "faultcode": "Client" if status < 500 else "Server",
+            "debuginfo": None})}
     return {"error": {"code": status, "title": title, "message": err.message}}
 
 
