@@ -124,8 +124,12 @@ def _uuid_view(obj: Obj, collection: str) -> Obj:
 
 
 @bp.get("/nodes")
+@bp.get("/nodes/detail")
 def list_nodes() -> Any:
-    return reply({"nodes": [_uuid_view(n, "nodes") for n in store().all(NODES)]})
+    items = store().all(NODES)
+    if request.args.get("name"):
+        items = [n for n in items if n["name"] == request.args["name"]]
+    return reply({"nodes": [_uuid_view(n, "nodes") for n in items]})
 
 
 @bp.get("/nodes/<ident>")
@@ -134,8 +138,12 @@ def show_node(ident: str) -> Any:
 
 
 @bp.get("/portgroups")
+@bp.get("/portgroups/detail")
 def list_groups() -> Any:
-    return reply({"portgroups": [_uuid_view(g, "portgroups") for g in store().all(GROUPS)]})
+    items = store().all(GROUPS)
+    if request.args.get("name"):
+        items = [g for g in items if g["name"] == request.args["name"]]
+    return reply({"portgroups": [_uuid_view(g, "portgroups") for g in items]})
 
 
 @bp.get("/portgroups/<ident>")
@@ -178,11 +186,14 @@ def _validate(port: Obj, own_id: str | None = None) -> None:
 
 
 @bp.get("/ports")
+@bp.get("/ports/detail")
 def list_ports() -> Any:
     items = store().all(PORTS)
     node = request.args.get("node_uuid") or request.args.get("node")
     if node:
         items = [p for p in items if p["node_uuid"] == node]
+    if request.args.get("address"):
+        items = [p for p in items if p["address"] == request.args["address"].lower()]
     return reply({"ports": [_port_view(p) for p in items]})
 
 
