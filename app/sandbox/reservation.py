@@ -103,7 +103,7 @@ def update_host(host_id: str) -> Any:
 @bp.delete("/os-hosts/<host_id>")
 def delete_host(host_id: str) -> Any:
     _admin()
-    host = _host(host_id)
+    _host(host_id)
     for lease in store().all(LEASES):
         if lease["status"] != "TERMINATED" and host_id in lease.get("_hosts", []):
             raise SandboxError(409, f"Host {host_id} is in use by lease {lease['id']}.",

@@ -26,15 +26,15 @@ import re
 import shlex
 from typing import Any
 
-import yaql  # type: ignore[import-untyped]
 import yaml
+import yaql  # type: ignore[import-untyped]
 
 Obj = dict[str, Any]
 RESERVED = ("version", "name", "description", "tags")
 ACTIONS = ("std.noop", "std.echo", "std.fail")
 COMMANDS = ("fail", "succeed", "pause", "noop")
 MAX_TASK_RUNS = 200
-_EXPR = re.compile(r"<%(.*?)%>", re.S)
+_EXPR = re.compile(r"<%(.*?)%>", re.DOTALL)
 _ENGINE: Any = None
 
 
