@@ -40,7 +40,7 @@ class Port(CloudResource):
 
     def handle_create(self) -> None:
         body = {k: v for k, v in self._args(self.properties).items() if v is not None}
-        made = self.cloud().request(SERVICE, "POST", "/v1/ports", json=body, headers=HEADERS)
+        made = self.cloud().request(SERVICE, "POST", "/ports", json=body, headers=HEADERS)
         self.resource_id = made["uuid"]
 
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
@@ -49,16 +49,16 @@ class Port(CloudResource):
         if changed:
             patch = [{"op": "replace", "path": f"/{k}", "value": v}
                      for k, v in self._args(changed).items()]
-            self.cloud().request(SERVICE, "PATCH", f"/v1/ports/{self.resource_id}", json=patch,
+            self.cloud().request(SERVICE, "PATCH", f"/ports/{self.resource_id}", json=patch,
                                  headers=HEADERS)
         self.refresh()
 
     def _fetch(self) -> Any:
-        return self.cloud().request(SERVICE, "GET", f"/v1/ports/{self.resource_id}",
+        return self.cloud().request(SERVICE, "GET", f"/ports/{self.resource_id}",
                                     headers=HEADERS)
 
     def _delete(self) -> None:
-        self.cloud().request(SERVICE, "DELETE", f"/v1/ports/{self.resource_id}", headers=HEADERS)
+        self.cloud().request(SERVICE, "DELETE", f"/ports/{self.resource_id}", headers=HEADERS)
 
     def _resolve_attribute(self, name: str) -> Any:
         shown = self.show_resource()

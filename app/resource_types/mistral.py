@@ -234,7 +234,7 @@ class ExternalResource(CloudResource):
                 "description": self.properties.get("description") or "Heat managed"}
         return str(self.cloud().request(SERVICE, "POST", "/executions", json=body)["id"])
 
-    def _check(self, execution_id: str | None) -> bool:
+    def _check_execution(self, execution_id: str | None) -> bool:
         if not execution_id:
             return True
         ex = self.cloud().request(SERVICE, "GET", f"/executions/{execution_id}")
@@ -256,7 +256,7 @@ class ExternalResource(CloudResource):
         return self._start("CREATE")
 
     def check_create_complete(self, handle: Any) -> bool:
-        return self._check(handle)
+        return self._check_execution(handle)
 
     def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:
         self.check_replace(changed, new_properties)
@@ -264,25 +264,25 @@ class ExternalResource(CloudResource):
         return self._start("UPDATE", changed.get("input"))
 
     def check_update_complete(self, handle: Any) -> bool:
-        return self._check(handle)
+        return self._check_execution(handle)
 
     def handle_suspend(self) -> Any:
         return self._start("SUSPEND")
 
     def check_suspend_complete(self, handle: Any) -> bool:
-        return self._check(handle)
+        return self._check_execution(handle)
 
     def handle_resume(self) -> Any:
         return self._start("RESUME")
 
     def check_resume_complete(self, handle: Any) -> bool:
-        return self._check(handle)
+        return self._check_execution(handle)
 
     def handle_delete(self) -> Any:
         return self._start("DELETE")
 
     def check_delete_complete(self, handle: Any) -> bool:
-        return self._check(handle)
+        return self._check_execution(handle)
 
     def show_resource(self) -> dict[str, Any] | None:
         return None
