@@ -21,8 +21,10 @@ def test_a_run_container_goes_running_with_a_port_and_is_deleted_with_stop(conn,
     c = resp.json()
     assert c["status"] == "Creating"
     wait_for(lambda: _req(conn, "GET", f"/{c['uuid']}").json()["status"] == "Created", 3, 0.02)
-    running = wait_for(lambda: (lambda x: x if x["status"] == "Running" else None)(
-        _req(conn, "GET", f"/{c['uuid']}").json()))
+    def shown():
+        return _req(conn, "GET", f"/{c['uuid']}").json()
+    wait_for(lambda: shown()["status"] == "Running")
+    running = shown()
     (net_id, addrs), = running["addresses"].items()
     port = conn.network.get_port(addrs[0]["port"])
     assert port.device_id == c["uuid"] and port.device_owner == "compute:kuryr"
