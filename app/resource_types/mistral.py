@@ -211,6 +211,11 @@ class ExternalResource(CloudResource):
         "description": {**UNLISTED_DESCRIPTION["description"], "default": "Heat managed",
                         "update_allowed": False}}
 
+    def always_updates(self) -> bool:
+        """``always_update``: the UPDATE workflow runs on every stack update, even when no
+        property changed (Heat's ``_needs_update``)."""
+        return bool(self.properties.get("always_update"))
+
     def needs_replace_with_prop_diff(self, changed: set[str],
                                      new_properties: Mapping[str, Any]) -> bool:
         """A change of an input named in ``replace_on_change_inputs`` replaces it."""

@@ -42,6 +42,7 @@ resources:
     type: OS::Mistral::ExternalResource
     properties:
       input: {who: {get_param: who}}
+      always_update: true
       actions:
         CREATE: {workflow: {get_resource: wf}}
         UPDATE: {workflow: {get_resource: wf}}
@@ -138,6 +139,10 @@ def test_all_seven_types_are_created_updated_and_deleted(api: Any) -> None:
     assert port["pxe_enabled"] is False
     assert api.output(stack, "lease_id") != lease_id             # name: replaced
     assert api.output(stack, "remaining") == 5                   # count: replaced
+    # always_update: the UPDATE workflow ran though the external resource's input is the same
+    runs = api.cloud("workflowv2").get("/executions").json()["executions"]
+    assert len([e for e in runs if e["workflow_name"] == wf["name"]]) == 2
+    assert api.resources(stack)["ext"]["resource_status"] == "UPDATE_COMPLETE"
     api.delete(stack)
     api.delete(hosts)
 
