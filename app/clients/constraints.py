@@ -58,6 +58,11 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "octavia.pool": ("load_balancer", "find_pool", lambda v: f"The Pool ({v}) could not be found."),
     "octavia.flavor": ("load_balancer", "find_flavor",
                        lambda v: f"The Flavor ({v}) could not be found."),
+    "mistral.workflow": ("workflow", "find_workflow",
+                         lambda v: f"The Workflow ({v}) could not be found."),
+    "ironic.node": ("baremetal", "find_node", lambda v: f"The Node ({v}) could not be found."),
+    "ironic.portgroup": ("baremetal", "find_port_group",
+                         lambda v: f"The PortGroup ({v}) could not be found."),
     # Keystone: resolved as Heat's KeystoneClientPlugin does (app.clients.keystone)
     **{f"keystone.{kind}": ("keystone", kind, lambda v, k=kind: str(keystone.not_found(k, v)))
        for kind in keystone.KINDS},

@@ -80,7 +80,8 @@ def _sdk_message(exc: Any) -> str:
 def _body_message(response: Any) -> str | None:
     """The ``message`` in an OpenStack error body, whatever the service's envelope:
     ``{"NeutronError": {"message"}}``, ``{"badRequest": {"message"}}``, ``{"error": {"message"}}``,
-    ``{"faultstring"}`` (Octavia/Aodh), ``{"description"}``, ``{"message"}``."""
+    ``{"faultstring"}`` (Octavia/Aodh/Mistral), ``{"description"}``, ``{"message"}``, Zun's
+    ``{"errors": [{"detail"}]}`` and Ironic's ``{"error_message": "<JSON with faultstring>"}``."""
     if response is None:
         return None
     try:
@@ -92,9 +93,16 @@ def _body_message(response: Any) -> str | None:
 
 
 def _find_message(data: Any) -> str | None:
+    if isinstance(data, list):
+        return next((m for m in map(_find_message, data) if m), None)
     if isinstance(data, dict):
         for key in ("message", "faultstring", "description", "detail", "error_message"):
             value = data.get(key)
+            if isinstance(value, str) and value.startswith("{"):
+                try:
+                    value = _find_message(json.loads(value)) or value
+                except ValueError:
+                    pass
             if isinstance(value, str) and value:
                 return value
         for value in data.values():

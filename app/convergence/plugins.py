@@ -66,3 +66,10 @@ def attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
         except Exception:  # an attribute that cannot be resolved reads as null (Heat)
             attrs[a] = None
     return {"ref": plugin.get_reference_id(), "attrs": json.loads(json.dumps(attrs, default=str))}
+
+
+def always_updates(plugin: Any) -> bool:
+    """Whether ``plugin`` asks to be updated even when its properties are unchanged (Heat's
+    ``_needs_update`` returning True, e.g. an ExternalResource with ``always_update``)."""
+    check = getattr(plugin, "always_updates", None)
+    return bool(check()) if callable(check) else False

@@ -150,7 +150,8 @@ def forward(node: Node) -> Outcome:
         props = new_props(node.stack, r, loaded, node.inputs)
     except Exception as exc:  # a property check starts and fails it; else it never starts
         return create.not_started(r.name, exc, Action.UPDATE)
-    if props == (r.properties_data or {}) and not is_nested:
+    if props == (r.properties_data or {}) and not is_nested and not plugins.always_updates(
+            nested.driver_for(r, node.stack, props, loaded)):
         # unchanged: nothing to do, but its attributes are read again (the cloud may have
         # changed them: a volume attached since, an address), as Heat resolves them live
         plugin = nested.driver_for(r, node.stack, props, loaded)

@@ -50,13 +50,18 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("messaging_share", "/messaging/v2"), ("object_store", "/v1"),
     ("keymanager", "/key-manager/v1"), ("keymanager_orders", "/key-manager/v1"),
     ("dns", "/dns/v2"),
+    ("workflow", "/workflow/v2"), ("container", "/container/v1"), ("reservation", "/reservation/v1"),
+    ("baremetal", "/baremetal/v1"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
                  "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
                  "v1": "objectstore",
-                 "key-manager": "keymanager", "dns": "dns"}
+                 "key-manager": "keymanager", "dns": "dns",
+                 "workflow": "workflow", "container": "container", "reservation": "reservation",
+                 "baremetal": "baremetal"}
 AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
-                 "keymanager", "dns")
+                 "keymanager", "dns",
+                 "workflow", "container", "reservation", "baremetal")
 #: dialects whose requests may carry another credential than a token: dialect -> the module whose
 #: ``authenticate(store)`` checks the request instead of :func:`auth.authenticate` (a Zaqar
 #: pre-signed URL); the object store checks its own (tokens, TempURLs, public ACLs).

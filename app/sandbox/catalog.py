@@ -27,6 +27,10 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("object-store", "swift", "/v1/AUTH_%(project_id)s"),
     ("key-manager", "barbican", "/key-manager"),
     ("dns", "designate", "/dns"),
+    ("workflowv2", "mistral", "/workflow/v2"),
+    ("container", "zun", "/container/v1"),
+    ("reservation", "blazar", "/reservation/v1"),
+    ("baremetal", "ironic", "/baremetal"),
 )
 
 

@@ -12,10 +12,15 @@ Error bodies follow the real services (facts from their api-ref pages):
 - Aodh: ``{"error_message": {"faultcode": "Client", "faultstring": "..."}}``
 - Barbican: ``{"code": 404, "title": "Not Found", "description": "..."}``
 - Designate: ``{"code": 409, "type": "duplicate_zone", "message": "...", "request_id": "..."}``
+- Mistral: ``{"faultstring": "...", "debuginfo": null, "error_data": {}}``
+- Zun: ``{"errors": [{"status": 404, "title": "Not Found", "detail": "...", ...}]}``
+- Blazar: ``{"error_code": 404, "error_message": "...", "error_name": "..."}``
+- Ironic: ``{"error_message": "<JSON text: {\"faultstring\", \"faultcode\", \"debuginfo\"}>"}``
 """
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -79,6 +84,18 @@ def error_body(dialect: str, err: SandboxError) -> Obj:
             DESIGNATE_TYPES.get(status, "unknown_failure")
         return {"code": status, "type": kind, "message": err.message,
                 "request_id": g.get("request_id", "")}
+    if dialect == "workflow":
+        return {"faultstring": err.message, "debuginfo": None, "error_data": {}}
+    if dialect == "container":
+        return {"errors": [{"request_id": "", "code": err.kind or "", "status": status,
+                            "title": title, "detail": err.message, "links": []}]}
+    if dialect == "reservation":
+        return {"error_code": status, "error_message": err.message,
+                "error_name": err.kind or title.replace(" ", "")}
+    if dialect == "baremetal":
+        return {"error_message": json.dumps({
+            "faultstring": err.message, "faultcode": "Client" if status < 500 else "Server",
+            "debuginfo": None})}
     return {"error": {"code": status, "title": title, "message": err.message}}
 
 
