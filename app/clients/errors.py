@@ -80,7 +80,8 @@ def _sdk_message(exc: Any) -> str:
 def _body_message(response: Any) -> str | None:
     """The ``message`` in an OpenStack error body, whatever the service's envelope:
     ``{"NeutronError": {"message"}}``, ``{"badRequest": {"message"}}``, ``{"error": {"message"}}``,
-    ``{"faultstring"}`` (Octavia/Aodh), ``{"description"}``, ``{"message"}``."""
+    ``{"faultstring"}`` (Octavia/Aodh), ``{"description"}``, ``{"message"}``,
+    ``{"errors": [{"detail"}]}`` (Magnum)."""
     if response is None:
         return None
     try:
@@ -99,6 +100,11 @@ def _find_message(data: Any) -> str | None:
                 return value
         for value in data.values():
             found = _find_message(value)
+            if found:
+                return found
+    elif isinstance(data, list):  # Magnum's {"errors": [{"detail": ...}]}
+        for item in data:
+            found = _find_message(item)
             if found:
                 return found
     return None

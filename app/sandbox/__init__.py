@@ -46,10 +46,16 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
+    ("container_infra", "/container-infra/v1"),
+    ("share_misc", "/share/v2"), ("share_core", "/share/v2"),
+    ("share_misc", "/share/v2/<url_project_id>"), ("share_core", "/share/v2/<url_project_id>"),
+    ("database", "/database/v1.0/<url_project_id>"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
-                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
-AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging")
+                 "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
+                 "container-infra": "containerinfra", "share": "share", "database": "database"}
+AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
+                 "containerinfra", "share", "database")
 
 
 def _dialect() -> str:
@@ -64,7 +70,8 @@ def operation() -> str:
     """The current request's operation name, ``"<service>.<METHOD>.<collection>"``."""
     parts = [p for p in request.path.strip("/").split("/") if p]
     service = PATH_DIALECTS.get(parts[0], parts[0]) if parts else ""
-    rest = [p for p in parts[2:] if p not in ("lbaas", "OS-TRUST")] if len(parts) > 2 else []
+    rest = [p for p in parts[2:] if p not in ("lbaas", "OS-TRUST", g.get("url_project_id"))] \
+        if len(parts) > 2 else []
     if service == "identity":
         rest = [p for p in parts[2:] if p != "OS-TRUST"]
     collection = rest[0] if rest else ""

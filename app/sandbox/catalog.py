@@ -24,6 +24,9 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
     ("messaging", "zaqar", "/messaging"),
+    ("container-infra", "magnum", "/container-infra/v1"),
+    ("sharev2", "manilav2", "/share/v2"),
+    ("database", "trove", "/database/v1.0/%(project_id)s"),
 )
 
 
