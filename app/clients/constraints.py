@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app import errors
-from app.clients import status
+from app.clients import service_lookups, status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -82,7 +82,7 @@ CATALOGUE_WAIT = 30.0
 
 def is_cloud_backed(name: str) -> bool:
     """True when :func:`check` asks the cloud about constraint ``name``."""
-    return name in LOOKUPS
+    return name in LOOKUPS or name in service_lookups.NAMES
 
 
 def find(cloud: Cloud, name: str, value: Any) -> Any:
@@ -93,6 +93,8 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
         permanent, status ``None``).
     :raises KeyError: ``name`` is not a cloud-backed constraint.
     """
+    if name in service_lookups.NAMES:
+        return service_lookups.find(cloud, name, value)
     service, method, missing = LOOKUPS[name]
     found = getattr(getattr(cloud, service), method)(str(value), ignore_missing=True)
     if found is None:
@@ -193,7 +195,7 @@ def check(cloud: Cloud, name: str, value: Any) -> str | None:
     """``None`` if ``value`` satisfies constraint ``name`` (or ``name`` is not cloud-backed, or
     ``value`` is empty), else the reason (Heat's wording; the cloud's message for other errors).
     Transient cloud errors are raised, not reported as a bad value."""
-    if name not in LOOKUPS or value in (None, ""):
+    if not is_cloud_backed(name) or value in (None, ""):
         return None
     try:
         resolve(cloud, name, value)

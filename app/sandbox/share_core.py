@@ -238,6 +238,13 @@ def export_locations(ident: str) -> Any:
     return reply({"export_locations": out})
 
 
+@bp.get("/snapshots")
+@bp.get("/snapshots/detail")
+def list_snapshots() -> Any:
+    """Share snapshots are not made by the sandbox: always an empty list."""
+    return reply({"snapshots": []})
+
+
 @bp.get("/shares/<ident>/metadata")
 def get_metadata(ident: str) -> Any:
     return reply({"metadata": _share(ident)["metadata"]})
