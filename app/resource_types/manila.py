@@ -125,7 +125,7 @@ class ShareNetwork(ManilaResource):
 
     def _network_of_subnet(self) -> str:
         subnet = self.resolve("neutron.subnet", self.properties["neutron_subnet"])
-        return str(self.cloud().request("network", "GET", f"/v2.0/subnets/{subnet}")["subnet"]["network_id"])
+        return str(self.cloud().network.get_subnet(subnet).network_id)
 
     def _net_args(self, props: Mapping[str, Any]) -> dict[str, Any]:
         args: dict[str, Any] = {}

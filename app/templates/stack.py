@@ -51,8 +51,9 @@ from app.templates.versions import HOT_KEY
 __all__ = ["LAX_TYPES", "Nesting", "StackDefinition", "StackIdentity", "instantiate"]
 
 TypeSchema = Callable[[str], "dict[str, Any] | None"]
-#: Types that accept any property and attribute (Heat's OS::Heat::None placeholder).
-LAX_TYPES = frozenset({"OS::Heat::None"})
+#: Types that accept any property and attribute (Heat's OS::Heat::None placeholder, and the
+#: HIDDEN types Heat 27 turned into one: OS::Magnum::Bay).
+LAX_TYPES = frozenset({"OS::Heat::None", "OS::Magnum::Bay"})
 
 
 @dataclass
