@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from app import errors
-from app.clients import dns, keymanager, keystone, status
+from app.clients import dns, keymanager, keystone, service_lookups, status
 from app.clients.errors import cloud_error
 from app.clients.retry import Cloud
 
@@ -100,7 +100,7 @@ CATALOGUE_WAIT = 30.0
 
 def is_cloud_backed(name: str) -> bool:
     """True when :func:`check` asks the cloud about constraint ``name``."""
-    return name in LOOKUPS or name in FINDERS
+    return name in LOOKUPS or name in FINDERS or name in service_lookups.NAMES
 
 
 def find(cloud: Cloud, name: str, value: Any) -> Any:
@@ -113,6 +113,8 @@ def find(cloud: Cloud, name: str, value: Any) -> Any:
     """
     if name in FINDERS:
         return SimpleNamespace(id=FINDERS[name](cloud, value))
+    if name in service_lookups.NAMES:
+        return service_lookups.find(cloud, name, value)
     service, method, missing = LOOKUPS[name]
     if service == "keystone":
         return SimpleNamespace(**keystone.find(cloud, method, str(value)))

@@ -80,8 +80,8 @@ def _sdk_message(exc: Any) -> str:
 def _body_message(response: Any) -> str | None:
     """The ``message`` in an OpenStack error body, whatever the service's envelope:
     ``{"NeutronError": {"message"}}``, ``{"badRequest": {"message"}}``, ``{"error": {"message"}}``,
-    ``{"faultstring"}`` (Octavia/Aodh/Mistral), ``{"description"}``, ``{"message"}``, Zun's
-    ``{"errors": [{"detail"}]}`` and Ironic's ``{"error_message": "<JSON with faultstring>"}``."""
+    ``{"faultstring"}`` (Octavia/Aodh/Mistral), ``{"description"}``, ``{"message"}``, Zun's and
+    Magnum's ``{"errors": [{"detail"}]}`` and Ironic's ``{"error_message": "<JSON with faultstring>"}``."""
     if response is None:
         return None
     try:

@@ -52,16 +52,22 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("dns", "/dns/v2"),
     ("workflow", "/workflow/v2"), ("container", "/container/v1"), ("reservation", "/reservation/v1"),
     ("baremetal", "/baremetal/v1"),
+    ("container_infra", "/container-infra/v1"),
+    ("share_misc", "/share/v2"), ("share_core", "/share/v2"),
+    ("share_misc", "/share/v2/<url_project_id>"), ("share_core", "/share/v2/<url_project_id>"),
+    ("database", "/database/v1.0/<url_project_id>"),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
                  "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",
                  "v1": "objectstore",
                  "key-manager": "keymanager", "dns": "dns",
                  "workflow": "workflow", "container": "container", "reservation": "reservation",
-                 "baremetal": "baremetal"}
+                 "baremetal": "baremetal",
+                 "container-infra": "containerinfra", "share": "share", "database": "database"}
 AUTHENTICATED = ("network", "compute", "volume", "image", "loadbalancer", "alarming", "messaging",
                  "keymanager", "dns",
-                 "workflow", "container", "reservation", "baremetal")
+                 "workflow", "container", "reservation", "baremetal",
+                 "containerinfra", "share", "database")
 #: dialects whose requests may carry another credential than a token: dialect -> the module whose
 #: ``authenticate(store)`` checks the request instead of :func:`auth.authenticate` (a Zaqar
 #: pre-signed URL); the object store checks its own (tokens, TempURLs, public ACLs).
@@ -80,7 +86,8 @@ def operation() -> str:
     """The current request's operation name, ``"<service>.<METHOD>.<collection>"``."""
     parts = [p for p in request.path.strip("/").split("/") if p]
     service = PATH_DIALECTS.get(parts[0], parts[0]) if parts else ""
-    rest = [p for p in parts[2:] if p not in ("lbaas", "OS-TRUST")] if len(parts) > 2 else []
+    rest = [p for p in parts[2:] if p not in ("lbaas", "OS-TRUST", g.get("url_project_id"))] \
+        if len(parts) > 2 else []
     if service == "identity":
         rest = [p for p in parts[2:] if p != "OS-TRUST"]
     collection = rest[0] if rest else ""

@@ -35,6 +35,15 @@ DEFAULT_DELAYS: dict[str, float] = {
     "image_import": 0.2,
     "order_generate": 0.3,     # Barbican order PENDING -> ACTIVE (key material made)
     "zone_propagate": 0.3,     # Designate zone/recordset PENDING -> ACTIVE
+    "cluster_create": 1.0,     # Magnum CREATE_IN_PROGRESS -> CREATE_COMPLETE
+    "cluster_update": 0.5,     # Magnum UPDATE_IN_PROGRESS -> UPDATE_COMPLETE
+    "cluster_delete": 0.3,     # Magnum DELETE_IN_PROGRESS -> gone
+    "share_create": 0.5,       # Manila creating -> available
+    "share_extend": 0.3,       # Manila extending/shrinking -> available
+    "share_delete": 0.3,       # Manila deleting -> gone
+    "db_build": 1.0,           # Trove BUILD -> ACTIVE (instances, cluster members)
+    "db_resize": 0.3,          # Trove RESIZE -> ACTIVE
+    "db_delete": 0.3,          # Trove SHUTDOWN -> gone
 }
 
 

@@ -31,6 +31,9 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("container", "zun", "/container/v1"),
     ("reservation", "blazar", "/reservation/v1"),
     ("baremetal", "ironic", "/baremetal"),
+    ("container-infra", "magnum", "/container-infra/v1"),
+    ("sharev2", "manilav2", "/share/v2"),
+    ("database", "trove", "/database/v1.0/%(project_id)s"),
 )
 
 

@@ -53,7 +53,8 @@ __all__ = ["LAX_TYPES", "Nesting", "StackDefinition", "StackIdentity", "instanti
 TypeSchema = Callable[[str], "dict[str, Any] | None"]
 #: Types that accept any property and attribute (Heat's OS::Heat::None placeholder, and the
 #: HIDDEN types Heat 27 turned into such placeholders when it removed them).
-LAX_TYPES = frozenset({"OS::Heat::None", "OS::Designate::Domain", "OS::Designate::Record"})
+LAX_TYPES = frozenset({"OS::Heat::None", "OS::Designate::Domain", "OS::Designate::Record",
+                       "OS::Magnum::Bay"})
 
 
 @dataclass

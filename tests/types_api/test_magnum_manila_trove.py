@@ -1,0 +1,197 @@
+"""Magnum, Manila and Trove types through the API with real workers: one stack of every type
+(and Heat's HIDDEN OS::Magnum::Bay and BayModel) created, updated (a cluster's node_count, a
+share's access rules, an instance's flavor and volume size in place; a share's size replaced,
+as Heat's ``size`` is not update_allowed) and deleted with nothing left; bad input answered as
+Heat answers it; the corpus's Magnum template created and deleted."""
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from heatclient import exc
+
+pytestmark = pytest.mark.usefixtures("api_no_leaks")
+
+CORPUS = Path("/work/shared/corpus/heat-templates/hot/magnum/create_coe_cluster.yaml")
+DELAYS = {"cluster_create": 0.3, "cluster_update": 0.2, "cluster_delete": 0.1, "share_create": 0.2,
+          "share_extend": 0.1, "share_delete": 0.1, "db_build": 0.3, "db_resize": 0.2, "db_delete": 0.1}
+
+TEMPLATE = """
+heat_template_version: 2018-08-31
+parameters:
+  suffix: {type: string}
+  node_count: {type: number, default: 1}
+  share_size: {type: number, default: 1}
+  rules: {type: json, default: [{access_type: ip, access_to: 10.0.0.0/24, access_level: ro}]}
+  db_flavor: {type: string, default: m1.small}
+  db_size: {type: number, default: 1}
+  ldap_server: {type: string, default: ldap.example.org}
+resources:
+  key:
+    type: OS::Nova::KeyPair
+    properties: {name: {list_join: ['-', [key, {get_param: suffix}]]}}
+  ct:
+    type: OS::Magnum::ClusterTemplate
+    properties:
+      coe: kubernetes
+      image: ubuntu-24.04
+      external_network: public
+      keypair: {get_resource: key}
+      flavor: m1.small
+      volume_driver: cinder
+  cluster:
+    type: OS::Magnum::Cluster
+    properties:
+      cluster_template: {get_resource: ct}
+      node_count: {get_param: node_count}
+  bay:
+    type: OS::Magnum::Bay
+    properties: {baymodel: anything, node_count: 3}
+  baymodel:
+    type: OS::Magnum::BayModel
+    properties: {coe: swarm, image: fedora-40, external_network: public, ssh_authorized_key: x}
+  stype:
+    type: OS::Manila::ShareType
+    properties:
+      name: {list_join: ['-', [type, {get_param: suffix}]]}
+      driver_handles_share_servers: true
+      extra_specs: {replication_type: readable}
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.77.0.0/24}
+  ldap:
+    type: OS::Manila::SecurityService
+    properties: {type: ldap, server: {get_param: ldap_server}}
+  snet:
+    type: OS::Manila::ShareNetwork
+    properties:
+      neutron_network: {get_resource: net}
+      neutron_subnet: {get_resource: subnet}
+      security_services: [{get_resource: ldap}]
+  share:
+    type: OS::Manila::Share
+    properties:
+      share_protocol: NFS
+      size: {get_param: share_size}
+      share_type: {get_resource: stype}
+      share_network: {get_resource: snet}
+      access_rules: {get_param: rules}
+  db:
+    type: OS::Trove::Instance
+    properties:
+      flavor: {get_param: db_flavor}
+      size: {get_param: db_size}
+      datastore_type: mysql
+      datastore_version: "8.0"
+      databases: [{name: app}]
+      users: [{name: appuser, password: secret1, databases: [app]}]
+  dbc:
+    type: OS::Trove::Cluster
+    properties:
+      datastore_type: mysql
+      datastore_version: "8.0"
+      instances: [{flavor: m1.small, volume_size: 1}, {flavor: m1.small, volume_size: 1}]
+outputs:
+  cluster: {value: {get_resource: cluster}}
+  api_address: {value: {get_attr: [cluster, api_address]}}
+  node_addresses: {value: {get_attr: [cluster, node_addresses]}}
+  coe_version: {value: {get_attr: [cluster, coe_version]}}
+  share: {value: {get_resource: share}}
+  exports: {value: {get_attr: [share, export_locations]}}
+  share_status: {value: {get_attr: [share, status]}}
+  db: {value: {get_resource: db}}
+  hostname: {value: {get_attr: [db, hostname]}}
+  href: {value: {get_attr: [db, href]}}
+  members: {value: {get_attr: [dbc, instances]}}
+  bay: {value: {get_resource: bay}}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fast(api: Any) -> None:
+    api.sandbox("PUT", "behaviour", json={"delays": DELAYS})
+
+
+def test_every_type_is_created_updated_and_deleted(api: Any) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    stack = api.create(TEMPLATE, {"suffix": suffix})
+    out = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+    assert out["api_address"].startswith("https://") and len(out["node_addresses"]) == 1
+    assert out["coe_version"] and out["share_status"] == "available"
+    assert out["exports"] and ":/share_" in out["exports"][0]
+    assert out["href"].endswith(f"/instances/{out['db']}") and out["hostname"]
+    assert len(out["members"]) == 2 and out["bay"]
+    magnum, manila, trove = api.cloud("container-infra"), api.cloud("sharev2"), api.cloud("database")
+    assert magnum.get(f"/clusters/{out['cluster']}").json()["status"] == "CREATE_COMPLETE"
+    rules = manila.post(f"/shares/{out['share']}/action", json={"access_list": None}).json()
+    assert [(r["access_to"], r["access_level"]) for r in rules["access_list"]] == [("10.0.0.0/24", "ro")]
+    users = trove.get(f"/instances/{out['db']}/users").json()["users"]
+    assert users == [{"name": "appuser", "host": "%", "databases": [{"name": "app"}]}]
+
+    stack = api.update(stack, TEMPLATE, {
+        "suffix": suffix, "node_count": 2, "share_size": 2, "db_flavor": "m1.medium", "db_size": 2,
+        "rules": [{"access_type": "ip", "access_to": "10.1.0.0/24", "access_level": "rw"}],
+        "ldap_server": "ldap2.example.org"})
+    after = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+    assert after["cluster"] == out["cluster"] and len(after["node_addresses"]) == 2
+    cluster = magnum.get(f"/clusters/{out['cluster']}").json()
+    assert (cluster["status"], cluster["node_count"]) == ("UPDATE_COMPLETE", 2)
+    assert after["share"] != out["share"]               # size is not update_allowed: replaced
+    assert manila.get(f"/shares/{after['share']}").json()["share"]["size"] == 2
+    rules = manila.post(f"/shares/{after['share']}/action", json={"access_list": None}).json()
+    assert [(r["access_to"], r["access_level"]) for r in rules["access_list"]] == [("10.1.0.0/24", "rw")]
+    assert after["db"] == out["db"]                      # resized in place
+    inst = trove.get(f"/instances/{out['db']}").json()["instance"]
+    assert (inst["flavor"]["id"], inst["volume"]["size"], inst["status"]) == ("3", 2, "ACTIVE")
+    api.delete(stack)
+
+
+def test_missing_property_and_unknown_flavor_are_refused_as_heat_refuses_them(api: Any) -> None:
+    missing = """
+heat_template_version: 2018-08-31
+resources:
+  share: {type: OS::Manila::Share, properties: {size: 1}}
+"""
+    with pytest.raises(exc.HTTPBadRequest) as err:
+        api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=missing)
+    assert "share_protocol" in str(err.value)
+    unknown = """
+heat_template_version: 2018-08-31
+resources:
+  db: {type: OS::Trove::Instance, properties: {flavor: nope, size: 1}}
+"""
+    with pytest.raises(exc.HTTPBadRequest) as err:
+        api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=unknown)
+    assert "Error validating value 'nope': No Flavor matching {'name': 'nope'}. (HTTP 404)" in str(err.value)
+
+
+def test_a_share_type_name_taken_fails_with_manilas_message_and_leaves_nothing(api: Any) -> None:
+    name = f"dup-{uuid.uuid4().hex[:6]}"
+    template = f"""
+heat_template_version: 2018-08-31
+resources:
+  a: {{type: OS::Manila::ShareType, properties: {{name: {name}, driver_handles_share_servers: false}}}}
+  b: {{type: OS::Manila::ShareType, properties: {{name: {name}, driver_handles_share_servers: false}},
+      depends_on: a}}
+"""
+    stack = api.create(template, expect="CREATE_FAILED")
+    assert f"Share Type {name} already exists." in api.failures(stack)["b"]
+    api.delete(stack)
+
+
+def test_the_corpus_magnum_template_runs_on_the_sandbox(api: Any) -> None:
+    compute = api.cloud("compute")
+    key = f"corpus-{uuid.uuid4().hex[:6]}"
+    compute.post("/os-keypairs", json={"keypair": {"name": key}})
+    try:
+        stack = api.create(CORPUS.read_text(), {"image": "fedora-40", "external_network": "public",
+                                                "keypair": key})
+        outputs = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+        assert outputs["coe_api_address"].startswith("https://") and outputs["coe_stack"]
+        api.delete(stack)
+    finally:
+        compute.delete(f"/os-keypairs/{key}")
