@@ -33,6 +33,10 @@ DEFAULT_DELAYS: dict[str, float] = {
     "lb_provision": 1.0,       # PENDING_CREATE/UPDATE -> ACTIVE (Octavia)
     "lb_delete": 0.5,          # PENDING_DELETE -> gone
     "image_import": 0.2,
+    "fw_create": 0.3,          # FWaaS firewall PENDING_CREATE -> ACTIVE
+    "fw_delete": 0.2,          # FWaaS firewall PENDING_DELETE -> gone
+    "vpn_connect": 0.3,        # IPsec site connection PENDING_CREATE -> ACTIVE
+    "taas_create": 0.2,        # tap service / flow PENDING_CREATE -> ACTIVE
 }
 
 
