@@ -148,10 +148,12 @@ def _check_l2gw_connection(new: Obj, old: Obj | None) -> None:
             not iface.get("segmentation_id") for d in gateway["devices"] for iface in d["interfaces"]):
         raise bad_request("Invalid input for operation: segmentation_id is needed when an interface of the "
                           "gateway has none.")
-    for other in store().find("l2_gateway_connections", l2_gateway_id=gateway["id"], network_id=new["network_id"]):
+    for other in store().find("l2_gateway_connections", l2_gateway_id=gateway["id"], network_id=new["network_id"],
+                              segmentation_id=new.get("segmentation_id")):
         if other["id"] != new["id"]:
             raise SandboxError(409, f"The L2 Gateway connection of {gateway['id']} to network "
-                               f"{new['network_id']} already exists.", "L2GatewayConnectionExists")
+                               f"{new['network_id']} on segment {new.get('segmentation_id')} already exists.",
+                               "L2GatewayConnectionExists")
 
 
 L2_GATEWAY_CONNECTIONS = Coll("l2_gateway_connections", "/l2-gateway-connections", "l2_gateway_connection",
