@@ -36,6 +36,9 @@ from app.sandbox.store import Obj
 #: a field's default that means "required"
 REQUIRED: Any = object()
 
+#: attributes every object has that no PUT may change
+READ_ONLY = frozenset({"id", "project_id", "tenant_id", "status", "created_at", "updated_at", "revision_number"})
+
 Hook = Callable[[Obj, "Obj | None"], None]
 
 
@@ -182,6 +185,9 @@ def update(coll: Coll, obj: Obj, data: Obj) -> Obj:
     :raises SandboxError: 400 read-only or unknown attribute; the type's own checks.
     """
     _deny(coll, "update")
+    for key in data:
+        if key not in coll.updatable and (key in coll.fields or key in READ_ONLY):
+            raise bad_request(f"Cannot update read-only attribute {key}")
     _unknown(coll, data)
     data = _convert(coll, data)
     for key in data:
