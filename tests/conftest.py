@@ -56,8 +56,8 @@ def db(settings: config.Settings) -> Iterator[config.Settings]:
 
 @pytest.fixture()
 def app(db: config.Settings):  # type: ignore[no-untyped-def]
-    from app.api import create_app
-    flask_app = create_app(db)
+    from app.api import build_app
+    flask_app = build_app(db)
     flask_app.config["TESTING"] = True
     return flask_app
 

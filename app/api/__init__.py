@@ -1,6 +1,7 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``create_app()`` builds the Flask app; gunicorn serves it through ``app.cli.wsgi:create_app()``
+``build_app(settings)`` builds the Flask app around the dispatcher the caller installed; the one
+entry to serve is ``app.cli.wsgi:create_app()``
 (which adds Celery's dispatcher). One blueprint per noun
 (stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
 build_info, versions); views are short and call ``app.services`` only. Per request:
@@ -50,9 +51,9 @@ from app.api import (
     version_negotiation,
     versions,
 )
-from app.api.blueprint import is_json_body
+from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
-from app.services import event_sinks
+from app.services import engine, event_sinks
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -74,11 +75,14 @@ def _blueprints() -> list[Any]:
             snapshots.blp, software.blp]
 
 
-def create_app(settings: config.Settings | None = None) -> Flask:
-    """Build the API application.
+def build_app(settings: config.Settings | None = None) -> Flask:
+    """Build the API application (served through ``app.cli.wsgi:create_app()``, which installs
+    Celery's dispatcher first).
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
+    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager`` (every create
+        would fail), or identity settings that cannot work.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
     if settings is None:
@@ -86,6 +90,7 @@ def create_app(settings: config.Settings | None = None) -> Flask:
     else:
         config.set_current(settings)
     auth.check_settings(settings)
+    engine.require_dispatcher(settings)
     models.init(settings.database_url)
 
     app = Flask("stoker.api")
@@ -158,11 +163,32 @@ def _read_body() -> None:
         raise errors.RequestLimitExceeded(
             f"JSON body size ({len(data)} bytes) exceeds maximum allowed size ({limit} bytes).")
     if not is_json_body(request):
+        _refuse_non_object(data)
         return
     try:
         _json.loads(data)
     except ValueError as exc:
         raise errors.BadRequest(str(exc)) from None
+
+
+#: Routes whose body may be any JSON value (a signal's details are the resource's business)
+_ANY_JSON_BODY = ("/signal",)
+NOT_AN_OBJECT = ("The server could not comply with the request since it is either malformed "
+                 "or otherwise incorrect.")
+
+
+def _refuse_non_object(data: bytes) -> None:
+    """A JSON body that is not an object (``[]``, ``"str"``, ``1``) where the route reads an
+    object → 400 with heat-api's ``HTTPBadRequest`` explanation; bodies of another media type, or
+    not JSON at all, still read as no body (heat-api's ``has_body``)."""
+    text = data.strip()
+    if not text or request.path.endswith(_ANY_JSON_BODY) or not is_json_media(request):
+        return
+    try:
+        _json.loads(text)
+    except ValueError:
+        return
+    raise errors.BadRequest(NOT_AN_OBJECT)
 
 
 def _stamp_request_id(response: Any) -> Any:

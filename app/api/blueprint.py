@@ -11,11 +11,14 @@ from webargs import core
 from webargs.flaskparser import FlaskParser
 
 
-def is_json_body(request: flask.Request) -> bool:
+def is_json_media(request: flask.Request) -> bool:
+    """The body's Content-Type is JSON, ``text/plain`` or absent."""
     mimetype = request.mimetype or "application/json"
-    if mimetype not in ("application/json", "text/plain") and not core.is_json(mimetype):
-        return False
-    return request.get_data(cache=True).lstrip().startswith(b"{")
+    return mimetype in ("application/json", "text/plain") or core.is_json(mimetype)
+
+
+def is_json_body(request: flask.Request) -> bool:
+    return is_json_media(request) and request.get_data(cache=True).lstrip().startswith(b"{")
 
 
 class HeatBodyParser(FlaskParser):

@@ -1,6 +1,6 @@
 """app.cfn — heat-api-cfn on port 8000: the CloudFormation-compatible query API.
 
-``create_app()`` builds the app; gunicorn serves it through ``'app.cli.wsgi:create_cfn_app()'``
+``build_app()`` builds the app; the one entry to serve is ``'app.cli.wsgi:create_cfn_app()'``
 (the Procfile's ``cfn`` line, started by ``stoker up`` on ``Settings.cfn_port``), which also
 installs Celery's dispatcher. Requests are AWS query requests: form
 POST or GET to ``/v1`` (also ``/``) with ``Action=<name>&Version=2010-05-15`` and the action's
@@ -21,7 +21,7 @@ parameters, signed with EC2 signature version 4 or 2 (:mod:`app.cfn.signing`). P
 
 ``GET /`` without an Action answers the version document. The wait-condition and signal
 endpoints (``PUT /v1/waitcondition/<arn>``, ``POST /v1/signal/<arn>``) belong beside these, as
-blueprints registered by :func:`create_app` (see :func:`_blueprints`).
+blueprints registered by :func:`build_app` (see :func:`_blueprints`).
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from werkzeug.exceptions import HTTPException
 from app import auth, config, errors, models
 from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
 from app.context import RequestContext
+from app.services import engine
 
 LOG = logging.getLogger(__name__)
 XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
@@ -65,10 +66,12 @@ def _blueprints() -> list[Any]:
     return [signals.blp]
 
 
-def create_app(settings: config.Settings | None = None) -> Flask:
-    """Build the CFN API application.
+def build_app(settings: config.Settings | None = None) -> Flask:
+    """Build the CFN API application (served through ``app.cli.wsgi:create_cfn_app()``, which
+    installs Celery's dispatcher first).
 
-    :raises app.errors.StokerError: identity settings that cannot work (app.auth.check_settings).
+    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager``; identity
+        settings that cannot work (app.auth.check_settings).
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
@@ -79,6 +82,7 @@ def create_app(settings: config.Settings | None = None) -> Flask:
     else:
         config.set_current(settings)
     auth.check_settings(settings)  # keystone mode: a key and a policy that load, or a clear error
+    engine.require_dispatcher(settings)
     models.init(settings.database_url)
     app = Flask("stoker.cfn", static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=settings.max_json_body_size, STOKER_SETTINGS=settings)

@@ -77,6 +77,11 @@ def set_dispatcher(d: Dispatcher | None) -> None:
     _dispatcher = d
 
 
+def installed() -> bool:
+    """Whether a dispatcher is installed in this process."""
+    return _dispatcher is not None
+
+
 def set_fallback(factory: Callable[[], Dispatcher]) -> None:
     """The dispatcher :func:`get` builds under ``always_eager`` when none is installed."""
     global _fallback

@@ -5,7 +5,7 @@ nested-stack port (:mod:`app.services.children`) in every worker.
 """
 from __future__ import annotations
 
-from app import convergence
+from app import config, convergence, errors
 from app.convergence import dispatch
 
 
@@ -50,6 +50,18 @@ def wake(stack_id: str, resource_id: int, event: str) -> int:
 def use_dispatcher(d: dispatch.Dispatcher | None) -> None:
     """Install the process's Dispatcher (Celery's in workers, beat and the API)."""
     dispatch.set_dispatcher(d)
+
+
+def require_dispatcher(settings: config.Settings) -> None:
+    """Refuse to build a process that would enqueue nothing: outside ``always_eager`` a
+    dispatcher must be installed before the API is built.
+
+    :raises errors.StokerError: none installed (``NoDispatcher``).
+    """
+    if not settings.always_eager and not dispatch.installed():
+        raise errors.StokerError(
+            "no dispatcher installed: serve the API through 'app.cli.wsgi:create_app()' (the "
+            "CFN API through 'app.cli.wsgi:create_cfn_app()'), which install Celery's", heat_type="NoDispatcher")
 
 
 def enqueue_step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:

@@ -112,10 +112,10 @@ def test_context_request_id_is_the_response_request_id(api, world):
 
 
 def test_unknown_auth_strategy_is_refused_at_start(settings, world):
-    from app.api import create_app
+    from app.api import build_app
     from app.auth import AuthConfigError
     with pytest.raises(AuthConfigError, match="noauth, keystone, not 'kerberos'"):
-        create_app(settings.replace(auth_strategy="kerberos"))
+        build_app(settings.replace(auth_strategy="kerberos"))
 
 
 def test_status_lines_use_standard_reason_phrases(api):
@@ -130,3 +130,45 @@ def test_json_body_rules_follow_heat(api, world):
     assert world.called("create_stack")["stack_name"] == "plain"
     resp = api.post("/v1/admin/stacks", data=body, content_type="application/x-www-form-urlencoded")
     assert resp.get_json()["error"]["message"] == "No stack name specified"
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("patch", BASE, "[]"), ("patch", BASE, '"str"'), ("put", BASE, "1"),
+    ("post", f"{BASE}/snapshots", "[1]"), ("post", "/v1/admin/stacks", "[]"),
+    ("post", f"{BASE}/actions", "null"), ("post", "/v1/admin/validate", '["x"]'),
+])
+def test_a_json_body_that_is_not_an_object_is_400(api, method, path, body):
+    """Routes that read an object refuse any other JSON value with heat-api's HTTPBadRequest
+    (before, ``[]`` read as no body: a PATCH ran a no-op update, a snapshot was taken)."""
+    resp = getattr(api, method)(path, data=body, content_type="application/json")
+    fault = _fault(resp, 400, "HTTPBadRequest")
+    assert "malformed or otherwise incorrect" in fault["error"]["message"]
+
+
+def test_a_body_of_another_media_type_still_reads_as_no_body(api):
+    """heat-api's ``has_body``: a non-JSON Content-Type is no body at all, not a 400."""
+    resp = api.post(f"{BASE}/snapshots", data="[1]", content_type="application/xml")
+    assert resp.status_code != 400
+
+
+def test_the_api_packages_offer_no_factory_that_cannot_create(settings):
+    """``gunicorn 'app.api:create_app()'`` served an API whose every create answered 500; now
+    the packages have no ``create_app`` (gunicorn fails at start), building without a dispatcher
+    outside ``always_eager`` is refused at build time, and the one entry to serve
+    (``app.cli.wsgi:create_app()``) installs Celery's dispatcher."""
+    import app.api
+    import app.cfn
+    from app.cli import wsgi
+    from app.convergence import dispatch
+    from app.tasks.dispatcher import CeleryDispatcher
+    assert not hasattr(app.api, "create_app") and not hasattr(app.cfn, "create_app")
+    production = settings.replace(always_eager=False)
+    dispatch.set_dispatcher(None)
+    for build in (app.api.build_app, app.cfn.build_app):
+        with pytest.raises(errors.StokerError, match="app.cli.wsgi:create_app"):
+            build(production)
+    wsgi.create_app(production)
+    assert isinstance(dispatch.get(), CeleryDispatcher)
+    dispatch.set_dispatcher(None)
+    wsgi.create_cfn_app(production)
+    assert isinstance(dispatch.get(), CeleryDispatcher)

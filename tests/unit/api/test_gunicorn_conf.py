@@ -26,7 +26,7 @@ from app.cli import up as cli_up
 def _cfg(monkeypatch: pytest.MonkeyPatch, *flags: str) -> Any:
     """gunicorn's settings as its command line reads them with the api's config module."""
     monkeypatch.setattr(sys, "argv", ["gunicorn", "-c", "python:app.api.gunicorn_conf",
-                                      *flags, "app.api:create_app()"])
+                                      *flags, "app.cli.wsgi:create_app()"])
     return WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").cfg
 
 
