@@ -44,6 +44,10 @@ DEFAULT_DELAYS: dict[str, float] = {
     "db_build": 1.0,           # Trove BUILD -> ACTIVE (instances, cluster members)
     "db_resize": 0.3,          # Trove RESIZE -> ACTIVE
     "db_delete": 0.3,          # Trove SHUTDOWN -> gone
+    "fw_create": 0.3,          # FWaaS firewall PENDING_CREATE -> ACTIVE
+    "fw_delete": 0.2,          # FWaaS firewall PENDING_DELETE -> gone
+    "vpn_connect": 0.3,        # IPsec site connection PENDING_CREATE -> ACTIVE
+    "taas_create": 0.2,        # tap service / flow PENDING_CREATE -> ACTIVE
 }
 
 

@@ -23,7 +23,12 @@ EXTENSIONS = ("security-group", "router", "external-net", "extraroute", "quotas"
               "standard-attr-description", "standard-attr-tag", "standard-attr-timestamp",
               "standard-attr-revisions", "subnet_allocation", "availability_zone", "network-ip-availability",
               "net-mtu", "provider", "extra_dhcp_opt", "dns-integration", "fip-port-details",
-              "project-id", "quota_details", "sorting", "pagination", "filter-validation")
+              "project-id", "quota_details", "sorting", "pagination", "filter-validation",
+              # the extension collections (network_trunks, network_qos, network_vpn, network_sfc)
+              "trunk", "trunk-details", "address-scope", "segment", "rbac-policies", "extraroute-atomic",
+              "floating-ip-port-forwarding", "qos", "qos-bw-limit-direction", "qos-bw-minimum-ingress",
+              "qos-pps-minimum", "metering", "fwaas", "vpnaas", "sfc", "flow_classifier", "l2-gateway",
+              "l2-gateway-connection", "network-gateway", "taas")
 
 
 def stamp(obj: Obj, project_id: str | None) -> Obj:
@@ -326,7 +331,7 @@ def list_azs() -> Any:
 
 # ---- tags (standard-attr-tag) ---------------------------------------------------------------
 TAGGABLE = {"networks": "networks", "subnets": "subnets", "ports": "ports", "routers": "routers",
-            "floatingips": "floatingips", "security-groups": "security_groups"}
+            "floatingips": "floatingips", "security-groups": "security_groups", "subnetpools": "subnetpools"}
 
 
 def _tagged(resource: str, obj_id: str) -> Obj:

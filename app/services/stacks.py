@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app import auth, config, convergence, errors
+from app.auth import resource_policy
 from app.context import RequestContext
 from app.convergence import definitions as loaded_defs
 from app.convergence import traversal
@@ -108,6 +109,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True,
         trust_of=parent_id)
+    resource_policy.enforce(ctx.roles, (r.type for r in definition.resources.values()))
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "

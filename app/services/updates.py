@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import config, convergence, errors
+from app.auth import resource_policy
 from app.context import RequestContext
 from app.convergence import definitions as loaded_defs
 from app.engine.states import Action, Status
@@ -86,6 +87,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True)
     _check_immutable(st, definition)
+    resource_policy.enforce(ctx.roles, (r.type for r in definition.resources.values()))
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
