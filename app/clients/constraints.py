@@ -57,6 +57,18 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "octavia.pool": ("load_balancer", "find_pool", lambda v: f"The Pool ({v}) could not be found."),
     "octavia.flavor": ("load_balancer", "find_flavor",
                        lambda v: f"The Flavor ({v}) could not be found."),
+    "octavia.flavorprofile": ("load_balancer", "find_flavor_profile",
+                              lambda v: f"The FlavorProfile ({v}) could not be found."),
+    "octavia.l7policy": ("load_balancer", "find_l7_policy",
+                         lambda v: f"The L7Policy ({v}) could not be found."),
+    "octavia.availabilityzone": ("load_balancer", "find_availability_zone",
+                                 lambda v: f"The AvailabilityZone ({v}) could not be found."),
+    "octavia.availabilityzoneprofile": (
+        "load_balancer", "find_availability_zone_profile",
+        lambda v: f"The AvailabilityZoneProfile ({v}) could not be found."),
+    "cinder.qos_specs": ("block_storage", "find_qos_spec",
+                         lambda v: f"The QoSSpecs ({v}) could not be found."),
+    "nova.host": ("compute", "find_hypervisor", lambda v: f"The Host ({v}) could not be found."),
 }
 
 

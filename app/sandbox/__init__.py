@@ -46,6 +46,11 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("loadbalancer", "/load-balancer/v2.0/lbaas"), ("loadbalancer_members", "/load-balancer/v2/lbaas"),
     ("loadbalancer_members", "/load-balancer/v2.0/lbaas"),
     ("alarming", "/alarming/v2"), ("messaging", "/messaging/v2"),
+    ("loadbalancer_l7", "/load-balancer/v2/lbaas"), ("loadbalancer_l7", "/load-balancer/v2.0/lbaas"),
+    ("loadbalancer_admin", "/load-balancer/v2/lbaas"),
+    ("loadbalancer_admin", "/load-balancer/v2.0/lbaas"),
+    ("compute_aggregates", "/compute/v2.1"), ("volume_qos", "/volume/v3"),
+    ("volume_qos", PROJECT_PREFIX),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
                  "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging"}
