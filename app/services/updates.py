@@ -84,7 +84,8 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = loaded_defs.identity(st.name, st.id, st.tenant)
     tmpl, definition, _ = definitions.parse_and_instantiate(
-        template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True)
+        template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True,
+        enforce_on=ctx if st.parent_id is None else None)
     _check_immutable(st, definition)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
