@@ -255,6 +255,7 @@ SANDBOX_VALUES: dict[str, str] = {
     "privatesubnetwork": "@subnet:private-subnet", "securitygroup": "default",
     "instanceid": "@server:corpus-server", "server": "@server:corpus-server",
     "backupid": "@backup:corpus-backup",
+    "hosts": "sandbox-1,sandbox-2",   # the sandbox's compute hosts (an aggregate's members)
 }
 
 
