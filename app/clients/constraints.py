@@ -72,6 +72,18 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "ironic.node": ("baremetal", "find_node", lambda v: f"The Node ({v}) could not be found."),
     "ironic.portgroup": ("baremetal", "find_port_group",
                          lambda v: f"The PortGroup ({v}) could not be found."),
+    "octavia.flavorprofile": ("load_balancer", "find_flavor_profile",
+                              lambda v: f"The FlavorProfile ({v}) could not be found."),
+    "octavia.l7policy": ("load_balancer", "find_l7_policy",
+                         lambda v: f"The L7Policy ({v}) could not be found."),
+    "octavia.availabilityzone": ("load_balancer", "find_availability_zone",
+                                 lambda v: f"The AvailabilityZone ({v}) could not be found."),
+    "octavia.availabilityzoneprofile": (
+        "load_balancer", "find_availability_zone_profile",
+        lambda v: f"The AvailabilityZoneProfile ({v}) could not be found."),
+    "cinder.qos_specs": ("block_storage", "find_qos_spec",
+                         lambda v: f"The QoSSpecs ({v}) could not be found."),
+    "nova.host": ("compute", "find_hypervisor", lambda v: f"The Host ({v}) could not be found."),
     # Keystone: resolved as Heat's KeystoneClientPlugin does (app.clients.keystone)
     **{f"keystone.{kind}": ("keystone", kind, lambda v, k=kind: str(keystone.not_found(k, v)))
        for kind in keystone.KINDS},

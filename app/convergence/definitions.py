@@ -71,7 +71,8 @@ _schemas: dict[tuple[str, Any], dict[str, Any] | None] = {}
 
 def type_schema(type_name: str) -> dict[str, Any] | None:
     """The registry's schema for the templates' validation; a type that accepts any attribute
-    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic). What
+    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic), one
+    that accepts any property (OS::Heat::None, the HIDDEN placeholders) ``properties: None``. What
     Heat accepts without listing it is added: hidden deprecated properties and attributes, and
     the plugin's ``unlisted_properties``.
 
@@ -97,6 +98,8 @@ def _type_schema(type_name: str, cls: Any) -> dict[str, Any] | None:
         if schema.get("attributes") is not None:
             for name, entry in (getattr(cls, "hidden_attributes", None) or {}).items():
                 schema["attributes"].setdefault(name, dict(entry))
+        if cls.accepts_any_properties:   # OS::Heat::None and Heat's placeholders of it
+            schema["properties"] = None
     return schema
 
 

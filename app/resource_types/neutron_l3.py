@@ -131,7 +131,8 @@ class FloatingIP(NeutronResource):
     @classmethod
     def implicit_requirements(cls, name: str, view: StackView) -> set[str]:
         """Heat's ``FloatingIP.add_dependencies``: the routers whose gateway network is this
-        floating network, and the interfaces on the subnet of the port it is given."""
+        floating network (and the OS::Neutron::RouterGateway resources of that network), and the
+        interfaces on the subnet of the port it is given."""
         out = _interfaces_for(view, name, by_network=True)
         floating = ref_of(view.prop(name, "floating_network", "floating_network_id"))
         for router in view.of_type(Router.type_name):
@@ -139,6 +140,10 @@ class FloatingIP(NeutronResource):
             if isinstance(gateway, Mapping) and floating is not None \
                     and ref_of(gateway.get("network")) == floating:
                 out.add(router)
+        for gateway_name in view.of_type("OS::Neutron::RouterGateway"):   # Heat's hidden type
+            if floating is not None and ref_of(
+                    view.prop(gateway_name, "network", "network_id")) == floating:
+                out.add(gateway_name)
         return out
 
     def handle_create(self) -> None:

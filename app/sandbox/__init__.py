@@ -58,6 +58,11 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("share_misc", "/share/v2"), ("share_core", "/share/v2"),
     ("share_misc", "/share/v2/<url_project_id>"), ("share_core", "/share/v2/<url_project_id>"),
     ("database", "/database/v1.0/<url_project_id>"),
+    ("loadbalancer_l7", "/load-balancer/v2/lbaas"), ("loadbalancer_l7", "/load-balancer/v2.0/lbaas"),
+    ("loadbalancer_admin", "/load-balancer/v2/lbaas"),
+    ("loadbalancer_admin", "/load-balancer/v2.0/lbaas"),
+    ("compute_aggregates", "/compute/v2.1"), ("volume_qos", "/volume/v3"),
+    ("volume_qos", PROJECT_PREFIX),
 )
 PATH_DIALECTS = {"identity": "identity", "compute": "compute", "network": "network", "volume": "volume",
                  "image": "image", "load-balancer": "loadbalancer", "alarming": "alarming", "messaging": "messaging",

@@ -9,7 +9,9 @@ resource or alarm) is evaluated; a state change (or ``repeat_actions`` while ala
 notification body to the actions of the new state. ``trust+http://<trust_id>@host/...`` actions are
 sent with a token scoped to that trust, as Aodh's trust notifier does. Notifications are sent from
 a background thread; only loopback hosts are contacted unless ``allow_remote_actions`` is set.
-``GET /sandbox/notifications`` lists what was sent and the answers.
+``GET /sandbox/notifications`` lists what was sent and the answers. A Gnocchi alarm on several
+metrics (``gnocchi_aggregation_by_metrics_threshold``, ``metrics`` being their ids) compares
+the ``aggregation_method`` of the latest values of its metrics.
 """
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ RULE_KEYS = {"threshold": "threshold_rule", "gnocchi_resources_threshold": "gnoc
              "gnocchi_aggregation_by_metrics_threshold": "gnocchi_aggregation_by_metrics_threshold_rule",
              "gnocchi_aggregation_by_resources_threshold": "gnocchi_aggregation_by_resources_threshold_rule",
              "event": "event_rule", "composite": "composite_rule",
-             "loadbalancer_member_health": "loadbalancer_member_health_rule"}
+             "loadbalancer_member_health": "loadbalancer_member_health_rule",
+             "prometheus": "prometheus_rule"}
 OPERATORS = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne, "ge": operator.ge,
              "gt": operator.gt}
 STATES = ("ok", "alarm", "insufficient data")
@@ -269,6 +272,24 @@ def _trust_token(sandbox: Sandbox, trust_id: str) -> str:
         return str(record["id"])
 
 
+AGGREGATES = {"mean": lambda v: sum(v) / len(v), "max": max, "min": min, "sum": sum,
+              "count": len, "last": lambda v: v[-1]}
+
+
+def _aggregate(st: Any, rule: Obj, metric: str, value: float) -> float:
+    """The value a rule compares: for a Gnocchi rule on several ``metrics`` (ids), its
+    ``aggregation_method`` (mean, max, min, sum, count, last) over each metric's latest value
+    set so far, as Aodh aggregates across metrics; for one metric, ``value``."""
+    names = rule.get("metrics") or []
+    if len(names) < 2:
+        return value
+    known = [value if name == metric else (st.get("metrics", f"{name}:*") or {}).get("value")
+             for name in names]
+    values = [float(v) for v in known if v is not None]
+    method = str(rule.get("aggregation_method", "mean")).replace("rate:", "")
+    return float(AGGREGATES.get(method, AGGREGATES["mean"])(values))
+
+
 @metrics_bp.put("/metrics")
 @metrics_bp.post("/metrics")
 def set_metric() -> Any:
@@ -293,6 +314,7 @@ def set_metric() -> Any:
         if not _matches(alarm, metric, data.get("resource_id")):
             continue
         rule = _rule(alarm)
+        value = _aggregate(st, rule, metric, value)
         firing = OPERATORS[rule["comparison_operator"]](value, float(rule["threshold"]))
         state = "alarm" if firing else "ok"
         reason = (f"Transition to {state} due to 1 samples {'outside' if firing else 'inside'} threshold, most "

@@ -1,5 +1,5 @@
 """Nova v2.1 operator views for the sandbox: hypervisors (the eight hosts of
-:mod:`app.sandbox.compute_hosts`), compute services, host aggregates (none) and each server's
+:mod:`app.sandbox.compute_hosts`), compute services, and each server's
 instance actions (recorded by :func:`app.sandbox.compute_hosts.record_action`)."""
 from __future__ import annotations
 
@@ -76,9 +76,3 @@ def list_services() -> Any:
                                for i, (binary, zone) in enumerate((("nova-scheduler", "internal"),
                                                                    ("nova-conductor", "internal"),
                                                                    ("nova-compute", "nova")))]})
-
-
-@bp.get("/os-aggregates")
-def list_aggregates() -> Any:
-    auth.require_admin("Policy doesn't allow os_compute_api:os-aggregates:index to be performed.")
-    return reply({"aggregates": []})

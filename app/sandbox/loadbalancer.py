@@ -15,6 +15,7 @@ from flask import Blueprint, request
 
 from app.sandbox import auth, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, iso, no_content, paginate, public, reply
+from app.sandbox.loadbalancer_admin import check_lb_options
 from app.sandbox.network_core import bind_port, create_port, get_network, get_port, get_subnet, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
@@ -87,7 +88,7 @@ def view(collection: str, obj: Obj) -> Obj:
     if collection == "loadbalancers":
         out.update(listeners=_refs("listeners", _lb_id=oid), pools=_refs("pools", _lb_id=oid))
     elif collection == "listeners":
-        out.update(loadbalancers=[{"id": obj["_lb_id"]}], l7policies=[])
+        out.update(loadbalancers=[{"id": obj["_lb_id"]}], l7policies=_refs("l7policies", _listener_id=oid))
     elif collection == "pools":
         hm = store().find("healthmonitors", _pool_id=oid)
         out.update(loadbalancers=[{"id": obj["_lb_id"]}], members=_refs("members", _pool_id=oid),
@@ -128,6 +129,7 @@ def create_lb() -> Any:
     c = auth.ctx()
     project = data.get("project_id") or c.project_id
     _check_quota("load_balancer", "loadbalancers", project)
+    check_lb_options(data)
     lb = _base(data, None, project)
     lb["_lb_id"] = lb["id"]
     if data.get("vip_port_id"):
@@ -183,7 +185,8 @@ def delete_lb(lb_id: str) -> Any:
     st = store()
     lb = _get("loadbalancers", lb_id)
     _require_mutable(lb)
-    children = [(c, o) for c in ("listeners", "pools", "members", "healthmonitors") for o in st.find(c, _lb_id=lb_id)]
+    children = [(c, o) for c in ("l7rules", "l7policies", "listeners", "pools", "members", "healthmonitors")
+                for o in st.find(c, _lb_id=lb_id)]
     if children and request.args.get("cascade", "false").lower() != "true":
         raise SandboxError(400, f"Validation failure: Cannot delete Load Balancer {lb_id} - it has children")
     for collection, obj in children:
@@ -286,6 +289,11 @@ def _delete(collection: str, obj_id: str) -> Any:
             _delete_later(lb, child, "members")
         for li in st.find("listeners", default_pool_id=obj_id):
             li["default_pool_id"] = None
+    if collection == "listeners":
+        for policy in st.find("l7policies", _listener_id=obj_id):
+            for rule in st.find("l7rules", _policy_id=policy["id"]):
+                _delete_later(lb, rule, "l7rules")
+            _delete_later(lb, policy, "l7policies")
     if collection == "listeners" and st.find("pools", _listener_id=obj_id):
         for pool in st.find("pools", _listener_id=obj_id):
             pool["_listener_id"] = None
@@ -362,4 +370,8 @@ def show_quota(project_id: str) -> Any:
 @bp.put("/quotas/<project_id>")
 def update_quota(project_id: str) -> Any:
     auth.require_admin()
-    return reply({"quota": quotas.update(store(), project_id, "loadbalancer", body("quota"))}, 202)
+    data = dict(body("quota"))
+    for alias, key in (("loadbalancer", "load_balancer"), ("healthmonitor", "health_monitor")):
+        if alias in data:   # Octavia's newer names for the same two quotas
+            data[key] = data.pop(alias)
+    return reply({"quota": quotas.update(store(), project_id, "loadbalancer", data)}, 202)

@@ -60,7 +60,8 @@ def _set_gateway(router: Obj, info: Obj | None) -> None:
 @bp.get("/routers")
 def list_routers() -> Any:
     items = auth.visible(store().all("routers"), admin_sees_all=True)
-    items = filter_by_args(items, ("id", "name", "status", "project_id", "tenant_id", "admin_state_up"))
+    items = filter_by_args(items, ("id", "name", "status", "project_id", "tenant_id", "admin_state_up",
+                                   "description"))
     return reply({"routers": [router_view(r) for r in paginate(items)]})
 
 

@@ -23,7 +23,8 @@ def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
                           environment: Any, params: dict[str, Any] | None, ident: Any,
                           facade: dict[str, Any] | None = None, *, strict: bool = True,
                           max_size: int | None = None, cloud: bool = False,
-                          trust_of: str | None = None) -> tuple[Any, Any, Any]:
+                          trust_of: str | None = None,
+                          enforce_on: Any = None) -> tuple[Any, Any, Any]:
     """Parse, instantiate and check a template once: ``(Template, StackDefinition,
     Environment)``. ``environment``: a mapping or an ``Environment``; ``facade``: a nested
     stack's parent resource (metadata, deletion_policy, update_policy) for ``resource_facade``;
@@ -31,8 +32,10 @@ def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
     check the cloud-backed custom constraints (``nova.flavor``...) against the cloud, as Heat's
     stack validation at create, update and preview does (``trust_of``: the stack whose
     Keystone trust carries those lookups, a nested stack's parent before the nested stack
-    exists: :func:`app.auth.clients_for`).
-    Raises the template package's errors."""
+    exists: :func:`app.auth.clients_for`); ``enforce_on``: the caller's RequestContext, whose
+    right to use each resource type is checked before any cloud lookup, as Heat enforces its
+    ``resource_types:*`` policies before validating (:func:`app.auth.check_resource_types`).
+    Raises the template package's errors, and ``errors.Forbidden``."""
     tmpl = templates.parse(template, files=files or {}, max_size=max_size)
     env = environment if isinstance(environment, templates.Environment) \
         else templates.Environment.from_mapping(environment or {})
@@ -40,6 +43,9 @@ def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
     nesting = templates.Nesting(max_depth=config.get().max_nested_stack_depth)
     definition = templates.instantiate(tmpl, params or {}, env, ident, type_schema,
                                        parent=parent, strict=strict, nesting=nesting)
+    if enforce_on is not None:
+        auth.check_resource_types(enforce_on, [r.implementation
+                                               for r in definition.resources.values()])
     check_plugins(definition, ident, env, files or {}, cloud=cloud, trust_of=trust_of)
     return tmpl, definition, env
 

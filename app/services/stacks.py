@@ -15,7 +15,6 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app import auth, config, convergence, errors
-from app.auth import resource_policy
 from app.context import RequestContext
 from app.convergence import definitions as loaded_defs
 from app.convergence import traversal
@@ -108,8 +107,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     ident = loaded_defs.identity(stack_name, stack_id, ctx.tenant_id)
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True,
-        trust_of=parent_id)
-    resource_policy.enforce(ctx.roles, (r.type for r in definition.resources.values()))
+        trust_of=parent_id, enforce_on=ctx if parent_id is None else None)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
@@ -283,7 +281,7 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = loaded_defs.identity(stack_name, "None", ctx.tenant_id)
     tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident,
-                                                            cloud=True)
+                                                            cloud=True, enforce_on=ctx)
     required_by = loaded_defs.Loaded.of(definition).required_by
 
     def known(value: Any) -> Any:

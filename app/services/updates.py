@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import config, convergence, errors
-from app.auth import resource_policy
 from app.context import RequestContext
 from app.convergence import definitions as loaded_defs
 from app.engine.states import Action, Status
@@ -85,9 +84,9 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = loaded_defs.identity(st.name, st.id, st.tenant)
     tmpl, definition, _ = definitions.parse_and_instantiate(
-        template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True)
+        template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True,
+        enforce_on=ctx if st.parent_id is None else None)
     _check_immutable(st, definition)
-    resource_policy.enforce(ctx.roles, (r.type for r in definition.resources.values()))
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "

@@ -125,7 +125,12 @@ def _schema(type_name: str) -> dict[str, Any] | None:
 
 
 def _schema_or_404(type_name: str) -> dict[str, Any]:
+    """:raises errors.BadRequest: a HIDDEN type (Heat's NotSupported: "<type> is not
+        supported.").
+    :raises errors.NotFound: an unknown type."""
     schema = _schema(type_name)
+    if schema is None and registry.get(type_name) is not None:
+        raise errors.BadRequest(f"{type_name} is not supported.", heat_type="NotSupported")
     if schema is None:
         raise errors.NotFound("Resource Type", type_name, heat_type="ResourceTypeNotFound")
     return schema

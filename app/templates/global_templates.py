@@ -1,5 +1,6 @@
 """The provider templates of Heat's global environment (``etc/heat/environment.d/default.yaml``
-maps ``AWS::CloudWatch::Alarm`` to ``file:///etc/heat/templates/AWS_CloudWatch_Alarm.yaml``):
+maps ``AWS::CloudWatch::Alarm`` to ``file:///etc/heat/templates/AWS_CloudWatch_Alarm.yaml``, and
+``AWS::RDS::DBInstance`` to ``.../AWS_RDS_DBInstance.yaml``):
 Heat fetches them from its own disk; Stoker holds them here, keyed by the same URLs, below a
 stack's ``files`` map (a stack that supplies the URL itself wins, as Heat reads ``files`` first).
 
@@ -72,10 +73,99 @@ def _cloudwatch_alarm() -> dict[str, Any]:
     }
 
 
+RDS_DBINSTANCE_URL = "file:///etc/heat/templates/AWS_RDS_DBInstance.yaml"
+#: RDS instance class -> the Nova flavor of its server (Heat's DBInstanceToInstance mapping)
+_DB_CLASSES = {"db.m1.small": "m1.small", "db.m1.large": "m1.large",
+               "db.m1.xlarge": "m1.xlarge", "db.m2.xlarge": "m2.xlarge",
+               "db.m2.2xlarge": "m2.2xlarge", "db.m2.4xlarge": "m2.4xlarge"}
+#: the server's boot script: cfn-init writes the SQL file, MySQL gets its root password and the
+#: database, and the wait condition is told (a failure signals it with exit code 1)
+_DB_SCRIPT = """#!/bin/bash -v
+fail() {
+  /opt/aws/bin/cfn-signal -e 1 -r "$1" 'WaitHandle'
+  exit 1
+}
+/opt/aws/bin/cfn-init -s AWS::StackName -r DatabaseInstance --region AWS::Region || fail 'cfn-init failed'
+mysqladmin -u root password 'MasterUserPassword'
+mysql -u root --password='MasterUserPassword' < /tmp/db_setup.sql || fail 'database setup failed'
+/opt/aws/bin/cfn-signal -e 0 -r "MySQL server setup complete" 'WaitHandle'
+"""
+_DB_SQL = """CREATE DATABASE DBName;
+GRANT ALL PRIVILEGES ON DBName.* TO "MasterUsername"@"%" IDENTIFIED BY "MasterUserPassword";
+FLUSH PRIVILEGES;
+EXIT
+"""
+
+
+def _rds_dbinstance() -> dict[str, Any]:
+    """AWS::RDS::DBInstance as Heat's global template builds it: a security group (ICMP, SSH and
+    the database port), an AWS::EC2::Instance of the class's flavor whose boot script sets MySQL
+    up with cfn-init and signals a wait condition (600 s), outputs ``Endpoint.Address`` (the
+    instance's PublicIp) and ``Endpoint.Port``. Properties are the template's parameters."""
+    def text(**extra: Any) -> dict[str, Any]:
+        return {"Type": "String", **extra}
+
+    def port(start: Any) -> dict[str, Any]:
+        return {"IpProtocol": "tcp", "FromPort": start, "ToPort": start, "CidrIp": "0.0.0.0/0"}
+
+    user = {"Ref": "MasterUsername"}
+    password = {"Ref": "MasterUserPassword"}
+    return {
+        "HeatTemplateFormatVersion": "2012-12-12",
+        "Description": "AWS::RDS::DBInstance as a MySQL server.",
+        "Parameters": {
+            "AllocatedStorage": text(), "DBInstanceClass": text(), "DBName": text(),
+            "DBSecurityGroups": {"Type": "CommaDelimitedList", "Default": ""},
+            "Engine": text(AllowedValues=["MySQL"]), "MasterUsername": text(),
+            "MasterUserPassword": text(), "Port": text(Default="3306"),
+            "KeyName": text(Default="")},
+        "Mappings": {"DBInstanceToInstance": {k: {"Instance": v}
+                                              for k, v in _DB_CLASSES.items()}},
+        "Resources": {
+            "ServerSecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Properties": {
+                "GroupDescription": "Enable SSH access",
+                "SecurityGroupIngress": [
+                    {"IpProtocol": "icmp", "FromPort": "-1", "ToPort": "-1",
+                     "CidrIp": "0.0.0.0/0"},
+                    port("22"), port({"Ref": "Port"})]}},
+            "DatabaseInstance": {
+                "Type": "AWS::EC2::Instance",
+                "Metadata": {"AWS::CloudFormation::Init": {"config": {
+                    "files": {"/tmp/db_setup.sql": {
+                        "content": {"Fn::Replace": [
+                            {"DBName": {"Ref": "DBName"}, "MasterUserPassword": password,
+                             "MasterUsername": user}, _DB_SQL]},
+                        "mode": "000644", "owner": "root", "group": "root"}},
+                    "packages": {"yum": {"mariadb": [], "mariadb-server": []}},
+                    "services": {"systemd": {"mysqld": {"enabled": True,
+                                                        "ensureRunning": True}}}}}},
+                "Properties": {
+                    "ImageId": "F19-x86_64-cfntools",
+                    "InstanceType": {"Fn::FindInMap": ["DBInstanceToInstance",
+                                                       {"Ref": "DBInstanceClass"}, "Instance"]},
+                    "KeyName": {"Ref": "KeyName"},
+                    "SecurityGroups": [{"Ref": "ServerSecurityGroup"}],
+                    "UserData": {"Fn::Base64": {"Fn::Replace": [
+                        {"AWS::StackName": {"Ref": "AWS::StackName"},
+                         "AWS::Region": {"Ref": "AWS::Region"},
+                         "MasterUserPassword": password, "WaitHandle": {"Ref": "WaitHandle"}},
+                        _DB_SCRIPT]}}}},
+            "WaitHandle": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
+            "WaitCondition": {"Type": "AWS::CloudFormation::WaitCondition",
+                              "DependsOn": "DatabaseInstance",
+                              "Properties": {"Handle": {"Ref": "WaitHandle"}, "Timeout": "600"}}},
+        "Outputs": {
+            "Endpoint.Address": {"Value": {"Fn::GetAtt": ["DatabaseInstance", "PublicIp"]}},
+            "Endpoint.Port": {"Value": {"Ref": "Port"}}},
+    }
+
+
 #: global type -> the provider template's URL (Heat's global resource_registry entries)
-ENTRIES: Mapping[str, str] = MappingProxyType({"AWS::CloudWatch::Alarm": CLOUDWATCH_ALARM_URL})
+ENTRIES: Mapping[str, str] = MappingProxyType({"AWS::CloudWatch::Alarm": CLOUDWATCH_ALARM_URL,
+                                               "AWS::RDS::DBInstance": RDS_DBINSTANCE_URL})
 #: URL -> the template (a mapping, as a files-map entry that was parsed)
-TEMPLATES: Mapping[str, Any] = MappingProxyType({CLOUDWATCH_ALARM_URL: _cloudwatch_alarm()})
+TEMPLATES: Mapping[str, Any] = MappingProxyType({CLOUDWATCH_ALARM_URL: _cloudwatch_alarm(),
+                                                 RDS_DBINSTANCE_URL: _rds_dbinstance()})
 
 
 def provider(files: Mapping[str, Any], key: str) -> Any:

@@ -44,8 +44,8 @@ RESTRICTED_ACTIONS = ("update", "replace")
 _MAX_DEPTH = 50
 #: Heat's global environment (``etc/heat/environment.d/default.yaml``), below every stack's own
 #: registry: a stack's entries win, and these apply to a type no plugin implements. Of its two
-#: ``file:///etc/heat/templates/...`` providers, ``AWS::CloudWatch::Alarm`` is held in
-#: :mod:`app.templates.global_templates`; ``AWS::RDS::DBInstance`` is not part of it here.
+#: ``file:///etc/heat/templates/...`` providers, ``AWS::CloudWatch::Alarm`` and
+#: ``AWS::RDS::DBInstance`` are held in :mod:`app.templates.global_templates`.
 GLOBAL_ENTRIES = {
     "OS::Metering::Alarm": "OS::Aodh::Alarm",
     "OS::Ceilometer::Alarm": "OS::Aodh::Alarm",

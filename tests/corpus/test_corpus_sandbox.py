@@ -44,7 +44,7 @@ from app.templates.registry import global_target
 from tests.sandbox.conftest import SandboxHandle, start_sandbox
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-CTX = RequestContext(tenant_id="admin")
+CTX = RequestContext(tenant_id="admin", is_admin=True)   # the admin project, as noauth
 DELAYS = {k: 0.0 for k in ("server_build", "server_delete", "server_action", "volume_create",
                            "volume_delete", "snapshot_create", "backup_create", "lb_provision",
                            "lb_delete", "image_import")}
@@ -268,6 +268,7 @@ SANDBOX_VALUES: dict[str, str] = {
     "privatesubnetwork": "@subnet:private-subnet", "securitygroup": "default",
     "instanceid": "@server:corpus-server", "server": "@server:corpus-server",
     "backupid": "@backup:corpus-backup",
+    "hosts": "sandbox-1,sandbox-2",   # the sandbox's compute hosts (an aggregate's members)
 }
 
 

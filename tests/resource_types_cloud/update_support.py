@@ -20,7 +20,7 @@ from app.context import RequestContext
 from app.models import Event, read_session
 from app.services import resources, stacks, updates
 
-CTX = RequestContext(tenant_id="admin")
+CTX = RequestContext(tenant_id="admin", is_admin=True)   # noauth's default role is admin
 HOT = "2018-08-31"
 
 Finder = Callable[[Any, str], "dict[str, Any] | None"]

@@ -100,3 +100,26 @@ def test_alarm_validation_and_isolation(conn, demo_conn):
     assert resp.status_code == 404
     conn.session.delete(f"/v2/alarms/{alarm['alarm_id']}", endpoint_filter=ALARMING)
     wait_for(lambda: True)
+
+
+def test_gnocchi_alarm_on_several_metrics_compares_their_aggregation(no_leaks, conn, sandbox):
+    """A gnocchi_aggregation_by_metrics_threshold alarm compares the mean (its
+    aggregation_method) of its metrics' latest values; prometheus and composite alarms are
+    stored with their rules."""
+    rule = {"metrics": ["m-a", "m-b"], "threshold": 50, "comparison_operator": "gt",
+            "aggregation_method": "mean"}
+    alarm = create_alarm(conn, name="by-metrics", type="gnocchi_aggregation_by_metrics_threshold",
+                         gnocchi_aggregation_by_metrics_threshold_rule=rule)
+    fired = sandbox.admin("PUT", "metrics", json={"metric": "m-a", "value": 90})
+    assert fired["alarms"] == [{"alarm_id": alarm["alarm_id"], "state": "alarm"}]
+    fired = sandbox.admin("PUT", "metrics", json={"metric": "m-b", "value": 0})   # mean 45
+    assert fired["alarms"] == [{"alarm_id": alarm["alarm_id"], "state": "ok"}]
+    prom = create_alarm(conn, name="prom", type="prometheus",
+                        prometheus_rule={"query": "up", "threshold": 1, "comparison_operator": "lt"})
+    assert prom["prometheus_rule"]["query"] == "up"
+    composite = create_alarm(conn, name="comp", type="composite", composite_rule={"or": [
+        {"type": "threshold", "meter_name": "cpu_util", "threshold": 1},
+        {"type": "threshold", "meter_name": "mem", "threshold": 1}]})
+    assert list(composite["composite_rule"]) == ["or"]
+    for a in (alarm, prom, composite):
+        conn.session.delete(f"/v2/alarms/{a['alarm_id']}", endpoint_filter=ALARMING)

@@ -1,0 +1,96 @@
+"""The Gnocchi, composite, event and Prometheus alarms through the API with real workers, and
+the corpus's ``test_aodh_alarm.yaml`` end to end: an OS::Heat::AutoScalingGroup grows when the
+sandbox's Aodh fires its OS::Aodh::GnocchiAggregationByMetricsAlarm (a value of its metric set
+through ``PUT /sandbox/metrics``), whose action is the scaling policy's signal URL."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("api_no_leaks")
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+AODH_ALARM = CORPUS / "heat-tempest-plugin/heat_tempest_plugin/tests/scenario/templates/" \
+    "test_aodh_alarm.yaml"
+
+TEMPLATE = """
+heat_template_version: 2018-08-31
+parameters:
+  threshold: {type: number, default: 80}
+  start: {type: string, default: "08:00"}
+resources:
+  by_resource:
+    type: OS::Aodh::GnocchiResourcesAlarm
+    properties:
+      metric: cpu_util
+      resource_type: instance
+      resource_id: srv-1
+      threshold: {get_param: threshold}
+      comparison_operator: gt
+  composite:
+    type: OS::Aodh::CompositeAlarm
+    properties:
+      composite_rule:
+        operator: or
+        rules:
+          - {type: threshold, meter_name: cpu_util, threshold: 1}
+          - {type: threshold, meter_name: memory, threshold: 1}
+  event:
+    type: OS::Aodh::EventAlarm
+    properties:
+      event_type: compute.instance.update
+      query: [{field: traits.state, op: eq, value: error, type: string}]
+  prometheus:
+    type: OS::Aodh::PrometheusAlarm
+    properties:
+      query: up
+      threshold: 1
+      comparison_operator: lt
+      time_constraints: [{name: day, start: {list_join: [' ', ['0', {get_param: start}, '*', '*', '*']]},
+                          duration: 3600}]
+"""
+
+
+def test_alarm_types_created_updated_and_replaced(api: Any) -> None:
+    aodh = api.cloud("alarming")
+    stack = api.create(TEMPLATE)
+    res = {name: r["physical_resource_id"] for name, r in api.resources(stack).items()}
+    alarms = {n: aodh.get(f"/v2/alarms/{i}").json() for n, i in res.items()}
+    assert alarms["by_resource"]["type"] == "gnocchi_resources_threshold"
+    assert alarms["by_resource"]["gnocchi_resources_threshold_rule"]["resource_id"] == "srv-1"
+    assert alarms["composite"]["composite_rule"] == {"or": [
+        {"type": "threshold", "meter_name": "cpu_util", "threshold": 1},
+        {"type": "threshold", "meter_name": "memory", "threshold": 1}]}
+    assert alarms["event"]["event_rule"]["event_type"] == "compute.instance.update"
+    assert alarms["prometheus"]["prometheus_rule"] == {"query": "up", "threshold": 1,
+                                                       "comparison_operator": "lt"}
+    fired = api.sandbox("PUT", "metrics", json={"metric": "cpu_util", "value": 95,
+                                                "resource_id": "srv-1"})
+    assert {"alarm_id": res["by_resource"], "state": "alarm"} in fired["alarms"]
+
+    stack = api.update(stack, TEMPLATE, {"threshold": 99, "start": "09:00"})
+    after = {name: r["physical_resource_id"] for name, r in api.resources(stack).items()}
+    assert {n for n in res if after[n] != res[n]} == {"prometheus"}   # time_constraints
+    rule = aodh.get(f"/v2/alarms/{res['by_resource']}").json()["gnocchi_resources_threshold_rule"]
+    assert rule["threshold"] == 99
+    assert aodh.get(f"/v2/alarms/{res['prometheus']}", raise_exc=False).status_code == 404
+    api.delete(stack)
+
+
+def test_a_gnocchi_alarm_scales_an_autoscaling_group(api: Any) -> None:
+    stack = api.create(AODH_ALARM.read_text(), {"metric_id": "metric-e2e"})
+    assert api.output(stack, "asg_size") == 1
+    alarm_id = api.resources(stack)["alarm"]["physical_resource_id"]
+    rule = api.cloud("alarming").get(f"/v2/alarms/{alarm_id}").json()[
+        "gnocchi_aggregation_by_metrics_threshold_rule"]
+    assert (rule["metrics"], rule["threshold"]) == (["metric-e2e"], 10)
+    fired = api.sandbox("PUT", "metrics", json={"metric": "metric-e2e", "value": 20})
+    assert fired["alarms"] == [{"alarm_id": alarm_id, "state": "alarm"}]
+    deadline = time.monotonic() + 60
+    while api.output(api.heat.stacks.get(stack["id"]).to_dict(), "asg_size") != 2:
+        assert time.monotonic() < deadline, api.sandbox("GET", "notifications")
+        time.sleep(0.3)
+    api.delete(stack)
