@@ -144,6 +144,10 @@ def _failed_attr_data(plugin: Any, node: Node) -> dict[str, Any] | None:
     return None
 
 
+#: ``rsrc_data`` key of the ``external_id`` a resource was adopted with (the update rule)
+EXTERNAL_ID = "_external_id"
+
+
 def adopt(node: Node, external_id: str) -> Outcome:
     """A resource with ``external_id`` is not created: the existing physical resource is
     adopted as is and checked (Heat: CHECK_COMPLETE, reference id = the external id)."""
@@ -155,5 +159,6 @@ def adopt(node: Node, external_id: str) -> Outcome:
         props = {}
     plugin = nested.driver_for(r, node.stack, props)
     plugin.resource_id = external_id
+    plugin.data[EXTERNAL_ID] = external_id
     r.physical_resource_id = external_id
     return Done(plugin, action=Action.CHECK, start=Start(Action.CHECK, props))
