@@ -158,12 +158,14 @@ def counts(output: str) -> dict[str, int]:
 
 def run_tempest(venv: Path, work: Path, auth_url: str, args: argparse.Namespace) -> int:
     tempest = str(venv / "bin" / "tempest")
-    subprocess.run([tempest, "init", str(work / "ws")], check=True, capture_output=True)
+    # HOME in the work directory: tempest records its workspaces in ~/.tempest
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "PYTHON"))}
+    env["HOME"] = str(work)
+    subprocess.run([tempest, "init", str(work / "ws")], check=True, capture_output=True, env=env)
     ws = work / "ws"
     (ws / "etc" / "tempest.conf").write_text(CONF.format(
         auth_url=auth_url, password=PASSWORD, build_interval=args.build_interval,
         build_timeout=args.build_timeout))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "PYTHON"))}
     argv = [tempest, "run", "--regex", args.regex, "--concurrency", str(args.concurrency),
             *args.extra]
     print(f"running: {' '.join(argv)}  (in {ws})", flush=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from app import errors
-from app.convergence import attrdata, nested, plugins, waits
+from app.convergence import attrdata, hooks, nested, plugins, waits
 from app.convergence.groups import GROUP, TEMPLATE
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.engine.states import Action, Status
@@ -94,6 +94,10 @@ def step(node: Node) -> Outcome:
                     plugin.validate()
             except Exception as exc:
                 return not_started(r.name, exc, Action.CREATE)
+            if r.status != Status.IN_PROGRESS:
+                paused = hooks.pause(node, "pre-create", "CREATE", plugin)
+                if paused is not None:
+                    return paused
             if r.status != Status.IN_PROGRESS:  # written with the outcome, in one transaction
                 start = Start(Action.CREATE, props)
             # the row's first lock ever (check_resource's compare-and-swap bumps atomic_key; a

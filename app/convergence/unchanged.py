@@ -63,6 +63,15 @@ def _quiet(r: Resource, rdef: Any) -> bool:
                                               else str(rdef.external_id)))
 
 
+def _pre_update(loaded: Loaded, name: str) -> bool:
+    """A ``pre-update`` hook pauses the resource even when nothing changes (Heat)."""
+    env = getattr(loaded.definition, "environment", None)
+    try:
+        return env is not None and "pre-update" in env.registry().hooks_for(name)
+    except Exception:
+        return False
+
+
 def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     """The resources of ``loaded`` whose forward step would find their properties unchanged,
     each judged with the stored data of what it requires (all of which must be candidates).
@@ -73,7 +82,7 @@ def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     found: set[str] = set()
     for name in TopologicalSorter(requires).static_order():
         r, rdef = rows.get(name), defn.resources.get(name)
-        if r is None or rdef is None or not _quiet(r, rdef) \
+        if r is None or rdef is None or not _quiet(r, rdef) or _pre_update(loaded, name) \
                 or any(q not in found for q in requires[name]) \
                 or defn.referenced_attributes(name):
             continue

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app.convergence import attrdata, create, events, nested, plugins, unchanged
+from app.convergence import attrdata, create, events, hooks, nested, plugins, unchanged
 from app.convergence.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.convergence.rows import REPLACED, ResourceRow, table
@@ -153,6 +153,10 @@ def forward(node: Node) -> Outcome:
         props = new_props(node.stack, r, loaded, node.inputs)
     except Exception as exc:  # a property check starts and fails it; else it never starts
         return create.not_started(r.name, exc, Action.UPDATE)
+    paused = hooks.pause(node, "pre-update", "UPDATE",
+                         nested.driver_for(r, node.stack, r.properties_data or {}, loaded))
+    if paused is not None:   # Heat breaks before comparing (an unchanged resource pauses too)
+        return paused
     if props == (r.properties_data or {}) and not is_nested:
         # unchanged: nothing to do, but its attributes are read again (the cloud may have
         # changed them: a volume attached since, an address), as Heat resolves them live
