@@ -338,6 +338,10 @@ def _preview_resources(ctx: RequestContext, stack_name: str, definition: Any, en
             continue
         cls = registry.get(rdef.type)
         attrs = {a: None for a in (getattr(cls, "attributes_schema", None) or {})}
+        # Heat's format_resource_properties: every property of the schema, given or default
+        for key, spec in (getattr(cls, "properties_schema", None) or {}).items():
+            if key not in props:
+                props[key] = spec.get("default") if isinstance(spec, dict) else None
         entry = {"resource_name": name, "logical_resource_id": name,
                  "resource_type": rdef.type, "resource_action": Action.INIT,
                  "resource_status": Status.COMPLETE, "resource_status_reason": "",

@@ -66,6 +66,7 @@ def test_preview_is_heats_shape(client):
     assert two["stack_identity"]["path"] == "" and two["stack_identity"]["stack_id"] == "None"
     assert two["creation_time"] is None and two["updated_time"] is None
     assert "output" in two["attributes"] and two["properties"]["value"] == "abc"
+    assert two["properties"]["fail"] is False and two["properties"]["wait_secs"] == 0
     assert (two["resource_action"], two["resource_status"]) == ("INIT", "COMPLETE")
     assert by_name["one"]["required_by"] == ["two"]
 
