@@ -53,3 +53,25 @@ def test_pre_update_pauses_an_unchanged_resource(rec):
     signals.signal(CTX, st, "foo_step2", {"unset_hook": "pre-update"})
     rec.run_all()
     assert stacks.get_by_id(CTX, st.id).stack_status == "UPDATE_COMPLETE"
+
+
+def test_a_nested_stacks_hook_pauses_inside_it_and_the_resource_links_its_child(rec):
+    """``resources: {nested: {foo_step2: {hooks: pre-create}}}`` reaches the child stack of
+    ``nested``; while it is paused, ``GET .../resources/nested`` already links the child stack
+    (``rel: nested``), as Heat's ``format_stack_resource``."""
+    import yaml
+    env = {"resource_registry": {"resources": {"nested": {"foo_step2": {"hooks": "pre-create"}}}}}
+    st = stacks.create_stack(CTX, stack_name="nh", environment=env,
+                             template={"heat_template_version": "2014-10-16",
+                                       "resources": {"nested": {"type": "nested.yaml"}}},
+                             files={"nested.yaml": yaml.safe_dump(TEMPLATE)})
+    rec.run_all()
+    child_id = rows(st.id)["nested"].physical_resource_id
+    assert _reasons(child_id, "foo_step2") == [
+        ("INIT_COMPLETE", "CREATE paused until Hook pre-create is cleared")]
+    from app.services import resources
+    view, _, _ = resources.get_resource(CTX, stacks.get_by_id(CTX, st.id), "nested")
+    assert view.nested_stack[1] == child_id
+    signals.signal(CTX, stacks.get_by_id(CTX, child_id), "foo_step2", {"unset_hook": "pre-create"})
+    rec.run_all()
+    assert stacks.get_by_id(CTX, st.id).stack_status == "CREATE_COMPLETE"
