@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint install install-test services browser keystone bench bench-cloud clean
+.PHONY: demo test lint install install-test services browser keystone tempest bench bench-cloud clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.11+ is required"; exit 1; }
@@ -58,4 +58,9 @@ bench-cloud: install services
 	$(BIN)/python bench/cloud_bench.py
 
 clean:
-	rm -rf $(VENV) .keystone-venv .pytest_cache
+	rm -rf $(VENV) .keystone-venv .tempest-venv .pytest_cache
+
+## make tempest: Heat's own suite (heat-tempest-plugin 3.0.0, tempest 47.0.0, in .tempest-venv)
+## against `stoker up --auth keystone` on the sandbox cloud; prints the counts (scripts/tempest.sh)
+tempest: install
+	@STOKER_PYTHON=$(CURDIR)/$(BIN)/python bash scripts/tempest.sh

@@ -10,6 +10,12 @@ the command line still wins).
   up to 50000 bytes (its ``URL_LENGTH_LIMIT``).
 - ``limit_request_field_size = 16384``: one header line, Heat's ``max_header_line`` default
   (room for large Keystone tokens).
+- ``keepalive = 900``: seconds an idle persistent connection stays open. gunicorn's default (2 s)
+  closed connections a client was about to reuse: a keystoneauth session polling a stack every
+  2 s sent its next request on a socket the server was closing (``RemoteDisconnected``,
+  ``Connection reset by peer``). Heat's API keeps idle connections for its
+  ``client_socket_timeout`` (900 s); the gthread worker holds no thread for an idle one.
+  Nothing recycles workers (no ``max_requests``): a worker lives as long as the process.
 - What gunicorn still turns away before the app sees it (a longer URL, an oversize or malformed
   header) is answered in Heat's fault JSON instead of gunicorn's HTML page: a 414
   ``HTTPRequestURITooLong``, a 400 ``HTTPBadRequest``... (:func:`app.api.faults.server_fault`),
@@ -24,6 +30,7 @@ from gunicorn import util  # type: ignore[import-untyped]
 
 limit_request_line = 8190
 limit_request_field_size = 16384
+keepalive = 900
 
 
 def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:

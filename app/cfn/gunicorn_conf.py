@@ -17,6 +17,7 @@ from gunicorn import util  # type: ignore[import-untyped]
 
 limit_request_line = 8190
 limit_request_field_size = 16384
+keepalive = 900  # as the api process: a polling client's idle connection stays open
 
 
 def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:

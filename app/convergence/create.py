@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from app import errors
-from app.convergence import attrdata, nested, plugins, waits
+from app.convergence import attrdata, hooks, nested, plugins, waits
 from app.convergence.groups import GROUP, TEMPLATE
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.engine.states import Action, Status
@@ -94,6 +94,10 @@ def step(node: Node) -> Outcome:
                     plugin.validate()
             except Exception as exc:
                 return not_started(r.name, exc, Action.CREATE)
+            if r.status != Status.IN_PROGRESS:
+                paused = hooks.pause(node, "pre-create", "CREATE", plugin)
+                if paused is not None:
+                    return paused
             if r.status != Status.IN_PROGRESS:  # written with the outcome, in one transaction
                 start = Start(Action.CREATE, props)
             # the row's first lock ever (check_resource's compare-and-swap bumps atomic_key; a
@@ -144,6 +148,10 @@ def _failed_attr_data(plugin: Any, node: Node) -> dict[str, Any] | None:
     return None
 
 
+#: ``rsrc_data`` key of the ``external_id`` a resource was adopted with (the update rule)
+EXTERNAL_ID = "_external_id"
+
+
 def adopt(node: Node, external_id: str) -> Outcome:
     """A resource with ``external_id`` is not created: the existing physical resource is
     adopted as is and checked (Heat: CHECK_COMPLETE, reference id = the external id)."""
@@ -155,5 +163,6 @@ def adopt(node: Node, external_id: str) -> Outcome:
         props = {}
     plugin = nested.driver_for(r, node.stack, props)
     plugin.resource_id = external_id
+    plugin.data[EXTERNAL_ID] = external_id
     r.physical_resource_id = external_id
     return Done(plugin, action=Action.CHECK, start=Start(Action.CHECK, props))

@@ -52,13 +52,24 @@ def properties(loaded: Loaded, name: str, data: dict[str, Any]) -> dict[str, Any
 def _quiet(r: Resource, rdef: Any) -> bool:
     """Whether row ``r`` is settled as far as the row goes: COMPLETE after an action that
     left a resource (not INIT, not DELETE), unlocked, with stored properties and data, nothing
-    replaced, the same built-in type, and no nested stack."""
+    replaced, the same built-in type, no nested stack, and the same ``external_id``."""
     data = r.rsrc_data or {}
     impl = getattr(rdef, "implementation", rdef.type)
     return (r.status == Status.COMPLETE and r.action not in (Action.INIT, Action.DELETE)
             and r.engine_id is None and r.properties_data is not None and bool(r.attr_data)
             and not data.get(REPLACED) and not data.get("nested") and not groups.kind(rdef)
-            and impl == str(data.get("_impl") or r.type))
+            and impl == str(data.get("_impl") or r.type)
+            and data.get("_external_id") == (None if rdef.external_id is None
+                                              else str(rdef.external_id)))
+
+
+def _pre_update(loaded: Loaded, name: str) -> bool:
+    """A ``pre-update`` hook pauses the resource even when nothing changes (Heat)."""
+    env = getattr(loaded.definition, "environment", None)
+    try:
+        return env is not None and "pre-update" in env.registry().hooks_for(name)
+    except Exception:
+        return False
 
 
 def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
@@ -71,7 +82,7 @@ def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     found: set[str] = set()
     for name in TopologicalSorter(requires).static_order():
         r, rdef = rows.get(name), defn.resources.get(name)
-        if r is None or rdef is None or not _quiet(r, rdef) \
+        if r is None or rdef is None or not _quiet(r, rdef) or _pre_update(loaded, name) \
                 or any(q not in found for q in requires[name]) \
                 or defn.referenced_attributes(name):
             continue

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app.convergence import attrdata, create, events, nested, plugins, unchanged
+from app.convergence import attrdata, create, events, hooks, nested, plugins, unchanged
 from app.convergence.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.convergence.rows import REPLACED, ResourceRow, table
@@ -146,10 +146,17 @@ def forward(node: Node) -> Outcome:
                          and (r.action == Action.CHECK  # Heat's always_replace_on_check_failed
                               or replace_failed(node.stack, r, loaded))):
         return _prepare_then_replace(node, rdef, None, Reset.REPLACE)
+    external = _external_id_update(node, r, rdef)
+    if external is not None:
+        return external
     try:
         props = new_props(node.stack, r, loaded, node.inputs)
     except Exception as exc:  # a property check starts and fails it; else it never starts
         return create.not_started(r.name, exc, Action.UPDATE)
+    paused = hooks.pause(node, "pre-update", "UPDATE",
+                         nested.driver_for(r, node.stack, r.properties_data or {}, loaded))
+    if paused is not None:   # Heat breaks before comparing (an unchanged resource pauses too)
+        return paused
     if props == (r.properties_data or {}) and not is_nested and not plugins.always_updates(
             nested.driver_for(r, node.stack, props, loaded)):
         # unchanged: nothing to do, but its attributes are read again (the cloud may have
@@ -176,6 +183,24 @@ def forward(node: Node) -> Outcome:
         return Failed(plugins.reason_of(r.name, exc), plugin=plugin, start=start,
                       action=Action.UPDATE)
     return _finish_update(node, plugin, handle, done, start)
+
+
+def _external_id_update(node: Node, r: ResourceRow, rdef: Any) -> Outcome | None:
+    """Heat's rule for ``external_id`` in an update (``Resource.update``): a changed (added,
+    removed or different) external id fails the resource with ``NotSupported`` "Update to
+    property external_id of <name> (<type>)"; an unchanged one skips the update (the
+    resource stays as adopted); None when the resource has none."""
+    before = r.rsrc_data.get(create.EXTERNAL_ID)
+    after = None if rdef.external_id is None else str(rdef.external_id)
+    if before == after and after is None:
+        return None
+    plugin = nested.driver_for(r, node.stack, r.properties_data or {}, node.loaded)
+    if before != after:
+        exc = base.NotSupported(f"Update to property external_id of {r.name} ({rdef.type})")
+        return Failed(plugins.reason_of(r.name, exc), plugin=plugin,
+                      start=Start(Action.UPDATE, dict(r.properties_data or {})),
+                      action=Action.UPDATE)
+    return Done(plugin, record=Record.UNTOUCHED)
 
 
 def _restore_previous(node: Node, impl: str) -> Outcome | None:

@@ -52,6 +52,30 @@ class RemoteStack(Resource):
         "outputs": s.attr("A dict of key-value pairs output from the stack.", "map"),
     }
 
+    def validate(self) -> None:
+        """Heat's ``RemoteStack.validate`` at stack validation (a 400 before anything is
+        created): ``context.region_name`` must be a region of this cloud ("Cannot establish
+        connection to Heat endpoint at region ... endpoint for orchestration service in ...
+        region not found"), and the child template must parse ("Failed validating stack
+        template using Heat endpoint at region ... due to "ERROR: <why>"").
+
+        :raises errors.ValidationError:"""
+        super().validate()
+        from app import config
+        from app.templates import parse
+        here = config.get().cloud_region
+        region = (self.properties.get("context") or {}).get("region_name") or here
+        if region != here:
+            raise errors.ValidationError(
+                f'Cannot establish connection to Heat endpoint at region "{region}" due to '
+                f'"public endpoint for orchestration service in {region} region not found"')
+        try:
+            parse(self.properties.get("template") or "")
+        except errors.StokerError as exc:
+            raise errors.ValidationError(
+                f'Failed validating stack template using Heat endpoint at region "{region}" '
+                f'due to "ERROR: {exc.message}"') from None
+
 
 class CfnStack(Resource):
     """AWS::CloudFormation::Stack (schema only; the engine's nested driver runs it)."""

@@ -30,6 +30,9 @@ class NeutronResource(CloudResource):
     broken_statuses: ClassVar[frozenset[str]] = frozenset({"ERROR"})  # Heat's NeutronResource
 
     collection: ClassVar[str] = ""
+    #: properties whose removal (or empty value) on update is sent as this value, clearing the
+    #: object's field as Heat's ``handle_update`` does (its ``prop_diff`` holds ``None``).
+    cleared: ClassVar[dict[str, Any]] = {}
     #: statuses meaning "built" (Heat's ``NeutronResource.is_built``); empty: complete at once.
     built: ClassVar[tuple[str, ...]] = ()
 
@@ -67,6 +70,8 @@ class NeutronResource(CloudResource):
         after = self.create_attrs()
         diff = {k: v for k, v in after.items() if before.get(k) != v}
         diff.update({k: None for k in before if k not in after and k.endswith("_id")})
+        diff.update({k: empty for k, empty in self.cleared.items()
+                     if k in changed and not new_properties.get(k)})
         if diff:
             getattr(self.cloud().network, f"update_{self.collection}")(self.resource_id, **diff)
         if "tags" in changed:
@@ -163,6 +168,8 @@ class Subnet(NeutronResource):
     attributes_schema = sch.SUBNET_ATTRIBUTES
     hidden_properties: ClassVar[dict[str, str]] = {"network_id": "network"}
     collection = "subnet"
+    #: Heat's Subnet.handle_update: removed pools are ``[]``; a removed or null gateway is ``None``.
+    cleared: ClassVar[dict[str, Any]] = {"allocation_pools": [], "gateway_ip": None}
 
     def create_attrs(self) -> dict[str, Any]:
         p = self.properties
@@ -220,6 +227,21 @@ class Port(NeutronResource):
         if p.get("qos_policy"):
             attrs["qos_policy_id"] = self.resolve("neutron.qos_policy", p["qos_policy"])
         return attrs
+
+    def prepare_for_replace(self) -> Any:
+        """Heat's Port ``prepare_for_replace``: before the replacement is created, this port's
+        fixed IPs are released (``fixed_ips: []``, the old ones kept in ``data["port_fip"]``)
+        so that the replacement can take the same addresses (a changed ``mac_address``, which
+        Neutron does not update in place for Heat, keeps the port's IP)."""
+        if not self.resource_id or self.type_name != "OS::Neutron::Port":
+            return None
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        self.data["port_fip"] = list(shown.get("fixed_ips") or [])
+        self.cloud().network.update_port(self.resource_id, fixed_ips=[])
+        self._shown = None
+        return None
 
     def _fixed_ip(self, ip: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}

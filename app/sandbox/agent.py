@@ -36,6 +36,7 @@ import binascii
 import email
 import json
 import logging
+import re
 import shlex
 import threading
 from collections.abc import Iterator
@@ -191,6 +192,57 @@ def _group_end(segments: list[Segment], start: int) -> int:
     return len(segments)
 
 
+#: the most iterations a ``for`` loop is followed for
+MAX_FOR_ITEMS = 100
+
+
+def _iterations(words: list[str]) -> int:
+    """How many items ``for NAME in ITEMS`` iterates over: the words, or what ``seq`` in
+    backquotes or ``$(...)`` prints; 1 when unknown (the body runs once)."""
+    if "in" not in words:
+        return 1
+    items = words[words.index("in") + 1:]
+    text = " ".join(items)
+    m = re.fullmatch(r"(?:`|\$\()seq\s+(-?\d+)(?:\s+(-?\d+))?\s*(?:`|\))", text.strip())
+    if m:
+        first, last = (1, int(m.group(1))) if m.group(2) is None \
+            else (int(m.group(1)), int(m.group(2)))
+        return max(0, min(MAX_FOR_ITEMS, last - first + 1))
+    if any(c in text for c in "`$*?"):
+        return 1
+    return max(0, min(MAX_FOR_ITEMS, len(items)))
+
+
+def _loop_end(segments: list[Segment], start: int) -> int:
+    """The index of the segment holding the ``done`` that closes the loop whose ``for`` is in
+    segment ``start - 1`` (len(segments) if none)."""
+    depth = 1
+    for j in range(start, len(segments)):
+        for word in segments[j][2]:
+            if word in ("for", "while", "until"):
+                depth += 1
+            elif word == "done":
+                depth -= 1
+                if depth == 0:
+                    return j
+    return len(segments)
+
+
+def _loop_body(segments: list[Segment], start: int, end: int) -> list[Segment]:
+    """The segments between ``do`` and the closing ``done`` (the words around them dropped)."""
+    body = list(segments[start:end + 1])
+    if body and body[0][2][:1] == ["do"]:
+        body[0] = (body[0][0], body[0][1], body[0][2][1:])
+    last = body[-1]
+    cut = last[2].index("done") if "done" in last[2] else len(last[2])
+    body[-1] = (last[0], last[1], last[2][:cut])
+    return [seg for seg in body if seg[1] or seg[2]]
+
+
+class _Break(Exception):
+    """``break`` in the body of a ``for`` loop being replayed."""
+
+
 class _Exit(Exception):
     """The script's ``exit``."""
 
@@ -249,6 +301,17 @@ def _follow(segments: list[Segment], functions: dict[str, list[Segment]],
             if word in ("if", "while", "until"):
                 frames.append({"kind": word, "active": True, "taken": False})
             elif word == "for":
+                end = _loop_end(segments, i)
+                if running() and connector != "||" and end < len(segments):
+                    body = _loop_body(segments, i, end)
+                    try:
+                        for _ in range(_iterations(words)):   # each item: the body again
+                            yield from _follow(body, functions, depth + 1)
+                    except _Break:
+                        pass
+                    i = end + 1
+                    words = []
+                    break
                 frames.append({"kind": "for", "active": True})
                 words = []
             elif word == "then" and top["kind"] == "if":
@@ -266,12 +329,17 @@ def _follow(segments: list[Segment], functions: dict[str, list[Segment]],
                         None)
             if loop is not None:
                 loop["active"] = False
+            elif depth > 0 and words[0] == "break":   # ends the ``for`` being replayed
+                raise _Break()
         elif words[0] == "exit":
             raise _Exit()
         elif words[0] == "return" and depth > 0:
             return
         elif words[0] in functions and depth < MAX_CALL_DEPTH:
-            yield from _follow(functions[words[0]], functions, depth + 1)
+            try:
+                yield from _follow(functions[words[0]], functions, depth + 1)
+            except _Break:
+                pass
         else:
             yield words
 

@@ -314,11 +314,24 @@ def poll(sandbox: Any, server_id: str, occ: dict[str, Any], delay: float,
         time.sleep(every)
 
 
+#: Glance image property: ``"none"`` marks an image without os-collect-config and the
+#: heat-config hooks (as the cirros of Heat's gate): its servers' deployments are never run
+CONFIG_AGENT_PROPERTY = "sandbox_config_agent"
+
+
+def has_config_agent(sandbox: Any, server: Obj) -> bool:
+    """Whether the server's image runs os-collect-config (every image but one whose
+    :data:`CONFIG_AGENT_PROPERTY` is ``"none"``)."""
+    image = sandbox.store.get("images", server.get("_image_id") or "") if server.get("_image_id") \
+        else None
+    return not (image and image.get(CONFIG_AGENT_PROPERTY) == "none")
+
+
 def boot(sandbox: Any, server: Obj, delay: float, counter: Any) -> bool:
     """Start the collector loop of a SOFTWARE_CONFIG server (``delay``: until it is ACTIVE);
     ``counter(n)`` counts deployments being handled. :returns: whether one was started."""
     occ = collector_settings(server.get("OS-EXT-SRV-ATTR:user_data"))
-    if occ is None:
+    if occ is None or not has_config_agent(sandbox, server):
         return False
     thread = threading.Thread(target=poll, args=(sandbox, server["id"], occ, delay, counter),
                               daemon=True, name=f"sandbox-agent-{server['id']}")

@@ -124,7 +124,7 @@ def server_view(server: Obj, detail: bool = True, index: PortIndex | None = None
         {"id": b["volume_id"], "delete_on_termination": b.get("delete_on_termination", False)}
         for b in server.get("_bdm", [])]
     st = store()
-    out["security_groups"] = [{"name": n} for n in server.get("_sg_names", [])] if server["status"] != "ERROR" else []
+    out["security_groups"] = [{"name": n} for n in _group_names(st, server)] if server["status"] != "ERROR" else []
     out["server_groups"] = [g["id"] for g in st.all("server_groups") if server["id"] in g["members"]]
     return out
 
@@ -161,6 +161,22 @@ def networks_for(data: Obj, project_id: str | None) -> list[Obj]:
         else:
             raise SandboxError(400, "Bad networks format: network uuid is not in proper format ()")
     return out
+
+
+def _group_names(st: Any, server: Obj) -> list[str]:
+    """Nova's ``security_groups`` of a server: the groups of its ports in Neutron (each name
+    once, in port order), so a group set on a port shows; a server without ports keeps the
+    names it was booted with."""
+    ports = [p for p in st.all("ports") if p.get("device_id") == server["id"]]
+    if not ports:
+        return list(server.get("_sg_names", []))
+    names: list[str] = []
+    for port in ports:
+        for gid in port.get("security_groups") or []:
+            group = st.get("security_groups", gid)
+            if group is not None and group["name"] not in names:
+                names.append(group["name"])
+    return names
 
 
 def security_groups_for(data: Obj, project_id: str | None) -> list[Obj]:

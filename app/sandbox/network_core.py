@@ -201,6 +201,8 @@ def update_subnet(subnet_id: str) -> Any:
     if data.get("allocation_pools"):
         sub["allocation_pools"] = ipam.check_pools(ipam.parse_cidr(sub["cidr"]), data["allocation_pools"],
                                                    sub["gateway_ip"])
+    elif "allocation_pools" in data:   # Neutron: an empty list (or null) clears the pools
+        sub["allocation_pools"] = []
     stamp(sub, sub["project_id"])
     return reply({"subnet": public(sub)})
 

@@ -132,11 +132,19 @@ def _scaling_attributes(r: Resource, outs: dict[str, Any]) -> dict[str, Any]:
 
 def get_resource(ctx: RequestContext, stack: Stack,
                  resource_name: str) -> tuple[Resource, list[str], dict[str, Any]]:
-    """``(row, required_by, attributes)``. :raises NotFound: no such resource in the stack."""
+    """``(row, required_by, attributes)``; a resource with a nested stack carries
+    ``nested_stack`` ``(name, id)`` for its ``nested`` link (Heat's ``format_stack_resource``
+    links it as soon as the child exists, while the resource is still in progress).
+    :raises NotFound: no such resource in the stack."""
     rows = _rows(stack)
     for r in rows:
         if r.name == resource_name:
-            return r, sorted(_required_by(rows).get(r.name, ())), _attributes(stack, r)
+            child = _children(stack.id).get(r.name) if (r.rsrc_data or {}).get("nested") \
+                else None
+            view = SimpleNamespace(**{c.key: getattr(r, c.key) for c in Resource.__table__.c})
+            if child is not None:
+                view.nested_stack = (child.name, child.id)
+            return view, sorted(_required_by(rows).get(r.name, ())), _attributes(stack, r)
     raise errors.NotFound("Resource", resource_name,
                           f"The Resource ({resource_name}) could not be found.")
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, definitions, events
+from app.convergence import attrdata, definitions, events, hooks, wakeups
 from app.convergence import signals as delivery
 from app.models import Resource, Stack, read_session, session
 from app.resource_types import _wait, base, registry
@@ -79,14 +79,15 @@ def _unset_hook(stack: Stack, row: Resource, cls: type[Any] | None, hook: Any) -
                                 heat_type="InvalidBreakPointHook")
     loaded = definitions.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
     env = loaded.definition.environment
-    hooks = env.registry().hooks_for(row.name) if env is not None else set()
-    if hook not in hooks:
+    defined = env.registry().hooks_for(row.name) if env is not None else set()
+    if hook not in defined:
         raise errors.BadRequest(f'The "{hook}" hook is not defined on '
                                 f'{_describe(stack, row, cls)}',
                                 heat_type="InvalidBreakPointHook")
     with session() as s:
         events.add_event(s, stack.id, row.name, row.physical_resource_id, row.type, row.action,
                          row.status, f"Hook {hook} is cleared")
+    wakeups.wake(stack.id, row.id, hooks.hook_event(row.id))   # the paused node goes on
 
 
 def metadata(ctx: RequestContext, stack: Stack, resource_name: str) -> dict[str, Any]:

@@ -280,32 +280,116 @@ def preview_stack(ctx: RequestContext, *, stack_name: str, template: Any,
     params = merged["parameters"]
     env = {k: v for k, v in merged.items() if k != "parameters"}
     ident = loaded_defs.identity(stack_name, "None", ctx.tenant_id)
-    tmpl, definition, _ = definitions.parse_and_instantiate(template, files, env, params, ident,
-                                                            cloud=True, enforce_on=ctx)
-    required_by = loaded_defs.Loaded.of(definition).required_by
-
-    def known(value: Any) -> Any:
-        if value is UNKNOWN:
-            return None
-        if isinstance(value, dict):
-            return {k: known(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [known(v) for v in value]
-        return value
-
-    resources = [{"resource_name": name, "logical_resource_id": name,
-                  "resource_type": rdef.type, "resource_action": Action.INIT,
-                  "resource_status": Status.COMPLETE, "resource_status_reason": "",
-                  "physical_resource_id": "", "description": rdef.description or "",
-                  "stack_name": stack_name, "metadata": {},
-                  "properties": known(definition.static_properties(name)),
-                  "required_by": sorted(required_by.get(name, ()))}
-                 for name, rdef in definition.resources.items()]
-    template_desc = description_of(tmpl.raw)
+    try:
+        tmpl, definition, env_obj = definitions.parse_and_instantiate(
+            template, files, env, params, ident, cloud=True, enforce_on=ctx)
+    except errors.ValidationError as exc:
+        raise _preview_error(exc) from None
+    resources = _preview_resources(ctx, stack_name, definition, env_obj, files, None)
+    template_desc = description_of(tmpl.raw) or "No description"
     return {"stack_name": stack_name, "id": "None", "description": template_desc,
             "template_description": template_desc,
             "parameters": definition.parameters_for_show(), "timeout_mins": timeout_mins,
             "disable_rollback": disable_rollback, "tags": tags, "capabilities": [],
             "notification_topics": [], "stack_owner": ctx.username, "parent": None,
             "resources": resources}
+
+
+def _preview_error(exc: errors.ValidationError) -> errors.ValidationError:
+    """A property error as Heat's preview words it: the resource's validation failure wraps
+    the property's (``Property error: : resources.r.properties.p: : <why>``)."""
+    text = str(exc)
+    path = errors.format_path(exc.path) if getattr(exc, "path", None) else ""
+    head = f"Property error: {path}: "
+    if path and text.startswith(head):
+        return errors.ValidationError(f"Property error: : {path}: : {text[len(head):]}",
+                                      path=exc.path)
+    return exc
+
+
+def _known(value: Any) -> Any:
+    """A preview's property value: what depends on resources not yet created is null."""
+    if value is UNKNOWN:
+        return None
+    if isinstance(value, dict):
+        return {k: _known(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_known(v) for v in value]
+    return value
+
+
+def _preview_resources(ctx: RequestContext, stack_name: str, definition: Any, env: Any,
+                       files: dict[str, Any], parent: str | None, depth: int = 0) -> list[Any]:
+    """Heat's ``Stack.preview_resources`` in ``format_stack_resource`` form: one entry per
+    resource (``INIT_COMPLETE``, identities with stack id ``"None"``, attributes all null,
+    creation and update times null); a resource implemented by a template file is the list of
+    its nested stack's resources (named ``<stack>-<resource>``, each with its
+    ``parent_resource``), a ResourceGroup the list of its members'."""
+    from app.resource_types import registry
+    required_by = loaded_defs.Loaded.of(definition).required_by
+    stack_identity = {"tenant": ctx.tenant_id, "stack_name": stack_name, "stack_id": "None",
+                      "path": ""}
+    out: list[Any] = []
+    for name, rdef in definition.resources.items():
+        props = _known(definition.static_properties(name))
+        nested = _preview_nested(ctx, stack_name, name, rdef.type, props, env, files, depth)
+        if nested is not None:
+            out.append(nested)
+            continue
+        cls = registry.get(rdef.type)
+        attrs = {a: None for a in (getattr(cls, "attributes_schema", None) or {})}
+        # Heat's format_resource_properties: every property of the schema, given or default
+        for key, spec in (getattr(cls, "properties_schema", None) or {}).items():
+            if key not in props:
+                props[key] = spec.get("default") if isinstance(spec, dict) else None
+        entry = {"resource_name": name, "logical_resource_id": name,
+                 "resource_type": rdef.type, "resource_action": Action.INIT,
+                 "resource_status": Status.COMPLETE, "resource_status_reason": "",
+                 "physical_resource_id": "", "description": rdef.description or "",
+                 "resource_identity": {**stack_identity, "path": f"/resources/{name}"},
+                 "stack_identity": stack_identity, "stack_name": stack_name,
+                 "creation_time": None, "updated_time": None, "metadata": {},
+                 "attributes": {**attrs, "show": None}, "properties": props,
+                 "required_by": sorted(required_by.get(name, ()))}
+        if parent:
+            entry["parent_resource"] = parent
+        out.append(entry)
+    return out
+
+
+def _preview_nested(ctx: RequestContext, stack_name: str, name: str, type_name: str,
+                    props: dict[str, Any], env: Any, files: dict[str, Any],
+                    depth: int) -> list[Any] | None:
+    """The nested preview of a template resource or a ResourceGroup of them, else None."""
+    if depth >= config.get().max_nested_stack_depth:
+        return None
+    nested_name = f"{stack_name}-{name}"
+    if type_name == "OS::Heat::ResourceGroup":
+        member = dict(props.get("resource_def") or {})
+        count = props.get("count")
+        count = 1 if count is None else int(count)
+        members = []
+        for i in range(count):
+            found = _preview_nested(ctx, nested_name, str(i), str(member.get("type") or ""),
+                                    dict(member.get("properties") or {}), env, files, depth + 1)
+            if found is None:
+                return None
+            members.append(found)
+        return members
+    try:
+        _, key = env.resolve_type(name, type_name)
+    except errors.StokerError:
+        return None
+    if not key or key not in files:
+        return None
+    ident = loaded_defs.identity(nested_name, "None", ctx.tenant_id)
+    # a value known only once other resources exist (null in the preview) is previewed as ""
+    params = {k: "" if v is None else v for k, v in props.items()}
+    try:
+        _, nested, nested_env = definitions.parse_and_instantiate(
+            files[key], files, env.to_mapping() if hasattr(env, "to_mapping") else {}, params,
+            ident, strict=False)
+    except errors.StokerError:
+        return None
+    return _preview_resources(ctx, nested_name, nested, nested_env, files, name, depth + 1)
 

@@ -5,6 +5,7 @@ the template package for Heat's ``POST /validate`` body; nothing is persisted.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import regex
@@ -15,6 +16,7 @@ from app.convergence.definitions import type_schema
 from app.resource_types import registry
 from app.services import environments
 from app.templates import api_bodies, global_templates
+from app.templates.functions.base import UNKNOWN
 from app.templates.provider import template_resource_schema
 
 
@@ -53,10 +55,79 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     # resource's validate_template(), properties by name, not value): no plugin's own checks,
     # no property values, no cloud lookups
     tmpl = templates.parse(template, files=files or {}, max_size=config.get().max_template_size)
-    templates.instantiate(tmpl, params, env, templates.StackIdentity("validate"),
-                          type_schema, strict=False,
-                          nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth))
-    return api_bodies.validate_body(tmpl, env, params)
+    definition = templates.instantiate(
+        tmpl, params, env, templates.StackIdentity("validate"), type_schema, strict=False,
+        nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth))
+    body = api_bodies.validate_body(tmpl, env, params)
+    nested = _template_resources(tmpl, env, files or {})
+    shown = body["Environment"].setdefault("resource_registry", {})
+    for type_name, _ in nested.values():   # Heat registers a file type as it meets it
+        shown.setdefault(type_name, type_name)
+    if show_nested:
+        found = _nested_parameters(definition.static_properties, nested, env, files or {}, 1)
+        if found:
+            body = {**{k: v for k, v in body.items() if k != "Environment"},
+                    "NestedParameters": found, "Environment": body["Environment"]}
+    return body
+
+
+def _no_props(name: str) -> dict[str, Any]:
+    return {}
+
+
+def _template_resources(tmpl: Any, env: Any, files: dict[str, Any]) -> dict[str, Any]:
+    """``{resource name: (type name, file key)}`` of the template's resources implemented by
+    a template file of the request."""
+    out: dict[str, Any] = {}
+    for name, res in (tmpl.raw.get("resources") or {}).items():
+        type_name = res.get("type") if isinstance(res, dict) else None
+        if not isinstance(type_name, str):
+            continue
+        try:
+            _, key = env.resolve_type(name, type_name)
+        except errors.StokerError:
+            continue
+        if key and key in files:
+            out[name] = (type_name, key)
+    return out
+
+
+def _nested_parameters(props_of: Callable[[str], dict[str, Any]], nested: dict[str, Any],
+                       env: Any, files: dict[str, Any], depth: int) -> dict[str, Any]:
+    """Heat's ``NestedParameters`` (``show_nested``): for each template resource, its nested
+    template's ``Description``, ``Parameters`` (a value its properties give shown as
+    ``Value``), ``Type`` and, deeper, its own ``NestedParameters``."""
+    out: dict[str, Any] = {}
+    if depth > config.get().max_nested_stack_depth:
+        return out
+    for name, (type_name, key) in nested.items():
+        try:
+            child = templates.parse(files[key], files=files)
+            given = {k: v for k, v in props_of(name).items() if v is not UNKNOWN}
+        except errors.StokerError:   # already reported by the validation itself
+            continue
+        child_env = templates.Environment.from_mapping(
+            {"resource_registry": env.registry().child_mapping(name, key, type_name)})
+        body = api_bodies.validate_body(child, None, given)
+        entry: dict[str, Any] = {"Description": body["Description"],
+                                 "Parameters": body["Parameters"], "Type": type_name}
+        if "ParameterGroups" in body:
+            entry["ParameterGroups"] = body["ParameterGroups"]
+        grand = _template_resources(child, child_env, files)
+        if grand:
+            try:
+                child_def = templates.instantiate(
+                    child, given, child_env, templates.StackIdentity(f"validate-{name}"),
+                    type_schema, strict=False,
+                    nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth))
+                props_of_child = child_def.static_properties
+            except Exception:   # the parameters are still shown, without given values
+                props_of_child = _no_props
+            deeper = _nested_parameters(props_of_child, grand, child_env, files, depth + 1)
+            if deeper:
+                entry["NestedParameters"] = deeper
+        out[name] = entry
+    return out
 
 
 def template_versions() -> list[dict[str, Any]]:

@@ -35,36 +35,63 @@ CFN_FUNCTIONS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "Fn::ResourceFacade"), ()),
 }
 
+#: Each function's description as Heat's ``GET .../functions`` answers it: the first line of the
+#: docstring of the class that implements it (data of the API, compared by Heat's own tests).
 _DESCRIPTIONS = {
-    "get_param": "A parameter's value (with an optional path into it).",
-    "get_resource": "A resource's reference id.",
-    "get_attr": "A resource's attribute (with an optional path into it).",
-    "get_file": "The content of a file from the request's files map.",
-    "list_join": "Join lists of strings with a delimiter.",
-    "str_replace": "Replace placeholders in a string.",
-    "str_replace_strict": "str_replace; every placeholder must occur.",
-    "str_replace_vstrict": "str_replace_strict; values must not be empty.",
-    "str_split": "Split a string (optionally pick one item).",
-    "repeat": "Repeat a template for each item of lists.",
-    "digest": "Hex digest of a string.",
-    "map_merge": "Merge maps; later keys win.",
-    "map_replace": "Rename keys and replace values of a map.",
-    "yaql": "Evaluate a YAQL expression over data.",
-    "if": "Pick a value by a condition.",
-    "equals": "Compare two values.",
-    "not": "Negate a condition.",
-    "and": "All conditions hold.",
-    "or": "Any condition holds.",
-    "contains": "A value is in a sequence.",
-    "filter": "Remove values from a list.",
-    "make_url": "Build a URL from its parts.",
-    "list_concat": "Concatenate lists.",
-    "list_concat_unique": "Concatenate lists, keeping first occurrences.",
-    "resource_facade": "Data of the parent resource of a nested stack.",
+    "get_param": "A function for resolving parameter references.",
+    "get_resource": "A function for resolving resource references.",
+    "get_attr": "A function for resolving resource attributes.",
+    "get_file": "A function for including a file inline.",
+    "list_join": "A function for joining one or more lists of strings.",
+    "str_replace": "A function for performing string substitutions.",
+    "str_replace_strict": "A function for performing string substitutions.",
+    "str_replace_vstrict": "A function for performing string substitutions.",
+    "str_split": "A function for splitting delimited strings into a list.",
+    "repeat": "A function for iterating over a list of items or a dict of keys.",
+    "digest": "A function for performing digest operations.",
+    "map_merge": "A function for merging maps.",
+    "map_replace": "A function for performing substitutions on maps.",
+    "yaql": "A function for executing a yaql expression.",
+    "if": "A function to return corresponding value based on condition evaluation.",
+    "equals": "A function for comparing whether two values are equal.",
+    "not": "A function that acts as a NOT operator on a condition.",
+    "and": "A function that acts as an AND operator on conditions.",
+    "or": "A function that acts as an OR operator on conditions.",
+    "contains": "A function for checking whether specific value is in sequence.",
+    "filter": "A function for filtering out values from lists.",
+    "make_url": "A function for performing substitutions on maps.",
+    "list_concat": "A function for extending lists.",
+    "list_concat_unique": "A function for extending lists with unique items.",
+    "resource_facade": "A function for retrieving data in a parent provider template.",
+    "Fn::FindInMap": "A function for resolving keys in the template mappings.",
+    "Fn::GetAZs": "A function for retrieving the availability zones.",
+    "Ref": "A function for resolving parameter references.",
+    "Fn::GetAtt": "A function for resolving resource attributes.",
+    "Fn::Select": "A function for selecting an item from a list or map.",
+    "Fn::Join": "A function for joining strings.",
+    "Fn::Split": "A function for splitting strings.",
+    "Fn::Replace": "A function for performing string substitutions.",
+    "Fn::Base64": "A placeholder function for converting to base64.",
+    "Fn::MemberListToMap": "A function to convert lists with enumerated keys and values to mapping.",
+    "Fn::ResourceFacade": "A function for retrieving data in a parent provider template.",
+    "Fn::If": "A function to return corresponding value based on condition evaluation.",
+    "Fn::Equals": "A function for comparing whether two values are equal.",
+    "Fn::Not": "A function that acts as a NOT operator on a condition.",
+    "Fn::And": "A function that acts as an AND operator on conditions.",
+    "Fn::Or": "A function that acts as an OR operator on conditions.",
 }
 
+#: Where an older HOT version implements a function by another class: (name, first version with
+#: the newer class) -> the older class's description.
+_OLDER = {("list_join", "2015-10-15"): "A function for joining strings.",
+          ("repeat", "2016-10-14"): "A function for iterating over a list of items."}
 
-def _describe(name: str) -> str:
+
+def _describe(name: str, version: str = "") -> str:
+    """Heat's description of function ``name`` in HOT ``version`` (a date; "" for the newest)."""
+    for (fname, since), older in _OLDER.items():
+        if fname == name and version and version < since:
+            return older
     return _DESCRIPTIONS.get(name, f"The CloudFormation function {name}.")
 
 
@@ -162,10 +189,12 @@ def template_functions_body(version: str, with_condition_func: bool = False) -> 
     if version in CFN_FUNCTIONS:
         fns, conds = CFN_FUNCTIONS[version]
         names = list(fns) + (list(conds) if with_condition_func else [])
+        date = ""
     elif key == HOT_KEY and ALIASES.get(name, name) in HOT_VERSIONS:
         names = HOT_VERSIONS[ALIASES.get(name, name)].listed_functions(with_condition_func)
+        date = ALIASES.get(name, name)
     else:
         raise errors.NotFound("Template version", version,
                               f"Template with version {version} not found")
-    return {"template_functions": [{"functions": n, "description": _describe(n)}
+    return {"template_functions": [{"functions": n, "description": _describe(n, date)}
                                    for n in names]}

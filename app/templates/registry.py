@@ -161,6 +161,13 @@ class Registry:
             key = str(key)
             if key == "resources" and isinstance(value, Mapping):
                 for rname, spec in value.items():
+                    if str(rname) in ("hooks", "restricted_actions") and not isinstance(
+                            spec, Mapping):
+                        # the parent resource's own hooks, carried into its nested stack by
+                        # the child registry (Heat's remove_resources_except): Heat keeps
+                        # them as an item that names no resource, so they match nothing
+                        reg._check_item(str(rname), spec)
+                        continue
                     reg._load_resource(str(rname), spec)
             elif value is None:
                 reg._remove(reg.entries, key)
@@ -170,6 +177,14 @@ class Registry:
                 raise errors.BadRequest(f'resource_registry entry "{key}" must be a type name '
                                         f'or a template file name', heat_type="ValueError")
         return reg
+
+    @staticmethod
+    def _check_item(key: str, value: Any) -> None:
+        if key == "hooks":
+            _check_actions(key, value, HOOK_TYPES, "hook", "InvalidBreakPointHook")
+        else:
+            _check_actions(key, value, RESTRICTED_ACTIONS, "restricted_action",
+                           "InvalidRestrictedAction")
 
     def _load_resource(self, rname: str, spec: Any) -> None:
         if spec is None:

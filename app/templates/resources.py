@@ -2,7 +2,7 @@
 
 As Heat's HOT resource definitions: keys ``type``, ``properties``, ``metadata``,
 ``depends_on``, ``update_policy``, ``deletion_policy``, ``description`` (all versions),
-``condition`` (newton+), ``external_id`` (ocata+); unknown keys are '"x" is not a valid keyword
+``condition`` and ``external_id`` (newton+, Heat's HOTemplate20161014); unknown keys are '"x" is not a valid keyword
 inside a resource definition'; ``deletion_policy`` is ``Delete``/``Retain``/``Snapshot`` (newton
 adds lower-case aliases) and may be a ``get_param``; ``depends_on`` is a name or a list of names.
 """

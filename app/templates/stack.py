@@ -266,13 +266,16 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         if key is not None and key not in children:
             children.add(key)
             _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
+        external_id = resolve(expand_macros(b.raw.external_id, static), static)
+        if external_id is not None:   # Heat: an adopted resource is retained at delete
+            policy = "Retain"
         definitions[name] = ResourceDefinition(
             name=name, type=b.raw.type, properties=dict(b.raw.snippet.get("properties") or {}),
             metadata=b.raw.snippet.get("metadata"), depends_on=list(b.raw.depends_on),
             deletion_policy=policy,
             update_policy=policy_value,
             description=b.raw.description if isinstance(b.raw.description, str) else "",
-            external_id=resolve(expand_macros(b.raw.external_id, static), static),
+            external_id=external_id,
             condition=b.raw.snippet.get("condition"), template=kinds[name].template,
             effective_type=kinds[name].effective_type)
     check_acyclic(graph)

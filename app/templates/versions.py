@@ -159,7 +159,7 @@ HOT_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({v.date: v for v in (
     _v("2015-04-30", F_2015_04),
     _v("2015-10-15", F_2015_10),
     _v("2016-04-08", F_2016_04),
-    _v("2016-10-14", F_NEWTON, C_NEWTON, conditions_ok=True, lower=True),
+    _v("2016-10-14", F_NEWTON, C_NEWTON, conditions_ok=True, lower=True, external_id=True),
     _v("2017-02-24", F_OCATA, C_NEWTON, conditions_ok=True, lower=True, external_id=True,
        modulo=True),
     _v("2017-09-01", F_PIKE, C_PIKE, conditions_ok=True, lower=True, external_id=True,

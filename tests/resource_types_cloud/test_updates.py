@@ -275,3 +275,31 @@ def test_a_resize_of_a_suspended_server_fails_with_novas_refusal(driver: Any) ->
     _settle(driver, srv, "ACTIVE")
     driver.delete(srv)
     driver.delete(net)
+
+
+def test_subnet_pools_and_gateway_cleared_and_port_replaced_on_its_ip(driver: Any) -> None:
+    """Heat's Subnet update sends a removed ``allocation_pools`` as ``[]`` and a removed or null
+    ``gateway_ip`` as ``None`` (Neutron clears both); a port replaced for a new ``mac_address``
+    first releases its fixed IPs (Heat's ``prepare_for_replace``) so that the replacement gets
+    the same address."""
+    net = driver.create("OS::Neutron::Net", "net", {})
+    props = {"network": net.resource_id, "cidr": "11.11.11.0/24", "gateway_ip": "11.11.11.5",
+             "allocation_pools": [{"start": "11.11.11.10", "end": "11.11.11.250"}]}
+    sub = driver.create("OS::Neutron::Subnet", "sub", props)
+    sub = driver.update(sub, {**props, "allocation_pools": []})
+    assert sub.resolve_attribute("allocation_pools") == []
+    sub = driver.update(sub, {"network": net.resource_id, "cidr": "11.11.11.0/24",
+                              "allocation_pools": [{"start": "11.11.11.10", "end": "11.11.11.20"}]})
+    assert sub.resolve_attribute("gateway_ip") is None
+    port_props = {"network": net.resource_id, "mac_address": "00-00-00-00-BB-BB",
+                  "fixed_ips": [{"subnet": sub.resource_id, "ip_address": "11.11.11.11"}]}
+    port = driver.create("OS::Neutron::Port", "port", port_props)
+    with pytest.raises(UpdateReplace):       # mac_address is not update_allowed in Heat
+        driver.update(port, {**port_props, "mac_address": "00-00-00-00-AA-AA"})
+    assert port.prepare_for_replace() is None
+    assert port.data["port_fip"][0]["ip_address"] == "11.11.11.11"
+    new = driver.create("OS::Neutron::Port", "port2", {**port_props,
+                                                       "mac_address": "00-00-00-00-AA-AA"})
+    assert new.resolve_attribute("fixed_ips")[0]["ip_address"] == "11.11.11.11"
+    for res in (new, port, sub, net):
+        driver.delete(res)

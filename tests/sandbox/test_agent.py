@@ -172,3 +172,17 @@ def test_heat_cfntools_user_data_runs_its_cfn_userdata_script() -> None:
     not_a_script = _userdata.build("curl http://h/no", "HEAT_CFNTOOLS")
     assert [r for s in agent.scripts(_userdata.encode(not_a_script))
             for r in agent.requests_of(s, "srv")] == []
+
+
+def test_a_for_loop_runs_its_body_for_each_item() -> None:
+    """heat-tempest-plugin's multi-signal wait condition: ``for i in `seq 1 20`; do _signal &
+    done`` sends twenty signals; a literal list iterates over its words; ``break`` ends it."""
+    script = """#!/bin/sh
+_signal(){ while true; do curl -X POST http://h/sig; if [ $? -eq 0 ]; then break; fi; done }
+for i in `seq 1 20`; do _signal & done
+for x in a b c; do curl http://h/item; done
+for y in 1 2 3; do curl http://h/first; break; done
+wait
+"""
+    got = [r.url for r in agent.requests_of(script, "s")]
+    assert got == ["http://h/sig"] * 20 + ["http://h/item"] * 3 + ["http://h/first"]

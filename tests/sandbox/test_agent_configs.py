@@ -104,3 +104,20 @@ def test_a_restarted_sandbox_resumes_its_servers_agents_without_redeploying(
     assert deployed == [("srv", "new")]
     second.store.remove("servers", "srv")  # the poller ends with its server
     second.store.remove("servers", "built")
+
+
+def test_an_image_without_the_config_agent_never_polls(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """devstack's cirros (``sandbox_config_agent: none``, as in Heat's gate) has no
+    os-collect-config: a SOFTWARE_CONFIG server booted from it runs no deployments; the other
+    images have the agent."""
+    from app.sandbox import create_app
+    sb = create_app(str(tmp_path / "sandbox.json")).extensions["sandbox"]
+    images = {i["name"]: i["id"] for i in sb.store.all("images")}
+    occ = {"collectors": ["heat"], "heat": {"resource_name": "server"}}
+    user_data = _b64(_userdata.build("", "SOFTWARE_CONFIG",
+                                     metadata={"deployments": [], "os-collect-config": occ}))
+    bare = {"id": "bare", "status": "BUILD", "OS-EXT-SRV-ATTR:user_data": user_data,
+            "_image_id": images["cirros-0.6.2-x86_64-disk"]}
+    assert not agent_configs.has_config_agent(sb, bare)
+    assert agent_configs.boot(sb, bare, 0.0, lambda n: None) is False
+    assert agent_configs.has_config_agent(sb, {**bare, "_image_id": images["cirros"]})

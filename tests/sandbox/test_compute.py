@@ -44,6 +44,12 @@ def test_server_on_existing_port_keeps_the_port(no_leaks, conn):
     port = conn.network.create_port(network_id=conn.network.find_network("private").id)
     server = wait_status(conn, boot(conn, networks=[{"port": port.id}]), "ACTIVE")
     assert conn.network.get_port(port).device_id == server.id
+    # Nova shows the security groups of the server's ports, not the boot request's default
+    sg = conn.network.create_security_group(name="the_sg")
+    conn.network.update_port(port, security_groups=[sg.id])
+    assert [g["name"] for g in conn.compute.get_server(server).security_groups] == ["the_sg"]
+    conn.network.update_port(port, security_groups=[])
+    conn.network.delete_security_group(sg)
     ifaces = list(conn.compute.server_interfaces(server))
     assert [i.port_id for i in ifaces] == [port.id]
     with pytest.raises(exceptions.ConflictException):

@@ -35,6 +35,8 @@ def test_config_module_sets_the_limits_and_the_hook(monkeypatch):
     assert cfg.limit_request_line == 8190  # gunicorn's largest bounded value (default 4094)
     assert cfg.limit_request_field_size == 16384  # Heat's max_header_line
     assert cfg.post_worker_init is gunicorn_conf.post_worker_init
+    assert cfg.keepalive == 900  # Heat's client_socket_timeout; gunicorn's 2 s raced polling clients
+    assert not cfg.max_requests  # no worker recycling under a client's connection
     assert _cfg(monkeypatch, "--limit-request-line", "2048").limit_request_line == 2048
 
 
@@ -138,6 +140,18 @@ def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path
         status, kind, body = _get(port, "/?q=" + "a" * 9000)
         assert status == 414 and kind == "application/json"
         assert json.loads(body)["error"]["type"] == "HTTPRequestURITooLong"
+        # a persistent connection idle for longer than gunicorn's default keep-alive (2 s) is
+        # still served, as a keystoneauth session polling a stack reuses it
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            for _ in range(2):
+                conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                head = conn.recv(65536)
+                assert head.startswith(b"HTTP/1.1 300 "), head
+                length = int(head.split(b"Content-Length: ", 1)[1].split(b"\r\n", 1)[0])
+                body = head.split(b"\r\n\r\n", 1)[1]
+                while len(body) < length:
+                    body += conn.recv(65536)
+                time.sleep(2.5)
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -86,3 +86,22 @@ def test_validate_returns_warnings_on_request() -> None:
                              nesting=HEAT_NESTING)
     assert any("resources" in w for w in body["Warnings"])
     assert body["Environment"] == Environment().to_mapping()
+
+
+def test_function_descriptions_are_heats() -> None:
+    """Heat describes each function by its implementing class's docstring (compared by
+    heat-tempest-plugin's API tests); older HOT versions keep their older classes' words."""
+    from app.templates.api_bodies import template_functions_body
+    newest = {f["functions"]: f["description"]
+              for f in template_functions_body("heat_template_version.2021-04-16")["template_functions"]}
+    assert newest["get_file"] == "A function for including a file inline."
+    assert newest["list_join"] == "A function for joining one or more lists of strings."
+    assert newest["repeat"] == "A function for iterating over a list of items or a dict of keys."
+    old = {f["functions"]: f["description"]
+           for f in template_functions_body("heat_template_version.2015-04-30")["template_functions"]}
+    assert old["list_join"] == "A function for joining strings."
+    assert old["repeat"] == "A function for iterating over a list of items."
+    cfn = template_functions_body("AWSTemplateFormatVersion.2010-09-09", with_condition_func=True)
+    described = {f["functions"]: f["description"] for f in cfn["template_functions"]}
+    assert described["Fn::Base64"] == "A placeholder function for converting to base64."
+    assert described["Fn::Or"] == "A function that acts as an OR operator on conditions."

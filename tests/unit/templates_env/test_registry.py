@@ -275,3 +275,14 @@ def test_heats_global_environment_is_below_the_stacks(registry: dict[str, Any], 
 def test_a_global_mapping_to_a_missing_type_is_heats_not_found() -> None:
     with pytest.raises(errors.ValidationError, match=r"The Resource Type \(OS::Quantum::Nope\)"):
         resolve({}, "OS::Quantum::Nope")
+
+
+def test_a_resources_own_hooks_in_its_child_registry_match_nothing() -> None:
+    """Hooks given per resource (``resources: {rg: {hooks: pre-update}}``) reach a nested stack
+    of ``rg`` as ``resources: {hooks: pre-update}`` (Heat's ``remove_resources_except``): Heat
+    keeps that item, which names no resource, so nothing inside pauses and the load succeeds."""
+    parent = Registry.from_mapping({"resources": {"rg": {"hooks": "pre-update"}}})
+    assert parent.hooks_for("rg") == {"pre-update"}
+    child = Registry.from_mapping(parent.child_mapping("rg"))
+    assert child.raw["resources"] == {"hooks": "pre-update"}
+    assert child.hooks_for("0") == set() and child.hooks_for("hooks") == set()
