@@ -25,6 +25,11 @@ from app.clients.retry import Cloud
 
 # constraint name -> (service, find method, message for a missing value)
 _NEUTRON = "Unable to find {kind} with name or id '{value}'"
+def _keystone_missing(kind: str) -> Callable[[str], str]:
+    """Heat's "not found" message for a Keystone ``kind`` (``project``, ``role``...)."""
+    return lambda value: str(keystone.not_found(kind, value))
+
+
 LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "nova.flavor": ("compute", "find_flavor",
                     lambda v: f"No Flavor matching {{'name': '{v}'}}. (HTTP 404)"),
@@ -85,8 +90,7 @@ LOOKUPS: dict[str, tuple[str, str, Callable[[str], str]]] = {
                          lambda v: f"The QoSSpecs ({v}) could not be found."),
     "nova.host": ("compute", "find_hypervisor", lambda v: f"The Host ({v}) could not be found."),
     # Keystone: resolved as Heat's KeystoneClientPlugin does (app.clients.keystone)
-    **{f"keystone.{kind}": ("keystone", kind, lambda v, k=kind: str(keystone.not_found(k, v)))
-       for kind in keystone.KINDS},
+    **{f"keystone.{kind}": ("keystone", kind, _keystone_missing(kind)) for kind in keystone.KINDS},
 }
 
 #: Constraints looked up by a function of their own (services whose SDK ``find_*`` does not fit:
