@@ -89,12 +89,12 @@ def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine
 
     def listed() -> list[dict]:
         tasks = requests.get(f"{url}/api/tasks", timeout=10).json()
-        got = [t for t in tasks.values() if t.get("args") == "(project=itest, stack=web, resource=volume, CREATE)"]
+        got = [t for t in tasks.values() if t.get("args") == "(stack=web, resource=volume, CREATE)"]
         return list(tasks.values()) if got and got[0].get("state") == "SUCCESS" else []
     tasks = wait_for(listed, 60, 0.5, "flower to list the stack's tasks")
     named = {(t["name"], t["args"]) for t in tasks}
-    assert ("stoker.check_resource", "(project=itest, stack=web, resource=server, CREATE)") in named
-    assert ("stoker.poll_resource", "(project=itest, stack=web, resource=server, CREATE)") in named
+    assert ("stoker.check_resource", "(stack=web, resource=server, CREATE)") in named
+    assert ("stoker.poll_resource", "(stack=web, resource=server, CREATE)") in named
     queues = requests.get(f"{url}/api/queues/length", timeout=10).json()["active_queues"]
     assert {"stoker.engine", "stoker.poll", "stoker.maintenance"} <= {q["name"] for q in queues}
 
@@ -104,7 +104,7 @@ def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine
     assert mine, worker_log.read_text()[-3000:]
     assert {ln["stack_id"] for ln in mine} == {stack_id}
     assert all(ln.get("traversal") and ln.get("resource") for ln in mine)
-    assert any("check_resource(project=itest, stack=web, resource=volume, CREATE) started" in ln["message"]
+    assert any("check_resource(stack=web, resource=volume, CREATE) started" in ln["message"]
                for ln in mine)   # the successor, enqueued by a worker, still carries the id
 
 
