@@ -136,11 +136,13 @@ def _subnet(st: Store, net: Obj, name: str, cidr: str, project: str) -> Obj:
 
 def _seed_networks(st: Store, ids: dict[str, str], admin_project: str, demo_project: str) -> None:
     """As devstack lays them out: ``public`` (external, the admin project's) and ``private``
-    with ``private-subnet``, the demo project's own (an admin sees them, as Neutron's admin
-    sees every project's networks)."""
+    with ``private-subnet``, the demo project's own and shared, so that a server of any project
+    booted without a network (CloudFormation-era templates name none) has one, as on a cloud
+    that shares its tenant network."""
     public = _network(st, "public", admin_project, external=True)
     ids["network:public"] = public["id"]
     ids["subnet:public-subnet"] = _subnet(st, public, "public-subnet", "172.24.4.0/24", admin_project)["id"]
     private = _network(st, "private", demo_project, external=False)
+    private["shared"] = True   # every project's servers without a network of their own land on it
     ids["network:private"] = private["id"]
     ids["subnet:private-subnet"] = _subnet(st, private, "private-subnet", "10.0.0.0/26", demo_project)["id"]
