@@ -70,7 +70,7 @@ def test_stoker_sandbox_command_serves_and_flushes_state_on_sigterm(tmp_path):
             try:
                 if requests.get(f"http://127.0.0.1:{port}/sandbox/health", timeout=1).ok:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:   # not listening yet, or still seeding
                 pass
             assert time.monotonic() < deadline, "stoker sandbox did not start"
             time.sleep(0.1)

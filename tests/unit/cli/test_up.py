@@ -28,7 +28,7 @@ def test_procfile_embedded(tmp_path: Path) -> None:
     names = [p.name for p in procs]
     assert names == ["api", "cfn", "worker1", "worker2", "worker3", "beat", "sandbox"]
     api = procs[0].argv
-    assert "app.cli.wsgi:build_app()" in api and "127.0.0.1:18123" in api
+    assert "app.cli.wsgi:create_app()" in api and "127.0.0.1:18123" in api
     assert api[api.index("--workers") + 1] == "2" and api[api.index("--threads") + 1] == "4"
     w2 = procs[3].argv
     assert w2[w2.index("--pool") + 1] == "threads" and w2[w2.index("-c") + 1] == "6"

@@ -87,8 +87,10 @@ def test_preview_describes_resources_and_persists_nothing(client):
     st = r.get_json()["stack"]
     assert st["stack_name"] == "pv" and st["description"] == "pv"
     res = {x["resource_name"]: x for x in st["resources"]}
-    assert res["rs"]["properties"] == {"length": 3} and res["rs"]["required_by"] == ["v"]
-    assert res["v"]["properties"] == {"value": None}  # not known before rs exists
+    # as Heat's preview: every property, the schema's defaults filled in
+    assert res["rs"]["properties"]["length"] == 3 and res["rs"]["required_by"] == ["v"]
+    assert res["rs"]["properties"]["character_classes"] == [{"class": "lettersdigits", "min": 1}]
+    assert res["v"]["properties"] == {"value": None, "type": None}  # not known before rs exists
     assert {x["resource_status"] for x in res.values()} == {"COMPLETE"}
     assert _stack_count(client) == 0
     bad = client.post("/v1/bad/stacks/preview", json={"stack_name": "pv", "template": {
