@@ -105,10 +105,11 @@ def _check(data: Obj) -> None:
 
 
 def _default_network(project: str | None) -> Obj | None:
-    for net in store().all("networks"):
-        if net.get("project_id") == project and not net.get("router:external"):
-            return net
-    return None
+    """The project's own tenant network, else a shared one (as Zun's kuryr picks)."""
+    nets = [n for n in store().all("networks") if not n.get("router:external")
+            and (n.get("project_id") == project or n.get("shared"))]
+    nets.sort(key=lambda n: n.get("project_id") != project)
+    return nets[0] if nets else None
 
 
 def _attach(c: Obj, nets: list[Obj]) -> None:

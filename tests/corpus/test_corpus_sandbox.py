@@ -52,6 +52,10 @@ KEY_NAME = "corpus-key"
 
 #: Template path -> why it does not pass on the sandbox yet (asserted exactly: only shrinks).
 KNOWN_DIVERGENCES: dict[str, str] = {
+    "heat-templates/hot/barbican/order.yaml":
+        "the order's generated secret outlives the stack (Barbican keeps what an order made when "
+        "the order is deleted, and Heat deletes only the order), so the empty-sandbox check "
+        "cannot hold; tests/types_api/test_barbican.py runs it and deletes the secret",
     "heat-templates/hot/multi_region_hello_world.yaml":
         "its second remote stack is in RegionTwo; the sandbox's catalog has RegionOne only, so "
         "the create is refused with Heat's 'Cannot establish connection to Heat endpoint at "
@@ -104,6 +108,10 @@ TEMPLATE_OUTPUT_ERRORS: dict[str, dict[str, str]] = {
 
 #: Per template: parameters whose meaning the name does not tell (``@`` = a bootstrap id).
 TEMPLATE_VALUES: dict[str, dict[str, Any]] = {
+    # a compute host the cloud has (the sandbox's are sandbox-1 ... sandbox-8)
+    "heat-templates/hot/blazar/blazar_host.yaml": {"name": "sandbox-1"},
+    # the cluster's key pair must exist: DevStack's extras made one
+    "heat-templates/hot/magnum/create_coe_cluster.yaml": {"keypair": KEY_NAME},
     # the network is the router's external gateway
     "heat-tempest-plugin/heat_tempest_plugin/tests/scenario/templates/remote_nested_base.yaml":
         {"network_name": "@network:public"},

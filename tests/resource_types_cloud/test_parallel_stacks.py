@@ -3,7 +3,9 @@ stack): in the same project, and in two projects. Each gets its own network, sub
 server in its own project, both complete, and deleting both leaves the sandbox as it was."""
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -41,14 +43,19 @@ outputs:
 """
 
 
-def _grant_admin(sandbox: Any, project: str) -> None:
+@contextlib.contextmanager
+def _granted_admin(sandbox: Any, project: str) -> Iterator[None]:
     """The stack's project must be one the cloud user may scope to (as an operator grants
-    Heat's user a role on a tenant's project)."""
+    Heat's user a role on a tenant's project); the grant is revoked afterwards."""
     from tests.sandbox.conftest import connect
     conn = connect(sandbox)
     ids = dict(sandbox.admin("GET", "ids")["ids"])
-    conn.identity.assign_project_role_to_user(ids[f"project:{project}"], ids["user:admin"],
-                                              ids["role:member"])
+    args = (ids[f"project:{project}"], ids["user:admin"], ids["role:member"])
+    conn.identity.assign_project_role_to_user(*args)
+    try:
+        yield
+    finally:
+        conn.identity.unassign_project_role_from_user(*args)
 
 
 def _create_in_parallel(specs: list[tuple[str, str, str]]) -> list[Any]:
@@ -87,8 +94,11 @@ def _outputs(st: Any) -> dict[str, Any]:
                          ids=["same-project", "two-projects"])
 def test_two_stacks_in_parallel(tenants: tuple[str, str], db: Any, cloud_settings: Any,
                                 sandbox: Any, no_leaks: None) -> None:
-    if "demo" in tenants:
-        _grant_admin(sandbox, "demo")
+    with _granted_admin(sandbox, "demo") if "demo" in tenants else contextlib.nullcontext():
+        _two_stacks(tenants, sandbox)
+
+
+def _two_stacks(tenants: tuple[str, str], sandbox: Any) -> None:
     ids = dict(sandbox.admin("GET", "ids")["ids"])
     first, second = _create_in_parallel([(tenants[0], "par-a", "10.61.0.0/24"),
                                           (tenants[1], "par-b", "10.62.0.0/24")])

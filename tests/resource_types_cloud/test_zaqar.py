@@ -1,54 +1,48 @@
-"""Zaqar types against a sandbox whose catalog also names a Mistral (``workflowv2``) endpoint:
+"""Zaqar types against the sandbox (whose Mistral, ``workflowv2``, runs the trigger's workflows):
 the MistralTrigger's subscription as Heat builds it, a subscription's bad subscriber refused
 with Heat's message, and a redelivered subscription create that keeps the first one's."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from app import errors
-from tests.sandbox.conftest import SandboxHandle, start_sandbox
 
-from .conftest import DELAYS
-
-MISTRAL = "http://127.0.0.1:9/workflow/v2"
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[SandboxHandle]:
-    handle = start_sandbox(delays=DELAYS, extra_catalog=[
-        {"type": "workflowv2", "name": "mistral", "url": MISTRAL}])
-    yield handle
-    handle.server.shutdown()
+WORKFLOW = {"type": "direct", "tasks": [{"name": "noop", "action": "std.noop"}]}
 
 
 def test_mistral_trigger_subscribes_the_workflow_execution(driver: Any, sandbox: Any) -> None:
+    mistral = f"{sandbox.url}/workflow/v2"
+    wf1 = driver.create("OS::Mistral::Workflow", "wf1", dict(WORKFLOW))
+    wf2 = driver.create("OS::Mistral::Workflow", "wf2", dict(WORKFLOW))
     queue = driver.create("OS::Zaqar::Queue", "queue", {"name": "triggers"})
     trigger = driver.create("OS::Zaqar::MistralTrigger", "trigger", {
-        "queue_name": "triggers", "workflow_id": "wf-1", "params": {"env": {"a": 1}},
+        "queue_name": "triggers", "workflow_id": wf1.resource_id, "params": {"env": {"a": 1}},
         "input": {"x": 2}, "ttl": 3600})
     shown = trigger.resolve_attribute("show")
-    assert shown["subscriber"] == f"trust+{MISTRAL}/executions"
+    assert shown["subscriber"] == f"trust+{mistral}/executions"
     assert shown["ttl"] == 3600
     assert json.loads(shown["options"]["post_data"]) == {
-        "workflow_id": "wf-1", "params": {"env": {"a": 1, "notification": "$zaqar_message$"}},
+        "workflow_id": wf1.resource_id, "params": {"env": {"a": 1, "notification": "$zaqar_message$"}},
         "input": {"x": 2}}
     # a message posted to the queue is recorded as the execution it would start
     queue.zaqar("POST", "/queues/triggers/messages", json={"messages": [{"body": {"go": 1}}]})
     store = sandbox.app.extensions["sandbox"].store
     assert store.get("zaqar_subscriptions", trigger.resource_id)["deliveries"] == \
-        [{"subscriber": f"trust+{MISTRAL}/executions", "body": {"go": 1}}]
-    trigger = driver.update(trigger, {"queue_name": "triggers", "workflow_id": "wf-2",
+        [{"subscriber": f"trust+{mistral}/executions", "body": {"go": 1}}]
+    trigger = driver.update(trigger, {"queue_name": "triggers", "workflow_id": wf2.resource_id,
                                       "ttl": 3600})
     assert json.loads(trigger.resolve_attribute("show")["options"]["post_data"])[
-        "workflow_id"] == "wf-2"
+        "workflow_id"] == wf2.resource_id
     assert queue.resolve_attribute("href").endswith("/messaging/queues/triggers")
     driver.delete(trigger)
     driver.delete(queue)
+    driver.delete(wf1)
+    driver.delete(wf2)
 
 
 def test_subscription_checks_its_subscriber_and_adopts_a_redelivered_create(driver: Any) -> None:
