@@ -163,7 +163,8 @@ class ServerActions:
 class VolumeActions:
     """Snapshot of ``OS::Cinder::Volume`` as Heat's CinderVolume: a Cinder backup, its id kept
     in the resource data (``backup_id``) for the stack snapshot; restoring sets the volume's
-    ``backup_id`` property to it; deleting the stack snapshot deletes the backup."""
+    ``backup_id`` property to it (an attached volume is detached for the restore and attached
+    again after it); deleting the stack snapshot deletes the backup."""
 
     resource_id: str | None
     data: dict[str, Any]
@@ -200,6 +201,61 @@ class VolumeActions:
                 raise
             return None
         return str(backup_id)
+
+    def detach_attach_steps(self, shown: Mapping[str, Any]) -> tuple[list[dict[str, Any]],
+                                                                     list[dict[str, Any]]]:
+        """Heat's ``CinderVolume._detach_attach_progress``: for a volume attached to a server
+        (``shown``: Cinder's volume JSON; its first attachment, as Heat), the update step that
+        detaches it and the one that attaches it again to the same server at the same device;
+        ``([], [])`` for a volume attached nowhere."""
+        attachments = list(shown.get("attachments") or [])
+        if not attachments:
+            return [], []
+        server, device = str(attachments[0].get("server_id")), attachments[0].get("device")
+        return ([{"action": "detach", "server": server}],
+                [{"action": "attach", "server": server, "device": device}])
+
+    def start_attach_step(self, step: Mapping[str, Any], shown: Mapping[str, Any]) -> bool:
+        """Start a ``detach`` / ``attach`` step (``shown``: the volume's JSON) once the volume is
+        ready for it (``in-use`` / ``available``), through Nova's ``os-volume_attachments`` as
+        Heat's nova client plugin's ``detach_volume`` / ``attach_volume``; a step the volume
+        already shows done counts as started. :returns: whether it was started (False: not
+        ready yet, or Nova answered 409 while the server is busy, e.g. rebuilding).
+        :raises errors.CloudError: Nova refused otherwise."""
+        state = str(shown.get("status", "")).lower()
+        if self.attach_step_done(step, state, shown):
+            return True
+        path = f"/servers/{step['server']}/os-volume_attachments"
+        try:
+            if step["action"] == "detach":
+                if state != "in-use":
+                    return False
+                self.cloud().request("compute", "DELETE", f"{path}/{self.resource_id}")
+            else:
+                if state != "available":
+                    return False
+                attach: dict[str, Any] = {"volumeId": self.resource_id}
+                if step.get("device"):
+                    attach["device"] = step["device"]
+                self.cloud().request("compute", "POST", path, json={"volumeAttachment": attach})
+        except errors.CloudError as exc:
+            if exc.status == 409:
+                return False
+            if step["action"] == "detach" and is_not_found(exc):
+                return True
+            raise
+        return True
+
+    @staticmethod
+    def attach_step_done(step: Mapping[str, Any], state: str, shown: Mapping[str, Any]) -> bool:
+        """Heat's ``check_detach_volume_complete`` / ``check_attach_volume_complete``: detached
+        once ``available`` with no attachment to the server, attached once ``in-use`` with
+        one."""
+        attached = any(str(a.get("server_id")) == step["server"]
+                       for a in shown.get("attachments") or [])
+        if step["action"] == "detach":
+            return state == "available" and not attached
+        return state == "in-use" and attached
 
     @staticmethod
     def restore_properties(properties: Mapping[str, Any],

@@ -129,7 +129,10 @@ class Volume(CloudResource, VolumeActions):
                       changed: Mapping[str, Any]) -> dict[str, Any]:
         """As Heat: ``name`` and ``metadata`` (replaced) at once; ``read_only``; a bigger
         ``size`` extends, a new ``volume_type`` retypes and a ``backup_id`` restores, each
-        polled until the volume is ``available`` again (shrinking is refused, as in Heat).
+        polled until the volume is ``available`` again (shrinking is refused, as in Heat). An
+        attached volume is detached before a restore and attached again after the other
+        actions (Heat's ``_detach_attach_progress``): Cinder restores only onto an
+        ``available`` volume.
 
         :raises NotSupported: ``size`` smaller than the current one.
         """
@@ -150,26 +153,40 @@ class Volume(CloudResource, VolumeActions):
         if "read_only" in changed and self.properties.get("read_only") is not None:
             storage.set_volume_readonly(volume, bool(self.properties["read_only"]))
         todo: list[dict[str, Any]] = []
+        if "backup_id" in changed and self.properties.get("backup_id"):
+            detach, attach = self.detach_attach_steps(read_volume(self.cloud(), str(volume)))
+            todo += [*detach, {"action": "restore", "backup": self.resolve(
+                "cinder.backup", self.properties["backup_id"])}]
+        else:
+            attach = []
         if "size" in changed and self.properties.get("size"):
             if int(self.properties["size"]) < int(old.get("size") or 0):
                 raise NotSupported(f"Shrinking volume {self.name}")
             todo.append({"action": "extend", "size": int(self.properties["size"])})
         if "volume_type" in changed and self.properties.get("volume_type"):
             todo.append({"action": "retype", "type": self.properties["volume_type"]})
-        if "backup_id" in changed and self.properties.get("backup_id"):
-            todo.append({"action": "restore", "backup": self.resolve(
-                "cinder.backup", self.properties["backup_id"])})
-        return {"todo": todo}
+        return {"todo": todo + attach}
 
     def check_update_complete(self, handle: Any) -> bool:
-        """One queued action at a time, each started once the volume is available."""
+        """One queued action at a time, each started once the volume is ready for it and done
+        once it is ``available`` / ``in-use`` again (a detach or attach: once the volume's
+        attachments say so)."""
         todo = (handle or {}).get("todo") or []
         storage = self.cloud().block_storage
         while todo:
             step = todo[0]
-            state = str((self.polled() or {}).get("status", "")).lower()
+            shown = self.polled() or {}
+            state = str(shown.get("status", "")).lower()
             if state.startswith("error"):
                 raise in_error(state, "Unknown")
+            if step["action"] in ("detach", "attach"):
+                if not step.get("started"):
+                    step["started"] = self.start_attach_step(step, shown)
+                    return False
+                if not self.attach_step_done(step, state, shown):
+                    return False
+                todo.pop(0)
+                continue
             if state not in ("available", "in-use"):
                 return False
             if not step.get("started"):

@@ -30,6 +30,7 @@ DEFAULT_DELAYS: dict[str, float] = {
     "volume_delete": 0.3,      # deleting -> gone
     "snapshot_create": 0.3,
     "backup_create": 0.5,
+    "backup_restore": 0.3,     # restoring-backup -> available (volume), restoring -> available
     "lb_provision": 1.0,       # PENDING_CREATE/UPDATE -> ACTIVE (Octavia)
     "lb_delete": 0.5,          # PENDING_DELETE -> gone
     "image_import": 0.2,

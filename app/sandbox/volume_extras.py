@@ -1,6 +1,12 @@
 """Cinder v3 volume types (extra specs, encryption), snapshots and backups (minimal: create,
 list, show, delete, restore) for the sandbox. Snapshots and backups are ``creating`` until their
 delay has passed, ``deleting`` then gone.
+
+A backup keeps the volume's metadata as it was when backed up, and a restore puts it back on the
+target volume (merged over what is there, as Cinder's backup metadata restore): the sandbox's
+observable trace of "the backup's data". During a restore the target volume is
+``restoring-backup`` and the backup ``restoring`` until the ``backup_restore`` delay has passed;
+restoring onto an existing volume needs it ``available`` and at least as large as the backup.
 """
 from __future__ import annotations
 
@@ -283,7 +289,8 @@ def create_backup() -> Any:
               "fail_reason": None, "object_count": 0, "has_dependent_backups": False,
               "is_incremental": bool(data.get("incremental")), "metadata": dict(data.get("metadata") or {}),
               "os-backup-project-attr:project_id": project, "user_id": auth.ctx().user_id,
-              "encryption_key_id": None, "_project_id": project}
+              "encryption_key_id": None, "_project_id": project,
+              "_volume_metadata": dict(vol.get("metadata") or {})}
     st.add("backups", backup)
     st.schedule(backup, sb().behaviour.delay("backup_create"), {"status": "available", "object_count": 1})
     return reply({"backup": {"id": backup["id"], "name": backup["name"], "links": vol_links("backups", backup["id"])}},
@@ -320,6 +327,7 @@ def delete_backup(backup_id: str) -> Any:
 
 @bp.post("/backups/<backup_id>/restore")
 def restore_backup(backup_id: str) -> Any:
+    st = store()
     backup = get_backup(backup_id)
     if backup["status"] != "available":
         raise SandboxError(400, "Invalid backup: Backup status must be available")
@@ -330,4 +338,10 @@ def restore_backup(backup_id: str) -> Any:
             raise SandboxError(400, "Invalid volume: Volume to be restored to must be available and large enough")
     else:
         vol = new_volume(auth.ctx().project_id, backup["size"], name=data.get("name") or f"restore_backup_{backup_id}")
+    st.cancel_pending(vol)
+    delay = sb().behaviour.delay("backup_restore")
+    vol["status"], backup["status"] = "restoring-backup", "restoring"
+    st.schedule(vol, delay, {"status": "available",
+                             "metadata": {**vol["metadata"], **backup.get("_volume_metadata", {})}})
+    st.schedule(backup, delay, {"status": "available"})
     return reply({"restore": {"backup_id": backup_id, "volume_id": vol["id"], "volume_name": vol["name"]}}, 202)
