@@ -277,7 +277,9 @@ def _finishing(st: Stack | None, traversal_id: str) -> bool:
 def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) -> None:
     """Every node of the traversal has ended: set the stack's final status (and outputs),
     write the stack event, wake a parent stack's node, and start a rollback if a failed
-    create or update asks for one. Inside the caller's transaction. Does nothing unless the
+    create or update asks for one; a completed DELETE also deletes the stack's snapshots, their
+    cloud objects and rows (Heat's ``delete_all_snapshots``; one that cannot be deleted fails
+    the DELETE). Inside the caller's transaction. Does nothing unless the
     traversal is still the stack's, in progress, with no node left to count: so it may be
     called again to recover one whose finishing was lost (:func:`outcome.count_committed`)."""
     st = s.get(Stack, stack_id)
@@ -292,6 +294,9 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
         _refresh_output_attributes(s, st, loaded)   # may read the cloud: before the row lock
         outputs = resolve_outputs(s, st.id, loaded)
+    cleaned: tuple[list[str], str | None] = ([], None)
+    if st.action == Action.DELETE and not st.failed:  # the cloud too: before the row lock
+        cleaned = snapshots.delete_all_cloud(s, st)
     # then the row locked and read afresh: a newer traversal (an update, a delete, a cancel, a
     # timeout) that committed meanwhile wins, and of two callers (the last count and a
     # recovery) one finishes
@@ -311,7 +316,9 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
         reason = checked.final_reason(s, st.id, status, reason)
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts
     if st.action == Action.DELETE and status == Status.COMPLETE:
-        failure = auth.stack_deleted(s, st.id, config.get())  # keystone: the trust goes too
+        snapshots.delete_rows(s, cleaned[0])
+        # the snapshots' cloud objects, then (keystone) the trust
+        failure = cleaned[1] or auth.stack_deleted(s, st.id, config.get())
         if failure:
             status, reason = Status.FAILED, failure
             st.status, st.status_reason = status, reason

@@ -6,7 +6,8 @@ A snapshot is ``{"id", "name", "action", "status", "status_reason", "data", "cre
 stack goes SNAPSHOT_IN_PROGRESS → SNAPSHOT_COMPLETE (each resource's ``handle_snapshot``: a
 volume is backed up) and the snapshot CREATE IN_PROGRESS → COMPLETE with the stack's data
 (:mod:`app.convergence.snapshots`). Delete also deletes what the snapshot holds in the cloud (a
-volume's backup). Restore updates the stack to the snapshot's template (a volume's
+volume's backup); so does a stack delete for every snapshot of the stack, at the end of its
+DELETE traversal. Restore updates the stack to the snapshot's template (a volume's
 ``backup_id`` set to its backup, as Heat's ``handle_restore``), environment and files (a RESTORE traversal: resources still as the
 snapshot has them are left alone, so generated values such as a RandomString's are kept).
 
