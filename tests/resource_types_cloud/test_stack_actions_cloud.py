@@ -286,3 +286,29 @@ def test_snapshot_of_a_server_is_an_image_restored_and_deleted(db: Any, cloud_se
     assert glance.find_image(image_id) is None
     stacks.delete_stack(CTX, st.name, st.id)
     assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+
+
+def test_stack_delete_deletes_its_snapshots_rows_and_backups(db: Any, cloud_settings: Any,
+                                                             sandbox: Any) -> None:
+    """Heat's ``Stack.delete_all_snapshots``: deleting the stack deletes each snapshot's
+    backup and the snapshot rows themselves."""
+    from sqlalchemy import select
+
+    from app.models import Snapshot, read_session
+    from app.services import snapshots
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "vol": {"type": "OS::Cinder::Volume", "properties": {"size": 1}}}}
+    st = stacks.create_stack(CTX, stack_name="volsnapdel", template=tmpl)
+    snap = snapshots.create_snapshot(CTX, st.name, st.id, "v1")
+    assert snap["status"] == "COMPLETE", snap["status_reason"]
+    backup_id = snap["data"]["resources"]["vol"]["resource_data"]["backup_id"]
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert stacks.get_by_id(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    with read_session() as s:
+        assert s.execute(select(Snapshot).where(Snapshot.stack_id == st.id)).first() is None
+    storage = connect(sandbox).block_storage
+    for _ in range(200):
+        if storage.find_backup(backup_id) is None:
+            break
+        time.sleep(0.05)
+    assert storage.find_backup(backup_id) is None
