@@ -72,6 +72,32 @@ def test_backups(no_leaks, conn):
     conn.block_storage.delete_volume(volume)
 
 
+def test_backup_restore_onto_a_volume(no_leaks, conn):
+    """Cinder's restore onto an existing volume: refused unless the volume is available (an
+    in-use one too); the volume is ``restoring-backup`` and the backup ``restoring`` meanwhile;
+    the volume gets back the metadata it had when backed up."""
+    volume = available(conn, conn.block_storage.create_volume(size=1, metadata={"state": "v1"}))
+    backup = conn.block_storage.create_backup(volume_id=volume.id)
+    backup = conn.block_storage.wait_for_status(backup, "available", interval=0.05, wait=5)
+    conn.block_storage.set_volume_metadata(volume, state="v2")
+    conn.block_storage.reset_volume_status(volume, status="in-use", attach_status=None,
+                                           migration_status=None)
+    with pytest.raises(exceptions.BadRequestException) as err:
+        conn.block_storage.restore_backup(backup, volume_id=volume.id)
+    assert "Volume to be restored to must be available" in str(err.value)
+    conn.block_storage.reset_volume_status(volume, status="available", attach_status=None,
+                                           migration_status=None)
+    conn.block_storage.restore_backup(backup, volume_id=volume.id)
+    assert conn.block_storage.get_volume(volume).status == "restoring-backup"
+    assert conn.block_storage.get_backup(backup).status == "restoring"
+    volume = available(conn, volume)
+    assert volume.metadata == {"state": "v1"}
+    conn.block_storage.wait_for_status(backup, "available", interval=0.05, wait=5)
+    conn.block_storage.delete_backup(backup)
+    conn.block_storage.wait_for_delete(backup, interval=0.05, wait=5)
+    conn.block_storage.delete_volume(volume)
+
+
 def test_invalid_size_and_quota(no_leaks, conn):
     with pytest.raises(exceptions.BadRequestException):
         conn.block_storage.create_volume(size=0)
