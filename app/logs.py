@@ -102,8 +102,11 @@ class JsonFormatter(logging.Formatter):
 
 
 def process_name() -> str:
-    """``api``, ``worker``, ``beat`` or ``flower`` from the command line, else the program name."""
+    """``api``, ``worker``, ``beat`` or ``flower`` from the command line (``flower`` also for
+    ``python -m app.tasks.flower``), else the program name."""
     args, program = sys.argv[1:], " ".join(sys.argv[:1])
+    if "app.tasks.flower" in sys.orig_argv[1:3]:   # [python, -m, module]: known while importing
+        return "flower"
     if "celery" in program:
         for name in ("worker", "beat", "flower"):
             if name in args:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from app import config
+from app.cli import banner
 from app.cli.client import CliError
 
 COLORS = ["36", "33", "32", "35", "34", "96", "93", "92", "95", "94"]
@@ -343,21 +344,6 @@ def start_all(sup: Supervisor, settings: config.Settings, *, sandbox: bool,
     return sandbox
 
 
-def banner(settings: config.Settings, *, sandbox: bool) -> list[str]:
-    lines = [f"Stoker is up — Orchestration API  {settings.api_endpoint}",
-             f"  workers: {settings.workers} × {settings.worker_concurrency} "
-             f"{'greenlets' if settings.worker_pool == 'gevent' else 'threads'}   "
-             f"broker: {settings.broker_url}",
-             f"  database: {settings.database_url}"]
-    lines.append(f"  CloudFormation API: http://127.0.0.1:{settings.cfn_port}/v1")
-    if sandbox:
-        lines.append(f"  sandbox cloud: http://127.0.0.1:{settings.sandbox_port}")
-    lines.append(f"  try: stoker stack create -t examples/demo.yaml demo --wait "
-                 f"--url {settings.api_endpoint}")
-    lines.append("  Ctrl-C stops everything.")
-    return lines
-
-
 def run_up(settings: config.Settings, *, sandbox: bool, out: IO[str] | None = None,
            flower: bool = False) -> int:
     """``stoker up``: start everything, stay in the foreground, stop everything.
@@ -373,7 +359,7 @@ def run_up(settings: config.Settings, *, sandbox: bool, out: IO[str] | None = No
             sandbox = start_all(sup, settings, sandbox=sandbox, flower=flower)
             if flower:
                 sup.log("system", f"  flower: http://127.0.0.1:{settings.flower_port}")
-            for line in banner(settings, sandbox=sandbox):
+            for line in banner.lines(settings, sandbox=sandbox):
                 sup.log("system", line)
             restarts: list[float] = []
             while True:

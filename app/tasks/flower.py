@@ -1,9 +1,17 @@
 """Flower, the Celery dashboard, as ``stoker up --flower`` and the Procfile's ``flower`` run it.
 
-``celery -A app.tasks flower`` reads the same ``celeryconfig.py`` as the workers, so it sees
-the engine, poll and maintenance queues, and the task events the workers send (every task with
-its readable ``argsrepr``, :mod:`app.tasks.labels`). Its HTTP API (``/api/tasks``,
-``/api/workers``, ``/api/queues/length``...):
+``python -m app.tasks.flower [flower options]`` is ``celery -A app.tasks flower [options]``: it
+reads the same ``celeryconfig.py`` as the workers, so it sees the engine, poll and maintenance
+queues, and the task events the workers send (every task with its readable ``argsrepr``,
+:mod:`app.tasks.labels`). One thing is added to stock Flower: its worker list
+(``/api/workers``, the Workers page) is filled by an inspection (``celery inspect stats``,
+``active_queues``...) that stock Flower runs once at start-up and again only on
+``?refresh=1``; a Flower started before its workers answer (``stoker up`` starts them together)
+listed none. Here the inspection is repeated every :data:`WATCH_INTERVAL` seconds while no
+worker is listed, and for every worker whose heartbeat Flower's event receiver hears but which
+the inspection has not listed yet (a worker started or replaced later).
+
+Its HTTP API (``/api/tasks``, ``/api/workers``, ``/api/queues/length``...):
 
 - no authentication configured (the embedded default): Flower listens on ``127.0.0.1`` only and
   its API answers without credentials (Flower's ``FLOWER_UNAUTHENTICATED_API``, set for that
@@ -17,8 +25,12 @@ its readable ``argsrepr``, :mod:`app.tasks.labels`). Its HTTP API (``/api/tasks`
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from app import config
+
+#: seconds between two looks for workers Flower has not inspected yet
+WATCH_INTERVAL = 2.0
 
 
 def authenticated(settings: config.Settings) -> bool:
@@ -29,7 +41,7 @@ def authenticated(settings: config.Settings) -> bool:
 def command(settings: config.Settings) -> tuple[list[str], dict[str, str]]:
     """``(argv, extra environment)`` of the Flower process for ``settings``."""
     address = settings.api_host if authenticated(settings) else "127.0.0.1"
-    argv = [sys.executable, "-m", "celery", "-A", "app.tasks", "flower",
+    argv = [sys.executable, "-m", "app.tasks.flower",
             f"--port={settings.flower_port}", f"--address={address}"]
     env: dict[str, str] = {}
     if settings.flower_basic_auth:
@@ -39,3 +51,42 @@ def command(settings: config.Settings) -> tuple[list[str], dict[str, str]]:
     if not authenticated(settings):
         env["FLOWER_UNAUTHENTICATED_API"] = "true"
     return argv, env
+
+
+def uninspected(inspected: set[str], heard: dict[str, bool]) -> bool:
+    """Whether Flower should inspect its workers again: none listed yet, or an alive worker
+    (``heard``: name -> alive, from the workers' heartbeats) is not among ``inspected``."""
+    return not inspected or any(alive and name not in inspected for name, alive in heard.items())
+
+
+def _watching_flower() -> type:
+    """Flower's application class, watching for workers its inspection has not listed."""
+    from flower.app import Flower
+    from tornado.ioloop import PeriodicCallback
+
+    class WatchingFlower(Flower):  # type: ignore[misc]
+        def _look_for_workers(self) -> None:
+            heard = {name: bool(w.alive) for name, w in self.events.state.workers.items()}
+            if uninspected(set(self.inspector.workers), heard):
+                self.update_workers()   # one inspection in flight at a time (Flower's Inspector)
+
+        def start(self) -> None:
+            PeriodicCallback(self._look_for_workers, WATCH_INTERVAL * 1000).start()
+            super().start()
+
+    return WatchingFlower
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Run ``celery -A app.tasks flower <argv>`` with the watching application class."""
+    import flower.command
+    from celery.bin.celery import main as celery_main
+
+    flower.command.Flower = _watching_flower()   # the class Flower's command instantiates
+    sys.argv = [sys.argv[0], "-A", "app.tasks", "flower",
+                *(sys.argv[1:] if argv is None else argv)]
+    return celery_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

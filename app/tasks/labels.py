@@ -1,8 +1,9 @@
 """Readable task arguments for Flower and ``celery events``: ``argsrepr`` of an engine step.
 
 ``check_resource('5f0c…', '9a1e…', 17, True)`` shows as
-``(stack=web, resource=server, CREATE)``: the stack's and the resource's names and the action
-the node performs (the stack's action on a forward node, ``DELETE`` on a reverse one). Names
+``(project=demo, stack=web, resource=server, CREATE)``: the stack's project (its ``tenant``:
+the project id, two projects' stacks may share a name), the stack's and the resource's names
+and the action the node performs (the stack's action on a forward node, ``DELETE`` on a reverse one). Names
 never change for a (stack id, resource id), so they are cached per process (:data:`CACHE_SIZE` entries); the stack's
 action is cached per traversal. A lookup that fails gives the ids instead: a label never stops
 a task from being sent. Labels are written only while task events are on (:func:`wanted`):
@@ -83,13 +84,15 @@ def prefetch(stack_id: str, resource_ids: list[int]) -> None:
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def _stack(stack_id: str, traversal_id: str) -> tuple[str, str]:
+    """``("project=<tenant>, stack=<name>", action)`` of the stack, in one read."""
     with read_session() as s:
-        row = s.execute(select(Stack.name, Stack.action).where(Stack.id == stack_id)).one()
-        return str(row.name), str(row.action)
+        row = s.execute(select(Stack.tenant, Stack.name, Stack.action)
+                        .where(Stack.id == stack_id)).one()
+        return f"project={row.tenant}, stack={row.name}", str(row.action)
 
 
 def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> str:
-    """``(stack=<name>, 50 resources: a, b, c, ..., <ACTION>)`` for a message of several steps
+    """``(project=<p>, stack=<name>, 50 resources: a, b, c, ..., <ACTION>)`` for a message of several steps
     (the first three names; the ids when the rows cannot be read)."""
     upd = any(u for _, u in nodes)
     try:
@@ -97,25 +100,25 @@ def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> st
         names = [_resource_name(stack_id, rid) for rid, _ in nodes[:3]]
     except Exception as exc:
         log.debug("no label for %s: %s", stack_id, exc)
-        stack_name, action = stack_id, "forward"
+        stack_name, action = f"stack={stack_id}", "forward"
         names = [str(rid) for rid, _ in nodes[:3]]
     more = ", ..." if len(nodes) > 3 else ""
-    return (f"(stack={stack_name}, {len(nodes)} resources: {', '.join(names)}{more}, "
+    return (f"({stack_name}, {len(nodes)} resources: {', '.join(names)}{more}, "
             f"{action if upd else 'DELETE'})")
 
 
 def timer(stack_id: str, traversal_id: str) -> str:
-    """``(stack=<name>, <ACTION> timeout)`` for a traversal's timer; the id when unreadable."""
+    """``(project=<p>, stack=<name>, <ACTION> timeout)`` for a traversal's timer; the id when unreadable."""
     try:
         stack_name, action = _stack(stack_id, traversal_id)
     except Exception as exc:
         log.debug("no label for %s: %s", stack_id, exc)
         return f"(stack={stack_id}, timeout)"
-    return f"(stack={stack_name}, {action} timeout)"
+    return f"({stack_name}, {action} timeout)"
 
 
 def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
-    """``(stack=<name>, resource=<name>, <ACTION>)`` for one node; with the ids when the rows
+    """``(project=<p>, stack=<name>, resource=<name>, <ACTION>)`` for one node; with the ids when the rows
     cannot be read."""
     try:
         stack_name, action = _stack(stack_id, traversal_id)
@@ -123,4 +126,4 @@ def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) ->
     except Exception as exc:
         log.debug("no label for %s/%s: %s", stack_id, resource_id, exc)
         return f"(stack={stack_id}, resource={resource_id}, {'forward' if is_update else 'DELETE'})"
-    return f"(stack={stack_name}, resource={name}, {action if is_update else 'DELETE'})"
+    return f"({stack_name}, resource={name}, {action if is_update else 'DELETE'})"

@@ -6,7 +6,11 @@ Follows Heat's ``template_format.parse``: text that starts with ``{`` is JSON, a
 
 * alias expansion is bounded ("billion laughs"): the composed node graph, with every alias
   expanded, may hold at most :data:`MAX_NODES` nodes, and recursive aliases are refused;
-* nesting depth is bounded by :data:`MAX_DEPTH`;
+* nesting depth is bounded by :data:`MAX_DEPTH` levels, the same bound and message
+  ("Template nesting exceeds 100 levels") for YAML text, JSON text and an already-loaded
+  mapping (a template sent as a JSON object); Heat itself has no such bound (its recursive
+  parser and resolver stop at Python's recursion limit), Stoker's keeps resolution well clear
+  of it;
 * the loader records where each value starts: :class:`Loaded` carries ``locations``, a map from
   a path (tuple of keys / list indexes) to ``(line, column)``, both 1-based.
 
@@ -82,7 +86,7 @@ def _measure(node: yaml.Node, sizes: dict[int, tuple[int, int]], active: set[int
     active.discard(key)
     sizes[key] = (count, depth + 1)
     if depth + 1 > MAX_DEPTH:
-        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")
+        raise too_deep()
     return sizes[key]
 
 
@@ -100,15 +104,24 @@ def _locate(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]], budge
             _locate(v, path + (i,), out, budget)
 
 
-def _json_depth(value: Any, depth: int = 0) -> None:
-    if depth > MAX_DEPTH:
-        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")
+def too_deep() -> errors.RequestLimitExceeded:
+    """The one error for a template nested deeper than :data:`MAX_DEPTH`, however it came."""
+    return errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")
+
+
+def check_depth(value: Any, level: int = 1) -> None:
+    """Refuse loaded data nested deeper than :data:`MAX_DEPTH` levels, counted as for YAML
+    text (:func:`_measure`): the document is level 1, each value one level below the mapping
+    or list holding it. The same bound for a template sent as YAML text, JSON text or a JSON
+    object in the request body. :raises errors.RequestLimitExceeded: :func:`too_deep`."""
+    if level > MAX_DEPTH:
+        raise too_deep()
     if isinstance(value, dict):
         for v in value.values():
-            _json_depth(v, depth + 1)
+            check_depth(v, level + 1)
     elif isinstance(value, list):
         for v in value:
-            _json_depth(v, depth + 1)
+            check_depth(v, level + 1)
 
 
 def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "template",
@@ -151,11 +164,10 @@ def _parse(text: str, what: str, json_first: bool) -> Loaded:
         try:
             data = json.loads(text)
         except RecursionError:
-            raise errors.RequestLimitExceeded(
-                f"Template nesting exceeds {MAX_DEPTH} levels") from None
+            raise too_deep() from None
         except ValueError as exc:
             raise errors.BadRequest(f"Error parsing {what} [root stack] {exc}") from exc
-        _json_depth(data)
+        check_depth(data)
         return Loaded(data)
     loader = _Loader(text)
     try:
@@ -165,7 +177,7 @@ def _parse(text: str, what: str, json_first: bool) -> Loaded:
         _measure(node, {}, set())
         data = loader.construct_document(node)
     except RecursionError:
-        raise errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels") from None
+        raise too_deep() from None
     except yaml.YAMLError as exc:
         pure = _pure_error(text, exc)
         raise errors.BadRequest(f"Error parsing {what} [root stack] {pure}") from pure
@@ -220,10 +232,13 @@ def load_mapping(source: str | bytes | Mapping[str, Any], *, max_size: int | Non
                  what: str = "template") -> Loaded:
     """Load ``source`` and check it is a mapping (as heat-api: "Template not in valid format").
 
-    An already-loaded mapping is taken as is (no locations).
+    An already-loaded mapping (a JSON object in the request body) is taken as is (no
+    locations), within the same nesting bound as text (:func:`check_depth`).
     :raises errors.BadRequest: not a mapping / not YAML.
+    :raises errors.RequestLimitExceeded: nested deeper than :data:`MAX_DEPTH`.
     """
     if isinstance(source, Mapping):
+        check_depth(source)
         return Loaded(dict(source))
     try:
         loaded = load_text(source, max_size=max_size, what=what)

@@ -391,3 +391,18 @@ def test_spoofed_identity_headers_are_ignored(api, world):
     resp = api.post(f"/v1/{project}/stacks", headers=spoof,
                     json={"stack_name": unique("sp"), "template": TEMPLATE})
     assert_fault(resp, 403, "HTTPForbidden")  # rita is a reader, whatever X-Roles says
+
+
+def test_a_validated_token_is_trusted_for_token_cache_time(api, ks_settings, world):
+    """keystonemiddleware keeps a token it validated for ``token_cache_time`` seconds (300,
+    its and Heat's default) in the process that validated it: revoked meanwhile, it is still
+    accepted there; another process (here: a fresh app) asks Keystone again and gets a 401."""
+    from app.api import build_app
+    cached = build_app(ks_settings.replace(token_cache_time=300)).test_client()
+    token, project = world.token("alice"), world.projects["alpha"]
+    assert cached.get(f"/v1/{project}/stacks", headers=headers(token)).status_code == 200
+    world.revoke(token)
+    assert cached.get(f"/v1/{project}/stacks", headers=headers(token)).status_code == 200
+    fresh = build_app(ks_settings.replace(token_cache_time=300)).test_client()
+    assert_fault(fresh.get(f"/v1/{project}/stacks", headers=headers(token)), 401,
+                 "HTTPUnauthorized")

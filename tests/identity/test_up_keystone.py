@@ -418,3 +418,27 @@ def test_software_deployments_poll_and_signal_as_the_stacks_users(up: Up) -> Non
         assert kc.credentials.list(user_id=user_id) == []
         with pytest.raises(exceptions.NotFound):
             kc.users.get(user_id)
+
+
+def test_the_banners_command_works(up: Up) -> None:
+    """The command ``stoker up --auth keystone`` suggests logs in to the sandbox's Keystone and
+    creates the demo stack (``/v1/admin`` without a token, the noauth suggestion, is a 401)."""
+    import shlex
+    import sys
+    repo = Path(__file__).resolve().parents[2]
+    deadline = time.monotonic() + 30
+    while not (tried := [ln.split("try: ", 1)[1] for ln in up.log.read_text().splitlines()
+                         if "try: " in ln]):
+        assert time.monotonic() < deadline, up.tail()
+        time.sleep(0.2)
+    argv = shlex.split(tried[0])
+    assert argv[0] == "openstack" and argv[argv.index("--os-auth-url") + 1] == up.auth_url
+    assert requests.get(f"http://127.0.0.1:{up.port}/v1/admin/stacks", timeout=10).status_code == 401
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "STOKER_"))}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
+    done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "CREATE_COMPLETE" in done.stdout
+    gone = subprocess.run([*argv[:argv.index("stack")], "stack", "delete", "--wait", "-y", "demo"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=180)
+    assert gone.returncode == 0, gone.stdout + gone.stderr

@@ -71,30 +71,39 @@ def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine
     # task events on from the first task (off by default: Flower alone turns the workers' on
     # only at its first enable_events, 5 s after it starts, and this stack may finish first)
     env = {**worker_env(engine_settings), "STOKER_LOG_FORMAT": "json", "STOKER_TASK_EVENTS": "1"}
+    # Flower first, its worker later: the worker list fills without ?refresh=1 once it is up
+    url = _flower(procs, engine_settings, env, "flower")
+    assert requests.get(f"{url}/api/workers", timeout=10).json() == {}
+    name = f"ops-{uuid.uuid4().hex[:6]}"
     worker_log = procs.start("worker", [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
                                         "--pool", "threads", "-c", "4", "-l", "INFO",
-                                        "-n", f"ops-{uuid.uuid4().hex[:6]}@%h",
+                                        "-n", f"{name}@%h",
                                         "--without-gossip", "--without-mingle"], env)
-    url = _flower(procs, engine_settings, env, "flower")
-    wait_for(lambda: requests.get(f"{url}/api/workers", params={"refresh": "true"},
-                                  timeout=10).json(), 60, 0.5, "flower to see the worker")
+    workers = wait_for(lambda: requests.get(f"{url}/api/workers", timeout=10).json(), 60, 0.5,
+                       "flower to list the worker")
+    assert [w.split("@")[0] for w in workers] == [name]
+    assert {"stats", "active_queues", "registered"} <= set(next(iter(workers.values())))
 
-    # the API writes the labels of what it enqueues only with task events on, as the workers
+    # the API writes the labels of what it enqueues only with task events on, as the workers;
+    # the stack is project itest's (noauth: the X-Auth-Project header), its tasks say so
     api = build_app(dataclasses.replace(engine_settings, task_events=True)).test_client()
-    resp = api.post("/v1/itest/stacks", json={"stack_name": "web", "template": TEMPLATE})
+    project = {"X-Auth-Project": "itest"}
+    resp = api.post("/v1/itest/stacks", json={"stack_name": "web", "template": TEMPLATE},
+                    headers=project)
     assert resp.status_code == 201, resp.get_data(as_text=True)
     rid, stack_id = resp.headers["x-openstack-request-id"], resp.get_json()["stack"]["id"]
-    wait_for(lambda: api.get(f"/v1/itest/stacks/web/{stack_id}").get_json()["stack"]
-             ["stack_status"] == "CREATE_COMPLETE", 120, 0.2, "the stack")
+    wait_for(lambda: api.get(f"/v1/itest/stacks/web/{stack_id}", headers=project).get_json()
+             ["stack"]["stack_status"] == "CREATE_COMPLETE", 120, 0.2, "the stack")
 
     def listed() -> list[dict]:
         tasks = requests.get(f"{url}/api/tasks", timeout=10).json()
-        got = [t for t in tasks.values() if t.get("args") == "(stack=web, resource=volume, CREATE)"]
+        got = [t for t in tasks.values()
+               if t.get("args") == "(project=itest, stack=web, resource=volume, CREATE)"]
         return list(tasks.values()) if got and got[0].get("state") == "SUCCESS" else []
     tasks = wait_for(listed, 60, 0.5, "flower to list the stack's tasks")
     named = {(t["name"], t["args"]) for t in tasks}
-    assert ("stoker.check_resource", "(stack=web, resource=server, CREATE)") in named
-    assert ("stoker.poll_resource", "(stack=web, resource=server, CREATE)") in named
+    assert ("stoker.check_resource", "(project=itest, stack=web, resource=server, CREATE)") in named
+    assert ("stoker.poll_resource", "(project=itest, stack=web, resource=server, CREATE)") in named
     queues = requests.get(f"{url}/api/queues/length", timeout=10).json()["active_queues"]
     assert {"stoker.engine", "stoker.poll", "stoker.maintenance"} <= {q["name"] for q in queues}
 
@@ -104,7 +113,8 @@ def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine
     assert mine, worker_log.read_text()[-3000:]
     assert {ln["stack_id"] for ln in mine} == {stack_id}
     assert all(ln.get("traversal") and ln.get("resource") for ln in mine)
-    assert any("check_resource(stack=web, resource=volume, CREATE) started" in ln["message"]
+    assert any("check_resource(project=itest, stack=web, resource=volume, CREATE) started"
+               in ln["message"]
                for ln in mine)   # the successor, enqueued by a worker, still carries the id
 
 

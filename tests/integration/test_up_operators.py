@@ -1,6 +1,7 @@
 """``stoker up --flower`` as an operator runs it: Flower serves its API without credentials on
-loopback and lists the engine's ``check_resource`` tasks with arguments naming the stack's
-resources; a stack created with ``event_sinks: [{type: zaqar-queue, target_queue: Q}]`` leaves
+loopback, lists the worker it started with once that worker is up (no ``?refresh=1``), and
+lists the engine's ``check_resource`` tasks with arguments naming the stack's project and
+resources (two projects' stacks of the same name told apart); a stack created with ``event_sinks: [{type: zaqar-queue, target_queue: Q}]`` leaves
 its events (resource names and statuses) in queue Q of the sandbox's Zaqar API; the live page
 is served by the API process."""
 from __future__ import annotations
@@ -38,6 +39,12 @@ def test_up_with_flower_and_a_zaqar_event_sink(home: Path) -> None:  # noqa: F81
                                                      and _port_open(sandbox_port)),
                  90, 0.3, "the API, Flower and the sandbox")
         assert proc.poll() is None, log_path.read_text()[-3000:]
+        flower = f"http://127.0.0.1:{flower_port}"
+        # the worker, started with Flower, is listed once it is up: no ?refresh=1 needed
+        workers = wait_for(lambda: requests.get(f"{flower}/api/workers", timeout=10).json(),
+                           30, 0.5, "Flower to list the worker")
+        assert [w.split("@")[0] for w in workers] == ["worker1"]
+        assert "stoker.engine" in {q["name"] for q in next(iter(workers.values()))["active_queues"]}
         create = subprocess.run(
             [*_stoker(), "stack", "create", "-t", str(REPO / "examples" / "demo.yaml"),
              "-e", str(home / "sinks.yaml"), "it", "--wait"],
@@ -47,15 +54,21 @@ def test_up_with_flower_and_a_zaqar_event_sink(home: Path) -> None:  # noqa: F81
         stack = requests.get(f"{api}/stacks/it", timeout=10).json()["stack"]
         names = {r["resource_name"] for r in requests.get(
             f"{api}/stacks/it/{stack['id']}/resources", timeout=10).json()["resources"]}
-
-        flower = f"http://127.0.0.1:{flower_port}"
+        # a stack of the same name in another project (noauth: the X-Auth-Project header)
+        other = requests.post(f"http://127.0.0.1:{port}/v1/other/stacks",
+                              headers={"X-Auth-Project": "other"}, timeout=10,
+                              json={"stack_name": "it", "template": {
+                                  "heat_template_version": "2018-08-31",
+                                  "resources": {"nothing": {"type": "OS::Heat::None"}}}})
+        assert other.status_code == 201, other.text
 
         def listed() -> set[str]:
             tasks = requests.get(f"{flower}/api/tasks", timeout=10).json()
             got = {t["args"] for t in tasks.values() if t["name"] == "stoker.check_resource"}
-            return got if len(got) >= len(names) else set()
-        args = wait_for(listed, 60, 0.5, "Flower to list the stack's tasks")
-        assert {f"(stack=it, resource={n}, CREATE)" for n in names} <= args
+            return got if len(got) > len(names) else set()
+        args = wait_for(listed, 60, 0.5, "Flower to list the stacks' tasks")
+        assert {f"(project=admin, stack=it, resource={n}, CREATE)" for n in names} <= args
+        assert "(project=other, stack=it, resource=nothing, CREATE)" in args
 
         import openstack
         conn = openstack.connect(auth_url=f"http://127.0.0.1:{sandbox_port}/identity/v3",

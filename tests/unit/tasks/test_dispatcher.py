@@ -43,9 +43,9 @@ def test_steps_and_polls_name_their_stack_resource_and_action(events_on, monkeyp
         logs.clear()
     (n1, a1, k1), (n2, _a2, k2) = sent
     assert n1 == "stoker.check_resource" and a1 == (st.id, st.current_traversal, rid, True)
-    assert k1["argsrepr"] == "(stack=web, resource=server, CREATE)" and k1["countdown"] is None
+    assert k1["argsrepr"] == "(project=admin, stack=web, resource=server, CREATE)" and k1["countdown"] is None
     assert n2 == "stoker.poll_resource" and k2["countdown"] == 2.5
-    assert k2["argsrepr"] == "(stack=web, resource=server, DELETE)"
+    assert k2["argsrepr"] == "(project=admin, stack=web, resource=server, DELETE)"
     assert k1["headers"] == {dispatcher.REQUEST_ID_HEADER: "req-1234"}
 
 
@@ -136,7 +136,7 @@ def test_a_batch_label_names_its_stack_first_resources_and_action(db):
     st = final(CTX, st.id)
     ids = [r.id for _, r in sorted(rows(st.id).items())]
     got = labels.steps(st.id, st.current_traversal, [(i, True) for i in ids])
-    assert got == "(stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
+    assert got == "(project=admin, stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
 
 
 def test_a_stack_timer_names_its_stack_and_action(events_on):
@@ -149,7 +149,7 @@ def test_a_stack_timer_names_its_stack_and_action(events_on):
             sent.append(kw)
 
     dispatcher.CeleryDispatcher(App()).stack_timeout(st.id, st.current_traversal, 60)
-    assert sent[0]["argsrepr"] == "(stack=timed, CREATE timeout)"
+    assert sent[0]["argsrepr"] == "(project=admin, stack=timed, CREATE timeout)"
     labels._stack.cache_clear()
     assert labels.timer("nope", "t") == "(stack=nope, timeout)"
 

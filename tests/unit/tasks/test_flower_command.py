@@ -12,7 +12,7 @@ from app.tasks import flower
 
 def test_the_embedded_default_listens_on_loopback_port_5555_with_an_open_api():
     argv, env = flower.command(config.load({}))
-    assert argv[:6] == [sys.executable, "-m", "celery", "-A", "app.tasks", "flower"]
+    assert argv[:3] == [sys.executable, "-m", "app.tasks.flower"]
     assert "--port=5555" in argv and "--address=127.0.0.1" in argv
     assert env == {"FLOWER_UNAUTHENTICATED_API": "true"}
 
