@@ -41,11 +41,11 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, group_batches, groups, nested, scaling_group
+from app.convergence import attrdata, group_batches, groups, nested, plugins, scaling_group
 from app.convergence import definitions as loaded_defs
 from app.convergence import update as updating
 from app.convergence.rows import ResourceRow
-from app.engine import graph
+from app.engine import change, graph
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session
 from app.resource_types import aws_elb, base, heat_stack, registry
@@ -176,31 +176,41 @@ def _after(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
     return attrdata.pending()
 
 
+#: the preview's list for each of the update's verdicts
+LISTED = {change.Change.UNCHANGED: "unchanged", change.Change.UPDATE: "updated",
+          change.Change.REPLACE: "replaced"}
+
+
 def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
               data: dict[str, Any], inputs: dict[str, Any]) -> str:
-    """``replaced``, ``updated`` or ``unchanged`` for an existing resource (nested stacks are
-    refined by :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of
-    its requirements), the old ones the stored ``data``."""
+    """``replaced``, ``updated`` or ``unchanged`` for an existing resource, by the update
+    step's own rules (:mod:`app.engine.change`; nested stacks are refined by
+    :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of its
+    requirements), the old ones the stored ``data``. A DELETE_COMPLETE one is replaced (Heat
+    makes it again)."""
     rdef = new.definition.resources[r.name]
-    if getattr(rdef, "implementation", rdef.type) != ResourceRow.of(r).impl() \
-            or groups.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE):
         return "replaced"
-    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE) or (
-            r.status == Status.FAILED and not _is_nested(r) and updating.replace_failed(st, r, cur)):
-        return "replaced"  # a failed nested stack, or a failed but healthy resource, is updated
+    row = updating.existing(ResourceRow.of(r), rdef)
+    if change.replaced_as_is(row, lambda: updating.replace_failed(st, r, cur)):
+        return "replaced"
     props = updating.new_props(st, r, new, inputs)  # the engine's own resolution
-    if _is_nested(r):
-        return "updated"  # the engine always updates a child stack; its preview decides
     old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
-    if props == (old or {}):
-        return "unchanged"
-    if old is None:
-        return "updated"
+    verdict = change.by_properties(row, props == (old or {}), lambda: plugins.always_updates(
+        nested.driver_for(ResourceRow.of(r), st, props, new)))
+    if verdict is change.Change.UPDATE and old is not None:
+        verdict = change.by_diff(row, lambda: _replaces(st, r, old, cur, props))
+    return LISTED[verdict]
+
+
+def _replaces(st: Any, r: Resource, old: dict[str, Any], cur: loaded_defs.Loaded,
+              props: dict[str, Any]) -> bool:
+    """Whether the plugin's diff from ``old`` to ``props`` raises ``UpdateReplace``."""
     try:
         nested.driver_for(ResourceRow.of(r), st, old, cur).update_diff(props)
     except base.UpdateReplace:
-        return "replaced"
-    return "updated"
+        return True
+    return False
 
 
 def _old_props(st: Any, r: Resource, cur: loaded_defs.Loaded,

@@ -181,3 +181,30 @@ def test_a_server_whose_port_is_replaced(api):
     assert [i["port_id"] for i in server["interfaceAttachments"]] == [
         res["port"]["physical_resource_id"]]
     api.delete(stack)
+
+
+HEALTH = """
+heat_template_version: 2018-08-31
+resources:
+  rs: {type: OS::Heat::RandomString, properties: {length: 8}}
+  val:
+    type: OS::Heat::Value
+    properties: {value: {get_attr: [rs, value]}}
+"""
+
+
+def test_a_resource_marked_unhealthy_is_previewed_replaced_as_the_update_replaces_it(api):
+    """A CHECK_FAILED resource is replaced by the next update whatever its plugin says of its
+    health (Heat's always_replace_on_check_failed): the preview of an update that changes
+    nothing lists it replaced, and its dependent, which reads the new value, updated."""
+    stack = api.create(HEALTH)
+    api.heat.resources.mark_unhealthy(stack["id"], "rs", True, "broken")
+    got = api.heat.stacks.preview_update(stack["id"], existing=True)
+    assert names(got) == {"added": [], "deleted": [], "replaced": ["rs"], "unchanged": [],
+                          "updated": ["val"]}
+    before = api.resources(stack)["rs"]["physical_resource_id"]
+    update_existing(api, stack, {})
+    after = api.resources(stack)
+    assert after["rs"]["physical_resource_id"] != before
+    assert after["val"]["resource_status"] == "UPDATE_COMPLETE"
+    api.delete(stack)
