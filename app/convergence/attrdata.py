@@ -15,8 +15,11 @@ import json
 from typing import Any
 
 from app import errors
+from app.templates import UNKNOWN
 
 ERROR = "__error__"
+#: marks an ``attr_data`` whose attributes are not known yet (:func:`pending`)
+PENDING = "__pending__"
 
 
 def path_key(path: tuple[Any, ...] | list[Any]) -> str:
@@ -43,8 +46,16 @@ def error(message: str) -> dict[str, str]:
     return {ERROR: message}
 
 
+def pending(ref: Any = UNKNOWN) -> dict[str, Any]:
+    """What a dependent reads of a resource an update has not made yet (its preview): every
+    attribute UNKNOWN, the reference ``ref`` (UNKNOWN for one replaced or added; the stored id
+    of one updated in place, which keeps it). Never stored."""
+    return {"ref": ref, PENDING: True}
+
+
 class DataContext:
-    """A ResolveContext over ``{resource name: attr_data}`` (None: never created → null)."""
+    """A ResolveContext over ``{resource name: attr_data}`` (None: never created → null;
+    :func:`pending`: UNKNOWN)."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
@@ -57,6 +68,8 @@ class DataContext:
         d = self.data.get(name)
         if not d:
             return None
+        if d.get(PENDING):
+            return UNKNOWN
         paths = d.get("paths") or {}
         for n in range(len(path), -1, -1):  # the longest recorded prefix wins
             key = path_key((attr, *path[:n]))
@@ -67,6 +80,8 @@ class DataContext:
                 return walk(value, path[n:])
         return walk((d.get("attrs") or {}).get(attr), path)
 
-    def get_all_attrs(self, name: str) -> dict[str, Any]:
+    def get_all_attrs(self, name: str) -> Any:
         d = self.data.get(name)
+        if d and d.get(PENDING):
+            return UNKNOWN
         return dict((d or {}).get("attrs") or {})

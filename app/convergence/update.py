@@ -7,6 +7,7 @@ Forward node of resource ``x`` (it is in the new template):
 - FAILED, or its type changed → replace it (Heat replaces a failed resource on update);
 - a nested stack → update the child stack (Heat always does: the members decide);
 - properties unchanged → nothing, no event (its attributes are re-read for the new template);
+  (these verdicts are :mod:`app.engine.change`'s, which the update preview shares)
 - else UPDATE_IN_PROGRESS and the plugin's :meth:`update_diff`: ``NotSupported`` (an
   ``immutable`` property changed) → UPDATE_FAILED; ``UpdateReplace`` → replace; otherwise
   ``handle_update`` / ``check_update_complete`` (polled) → UPDATE_COMPLETE.
@@ -31,6 +32,7 @@ from app.convergence.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.convergence.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
+from app.engine import change
 from app.engine.states import Action, Status
 from app.models import Resource, new_id, session, utcnow
 from app.resource_types import base
@@ -46,6 +48,18 @@ def _row(rid: int) -> ResourceRow:
         row = s.execute(select(RT).where(RT.c.id == rid)).first()
     assert row is not None
     return ResourceRow.of(row)
+
+
+def existing(r: ResourceRow, rdef: Any) -> change.Existing:
+    """The facts of row ``r`` that :mod:`app.engine.change` decides on, for the new
+    definition ``rdef``."""
+    is_nested = r.nested_kind()
+    return change.Existing(
+        same_kind=getattr(rdef, "implementation", rdef.type) == r.impl()
+        and kind(rdef) == is_nested,
+        failed=r.status == Status.FAILED,
+        check_failed=r.status == Status.FAILED and r.action == Action.CHECK,
+        nested=bool(is_nested and r.physical_resource_id))
 
 
 def replace_failed(st: Any, r: Any, loaded: Any) -> bool:
@@ -135,16 +149,12 @@ def forward(node: Node) -> Outcome:
         return create.step(node)
     new_impl = getattr(rdef, "implementation", rdef.type)
     is_nested = r.nested_kind()
-    same_kind = new_impl == r.impl() and kind(rdef) == is_nested
+    row = existing(r, rdef)
     if r.rsrc_data.get(REPLACED):
         restored = _restore_previous(node, new_impl)
         if restored is not None:
             return restored
-    # a failed resource is replaced unless its physical resource is healthy (the plugin's
-    # needs_replace_failed); a failed nested stack is updated (Heat's StackResource)
-    if not same_kind or (r.status == Status.FAILED and not (is_nested and r.physical_resource_id)
-                         and (r.action == Action.CHECK  # Heat's always_replace_on_check_failed
-                              or replace_failed(node.stack, r, loaded))):
+    if change.replaced_as_is(row, lambda: replace_failed(node.stack, r, loaded)):
         return _prepare_then_replace(node, rdef, None, Reset.REPLACE)
     external = _external_id_update(node, r, rdef)
     if external is not None:
@@ -157,8 +167,10 @@ def forward(node: Node) -> Outcome:
                          nested.driver_for(r, node.stack, r.properties_data or {}, loaded))
     if paused is not None:   # Heat breaks before comparing (an unchanged resource pauses too)
         return paused
-    if props == (r.properties_data or {}) and not is_nested and not plugins.always_updates(
-            nested.driver_for(r, node.stack, props, loaded)):
+    if change.by_properties(
+            row, props == (r.properties_data or {}) and not is_nested,
+            lambda: plugins.always_updates(nested.driver_for(r, node.stack, props, loaded))
+    ) is change.Change.UNCHANGED:
         # unchanged: nothing to do, but its attributes are read again (the cloud may have
         # changed them: a volume attached since, an address), as Heat resolves them live
         plugin = nested.driver_for(r, node.stack, props, loaded)

@@ -67,7 +67,8 @@ def _template_size(template: Any) -> int:
         return len(template)
     if isinstance(template, str):
         return len(template.encode())
-    return len(json.dumps(template))
+    # a value not known yet (an update's preview of a nested stack) counts as its name
+    return len(json.dumps(template, default=repr))
 
 
 def create_stack(ctx: RequestContext, **request: Any) -> Stack:

@@ -16,16 +16,19 @@ in one list, by Heat's rules and the engine's (:mod:`app.convergence.update`) vi
 
 The new properties are resolved as the engine resolves them (``updating.new_props``), in
 dependency order, each against what its requirements will be after the update
-(:func:`_after`). Heat's preview builds the new stack without resource data, so every
-``get_attr`` there is null and every ``get_resource`` the resource's name
-(``stk_defn.ResourceProxy`` of an INIT resource, ``GetAtt._result_ready``): a resource that reads
-an attribute or the reference of a replaced or added resource, or an attribute of an updated
-one, is ``updated`` (``replaced`` when that property is not ``update_allowed``), as Heat lists
-it. Where the value read cannot change (a requirement that is unchanged; the reference of one
-updated in place) Stoker compares the stored value and lists the resource ``unchanged``, as
-the update will leave it; Heat lists it updated or replaced too (a preview that is wrong: its
-dry run of a no-op update "replaces" every port of a network). A changed ``immutable``
-property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's preview does.
+(:func:`_after`): what the update has not made yet (the reference of a replaced or added
+resource, an attribute of one replaced, added or updated in place) is UNKNOWN, as static
+validation has it. So a resource that reads it is ``updated`` (``replaced`` when that property
+is not ``update_allowed``), as Heat lists it (Heat's new stack has no resource data: its
+``get_attr`` is null, its ``get_resource`` the name; ``GetAtt._result_ready``); where the value
+read cannot change (a requirement that is unchanged; the reference of one updated in place)
+Stoker compares the stored value and lists the resource ``unchanged``, as the update will leave
+it (Heat lists it updated or replaced: its dry run of a no-op update "replaces" every port of a
+network). A nested stack's preview request carries those UNKNOWN values into the child (a
+group's member definition, a parameter), whose checks skip them as the top-level ones do: the
+update checks them when it makes them (Heat's preview checks no child stack at all). A changed
+``immutable`` property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's
+preview does.
 Cost O(resources) reads; nested stacks are walked recursively.
 """
 from __future__ import annotations
@@ -38,11 +41,11 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, group_batches, groups, nested, scaling_group
+from app.convergence import attrdata, group_batches, groups, nested, plugins, scaling_group
 from app.convergence import definitions as loaded_defs
 from app.convergence import update as updating
 from app.convergence.rows import ResourceRow
-from app.engine import graph
+from app.engine import change, graph
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session
 from app.resource_types import aws_elb, base, heat_stack, registry
@@ -130,7 +133,7 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
         if kind == "updated" and r is not None and _is_nested(r):
             kind, inside = _nested_update(view, r, files, show_nested)
         kinds[name] = kind, inside
-        view.inputs[name] = _after(name, kind, data.get(name))
+        view.inputs[name] = _after(kind, data.get(name))
     changed = False
     for name in new.definition.resources:
         r = rows.get(name)
@@ -161,43 +164,53 @@ def _created(r: Resource) -> bool:
     return not (r.action == Action.INIT or (r.properties_data is None and not r.physical_resource_id))
 
 
-def _after(name: str, kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
-    """What a dependent of resource ``name`` (classified ``kind``) reads of it in the preview,
-    as ``attr_data``: an unchanged one's stored data; for one updated in place its reference
-    (kept by an in-place update) with every attribute null; for one replaced or added, Heat's
-    preview view of a new resource: reference = its name, attributes null."""
+def _after(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a dependent of a resource classified ``kind`` reads of it in the preview, as
+    ``attr_data``: an unchanged one's stored data; for one updated in place its reference
+    (kept by an in-place update), every attribute not known yet; for one replaced or added,
+    nothing known yet (:func:`attrdata.pending`)."""
     if kind == "unchanged":
         return stored
     if kind == "updated" and stored is not None and stored.get("ref") is not None:
-        return {"ref": stored["ref"]}
-    return {"ref": name}
+        return attrdata.pending(stored["ref"])
+    return attrdata.pending()
+
+
+#: the preview's list for each of the update's verdicts
+LISTED = {change.Change.UNCHANGED: "unchanged", change.Change.UPDATE: "updated",
+          change.Change.REPLACE: "replaced"}
 
 
 def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
               data: dict[str, Any], inputs: dict[str, Any]) -> str:
-    """``replaced``, ``updated`` or ``unchanged`` for an existing resource (nested stacks are
-    refined by :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of
-    its requirements), the old ones the stored ``data``."""
+    """``replaced``, ``updated`` or ``unchanged`` for an existing resource, by the update
+    step's own rules (:mod:`app.engine.change`; nested stacks are refined by
+    :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of its
+    requirements), the old ones the stored ``data``. A DELETE_COMPLETE one is replaced (Heat
+    makes it again)."""
     rdef = new.definition.resources[r.name]
-    if getattr(rdef, "implementation", rdef.type) != ResourceRow.of(r).impl() \
-            or groups.kind(rdef) != (r.rsrc_data or {}).get("nested"):
+    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE):
         return "replaced"
-    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE) or (
-            r.status == Status.FAILED and not _is_nested(r) and updating.replace_failed(st, r, cur)):
-        return "replaced"  # a failed nested stack, or a failed but healthy resource, is updated
+    row = updating.existing(ResourceRow.of(r), rdef)
+    if change.replaced_as_is(row, lambda: updating.replace_failed(st, r, cur)):
+        return "replaced"
     props = updating.new_props(st, r, new, inputs)  # the engine's own resolution
-    if _is_nested(r):
-        return "updated"  # the engine always updates a child stack; its preview decides
     old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
-    if props == (old or {}):
-        return "unchanged"
-    if old is None:
-        return "updated"
+    verdict = change.by_properties(row, props == (old or {}), lambda: plugins.always_updates(
+        nested.driver_for(ResourceRow.of(r), st, props, new)))
+    if verdict is change.Change.UPDATE and old is not None:
+        verdict = change.by_diff(row, lambda: _replaces(st, r, old, cur, props))
+    return LISTED[verdict]
+
+
+def _replaces(st: Any, r: Resource, old: dict[str, Any], cur: loaded_defs.Loaded,
+              props: dict[str, Any]) -> bool:
+    """Whether the plugin's diff from ``old`` to ``props`` raises ``UpdateReplace``."""
     try:
         nested.driver_for(ResourceRow.of(r), st, old, cur).update_diff(props)
     except base.UpdateReplace:
-        return "replaced"
-    return "updated"
+        return True
+    return False
 
 
 def _old_props(st: Any, r: Resource, cur: loaded_defs.Loaded,

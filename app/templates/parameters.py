@@ -282,7 +282,9 @@ def resolve_values(schemas: Mapping[str, ParamSchema], user: Mapping[str, Any],
 
     Precedence as Heat: user/environment ``parameters`` > ``parameter_defaults`` > template
     default. ``strict=False`` (Heat's ``validate_value=False``, for ``POST /validate``): a
-    parameter without value is UNKNOWN and values are not checked against constraints.
+    parameter without value is UNKNOWN and values are not checked against constraints. A
+    value given as UNKNOWN (an update's preview of a nested stack whose input is made by the
+    update) stays UNKNOWN, unchecked.
     :raises errors.ParameterError: UnknownUserParameter, UserParameterMissing or
     "Parameter 'x' is invalid: ...".
     """
@@ -307,6 +309,9 @@ def resolve_values(schemas: Mapping[str, ParamSchema], user: Mapping[str, Any],
                                         heat_type="UserParameterMissing", path=("parameters", name))
         if value is None and schema.type != "json":
             value = ""
+        if value is UNKNOWN:  # a nested stack's input its parent has not made yet
+            values[name] = raw[name] = UNKNOWN
+            continue
         if not strict:
             try:
                 values[name] = schema.coerce(value)

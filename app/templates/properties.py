@@ -15,9 +15,11 @@ an integer"), numbers accept numeric text, booleans Heat's spellings, lists/maps
 maps. Errors read ``Property error: resources.<r>.properties.<p>: <why>``
 (:class:`app.errors.ValidationError`, heat_type ``StackValidationFailed``).
 
-``partial=True`` skips values that are not known yet (:data:`~.functions.base.UNKNOWN`) and
-does not complain about missing required ones that are unknown — the static check made at
-validation time; the engine calls :func:`validate` again with resolved values at create.
+A value not known yet (:data:`~.functions.base.UNKNOWN`, or a list or map holding one) is taken
+as given and its constraints are left until it is known; ``partial=True`` also skips the
+scalar checks of values that hold one and does not complain about missing required ones that
+are unknown — the static check made at validation time; the engine calls :func:`validate`
+again with resolved values at create.
 """
 from __future__ import annotations
 
@@ -119,7 +121,7 @@ def _validate_value(schema: Mapping[str, Any], value: Any, path: tuple[Any, ...]
     if partial and contains_unknown(value) and schema.get("type") not in ("list", "map"):
         return value
     out = _coerce(schema, value, path, partial)
-    if partial and contains_unknown(out):
+    if contains_unknown(out):  # its constraints are checked once it is known
         return out
     for c in schema.get("constraints") or []:
         for kind, spec in c.items():

@@ -35,6 +35,12 @@ class _Sentinel:
     def __bool__(self) -> bool:
         return False
 
+    def __copy__(self) -> _Sentinel:  # one of each, compared by identity
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Sentinel:
+        return self
+
 
 UNKNOWN: Any = _Sentinel("UNKNOWN")
 ABSENT: Any = _Sentinel("ABSENT")
@@ -114,14 +120,16 @@ class Function:
         """Validate the argument shape at parse time. :raises FunctionError:"""
 
     def evaluate(self, r: Resolver) -> Any:
-        """Resolve args, then :meth:`result`; UNKNOWN args give UNKNOWN. A Python error in a
-        function (arguments of an unexpected shape) becomes a :class:`FunctionError` with the
-        Python message, as Heat reports such failures."""
+        """Resolve args, then :meth:`result`; UNKNOWN args give UNKNOWN (statically, and at
+        run time where a context answers UNKNOWN: an update's preview, for a resource the
+        update has not made yet). A Python error in a function (arguments of an unexpected
+        shape) becomes a :class:`FunctionError` with the Python message, as Heat reports such
+        failures."""
         try:
             if self.lazy:
                 return self.result(self.args, r)
             args = resolve(self.args, r)
-            if r.static and contains_unknown(args):
+            if contains_unknown(args):
                 return UNKNOWN
             return self.result(args, r)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
