@@ -4,6 +4,9 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
+# the suite's files run in this many processes (pytest-xdist; each file stays in one process, so a
+# file's module fixtures start once); its tests wait on workers and sockets more than on the CPU
+PYTEST_WORKERS ?= 4
 
 .PHONY: demo test lint install install-test services browser keystone tempest bench bench-cloud clean
 
@@ -30,7 +33,7 @@ demo: install
 ## make test: install the test extras, lint and type-check, start what the tests need, run the
 ## whole suite (its layer test, tests/unit/test_purity.py, checks every import against DESIGN.md)
 test: lint services browser keystone
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## make lint: ruff over app/ and tests/, mypy --strict on the pure packages and the runtime
 lint: install-test
