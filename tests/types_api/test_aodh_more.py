@@ -94,3 +94,52 @@ def test_a_gnocchi_alarm_scales_an_autoscaling_group(api: Any) -> None:
         assert time.monotonic() < deadline, api.sandbox("GET", "notifications")
         time.sleep(0.3)
     api.delete(stack)
+
+
+PROMETHEUS = """
+heat_template_version: 2018-08-31
+parameters:
+  query: {type: string}
+  threshold: {type: number, default: 50}
+resources:
+  busy:
+    type: OS::Aodh::PrometheusAlarm
+    properties: {query: {get_param: query}, threshold: {get_param: threshold}, comparison_operator: gt}
+"""
+
+
+def test_a_prometheus_alarm_is_evaluated_on_the_sandboxs_series(api: Any) -> None:
+    aodh = api.cloud("alarming")
+
+    def state(alarm_id: str) -> str:
+        return str(aodh.get(f"/v2/alarms/{alarm_id}").json()["state"])
+
+    stack = api.create(PROMETHEUS, {"query": 'avg(t_load{resource_id=~"web-.*"})'})
+    alarm_id = api.resources(stack)["busy"]["physical_resource_id"]
+    api.sandbox("PUT", "metrics", json={"metric": "t_load", "value": 40, "resource_id": "web-1"})
+    assert state(alarm_id) == "ok"
+    api.sandbox("PUT", "metrics", json={"metric": "t_load", "value": 99, "resource_id": "db-1"})
+    assert state(alarm_id) == "ok"                                 # not selected
+    fired = api.sandbox("PUT", "metrics", json={"metric": "t_load", "value": 80, "resource_id": "web-2"})
+    assert {"alarm_id": alarm_id, "state": "alarm"} in fired["alarms"]      # avg 60 > 50
+
+    stack = api.update(stack, PROMETHEUS, {"query": 'min(t_load{resource_id=~"web-.*"})'})
+    assert api.resources(stack)["busy"]["physical_resource_id"] == alarm_id  # in place
+    api.sandbox("PUT", "metrics", json={"metric": "t_load", "value": 45, "resource_id": "web-1"})
+    assert state(alarm_id) == "ok"                                 # min 45
+
+    time.sleep(1.1)   # the harness tells updates apart by updated_time (whole seconds)
+    stack = api.update(stack, PROMETHEUS, {"query": 't_load{resource_id!="db-1"}', "threshold": 40})
+    api.sandbox("PUT", "metrics", json={"metric": "t_load", "value": 46, "resource_id": "web-1"})
+    assert state(alarm_id) == "alarm"                              # 46 and 80, both above 40
+    api.delete(stack)
+
+
+def test_a_prometheus_query_outside_the_subset_is_left_unevaluated(api: Any) -> None:
+    stack = api.create(PROMETHEUS, {"query": "rate(t_requests[5m]) * 100"})
+    alarm_id = api.resources(stack)["busy"]["physical_resource_id"]
+    fired = api.sandbox("PUT", "metrics", json={"metric": "t_requests", "value": 1000})
+    assert alarm_id not in {a["alarm_id"] for a in fired["alarms"]}
+    alarm = api.cloud("alarming").get(f"/v2/alarms/{alarm_id}").json()
+    assert (alarm["state"], alarm["state_reason"]) == ("insufficient data", "Not evaluated yet")
+    api.delete(stack)
