@@ -129,3 +129,23 @@ def test_rds_db_instance_is_heats_global_template(api: Any) -> None:
     finally:
         image.delete(f"/v2/images/{created['id']}")
         compute.delete("/os-keypairs/rds-key")
+
+
+@pytest.mark.parametrize(("resource", "message"), [
+    ("{Type: 'AWS::EC2::VPC', Properties: {CidrBlock: 10.0.0.0/16, InstanceTenancy: dedicated}}",
+     "Property error: Resources.R.Properties: Property InstanceTenancy not implemented yet"),
+    ("{Type: 'AWS::EC2::VPC', Properties: {CidrBlock: 10.0.0.0/16, InstanceTenancy: bogus}}",
+     'Resources.R.Properties.InstanceTenancy: "bogus" is not an allowed value'),
+    ("{Type: 'AWS::EC2::VPCGatewayAttachment', Properties: {VpcId: v, VpnGatewayId: g}}",
+     "Property error: Resources.R.Properties: Property VpnGatewayId not implemented yet"),
+    ("{Type: 'AWS::EC2::NetworkInterface', Properties: {SubnetId: private-subnet, SourceDestCheck: true}}",
+     "Property error: Resources.R.Properties: Property SourceDestCheck not implemented yet"),
+], ids=["tenancy", "tenancy-value", "vpn-gateway", "source-dest-check"])
+def test_heats_unimplemented_properties_are_refused_with_its_message(api: Any, resource: str,
+                                                                     message: str) -> None:
+    from heatclient import exc
+    template = f"AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  R: {resource}\n"
+    with pytest.raises(exc.HTTPBadRequest) as refused:
+        api.heat.stacks.create(stack_name="t-unimplemented", template=template)
+    assert message in str(refused.value)
+    assert "InstanceTenancy" not in api.heat.resource_types.get("AWS::EC2::VPC")["properties"]
