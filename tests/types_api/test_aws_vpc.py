@@ -3,7 +3,7 @@
 an internet gateway attached (the external network as the route table's gateway), a network
 interface; updated in place (its security groups) and by replacement (the subnet's CIDR, and
 what sits on the subnet with it); deleted with nothing left. The DBInstance is Heat's global
-template: a child stack whose instance signals its wait condition."""
+template: a child stack whose instance signals its wait condition, updated in place (its port)."""
 from __future__ import annotations
 
 import time
@@ -125,6 +125,9 @@ def test_rds_db_instance_is_heats_global_template(api: Any) -> None:
                          "WaitHandle": "AWS::CloudFormation::WaitConditionHandle",
                          "WaitCondition": "AWS::CloudFormation::WaitCondition"}
         assert api.output(stack, "Port") == "3306" and api.output(stack, "Address")
+        stack = api.update(stack, RDS.replace("      KeyName: rds-key", "      KeyName: rds-key\n      Port: '3307'"))
+        assert api.resources(stack)["Db"]["physical_resource_id"] == db["physical_resource_id"]
+        assert api.output(stack, "Port") == "3307"                # the child stack updated in place
         api.delete(stack)
     finally:
         image.delete(f"/v2/images/{created['id']}")
