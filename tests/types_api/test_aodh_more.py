@@ -142,3 +142,60 @@ def test_a_prometheus_query_outside_the_subset_is_left_unevaluated(api: Any) -> 
     alarm = api.cloud("alarming").get(f"/v2/alarms/{alarm_id}").json()
     assert (alarm["state"], alarm["state_reason"]) == ("insufficient data", "Not evaluated yet")
     api.delete(stack)
+
+
+ACTIONS = """
+heat_template_version: 2018-08-31
+resources:
+  by_resource:
+    type: OS::Aodh::GnocchiResourcesAlarm
+    properties: {metric: cpu_util, resource_type: instance, resource_id: srv-9, threshold: 80}
+  by_metrics:
+    type: OS::Aodh::GnocchiAggregationByMetricsAlarm
+    properties: {metrics: [m-9], threshold: 10}
+  composite:
+    type: OS::Aodh::CompositeAlarm
+    properties: {composite_rule: {operator: or, rules: [{type: threshold, meter_name: m, threshold: 1},
+                                                        {type: threshold, meter_name: n, threshold: 1}]}}
+  event:
+    type: OS::Aodh::EventAlarm
+    properties: {event_type: compute.instance.update}
+  prometheus:
+    type: OS::Aodh::PrometheusAlarm
+    properties: {query: up, threshold: 1}
+"""
+
+
+def test_alarm_types_suspend_resume_and_check_as_heat(api: Any) -> None:
+    aodh = api.cloud("alarming")
+
+    def act(stack: dict[str, Any], action: str) -> None:
+        getattr(api.heat.actions, action)(stack["id"])
+        want = f"{action.upper()}_COMPLETE"
+        deadline = time.monotonic() + 60
+        while (got := api.heat.stacks.get(stack["id"])).stack_status != want:
+            assert not got.stack_status.endswith("FAILED") and time.monotonic() < deadline, \
+                (got.stack_status, got.stack_status_reason)
+            time.sleep(0.25)
+
+    stack = api.create(ACTIONS)
+    res = {name: r["physical_resource_id"] for name, r in api.resources(stack).items()}
+
+    def enabled() -> set[bool]:
+        return {aodh.get(f"/v2/alarms/{alarm_id}").json()["enabled"] for alarm_id in res.values()}
+
+    act(stack, "suspend")
+    assert enabled() == {False}                     # Heat's BaseAlarm.handle_suspend disables
+    assert {r["resource_status"] for r in api.resources(stack).values()} == {"SUSPEND_COMPLETE"}
+    act(stack, "resume")
+    assert enabled() == {True}
+    act(stack, "check")
+    assert {r["resource_status"] for r in api.resources(stack).values()} == {"CHECK_COMPLETE"}
+    aodh.delete(f"/v2/alarms/{res['event']}")       # gone behind the stack's back
+    api.heat.actions.check(stack["id"])
+    deadline = time.monotonic() + 60
+    while (got := api.heat.stacks.get(stack["id"])).stack_status != "CHECK_FAILED":
+        assert time.monotonic() < deadline, got.stack_status
+        time.sleep(0.25)
+    assert api.resources(stack)["event"]["resource_status"] == "CHECK_FAILED"
+    api.delete(stack)
