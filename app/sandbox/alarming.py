@@ -14,7 +14,9 @@ metrics (``gnocchi_aggregation_by_metrics_threshold``, ``metrics`` being their i
 the ``aggregation_method`` of the latest values of its metrics. A ``prometheus`` alarm whose
 ``query`` is in :mod:`app.sandbox.promql`'s subset (a selector on the metric, optionally
 ``avg``/``sum``/``min``/``max``/``count`` of it) is evaluated over the metric's series (one per
-``resource_id``) when that metric is set; other queries are not evaluated.
+``resource_id``) when that metric is set; other queries are not evaluated. A ``composite``
+alarm is evaluated (:mod:`app.sandbox.alarm_composite`) when a metric one of its threshold leaves
+reads is set. Event and load-balancer member health alarms are stored, not evaluated.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Blueprint, request
 
-from app.sandbox import auth, promql
+from app.sandbox import alarm_composite, auth, promql
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
 from app.sandbox.runtime import Sandbox, sb, store
 from app.sandbox.store import Obj
@@ -310,6 +312,20 @@ def _evaluate(sandbox: Sandbox, alarm: Obj, rule: Obj, values: list[float]) -> N
     _transition(sandbox, alarm, state, reason, values[-1])
 
 
+def _evaluate_composite(sandbox: Sandbox, alarm: Obj, rule: Obj) -> None:
+    def latest(metric: str, resource_id: str | None) -> float | None:
+        if resource_id:
+            found = sandbox.store.get("metrics", f"{metric}:{resource_id}")
+            return None if found is None else float(found["value"])
+        series = [float(m["value"]) for m in sandbox.store.find("metrics", metric=metric)]
+        return sum(series) / len(series) if series else None
+
+    outcome = alarm_composite.evaluate(rule, latest)
+    state = {True: "alarm", False: "ok", None: "insufficient data"}[outcome]
+    _transition(sandbox, alarm, state, f"Composite rule alarm with composition form: {rule} "
+                f"transition to {state}", None)
+
+
 @metrics_bp.put("/metrics")
 @metrics_bp.post("/metrics")
 def set_metric() -> Any:
@@ -336,6 +352,10 @@ def set_metric() -> Any:
                 continue
             values = query.values((({"resource_id": s["resource_id"]} if s.get("resource_id") else {}),
                                     float(s["value"])) for s in st.find("metrics", metric=metric))
+        elif alarm["type"] == "composite" and metric in alarm_composite.metrics_of(rule):
+            _evaluate_composite(sandbox, alarm, rule)
+            evaluated.append({"alarm_id": alarm["alarm_id"], "state": alarm["state"]})
+            continue
         elif "threshold" in alarm["type"] and _matches(alarm, metric, data.get("resource_id")):
             values = [_aggregate(st, rule, metric, value)]
         else:

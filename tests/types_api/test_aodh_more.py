@@ -199,3 +199,37 @@ def test_alarm_types_suspend_resume_and_check_as_heat(api: Any) -> None:
         time.sleep(0.25)
     assert api.resources(stack)["event"]["resource_status"] == "CHECK_FAILED"
     api.delete(stack)
+
+
+COMPOSITE = """
+heat_template_version: 2018-08-31
+resources:
+  either:
+    type: OS::Aodh::CompositeAlarm
+    properties:
+      composite_rule:
+        operator: and
+        rules:
+          - {type: threshold, meter_name: t_cpu, threshold: 80, comparison_operator: gt}
+          - or:   # a nested rule is in Aodh's own form: Heat converts the top level only
+              - {type: threshold, meter_name: t_mem, threshold: 90, comparison_operator: gt}
+              - {type: gnocchi_resources_threshold, metric: t_disk, resource_type: instance,
+                 resource_id: vm-1, threshold: 95, comparison_operator: gt}
+"""
+
+
+def test_a_composite_alarm_is_evaluated_from_its_threshold_rules(api: Any) -> None:
+    aodh = api.cloud("alarming")
+    stack = api.create(COMPOSITE)
+    alarm_id = api.resources(stack)["either"]["physical_resource_id"]
+
+    def put(metric: str, value: float, resource_id: str | None = None) -> str:
+        api.sandbox("PUT", "metrics", json={"metric": metric, "value": value, "resource_id": resource_id})
+        return str(aodh.get(f"/v2/alarms/{alarm_id}").json()["state"])
+
+    assert put("t_cpu", 85) == "insufficient data"     # t_mem and t_disk unknown yet
+    assert put("t_mem", 50) == "insufficient data"     # the or still undecided
+    assert put("t_disk", 99, "vm-2") == "insufficient data"   # another server's disk
+    assert put("t_disk", 99, "vm-1") == "alarm"        # cpu > 80 and disk > 95
+    assert put("t_cpu", 10) == "ok"                    # the and is false
+    api.delete(stack)
