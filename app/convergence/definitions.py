@@ -74,7 +74,7 @@ def type_schema(type_name: str) -> dict[str, Any] | None:
     (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic), one
     that accepts any property (OS::Heat::None, the HIDDEN placeholders) ``properties: None``. What
     Heat accepts without listing it is added: hidden deprecated properties and attributes, and
-    the plugin's ``unlisted_properties``.
+    the plugin's ``unlisted_properties``, and its ``unimplemented_properties`` (refused when given).
 
     Built once per process and plugin class, then shared: callers read it and must not change
     it (a stack of 800 resources deep-copied the schemas 800 times per load, a tenth of a
@@ -95,6 +95,8 @@ def _type_schema(type_name: str, cls: Any) -> dict[str, Any] | None:
         _add_hidden(schema, getattr(cls, "hidden_properties", None) or {})
         for name, entry in (getattr(cls, "unlisted_properties", None) or {}).items():
             schema["properties"].setdefault(name, dict(entry))
+        for name, entry in (getattr(cls, "unimplemented_properties", None) or {}).items():
+            schema["properties"].setdefault(name, {**entry, "implemented": False})
         if schema.get("attributes") is not None:
             for name, entry in (getattr(cls, "hidden_attributes", None) or {}).items():
                 schema["attributes"].setdefault(name, dict(entry))

@@ -151,7 +151,7 @@ class CloudResource(Resource):
         item: Heat's ``AllowedValues`` accepts a list whose every element is allowed (e.g.
         ServerGroup ``policies: [affinity]``); plus the :attr:`hidden_properties` (the visible
         property is then not required). The declared schema is unchanged."""
-        out = dict(cls.properties_schema)
+        out = dict(super().validation_schema(values) or cls.properties_schema)
         for name, entry in cls.properties_schema.items():
             allowed = [c for c in entry.get("constraints") or () if "allowed_values" in c]
             if entry.get("type") == "list" and allowed:

@@ -80,6 +80,7 @@ class VPC(CloudResource):
     support_status = sch.VPC_SUPPORT
     properties_schema = sch.VPC_PROPERTIES
     attributes_schema = sch.VPC_ATTRIBUTES
+    unimplemented_properties: ClassVar[dict[str, Any]] = sch.VPC_UNIMPLEMENTED
 
     def handle_create(self) -> None:
         net = self.cloud().network
@@ -162,6 +163,7 @@ class VPCGatewayAttachment(CloudResource):
     support_status = sch.VPC_GATEWAY_ATTACHMENT_SUPPORT
     properties_schema = sch.VPC_GATEWAY_ATTACHMENT_PROPERTIES
     attributes_schema = sch.VPC_GATEWAY_ATTACHMENT_ATTRIBUTES
+    unimplemented_properties: ClassVar[dict[str, Any]] = sch.VPC_GATEWAY_ATTACHMENT_UNIMPLEMENTED
 
     @classmethod
     def implicit_requirements(cls, name: str, view: StackView) -> set[str]:
@@ -275,6 +277,7 @@ class NetworkInterface(CloudResource):
     support_status = sch.NETWORK_INTERFACE_SUPPORT
     properties_schema = sch.NETWORK_INTERFACE_PROPERTIES
     attributes_schema = sch.NETWORK_INTERFACE_ATTRIBUTES
+    unimplemented_properties: ClassVar[dict[str, Any]] = sch.NETWORK_INTERFACE_UNIMPLEMENTED
     attribute_keys: ClassVar[dict[str, str]] = {}
 
     def _groups(self, names: Any) -> list[str]:

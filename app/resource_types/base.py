@@ -116,6 +116,9 @@ class Resource:
     attributes_schema: ClassVar[dict[str, Any]] = {}
     support_status: ClassVar[dict[str, Any]] = s.support_status(None)
     accepts_any_properties: ClassVar[bool] = False
+    #: Heat's ``implemented=False`` properties (``{name: schema}``): in no schema the API
+    #: shows; given, they are "Property <name> not implemented yet".
+    unimplemented_properties: ClassVar[dict[str, dict[str, Any]]] = {}
     accepts_any_attributes: ClassVar[bool] = False
     physical_resource_name_limit: ClassVar[int | None] = 255
     poll_initial: ClassVar[float] = 0.05
@@ -161,7 +164,12 @@ class Resource:
         """The properties schema to validate ``values`` against, or ``None`` when the type
         accepts any properties (OS::Heat::None). Overridden where the schema depends on the
         values (OS::Heat::Value retypes ``value`` from ``type``, as Heat's ``Value.__init__``)."""
-        return None if cls.accepts_any_properties else cls.properties_schema
+        if cls.accepts_any_properties:
+            return None
+        if not cls.unimplemented_properties:
+            return cls.properties_schema
+        return {**cls.properties_schema,
+                **{k: {**v, "implemented": False} for k, v in cls.unimplemented_properties.items()}}
 
     @classmethod
     def validated_properties(cls, values: Mapping[str, Any],

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app import errors
 from app.clients import status
 from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import neutron as sch
@@ -170,6 +171,22 @@ class Subnet(NeutronResource):
     collection = "subnet"
     #: Heat's Subnet.handle_update: removed pools are ``[]``; a removed or null gateway is ``None``.
     cleared: ClassVar[dict[str, Any]] = {"allocation_pools": [], "gateway_ip": None}
+
+    def validate(self) -> None:
+        """:raises errors.ValidationError: Heat's Subnet.validate: ``subnetpool`` or ``cidr``
+        (one of them), ``prefixlen`` only without ``cidr``."""
+        p = self.properties
+        pool, cidr, prefixlen = p.get("subnetpool"), p.get("cidr"), p.get("prefixlen")
+        if pool is not None and cidr:
+            raise errors.ValidationError(
+                "Cannot define the following properties at the same time: subnetpool, cidr.")
+        if pool is None and not cidr:
+            raise errors.ValidationError(
+                "At least one of the following properties must be specified: subnetpool, cidr.")
+        if prefixlen and cidr:
+            raise errors.ValidationError(
+                "Cannot define the following properties at the same time: prefixlen, cidr.")
+        super().validate()
 
     def create_attrs(self) -> dict[str, Any]:
         p = self.properties

@@ -11,7 +11,12 @@ sent with a token scoped to that trust, as Aodh's trust notifier does. Notificat
 a background thread; only loopback hosts are contacted unless ``allow_remote_actions`` is set.
 ``GET /sandbox/notifications`` lists what was sent and the answers. A Gnocchi alarm on several
 metrics (``gnocchi_aggregation_by_metrics_threshold``, ``metrics`` being their ids) compares
-the ``aggregation_method`` of the latest values of its metrics.
+the ``aggregation_method`` of the latest values of its metrics. A ``prometheus`` alarm whose
+``query`` is in :mod:`app.sandbox.promql`'s subset (a selector on the metric, optionally
+``avg``/``sum``/``min``/``max``/``count`` of it) is evaluated over the metric's series (one per
+``resource_id``) when that metric is set; other queries are not evaluated. A ``composite``
+alarm is evaluated (:mod:`app.sandbox.alarm_composite`) when a metric one of its threshold leaves
+reads is set. Event and load-balancer member health alarms are stored, not evaluated.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Blueprint, request
 
-from app.sandbox import auth
+from app.sandbox import alarm_composite, auth, promql
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
 from app.sandbox.runtime import Sandbox, sb, store
 from app.sandbox.store import Obj
@@ -290,6 +295,37 @@ def _aggregate(st: Any, rule: Obj, metric: str, value: float) -> float:
     return float(AGGREGATES.get(method, AGGREGATES["mean"])(values))
 
 
+def _evaluate(sandbox: Sandbox, alarm: Obj, rule: Obj, values: list[float]) -> None:
+    """Aodh's threshold evaluation of ``values`` (one per series): ``alarm`` when every one is
+    outside the threshold, ``ok`` when none is, no change when they differ, ``insufficient
+    data`` when there is none."""
+    if not values:
+        _transition(sandbox, alarm, "insufficient data", "No datapoint for the query", None)
+        return
+    compare = OPERATORS[rule.get("comparison_operator") or "eq"]
+    outside = [compare(v, float(rule["threshold"])) for v in values]
+    if any(outside) and not all(outside):
+        return
+    state = "alarm" if outside[0] else "ok"
+    reason = (f"Transition to {state} due to {len(values)} samples {'outside' if outside[0] else 'inside'} "
+              f"threshold, most recent: {values[-1]}")
+    _transition(sandbox, alarm, state, reason, values[-1])
+
+
+def _evaluate_composite(sandbox: Sandbox, alarm: Obj, rule: Obj) -> None:
+    def latest(metric: str, resource_id: str | None) -> float | None:
+        if resource_id:
+            found = sandbox.store.get("metrics", f"{metric}:{resource_id}")
+            return None if found is None else float(found["value"])
+        series = [float(m["value"]) for m in sandbox.store.find("metrics", metric=metric)]
+        return sum(series) / len(series) if series else None
+
+    outcome = alarm_composite.evaluate(rule, latest)
+    state = {True: "alarm", False: "ok", None: "insufficient data"}[outcome]
+    _transition(sandbox, alarm, state, f"Composite rule alarm with composition form: {rule} "
+                f"transition to {state}", None)
+
+
 @metrics_bp.put("/metrics")
 @metrics_bp.post("/metrics")
 def set_metric() -> Any:
@@ -307,19 +343,24 @@ def set_metric() -> Any:
                        "resource_id": data.get("resource_id"), "timestamp": iso(st.clock(), "cinder")})
     evaluated = []
     for alarm in st.all("alarms"):
-        if not alarm.get("enabled", True) or "threshold" not in alarm["type"]:
-            continue
-        if data.get("alarm_id") and alarm["alarm_id"] != data["alarm_id"]:
-            continue
-        if not _matches(alarm, metric, data.get("resource_id")):
+        if not alarm.get("enabled", True) or (data.get("alarm_id") and alarm["alarm_id"] != data["alarm_id"]):
             continue
         rule = _rule(alarm)
-        value = _aggregate(st, rule, metric, value)
-        firing = OPERATORS[rule["comparison_operator"]](value, float(rule["threshold"]))
-        state = "alarm" if firing else "ok"
-        reason = (f"Transition to {state} due to 1 samples {'outside' if firing else 'inside'} threshold, most "
-                  f"recent: {value}")
-        _transition(sandbox, alarm, state, reason, value)
+        if alarm["type"] == "prometheus":
+            query = promql.parse(str(rule.get("query", "")))
+            if query is None or query.metric != metric:
+                continue
+            values = query.values((({"resource_id": s["resource_id"]} if s.get("resource_id") else {}),
+                                    float(s["value"])) for s in st.find("metrics", metric=metric))
+        elif alarm["type"] == "composite" and metric in alarm_composite.metrics_of(rule):
+            _evaluate_composite(sandbox, alarm, rule)
+            evaluated.append({"alarm_id": alarm["alarm_id"], "state": alarm["state"]})
+            continue
+        elif "threshold" in alarm["type"] and _matches(alarm, metric, data.get("resource_id")):
+            values = [_aggregate(st, rule, metric, value)]
+        else:
+            continue
+        _evaluate(sandbox, alarm, rule, values)
         evaluated.append({"alarm_id": alarm["alarm_id"], "state": alarm["state"]})
     return reply({"metric": metric, "value": value, "alarms": evaluated})
 

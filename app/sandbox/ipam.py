@@ -123,3 +123,42 @@ def allocate(pools: list[dict[str, str]], used: Iterable[str]) -> str | None:
 def mac_address(n: int) -> str:
     """A locally administered MAC, ``fa:16:3e:xx:xx:xx`` as Neutron's default base MAC."""
     return f"fa:16:3e:{(n >> 16) & 0xFF:02x}:{(n >> 8) & 0xFF:02x}:{n & 0xFF:02x}"
+
+
+def allocate_prefix(pool: dict[str, Any], taken: Iterable[str], cidr: str | None,
+                    prefixlen: int | None) -> str:
+    """A subnet CIDR from subnet pool ``pool`` (its ``prefixes`` and prefix-length bounds), not
+    overlapping the pool's ``taken`` subnets, as Neutron's subnet allocator: a requested
+    ``cidr`` must lie inside the pool and be free; otherwise the lowest free block of
+    ``prefixlen`` (default: the pool's ``default_prefixlen``).
+
+    :raises SandboxError: 400 for a prefix length outside the pool's bounds, 409
+        ``SubnetAllocationError`` when the space is used up or ``cidr`` is not available.
+    """
+    used = [ipaddress.ip_network(t) for t in taken]
+    prefixes = [ipaddress.ip_network(p) for p in pool["prefixes"]]
+    want = ipaddress.ip_network(cidr) if cidr else None
+    length = want.prefixlen if want is not None else int(prefixlen or pool["default_prefixlen"])
+    if length > int(pool["max_prefixlen"]):
+        raise SandboxError(400, f"Unable to allocate subnet with prefix length {length}, maximum allowed "
+                           f"prefix is {pool['max_prefixlen']}.", "MaxPrefixSubnetAllocationError")
+    if length < int(pool["min_prefixlen"]):
+        raise SandboxError(400, f"Unable to allocate subnet with prefix length {length}, minimum allowed "
+                           f"prefix is {pool['min_prefixlen']}.", "MinPrefixSubnetAllocationError")
+
+    def free(candidate: Net) -> bool:
+        return not any(candidate.overlaps(u) for u in used)  # type: ignore[arg-type]
+
+    if want is not None:
+        if any(want.version == p.version and want.subnet_of(p) for p in prefixes) and free(want):  # type: ignore[arg-type]
+            return str(want)
+        raise SandboxError(409, "Failed to allocate subnet: Cannot allocate requested subnet from the available "
+                           "set of prefixes.", "SubnetAllocationError")
+    for prefix in sorted(prefixes, key=lambda p: (p.version, p.network_address)):
+        if prefix.prefixlen > length:
+            continue
+        for candidate in prefix.subnets(new_prefix=length):
+            if free(candidate):
+                return str(candidate)
+    raise SandboxError(409, f"Failed to allocate subnet: Insufficient prefix space to allocate subnet size "
+                       f"/{length}.", "SubnetAllocationError")

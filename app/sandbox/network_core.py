@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, request
 
-from app.sandbox import auth, ipam, quotas
+from app.sandbox import auth, ipam, network_rbac, quotas, subnet_alloc
 from app.sandbox.http import SandboxError, filter_by_args, no_content, paginate, public, reply
 from app.sandbox.network_bodies import created, one_body
 from app.sandbox.network_sg import ensure_default_sg, resolve_sg, stamp
@@ -28,7 +28,10 @@ PORT_FIELDS = ("id", "name", "network_id", "device_id", "device_owner", "mac_add
 
 
 def net_visible(net: Obj) -> bool:
-    return net.get("shared") or net.get("router:external") or auth.can_see(net)
+    """The caller may see and use ``net``: shared, external, its own, or granted to it by an
+    RBAC policy."""
+    return bool(net.get("shared") or net.get("router:external") or auth.can_see(net)
+                or network_rbac.granted(net) or network_rbac.granted(net, network_rbac.EXTERNAL))
 
 
 def get_network(net_id: str) -> Obj:
@@ -51,6 +54,7 @@ def get_port(port_id: str) -> Obj:
 
 def net_view(net: Obj) -> Obj:
     out = public(net)
+    out["shared"], out["router:external"] = network_rbac.shared_view(net), network_rbac.external_view(net)
     out["subnets"] = [s["id"] for s in store().find("subnets", network_id=net["id"])]
     return out
 
@@ -138,10 +142,9 @@ def create_subnet(data: Obj, project_id: str | None) -> Obj:
     net = get_network(str(data.get("network_id")))
     if net["project_id"] != project_id and not auth.ctx().is_admin:
         raise SandboxError(403, "rule:create_subnet is disallowed by policy", "PolicyNotAuthorized")
-    if "cidr" not in data:
-        raise SandboxError(400, "Bad subnets request: a cidr must be specified.", "BadRequest")
-    ip_version = int(data.get("ip_version", 4))
-    cidr = ipam.parse_cidr(data["cidr"], ip_version)
+    pool, requested = subnet_alloc.requested_cidr(data)
+    ip_version = int(data.get("ip_version") or (pool or {}).get("ip_version") or 4)
+    cidr = ipam.parse_cidr(requested, ip_version)
     for other in st.find("subnets", network_id=net["id"]):
         if ipam.overlaps(other["cidr"], str(cidr)):
             raise SandboxError(400, f"Invalid input for operation: Requested subnet with cidr: {cidr} for "
@@ -157,7 +160,8 @@ def create_subnet(data: Obj, project_id: str | None) -> Obj:
                  "ip_version": ip_version, "cidr": str(cidr), "gateway_ip": gateway, "allocation_pools": pools,
                  "enable_dhcp": data.get("enable_dhcp", True), "dns_nameservers": data.get("dns_nameservers", []),
                  "host_routes": data.get("host_routes", []), "ipv6_ra_mode": data.get("ipv6_ra_mode"),
-                 "ipv6_address_mode": data.get("ipv6_address_mode"), "subnetpool_id": None,
+                 "ipv6_address_mode": data.get("ipv6_address_mode"),
+                 "subnetpool_id": pool["id"] if pool else None,
                  "service_types": data.get("service_types", []), "segment_id": None,
                  "dns_publish_fixed_ip": False, "description": data.get("description", "")}, project_id)
     st.add("subnets", sub)

@@ -26,7 +26,7 @@ from typing import Any
 
 from flask import Blueprint, request
 
-from app.sandbox import auth
+from app.sandbox import auth, network_rbac
 from app.sandbox.http import SandboxError, filter_by_args, no_content, paginate, public, reply
 from app.sandbox.network_bodies import bad_request, created, one_body, to_boolean, to_int
 from app.sandbox.network_sg import stamp
@@ -92,8 +92,9 @@ class Coll:
 
 
 def visible(obj: Obj) -> bool:
-    """The caller may read ``obj``: an admin, its project, or it is shared."""
-    return bool(obj.get("shared")) or auth.can_see(obj)
+    """The caller may read ``obj``: an admin, its project, it is shared, or an RBAC policy
+    shares it with the caller's project."""
+    return bool(obj.get("shared")) or auth.can_see(obj) or network_rbac.granted(obj)
 
 
 def get(coll: Coll, obj_id: str, *, owned: bool = False) -> Obj:
@@ -196,7 +197,7 @@ def update(coll: Coll, obj: Obj, data: Obj) -> Obj:
     new = {**obj, **data}
     if coll.check is not None:
         coll.check(new, obj)
-    obj.update(data)
+    obj.update(new)   # with what the check normalised (collapsed prefixes, ids for names)
     stamp(obj, obj["project_id"])
     store().touch()
     return render(coll, obj)
@@ -204,6 +205,8 @@ def update(coll: Coll, obj: Obj, data: Obj) -> Obj:
 
 def render(coll: Coll, obj: Obj) -> Obj:
     out = public(obj)
+    if "shared" in out:
+        out["shared"] = network_rbac.shared_view(obj)
     if coll.view is not None:
         out.update(coll.view(obj))
     return out

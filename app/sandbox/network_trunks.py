@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from app.sandbox import auth
+from app.sandbox import auth, network_rbac
 from app.sandbox.http import SandboxError, body, reply
 from app.sandbox.network_bodies import bad_request
 from app.sandbox.network_ext import REQUIRED, Coll, find_ref, get, in_use_by, register, render
@@ -243,7 +243,7 @@ RBAC_POLICIES = Coll("rbac_policies", "/rbac-policies", "rbac_policy", "RBAC pol
                      {"object_type": REQUIRED, "object_id": REQUIRED, "action": REQUIRED,
                       "target_tenant": REQUIRED},
                      updatable=("target_tenant",), check=_check_rbac, plural="rbac_policies",
-                     kind="RbacPolicyNotFound")
+                     kind="RbacPolicyNotFound", in_use=network_rbac.check_removable)
 
 
 # ---- floating IP port forwardings ----------------------------------------------------------------

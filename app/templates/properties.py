@@ -9,7 +9,8 @@ As Heat's ``heat/engine/properties.py``: a missing value takes the default; an e
 and becomes the default or the type's zero value (:func:`null_value`), whose constraints are
 checked; a required property not given is "Property <name> not assigned" (a value that is
 :data:`~.functions.base.ABSENT`, an omitted ``if`` branch, is not given); unknown names are
-"Unknown Property x" (null or not);
+"Unknown Property x" (null or not); a property whose schema says ``"implemented": False`` (Heat
+shows it in no schema) is "Property x not implemented yet" when given;
 strings accept numbers and booleans (``str(v)``), integers accept integral text ("Value 'x' is not
 an integer"), numbers accept numeric text, booleans Heat's spellings, lists/maps must be lists/
 maps. Errors read ``Property error: resources.<r>.properties.<p>: <why>``
@@ -140,6 +141,8 @@ def _validate_map(schema: Mapping[str, Any], values: Mapping[str, Any], path: tu
     for key, sub in schema.items():
         value = values.get(key, ABSENT)
         if value is ABSENT:  # not given (Heat's Properties._get_property_value)
+            if sub.get("implemented") is False:
+                continue
             if sub.get("default") is not None:
                 value = copy.deepcopy(sub["default"])
             elif sub.get("required"):
@@ -148,6 +151,8 @@ def _validate_map(schema: Mapping[str, Any], values: Mapping[str, Any], path: tu
             else:
                 continue
         out[key] = _validate_value(sub, value, path + (key,), partial)
+        if sub.get("implemented") is False:  # Heat: given a property its plugin ignores
+            raise _PropError(path, f"Property {key} not implemented yet")
     return out
 
 
@@ -183,6 +188,9 @@ def validate(schema: Mapping[str, Any] | None, values: Mapping[str, Any] | None,
     try:
         if names_only:
             _check_names(schema, values, tuple(path))
+            for key in values:   # Heat's validate(with_value=False) checks this one too
+                if schema[key].get("implemented") is False:
+                    raise _PropError(tuple(path), f"Property {key} not implemented yet")
             return given
         return _validate_map(schema, values, tuple(path), partial)
     except _PropError as exc:

@@ -54,9 +54,18 @@ class Api:
                timeout: float = 120) -> dict[str, Any]:
         """Update ``stack`` to ``template`` (PUT: the parameters given, others reset), wait,
         assert ``expect``."""
+        ended = self._updates_ended(stack)
         self.heat.stacks.update(stack["id"], template=template, parameters=parameters or {},
                                 files=files or {}, environment=environment or {})
-        return self._settled(stack["id"], expect, timeout, after=stack.get("updated_time"))
+        return self._settled(stack["id"], expect, timeout, updates=(stack, ended))
+
+    def _updates_ended(self, stack: dict[str, Any]) -> int:
+        """How many updates of ``stack`` have ended: its stack-level UPDATE_COMPLETE /
+        UPDATE_FAILED events (``updated_time`` has whole seconds: two quick updates share one)."""
+        events = self.heat.events.list(stack["id"], filters={"resource_name": stack["stack_name"],
+                                                             "resource_action": "UPDATE"})
+        return sum(1 for e in events if e.physical_resource_id == stack["id"]
+                   and not e.resource_status.endswith("IN_PROGRESS"))
 
     def delete(self, stack: dict[str, Any], expect: str = "DELETE_COMPLETE",
                timeout: float = 120) -> None:
@@ -78,13 +87,14 @@ class Api:
             time.sleep(0.25)
 
     def _settled(self, stack_id: str, expect: str, timeout: float,
-                 after: str | None = None) -> dict[str, Any]:
+                 updates: tuple[dict[str, Any], int] | None = None) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         action = expect.split("_")[0]
         while True:
             got = self.heat.stacks.get(stack_id)
-            moved = got.action != "UPDATE" or action != "UPDATE" or got.updated_time != after
-            if moved and not got.stack_status.endswith("IN_PROGRESS"):
+            if not got.stack_status.endswith("IN_PROGRESS") and (
+                    updates is None or got.action != "UPDATE" or action != "UPDATE"
+                    or self._updates_ended(updates[0]) > updates[1]):
                 break
             assert time.monotonic() < deadline, got.stack_status
             time.sleep(0.25)

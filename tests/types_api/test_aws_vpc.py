@@ -3,10 +3,9 @@
 an internet gateway attached (the external network as the route table's gateway), a network
 interface; updated in place (its security groups) and by replacement (the subnet's CIDR, and
 what sits on the subnet with it); deleted with nothing left. The DBInstance is Heat's global
-template: a child stack whose instance signals its wait condition."""
+template: a child stack whose instance signals its wait condition, updated in place (its port)."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -78,7 +77,6 @@ def test_vpc_types_on_neutron(api: Any) -> None:
 
     stack = api.update(stack, TEMPLATE, {"Group": "sg-b"})
     assert get("port", res["Nic"])["security_groups"] == [res["SgB"]]     # in place
-    time.sleep(1.1)   # the harness tells updates apart by updated_time (whole seconds)
     stack = api.update(stack, TEMPLATE, {"Group": "sg-b", "Cidr": "10.20.2.0/24",
                                          "Ip": "10.20.2.50"})
     after = {name: r["physical_resource_id"] for name, r in api.resources(stack).items()}
@@ -125,7 +123,30 @@ def test_rds_db_instance_is_heats_global_template(api: Any) -> None:
                          "WaitHandle": "AWS::CloudFormation::WaitConditionHandle",
                          "WaitCondition": "AWS::CloudFormation::WaitCondition"}
         assert api.output(stack, "Port") == "3306" and api.output(stack, "Address")
+        stack = api.update(stack, RDS.replace("      KeyName: rds-key", "      KeyName: rds-key\n      Port: '3307'"))
+        assert api.resources(stack)["Db"]["physical_resource_id"] == db["physical_resource_id"]
+        assert api.output(stack, "Port") == "3307"                # the child stack updated in place
         api.delete(stack)
     finally:
         image.delete(f"/v2/images/{created['id']}")
         compute.delete("/os-keypairs/rds-key")
+
+
+@pytest.mark.parametrize(("resource", "message"), [
+    ("{Type: 'AWS::EC2::VPC', Properties: {CidrBlock: 10.0.0.0/16, InstanceTenancy: dedicated}}",
+     "Property error: Resources.R.Properties: Property InstanceTenancy not implemented yet"),
+    ("{Type: 'AWS::EC2::VPC', Properties: {CidrBlock: 10.0.0.0/16, InstanceTenancy: bogus}}",
+     'Resources.R.Properties.InstanceTenancy: "bogus" is not an allowed value'),
+    ("{Type: 'AWS::EC2::VPCGatewayAttachment', Properties: {VpcId: v, VpnGatewayId: g}}",
+     "Property error: Resources.R.Properties: Property VpnGatewayId not implemented yet"),
+    ("{Type: 'AWS::EC2::NetworkInterface', Properties: {SubnetId: private-subnet, SourceDestCheck: true}}",
+     "Property error: Resources.R.Properties: Property SourceDestCheck not implemented yet"),
+], ids=["tenancy", "tenancy-value", "vpn-gateway", "source-dest-check"])
+def test_heats_unimplemented_properties_are_refused_with_its_message(api: Any, resource: str,
+                                                                     message: str) -> None:
+    from heatclient import exc
+    template = f"AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  R: {resource}\n"
+    with pytest.raises(exc.HTTPBadRequest) as refused:
+        api.heat.stacks.create(stack_name="t-unimplemented", template=template)
+    assert message in str(refused.value)
+    assert "InstanceTenancy" not in api.heat.resource_types.get("AWS::EC2::VPC")["properties"]

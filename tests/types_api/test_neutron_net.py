@@ -73,6 +73,7 @@ resources:
     properties: {router_id: {get_resource: router}, destination: {get_param: route_dest}, nexthop: 10.60.0.50}
   routes:
     type: OS::Neutron::ExtraRouteSet
+    depends_on: route   # ExtraRoute rewrites the router's routes (read, append, PUT), as Heat's does
     properties:
       router: {get_resource: router}
       routes: [{destination: {get_param: routes_dest}, nexthop: 10.60.0.51}]

@@ -2,7 +2,8 @@
 OS::Cinder::QoSAssociation through the API with real workers: created, updated in place (hosts
 by diff, metadata, zone, quotas, specs keys, associated types) and by replacement (QoS specs
 renamed, their association with them), deleted with nothing left and the quotas back to the
-defaults; a non-admin is refused each admin-only type with Heat's 403."""
+defaults; a non-admin is refused each admin-only type of Heat's resource_types policy (those
+of the Nova, Cinder, Neutron QoS/quota/segment and Octavia operator types) with Heat's 403."""
 from __future__ import annotations
 
 from typing import Any
@@ -112,6 +113,17 @@ def test_nova_and_cinder_admin_types(api: Any) -> None:
     "{type: OS::Nova::HostAggregate, properties: {name: x}}",
     "{type: OS::Cinder::QoSSpecs, properties: {specs: {a: b}}}",
     "{type: OS::Octavia::FlavorProfile, properties: {flavor_data: '{}'}}",
+    "{type: OS::Cinder::QoSAssociation, properties: {qos_specs: q, volume_types: [t]}}",
+    "{type: OS::Neutron::Quota, properties: {project: demo, network: 1}}",
+    "{type: OS::Neutron::Segment, properties: {network: private, network_type: vxlan}}",
+    "{type: OS::Neutron::QoSPolicy, properties: {name: q}}",
+    "{type: OS::Neutron::QoSBandwidthLimitRule, properties: {policy: q, max_kbps: 1}}",
+    "{type: OS::Neutron::QoSDscpMarkingRule, properties: {policy: q, dscp_mark: 8}}",
+    "{type: OS::Neutron::QoSMinimumBandwidthRule, properties: {policy: q, min_kbps: 1}}",
+    "{type: OS::Neutron::QoSMinimumPacketRateRule, properties: {policy: q, min_kpps: 1}}",
+    "{type: OS::Octavia::Flavor, properties: {flavor_profile: p}}",
+    "{type: OS::Octavia::AvailabilityZone, properties: {availability_zone_profile: p}}",
+    "{type: OS::Octavia::AvailabilityZoneProfile, properties: {availability_zone_data: '{}'}}",
 ])
 def test_admin_only_types_are_refused_to_a_member(api: Any, snippet: str) -> None:
     type_name = snippet.split("type: ")[1].split(",")[0]

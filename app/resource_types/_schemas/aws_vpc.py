@@ -135,3 +135,15 @@ NETWORK_INTERFACE_ATTRIBUTES: dict[str, Any] = {
     "PrivateIpAddress": s.attr("Private ip address.", "string"),
 }
 NETWORK_INTERFACE_SUPPORT = s.support_status(None)
+
+# ---- Heat's implemented=False properties (shown in no schema; refused when given) ----------------
+VPC_UNIMPLEMENTED: dict[str, Any] = {
+    "InstanceTenancy": s.prop("string", "Instance tenancy.", default="default",
+                              constraints=[s.allowed_values(["default", "dedicated"])]),
+}
+VPC_GATEWAY_ATTACHMENT_UNIMPLEMENTED: dict[str, Any] = {
+    "VpnGatewayId": s.prop("string", "VPN gateway."),
+}
+NETWORK_INTERFACE_UNIMPLEMENTED: dict[str, Any] = {
+    "SourceDestCheck": s.prop("boolean", "Source/destination check."),
+}
