@@ -311,3 +311,34 @@ def test_the_family_corpus_templates_get_heats_validate_verdict(api: Api, shared
         except exc.HTTPBadRequest as err:
             ours[path] = f"invalid: {err}"
     assert ours == {p: verdicts[p] for p in FAMILY_CORPUS}
+
+
+FAMILY_TYPES = [
+    *(f"OS::Keystone::{n}" for n in ("Domain", "Project", "User", "Group", "Role",
+                                      "UserRoleAssignment", "GroupRoleAssignment", "Region",
+                                      "Service", "Endpoint")),
+    "OS::Swift::Container", "AWS::S3::Bucket", "OS::Heat::SwiftSignal", "OS::Heat::SwiftSignalHandle",
+    *(f"OS::Barbican::{n}" for n in ("Secret", "Order", "GenericContainer", "CertificateContainer",
+                                      "RSAContainer")),
+    "OS::Designate::Zone", "OS::Designate::RecordSet",
+    *(f"OS::Zaqar::{n}" for n in ("Queue", "Subscription", "SignedQueueURL", "MistralTrigger")),
+]
+
+
+def _without_descriptions(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_descriptions(v) for k, v in value.items() if k != "description"}
+    if isinstance(value, list):
+        return [_without_descriptions(v) for v in value]
+    return value
+
+
+def test_the_25_types_are_listed_with_heats_schemas(api: Api, shared: Path) -> None:
+    heat = json.loads((shared / "heat-reference/resource_types.json").read_text())
+    listed = {t.resource_type for t in api.heat.resource_types.list()}
+    assert len(FAMILY_TYPES) == 25 and set(FAMILY_TYPES) <= listed
+    for type_name in FAMILY_TYPES:
+        shown = _without_descriptions(api.heat.resource_types.get(type_name))
+        expected = _without_descriptions(heat[type_name])
+        assert (shown["properties"], shown["attributes"], shown["support_status"]) == \
+            (expected["properties"], expected["attributes"], expected["support_status"]), type_name
