@@ -2,7 +2,8 @@
 as Heat 27 decides them: a GroupRoleAssignment's roles in place (``update_allowed``); an S3
 bucket, a SwiftSignal and the RSA and certificate containers replaced (none of their
 properties is ``update_allowed``). A replaced SwiftSignal waits on the same handle, whose
-container still holds the signal already sent, so it completes at once, as Heat's."""
+container still holds the signal already sent, so it completes at once, as Heat's. A name
+Keystone already has is Keystone's 409, in its words."""
 from __future__ import annotations
 
 import json
@@ -92,3 +93,28 @@ def test_the_remaining_types_are_updated_as_heat_decides(api: Api) -> None:
         assert old.status_code == 404, name
         assert km.get(f"/v1/containers/{after[name].rsplit('/', 1)[1]}").json()["name"] == "two"
     api.delete(stack)
+
+
+DUPLICATES = """
+heat_template_version: 2018-08-31
+resources:
+  fresh: {type: OS::Keystone::Role}
+  project: {type: OS::Keystone::Project, properties: {name: demo}}
+  user: {type: OS::Keystone::User, properties: {name: demo}}
+  role: {type: OS::Keystone::Role, properties: {name: member}}
+  region: {type: OS::Keystone::Region, properties: {id: RegionOne}}
+"""
+
+
+def test_a_name_keystone_already_has_is_keystones_conflict(api: Api) -> None:
+    stack = api.create(DUPLICATES, expect="CREATE_FAILED")
+    assert api.failures(stack) == {
+        "project": "Conflict: resources.project: Conflict occurred attempting to store project - "
+                   "Duplicate entry found with name demo at domain ID default.",
+        "user": "Conflict: resources.user: Conflict occurred attempting to store user - "
+                "Duplicate entry found with name demo at domain ID default.",
+        "role": "Conflict: resources.role: Conflict occurred attempting to store role - "
+                "Duplicate entry found with name member.",
+        "region": "Conflict: resources.region: Conflict occurred attempting to store region - "
+                  "Duplicate ID, RegionOne."}
+    api.delete(stack)   # the role made before the failures goes too (api_no_leaks)
