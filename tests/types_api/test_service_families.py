@@ -2,7 +2,7 @@
 modules: a MistralTrigger created, updated in place and deleted, its queue's messages starting
 the sandbox's Mistral executions; a domain deleted as Heat deletes it (the DELETE alone, which
 Keystone refuses for an enabled domain); CHECK where Heat's plugin has ``handle_check`` (the
-Swift container) and Heat's "not supported" elsewhere; SUSPEND/RESUME; a stack whose physical
+Swift container) and Heat's "not supported" elsewhere; SUSPEND/RESUME/SNAPSHOT; a stack whose physical
 resources were deleted behind its back still deleted; Heat's errors for a missing required
 property, an unknown name of each custom constraint and a Keystone type used by a non-admin;
 Heat's /validate verdict for the corpus templates of these families."""
@@ -174,6 +174,10 @@ def test_check_suspend_resume_and_a_delete_of_what_is_already_gone(api: Api) -> 
     for action, status in (("suspend", "SUSPEND_COMPLETE"), ("resume", "RESUME_COMPLETE")):
         getattr(api.heat.actions, action)(stack["id"])
         _wait_stack(api, stack, status)
+    # none of these plugins has handle_snapshot: the snapshot holds the stack's data only
+    snapshot = api.heat.stacks.snapshot(stack["id"], "families")
+    _wait_stack(api, stack, "SNAPSHOT_COMPLETE")
+    assert api.heat.stacks.snapshot_show(stack["id"], snapshot["id"])["snapshot"]["status"] == "COMPLETE"
 
     # every physical resource deleted behind the stack's back
     ids = {n: r["physical_resource_id"] for n, r in res.items()}
