@@ -132,31 +132,14 @@ def authorize(ctx: RequestContext, settings: Settings, rule: str, method: str,
 
 GLOBAL_INDEX_DENIED = "You are not authorized to use stacks:global_index."
 
-#: Heat's ``resource_types:<type>`` policies whose default is ``rule:project_admin``
-#: (``heat/policies/resource_types.py``); a name ending in ``*`` covers its prefix.
-ADMIN_ONLY_TYPES = frozenset({
-    "OS::Nova::Flavor", "OS::Cinder::EncryptedVolumeType", "OS::Cinder::VolumeType",
-    "OS::Cinder::Quota", "OS::Neutron::Quota", "OS::Nova::Quota", "OS::Octavia::Quota",
-    "OS::Manila::ShareType", "OS::Neutron::ProviderNet", "OS::Neutron::QoSPolicy",
-    "OS::Neutron::QoSBandwidthLimitRule", "OS::Neutron::QoSDscpMarkingRule",
-    "OS::Neutron::QoSMinimumBandwidthRule", "OS::Neutron::QoSMinimumPacketRateRule",
-    "OS::Neutron::Segment", "OS::Nova::HostAggregate", "OS::Cinder::QoSSpecs",
-    "OS::Cinder::QoSAssociation", "OS::Keystone::*", "OS::Blazar::Host", "OS::Octavia::Flavor",
-    "OS::Octavia::FlavorProfile", "OS::Octavia::AvailabilityZone",
-    "OS::Octavia::AvailabilityZoneProfile"})
-
-
 def check_resource_types(ctx: RequestContext, type_names: Any) -> None:
-    """Heat's ``resource_enforcer.enforce_stack``: a caller who is not an admin may not use the
-    types of :data:`ADMIN_ONLY_TYPES` (checked in the order given).
+    """Heat's ``resource_enforcer.enforce_stack``: a caller who is not an admin (Heat's
+    ``rule:project_admin``) may not use the admin-only types of
+    :data:`app.auth.resource_policy.ADMIN_TYPES`.
 
     :raises errors.Forbidden: 403 "You are not authorized to use <type>." """
-    if ctx.is_admin:
-        return
-    for name in type_names:
-        if name in ADMIN_ONLY_TYPES or any(p.endswith("*") and name.startswith(p[:-1])
-                                           for p in ADMIN_ONLY_TYPES):
-            raise errors.Forbidden(f"You are not authorized to use {name}.")
+    from app.auth import resource_policy
+    resource_policy.enforce(ctx.is_admin, type_names)
 
 
 def check_global_index(ctx: RequestContext, settings: Settings) -> None:

@@ -22,8 +22,9 @@ from app.resource_types.base import Resource
 
 
 class Domain(KeystoneResource):
-    """A Keystone domain. Keystone refuses to delete an enabled domain, so it is disabled first
-    (Heat 27's plugin sends the DELETE alone, which Keystone answers 403 for an enabled one)."""
+    """A Keystone domain. Deleted as Heat 27's plugin deletes it, with the DELETE alone: Keystone
+    refuses an enabled domain (403 "Cannot delete a domain that is enabled, please disable it
+    first."), so a stack deletes its domain once an update has set ``enabled: false``."""
 
     type_name = "OS::Keystone::Domain"
     support_status = sch.DOMAIN_SUPPORT
@@ -41,11 +42,6 @@ class Domain(KeystoneResource):
         self.properties = dict(new_properties)
         self.patch({"name": self.new_name(dict(changed)), "description": changed.get("description"),
                     "enabled": changed.get("enabled")})
-
-    def _delete(self) -> None:
-        self.ks("PATCH", f"/domains/{self.resource_id}", json={"domain": {"enabled": False}})
-        super()._delete()
-
 
 class Project(KeystoneResource):
     """A Keystone project in ``domain``, under ``parent`` if given (then replaced when it

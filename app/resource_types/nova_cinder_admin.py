@@ -1,7 +1,7 @@
 """Nova's and Cinder's operator types (Heat 27): OS::Nova::HostAggregate, OS::Nova::Quota,
 OS::Cinder::Quota, OS::Cinder::QoSSpecs and OS::Cinder::QoSAssociation
 (``heat/engine/resources/openstack/{nova,cinder}/``). All of them are admin-only by Heat's
-default policy (:data:`app.auth.ADMIN_ONLY_TYPES`).
+default policy (:data:`app.auth.resource_policy.ADMIN_TYPES`).
 
 * HostAggregate: created with its name and zone, then ``metadata`` set and ``hosts`` added;
   an update adds / removes the hosts that differ, sets the new metadata (a key no longer given

@@ -13,6 +13,7 @@ response (headers are what Swift answers with). The reference id of both is the 
   URL's host), ``WebsiteURL`` (storage URL + ``/<name>``), ``RootURL`` (the storage URL),
   ``ObjectCount`` / ``BytesUsed`` (the ``HEAD``'s header values, strings as Heat returns
   them), ``HeadContainer`` and ``show`` (every header, lower-cased as swiftclient gives them).
+  CHECK reads the container (Heat's ``handle_check``); the bucket has no CHECK.
 * Bucket: ``Tags`` become ``X-Container-Meta-S3-Tag-<Key>``, ``WebsiteConfiguration``
   ``X-Container-Meta-Web-Index``/``-Error``; ``AccessControl`` sets the ACLs as Heat does
   (``PublicRead*``: read ``.r:*``; ``AuthenticatedRead``: read by the project; otherwise
@@ -21,6 +22,7 @@ response (headers are what Swift answers with). The reference id of both is the 
 """
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any, ClassVar
 from urllib.parse import quote, urlparse
 
@@ -41,6 +43,28 @@ def swift(res: CloudResource, method: str, path: str = "", **kwargs: Any) -> Any
     adapter = cloud.raw.object_store
     url = f"{storage_url(res)}{path}"
     return cloud.call(adapter.request, url, method, raise_exc=True, **kwargs)
+
+
+class SwiftClientError(errors.CloudError):
+    """swiftclient's ``ClientException``, as Heat's failure reasons name it."""
+    heat_type = "ClientException"
+
+
+def swift_error(what: str, resp: Any) -> str:
+    """swiftclient's ``ClientException`` text for ``resp`` (a ``requests`` response):
+    ``"<what>: <url> <status> <reason>"`` (the status's standard phrase, as Swift sends it)
+    then the body (its first 60 characters when longer, after ``[first 60 chars of
+    response]``)."""
+    try:
+        phrase = HTTPStatus(resp.status_code).phrase
+    except ValueError:
+        phrase = str(resp.reason)
+    text = f"{what}: {resp.url} {resp.status_code} {phrase}"
+    content = resp.text or ""
+    if content:
+        text += f"   {content}" if len(content) <= 60 else \
+            f"  [first 60 chars of response] {content[:60]}"
+    return text
 
 
 def storage_url(res: CloudResource) -> str:
@@ -182,6 +206,19 @@ class SwiftContainer(_Container):
 
     def purge(self) -> bool:
         return bool(self.get_property("PurgeOnDelete"))
+
+    def handle_check(self) -> None:
+        """Heat's ``handle_check``: swiftclient's ``get_container``, a ``GET`` of the listing.
+
+        :raises SwiftClientError: Swift answered >= 400; the message as swiftclient words it,
+            ``Container GET failed: <url>?format=json 404 Not Found  [first 60 chars of
+            response] <body>``."""
+        cloud = self.cloud()
+        url = f"{storage_url(self)}{container_path(str(self.resource_id))}"
+        resp = cloud.call(cloud.raw.object_store.request, url, "GET", raise_exc=False,
+                          params={"format": "json"})
+        if resp.status_code >= 400:
+            raise SwiftClientError(swift_error("Container GET failed", resp))
 
     def _resolve_attribute(self, name: str) -> Any:
         if name in ("ObjectCount", "BytesUsed", "HeadContainer"):

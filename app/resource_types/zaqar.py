@@ -6,10 +6,12 @@ endpoint, with a ``Client-ID`` as Zaqar wants):
 
 * Queue: ``PUT /queues/<name>`` with its metadata; an update of ``metadata`` PATCHes each key
   (``add``/``replace``, as python-zaqarclient); delete ``DELETE`` (a missing queue is fine).
-  Reference id: the name (``name``, else the physical name); ``href``: ``<endpoint>/queues/<name>``.
+  Reference id: the name (``name``, else the physical name); ``href``:
+  ``<endpoint>/v2/queues/<quoted name>`` (Heat's, with the API version).
 * SignedQueueURL: ``POST /queues/<q>/share`` ``{"paths", "methods", "expires"}`` (now +
   ``ttl``); attributes ``signature``, ``expires``, ``project``, ``paths``, ``methods`` (lists)
-  and ``query_str`` (``signature=..&expires=..&paths=a,b&methods=A,B&project_id=..&queue_name=..``);
+  and ``query_str`` (``signature=..&expires=..&paths=a,b&methods=A,B&project_id=..&queue_name=..``,
+  URL-encoded as Heat's ``urlencode``: ``/`` ``,`` ``:`` escaped);
   nothing to delete.
 * Subscription: ``POST /queues/<q>/subscriptions`` ``{"subscriber", "ttl", "options"}``; an
   update PATCHes the three in place; delete ``DELETE``. The subscriber's scheme is checked as
@@ -28,7 +30,7 @@ import json
 import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from app import errors
 from app.clients import is_conflict
@@ -93,7 +95,7 @@ class ZaqarQueue(_Zaqar):
         if name == "href":
             endpoint = str(self.cloud().raw.session.get_endpoint(
                 service_type="messaging", interface="public")).rstrip("/")
-            return f"{endpoint}/queues/{self.resource_id or self.queue_name()}"
+            return f"{endpoint}/v2/queues/{quote(str(self.resource_id or self.queue_name()))}"
         return None
 
 
@@ -138,10 +140,10 @@ class ZaqarSignedQueueURL(_Zaqar):
             return json.loads(self.data.get(name) or "[]")
         if name == "query_str":
             d = self.data
-            return (f"signature={d['signature']}&expires={d['expires']}"
-                    f"&paths={','.join(json.loads(d['paths']))}"
-                    f"&methods={','.join(json.loads(d['methods']))}"
-                    f"&project_id={d['project']}&queue_name={self.properties['queue']}")
+            return urlencode({"signature": d["signature"], "expires": d["expires"],
+                              "paths": ",".join(json.loads(d["paths"])),
+                              "methods": ",".join(json.loads(d["methods"])),
+                              "project_id": d["project"], "queue_name": self.properties["queue"]})
         return None
 
 

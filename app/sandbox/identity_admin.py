@@ -124,9 +124,11 @@ def _register(collection: str) -> None:
         _domain_of(collection, data, obj)
         clash = [i for i in st.all(collection) if i["name"] == obj["name"]
                  and i.get("domain_id") == obj.get("domain_id")]
-        if clash:
+        if clash:   # Keystone's sql handle_conflicts names the domain of a scoped object
+            where = f" at domain ID {obj['domain_id']}" \
+                if collection != "domains" and obj.get("domain_id") else ""
             raise SandboxError(409, f"Conflict occurred attempting to store {single} - Duplicate entry found "
-                               f"with name {obj['name']}.", "Conflict")
+                               f"with name {obj['name']}{where}.", "Conflict")
         obj["id"] = data.get("id") if collection == "domains" and data.get("id") else st.new_id(hex_only=True)
         if collection == "users":
             obj["_password"] = data.get("password")

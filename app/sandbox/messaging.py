@@ -23,12 +23,13 @@ after its ``ttl``. Errors are Zaqar's ``{"title", "description"}``.
 """
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 from flask import Blueprint, Response, request
 
-from app.sandbox import auth
+from app.sandbox import auth, workflow
 from app.sandbox.http import SandboxError, body, no_content, reply
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj
@@ -217,16 +218,42 @@ def post_messages(name: str) -> Any:
                           "ttl": ttl, "created": now, "client_id": client,
                           "seq": st.next_number("zaqar_message_seq")})
         hrefs.append(f"/v2/queues/{name}/messages/{mid}")
-        _notify(name, m["body"])
+        _notify(name, {"body": m["body"], "ttl": ttl})
     return reply({"resources": hrefs}, 201)
 
 
-def _notify(queue: str, message_body: Any) -> None:
-    """Record the notification each subscription of ``queue`` would send (nothing is sent)."""
+def _notify(queue: str, message: Obj) -> None:
+    """Each subscription of ``queue`` gets the message: recorded in its ``deliveries``; a
+    ``trust+http(s)://…/workflow/v2/executions`` subscriber (Heat's MistralTrigger) starts an
+    execution of the sandbox's Mistral as Zaqar's trust notifier POSTs it: ``post_data`` with
+    ``"$zaqar_message$"`` replaced by the message (``body``, ``ttl``, ``queue_name``). Other
+    subscribers are only recorded."""
     for sub in store().find(SUBSCRIPTIONS, project_id=_project(), source=queue):
         sub["deliveries"] = [*sub["deliveries"], {"subscriber": sub["subscriber"],
-                                                   "body": message_body}][-MAX_DELIVERIES:]
+                                                   "body": message["body"]}][-MAX_DELIVERIES:]
         store().touch()
+        if sub["subscriber"].startswith("trust+") and \
+                sub["subscriber"].endswith("/workflow/v2/executions"):
+            _start_workflow(sub, {**message, "queue_name": queue})
+
+
+def _start_workflow(sub: Obj, message: Obj) -> None:
+    """The Mistral execution a trust subscription's ``post_data`` asks for, in the
+    subscription's project; one Mistral refuses (unknown workflow, bad input) is dropped, as
+    Zaqar only logs a failed notification."""
+    post_data = (sub.get("options") or {}).get("post_data")
+    if not isinstance(post_data, str):
+        return
+    try:
+        data = json.loads(post_data.replace('"$zaqar_message$"', json.dumps(message)))
+        wanted = str(data.get("workflow_id") or data.get("workflow_name") or "")
+        wf = next((w for w in store().find(workflow.WORKFLOWS, project_id=sub["project_id"])
+                   if wanted in (w["id"], w["name"])), None)
+        if wf is not None:
+            workflow.start_execution(wf, dict(data.get("input") or {}),
+                                     dict(data.get("params") or {}))
+    except (ValueError, AttributeError, TypeError, SandboxError):
+        return
 
 
 @bp.get("/queues/<name>/messages")

@@ -8,9 +8,10 @@ beside :mod:`app.sandbox.messaging`.
   ``GET|PATCH|DELETE /queues/{q}/subscriptions/{id}`` (a subscription is ``{"id", "source",
   "subscriber", "ttl", "age", "options", "confirmed"}``; a missing one is 404; DELETE 204
   either way). A message posted to a queue is recorded in each of its subscriptions'
-  ``deliveries`` (``[{"subscriber", "body"}]``, the newest last, at most 20): the sandbox
-  delivers nothing, it records the notification target (a ``trust+http…/executions``
-  subscriber: a Mistral workflow execution with ``options.post_data``).
+  ``deliveries`` (``[{"subscriber", "body"}]``, the newest last, at most 20); a
+  ``trust+http…/workflow/v2/executions`` subscriber (Heat's MistralTrigger) also starts the
+  Mistral execution its ``options.post_data`` names, in the sandbox's own Mistral; other
+  subscribers are not called.
 - ``POST /queues/{q}/share`` ``{"paths", "methods", "expires"}`` → ``{"project", "paths",
   "methods", "expires", "signature"}`` as Zaqar's ``create_signed_url``: paths among
   ``messages``, ``subscriptions``, ``claims`` (default ``messages``) made absolute

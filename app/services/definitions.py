@@ -33,19 +33,20 @@ def parse_and_instantiate(template: Any, files: dict[str, Any] | None,
     stack validation at create, update and preview does (``trust_of``: the stack whose
     Keystone trust carries those lookups, a nested stack's parent before the nested stack
     exists: :func:`app.auth.clients_for`); ``enforce_on``: the caller's RequestContext, whose
-    right to use each resource type is checked before any cloud lookup, as Heat enforces its
-    ``resource_types:*`` policies before validating (:func:`app.auth.check_resource_types`).
+    right to use each resource type is checked once the types are known, before any property
+    check or cloud lookup, as Heat enforces its ``resource_types:*`` policies before validating
+    (:func:`app.auth.check_resource_types`).
     Raises the template package's errors, and ``errors.Forbidden``."""
     tmpl = templates.parse(template, files=files or {}, max_size=max_size)
     env = environment if isinstance(environment, templates.Environment) \
         else templates.Environment.from_mapping(environment or {})
     parent = templates.ParentFacade(**facade) if facade else None
     nesting = templates.Nesting(max_depth=config.get().max_nested_stack_depth)
+    check_types = None if enforce_on is None else \
+        (lambda types: auth.check_resource_types(enforce_on, types))
     definition = templates.instantiate(tmpl, params or {}, env, ident, type_schema,
-                                       parent=parent, strict=strict, nesting=nesting)
-    if enforce_on is not None:
-        auth.check_resource_types(enforce_on, [r.implementation
-                                               for r in definition.resources.values()])
+                                       parent=parent, strict=strict, nesting=nesting,
+                                       check_types=check_types)
     check_plugins(definition, ident, env, files or {}, cloud=cloud, trust_of=trust_of)
     return tmpl, definition, env
 

@@ -192,7 +192,8 @@ def _pseudo(identity: StackIdentity) -> dict[str, Any]:
 def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
                 env: Environment | None = None, identity: StackIdentity | None = None,
                 type_schema: TypeSchema | None = None, *, nesting: Nesting,
-                parent: ParentFacade | None = None, strict: bool = True) -> StackDefinition:
+                parent: ParentFacade | None = None, strict: bool = True,
+                check_types: Callable[[list[str]], None] | None = None) -> StackDefinition:
     """Bind ``tmpl`` to parameters and conditions and validate it statically (see the module
     doc); errors carry the YAML line of their path where known.
 
@@ -203,19 +204,22 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
     :param strict: False is Heat's ``POST /validate`` mode (``strict_validate=False``,
         ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
         unknown conditions count as true and properties are checked for names and presence.
+    :param check_types: called with the active resources' implementation types once they are
+        known, before any property is checked (Heat enforces its ``resource_types:*`` policies
+        on the stack's definition before validating it); whatever it raises propagates.
     :raises errors.TemplateError: (and subclasses).
     """
     try:
         return _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting,
-                            parent=parent, strict=strict)
+                            parent=parent, strict=strict, check_types=check_types)
     except errors.TemplateError as exc:
         raise tmpl.locate(exc) from None
 
 
 def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
                  identity: StackIdentity | None, type_schema: TypeSchema | None, *,
-                 nesting: Nesting, parent: ParentFacade | None,
-                 strict: bool) -> StackDefinition:
+                 nesting: Nesting, parent: ParentFacade | None, strict: bool,
+                 check_types: Callable[[list[str]], None] | None = None) -> StackDefinition:
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
@@ -241,6 +245,8 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     scope.active = frozenset(active)
 
     kinds = type_resolution.resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files, type_schema)
+    if check_types is not None:
+        check_types([kinds[n].effective_type or r.type for n, r in active.items()])
     bound: dict[str, _Bound] = {}
     for name, raw in active.items():
         schema = kinds[name].schema

@@ -148,7 +148,10 @@ TEMPLATE_VALUES: dict[str, dict[str, Any]] = {
     "tripleo-heat-templates/deployment/tripleo-firewall/tripleo-firewall-baremetal-ansible.yaml":
         {"ServiceData": json.dumps({"net_cidr_map": {"ctlplane": ["192.168.24.0/24"]}})},
     # Keystone's samples: names of new objects, and the bootstrap's roles, domain and project
-    "heat-templates/hot/keystone/keystone_domain.yaml": {"domain_name": "corpus-domain"},
+    # a disabled domain: Heat deletes a domain with the DELETE alone, which Keystone refuses
+    # for an enabled one
+    "heat-templates/hot/keystone/keystone_domain.yaml":
+        {"domain_name": "corpus-domain", "domain_enabled": False},
     "heat-templates/hot/keystone/keystone_region.yaml":
         {"region_id": "corpus-child", "parent_region_id": "corpus-parent"},
     "heat-templates/hot/keystone/keystone_project.yaml":

@@ -5,7 +5,9 @@ A member creates a stack (a network, a subnet, a slow volume) and revokes the to
 stack still completes, in the member's project, through the trust; another project's member gets
 404, the member's token on another project's URL 403, a reader lists but may not create; delete
 completes and the trust is gone; a trust deleted behind Stoker's back makes the stack's next
-operation fail with a reason that names the trust, never hang.
+operation fail with a reason that names the trust, never hang. Keystone's own resource types
+are refused to a member (Heat's ``resource_types:OS::Keystone::*`` policy) and run for an admin
+through the admin's trust.
 """
 from __future__ import annotations
 
@@ -442,3 +444,39 @@ def test_the_banners_command_works(up: Up) -> None:
     gone = subprocess.run([*argv[:argv.index("stack")], "stack", "delete", "--wait", "-y", "demo"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=180)
     assert gone.returncode == 0, gone.stdout + gone.stderr
+
+
+KEYSTONE_TYPES = """
+heat_template_version: 2018-08-31
+resources:
+  project: {type: OS::Keystone::Project, properties: {name: ks-mode-project}}
+  user:
+    type: OS::Keystone::User
+    properties: {name: ks-mode-user, password: p, default_project: {get_resource: project},
+                 roles: [{role: member, project: {get_resource: project}}]}
+"""
+
+
+def test_keystone_types_need_the_admin_role_and_run_through_the_admins_trust(up: Up) -> None:
+    from heatclient import exc
+    from keystoneclient.v3 import client
+    admin = up.session("admin", "admin")
+    kc = client.Client(session=admin)
+    demo_project = next(p for p in kc.projects.list() if p.name == "demo")
+    member = up.heat(up.session("demo", "demo").get_token(), demo_project.id)
+    with pytest.raises(exc.HTTPForbidden, match="You are not authorized to use OS::Keystone::"):
+        member.stacks.create(stack_name="ks-types", template=KEYSTONE_TYPES)
+    admin_project = next(p for p in kc.projects.list() if p.name == "admin")
+    heat = up.heat(admin.get_token(), admin_project.id)
+    stack_id = heat.stacks.create(stack_name="ks-types", template=KEYSTONE_TYPES)["stack"]["id"]
+    stack = wait_status(heat, stack_id, ("CREATE_COMPLETE", "CREATE_FAILED"))
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    user = next(u for u in kc.users.list() if u.name == "ks-mode-user")
+    project = next(p for p in kc.projects.list() if p.name == "ks-mode-project")
+    assert user.default_project_id == project.id
+    assert [a.role["id"] for a in kc.role_assignments.list(user=user, project=project)] == \
+        [next(r for r in kc.roles.list() if r.name == "member").id]
+    heat.stacks.delete(stack_id)
+    wait_status(heat, stack_id, ("DELETE_COMPLETE", "DELETE_FAILED"))
+    assert not [u for u in kc.users.list() if u.name == "ks-mode-user"]
+    assert not [p for p in kc.projects.list() if p.name == "ks-mode-project"]

@@ -38,7 +38,7 @@ def test_mistral_trigger_subscribes_the_workflow_execution(driver: Any, sandbox:
                                       "ttl": 3600})
     assert json.loads(trigger.resolve_attribute("show")["options"]["post_data"])[
         "workflow_id"] == wf2.resource_id
-    assert queue.resolve_attribute("href").endswith("/messaging/queues/triggers")
+    assert queue.resolve_attribute("href").endswith("/messaging/v2/queues/triggers")
     driver.delete(trigger)
     driver.delete(queue)
     driver.delete(wf1)

@@ -26,13 +26,14 @@ parameters:
   region_id: {type: string, default: ks-region-a}
   role_domain: {type: string, default: ""}
   service_name: {type: string, default: ks-svc}
+  domain_enabled: {type: boolean, default: true}
 conditions:
   has_groups: {equals: [{get_param: phase}, two]}
   role_in_domain: {not: {equals: [{get_param: role_domain}, ""]}}
 resources:
   domain:
     type: OS::Keystone::Domain
-    properties: {name: ks-domain, description: a domain}
+    properties: {name: ks-domain, description: a domain, enabled: {get_param: domain_enabled}}
   project:
     type: OS::Keystone::Project
     properties:
@@ -142,7 +143,8 @@ def test_every_keystone_type_is_created_updated_and_deleted(api: Any) -> None:
 
     stack = api.update(stack, TEMPLATE, {
         "project_description": "second", "project_enabled": False, "phase": "two",
-        "region_id": "ks-region-b", "role_domain": "default", "service_name": "ks-svc-2"})
+        "region_id": "ks-region-b", "role_domain": "default", "service_name": "ks-svc-2",
+        "domain_enabled": False})   # Keystone deletes a disabled domain only
     after = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
     assert (after["project_id"], after["user_id"], after["service_id"]) == (project, user, out["service_id"])
     assert after["project_enabled"] is False
@@ -202,7 +204,7 @@ def test_the_keystone_corpus_templates_run(api: Any) -> None:
         "test_user_a_updated", False, out["test_project_b_id"])
     api.delete(stack)
     singles = [
-        ("keystone_domain.yaml", {"domain_name": "corpus-domain"}),
+        ("keystone_domain.yaml", {"domain_name": "corpus-domain", "domain_enabled": False}),
         ("keystone_role.yaml", {"role_name": "corpus-role"}),
         ("keystone_service.yaml", {"name": "corpus-svc", "description": "d", "type": "corpus"}),
         ("keystone_region.yaml", {"region_id": "corpus-child", "parent_region_id": "corpus-parent"}),
