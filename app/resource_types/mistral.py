@@ -50,6 +50,10 @@ class Workflow(CloudResource):
     properties_schema = sch.WORKFLOW_PROPERTIES
     attributes_schema = sch.WORKFLOW_ATTRIBUTES
     unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
+    #: a signal starts an execution, which ``executions`` lists (read again after the signal)
+    signals_change_attributes: ClassVar[bool] = True
+    #: the executions' states change as they run: resource show reads them live
+    live_attributes: ClassVar[frozenset[str]] = frozenset({"executions"})
 
     def workflow_name(self) -> str:
         return str(self.properties.get("name") or self.physical_resource_name())
