@@ -196,6 +196,10 @@ resources:
     with pytest.raises(exc.HTTPBadRequest) as err:
         api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=unknown)
     assert "Error validating value 'nope': No Flavor matching {'name': 'nope'}. (HTTP 404)" in str(err.value)
+    oracle = unknown.replace("flavor: nope", "flavor: m1.small, datastore_type: oracle")
+    with pytest.raises(exc.HTTPBadRequest) as err:   # Heat lists the type's versions: a 404
+        api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=oracle)
+    assert "NotFound: resources.db: Datastore 'oracle' cannot be found. (HTTP 404)" in str(err.value)
 
 
 def test_a_share_type_name_taken_fails_with_manilas_message_and_leaves_nothing(api: Any) -> None:
