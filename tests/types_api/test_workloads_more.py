@@ -109,6 +109,7 @@ resources:
 outputs:
   wf: {value: {get_resource: wf}}
   executions: {value: {get_attr: [wf, executions]}}
+  remaining: {value: {get_attr: [cron, remaining_executions]}}
   host: {value: {get_resource: host}}
   hostname: {value: {get_attr: [host, hypervisor_hostname]}}
 """
@@ -139,6 +140,9 @@ def test_cron_trigger_starts_executions_and_signals_show_in_executions(api: Any)
     assert len(shown) == 1 and shown[0]["workflow_name"] == wf
     assert shown[0]["input"] == {"who": "signal"}
     _runs(api, wf, 3)
+    ended = api.output(stack, "executions")          # the output follows the execution's state
+    assert ended[0]["state"] == "SUCCESS" and ended[0]["output"] == {"said": "hello signal"}
+    assert api.output(stack, "remaining") is None    # the spent trigger is gone from Mistral
     attrs = api.heat.resources.get(stack["id"], "wf").attributes
     assert attrs["executions"][0]["state"] == "SUCCESS"
     assert attrs["executions"][0]["output"] == {"said": "hello signal"}
