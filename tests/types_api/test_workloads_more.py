@@ -57,6 +57,7 @@ def test_a_containers_networks_change_in_place(api: Any) -> None:
     events = [e for e in api.events(stack) if e["resource_name"] == "box"]
     assert not [e for e in events if e["resource_status"] == "DELETE_COMPLETE"]
 
+    time.sleep(1)   # the harness tells a new update by updated_time, which counts seconds
     stack = api.update(stack, _zun("[{network: {get_resource: net2}}]", name="web-b"))
     assert api.output(stack, "box") == box
     assert nets() == [net2]
