@@ -9,7 +9,7 @@ Blazar (Heat's "Couldn't find any host in Blazar..."). Both are created and dele
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from app import errors
 from app.resource_types._cloud import CloudResource
@@ -53,6 +53,10 @@ class Lease(CloudResource):
     support_status = sch.LEASE_SUPPORT
     properties_schema = sch.LEASE_PROPERTIES
     attributes_schema = sch.LEASE_ATTRIBUTES
+    #: a lease goes PENDING -> ACTIVE -> TERMINATED with the clock, its events with it: read
+    #: live by resource show and the stack's outputs, as Heat resolves them
+    live_attributes: ClassVar[frozenset[str]] = frozenset({"status", "events", "reservations",
+                                                           "degraded", "updated_at"})
 
     def validate(self) -> None:
         """:raises errors.ValidationError: no host is registered in Blazar (Heat's check)."""

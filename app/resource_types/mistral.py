@@ -9,7 +9,9 @@
   ``params`` overridden by the signal's (or the whole body as input with
   ``use_request_body_as_input``); ``executions`` lists them; ``alarm_url`` is a never-expiring
   pre-signed URL of the CFN signal endpoint. Delete removes the executions first.
-- CronTrigger: ``POST /cron_triggers``; physical id the trigger's name.
+- CronTrigger: ``POST /cron_triggers``; physical id the trigger's name. Its attributes (and
+  the workflow's ``executions``) change as Mistral runs: they are read live (resource show,
+  the stack's outputs).
 - ExternalResource: each action in ``actions`` starts an execution of its workflow; the step
   polls it (holding no worker) until SUCCESS (its output merged into ``output``; an output
   ``resource_id`` becomes the physical id) or ERROR/CANCELLED (the step fails with the
@@ -50,6 +52,10 @@ class Workflow(CloudResource):
     properties_schema = sch.WORKFLOW_PROPERTIES
     attributes_schema = sch.WORKFLOW_ATTRIBUTES
     unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
+    #: a signal starts an execution, which ``executions`` lists (read again after the signal)
+    signals_change_attributes: ClassVar[bool] = True
+    #: the executions' states change as they run: resource show reads them live
+    live_attributes: ClassVar[frozenset[str]] = frozenset({"executions"})
 
     def workflow_name(self) -> str:
         return str(self.properties.get("name") or self.physical_resource_name())
@@ -181,6 +187,9 @@ class CronTrigger(CloudResource):
     support_status = sch.CRON_TRIGGER_SUPPORT
     properties_schema = sch.CRON_TRIGGER_PROPERTIES
     attributes_schema = sch.CRON_TRIGGER_ATTRIBUTES
+    #: Mistral counts them down as the trigger fires (and deletes a spent trigger: null)
+    live_attributes: ClassVar[frozenset[str]] = frozenset({"next_execution_time",
+                                                           "remaining_executions"})
 
     def handle_create(self) -> None:
         p, workflow = self.properties, self.properties.get("workflow") or {}

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app import errors
+from app.clients import is_not_found
 from app.resource_types._cloud import CloudResource
 from app.resource_types._schemas import trove as sch
 from app.resource_types.base import Resource
@@ -39,14 +40,24 @@ class TroveResource(CloudResource):
         return self.cloud().request(SERVICE, method, path, **kwargs)
 
     def _check_datastore(self) -> None:
+        """Heat's ``validate_datastore``: the type's versions are listed (an unknown type is
+        Trove's 404, which fails the validation as Heat's ``StackValidationFailed`` wraps it),
+        and the version must be one of them.
+        :raises errors.ValidationError: Heat's wording. :raises errors.CloudError: others."""
         kind, version = self.properties.get("datastore_type"), self.properties.get("datastore_version")
         if kind:
-            if version:
-                allowed = [v["name"] for v in self.call("GET", f"/datastores/{kind}/versions")["versions"]]
-                if version not in allowed:
-                    raise errors.ValidationError(
-                        f"Datastore version {version} for datastore type {kind} is not valid. "
-                        f"Allowed versions are {', '.join(allowed)}.")
+            try:
+                versions = self.call("GET", f"/datastores/{kind}/versions")["versions"]
+            except errors.CloudError as exc:
+                if not is_not_found(exc):
+                    raise
+                raise errors.ValidationError(
+                    f"NotFound: resources.{self.name}: {exc.message} (HTTP 404)") from None
+            allowed = [v["name"] for v in versions]
+            if version and version not in allowed:
+                raise errors.ValidationError(
+                    f"Datastore version {version} for datastore type {kind} is not valid. "
+                    f"Allowed versions are {', '.join(allowed)}.")
         elif version:
             raise errors.ValidationError("Not allowed - datastore_version without datastore_type.")
 

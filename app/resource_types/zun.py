@@ -6,7 +6,8 @@ becomes ``{"Name", "MaximumRetryCount"}``, ``command`` is split as a shell would
 become ``nets`` (``network`` names resolved to ids, ``fixed_ip`` as ``v4-fixed-ip``), ``mounts``
 ``{"destination", "source"|"size"}``. The step polls until ``Running`` (or ``Stopped`` when not
 interactive); ``Error`` fails it with Heat's "Error in creating container" reason. ``cpu``,
-``memory`` and ``name`` change in place (``PATCH``); delete is ``DELETE ?stop=True``, polled
+``memory`` and ``name`` change in place (``PATCH``), ``networks`` by detaching and attaching
+(``network_detach`` / ``network_attach``, checked in ``network_list``); delete is ``DELETE ?stop=True``, polled
 until the container is gone. ``addresses`` also lists each network's addresses under its name.
 """
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from app import errors
+from app.clients import is_not_found
 from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types._schemas import zun as sch
-from app.resource_types.base import NotSupported, Resource
+from app.resource_types.base import Resource
 
 SERVICE = "container"
 POLICIES = ("always", "unless-stopped", "on-failure", "no")
@@ -116,16 +118,96 @@ class Container(CloudResource):
         raise errors.StokerError(f"Unknown status Container '{self.name}' - "
                                  f"{shown.get('status_reason')}", heat_type="ResourceUnknownStatus")
 
-    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> None:
-        """``cpu``, ``memory``, ``name`` in place; a change of ``networks`` is not done here."""
+    def handle_update(self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]) -> Any:
+        """``cpu``, ``memory``, ``name`` in place (``PATCH``); a change of ``networks`` queues
+        Heat's ``_update_networks``: the ports of entries that went are detached, entries that
+        came are attached, equal entries keep their port (worked through by
+        :meth:`check_update_complete`). :raises UpdateReplace: another property changed."""
         self.check_replace(changed, new_properties)
-        if "networks" in changed:
-            raise NotSupported(f"Update to properties networks of {self.name} ({self.type_name})")
-        patch = {k: v for k, v in changed.items() if k in ("cpu", "memory", "name") and v is not None}
+        old = [dict(n) for n in self.properties.get("networks") or []]
         self.properties = dict(new_properties)
+        patch = {k: v for k, v in changed.items() if k in ("cpu", "memory", "name") and v is not None}
         if patch:
             self.cloud().request(SERVICE, "PATCH", f"/containers/{self.resource_id}", json=patch)
         self.refresh()
+        todo: list[dict[str, Any]] = []
+        if "networks" in changed:
+            todo = self._network_steps(old, [dict(n) for n in new_properties.get("networks") or []])
+        return {"todo": todo}
+
+    def _entry(self, net: Mapping[str, Any]) -> dict[str, Any]:
+        """A ``networks`` entry with ids for names, empty values as absent."""
+        return {"network": self.resolve("neutron.network", net["network"]) if net.get("network")
+                else None,
+                "port": self.resolve("neutron.port", net["port"]) if net.get("port") else None,
+                "fixed_ip": net.get("fixed_ip") or None}
+
+    def _interfaces(self) -> list[dict[str, Any]]:
+        return list(self.cloud().request(SERVICE, "GET", f"/containers/{self.resource_id}"
+                                                          f"/network_list").get("networks") or [])
+
+    def _network_steps(self, old: list[dict[str, Any]],
+                       new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Heat's ``calculate_networks`` for a list of networks: detach steps (by port) for the
+        old entries without an equal new one, then attach steps for the new entries without an
+        equal old one; nothing left at all attaches the project's network, as at create."""
+        if not old and not new:
+            return []
+        ifaces = self._interfaces()
+        olds, news = [self._entry(n) for n in old], [self._entry(n) for n in new]
+        kept = 0
+        for entry in list(news):
+            if entry in olds:
+                olds.remove(entry)
+                news.remove(entry)
+                kept += 1
+        if not old:   # the container was on the project's network: it leaves it
+            ports = [i["port_id"] for i in ifaces]
+        else:
+            ports = []
+            for entry in olds:
+                match = next((i for i in ifaces if i["port_id"] not in ports and (
+                    i["port_id"] == entry["port"] if entry["port"] else
+                    any(f.get("ip_address") == entry["fixed_ip"] for f in i.get("fixed_ips") or [])
+                    if entry["fixed_ip"] else i["net_id"] == entry["network"])), None)
+                if match is not None:
+                    ports.append(match["port_id"])
+        steps: list[dict[str, Any]] = [{"action": "detach", "port": p} for p in ports]
+        if not news and not kept:
+            news = [{"network": None, "port": None, "fixed_ip": None}]
+        steps += [{"action": "attach", **e} for e in news]
+        return steps
+
+    def check_update_complete(self, handle: Any) -> bool:
+        """One call or one check per poll, in order (Heat's ``ContainerUpdateProgress``): a
+        detach is done when its port left ``network_list``, an attach of a port when the port
+        is listed (an attach on a network at once)."""
+        todo = (handle or {}).get("todo") or []
+        while todo:
+            step = todo[0]
+            if not step.get("sent"):
+                self._send(step)
+                step["sent"] = True
+                return False
+            listed = {i["port_id"] for i in self._interfaces()}
+            if step["action"] == "detach" and step["port"] in listed:
+                return False
+            if step["action"] == "attach" and step.get("port") and step["port"] not in listed:
+                return False
+            todo.pop(0)
+        self.refresh()
+        return True
+
+    def _send(self, step: dict[str, Any]) -> None:
+        """The step's ``network_detach`` / ``network_attach`` (a port already gone or a network
+        already left is no error, as Heat's ``ignore_not_found``)."""
+        path = f"/containers/{self.resource_id}/network_{step['action']}"
+        query = {k: step[k] for k in ("network", "port", "fixed_ip") if step.get(k)}
+        try:
+            self.cloud().request(SERVICE, "POST", path, params=query)
+        except errors.CloudError as exc:
+            if not is_not_found(exc):
+                raise
 
     def _fetch(self) -> Any:
         return self.cloud().request(SERVICE, "GET", f"/containers/{self.resource_id}")

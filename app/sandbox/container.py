@@ -11,6 +11,9 @@ Paths (under ``/container/v1``), as Zun's API reference:
   (``cpu``, ``memory``, ``name``) → 200; ``POST /containers/{id}/start|stop``.
 - ``DELETE /containers/{id}[?stop=true|force=true]`` → 204 (``Deleting``, gone after the
   ``container_delete`` delay); a running container without ``stop``/``force``: 409.
+- ``POST /containers/{id}/network_attach?network=|port=[&fixed_ip=]`` → 200 (a network it is
+  on already: 409); ``POST /containers/{id}/network_detach?port=|network=`` → 202 (the
+  container leaves that port's network); ``GET /containers/{id}/network_list``.
 
 Networking as Zun's kuryr driver: one Neutron port per entry of ``nets``
 (``{"network"|"port", "v4-fixed-ip"}``; none given: the project's own network), owned
@@ -114,36 +117,61 @@ def _default_network(project: str | None) -> Obj | None:
 
 def _attach(c: Obj, nets: list[Obj]) -> None:
     """Create (or bind) the container's ports; ``addresses`` as Zun shows them."""
+    c["addresses"] = {}
+    for entry in nets or [{}]:
+        _attach_one(c, entry)
+
+
+def _network(ident: str) -> Obj:
+    """A network by id, else by name (as Zun resolves ``network``). :raises SandboxError: 404."""
+    if store().get("networks", ident) is None:
+        named = [n for n in store().all("networks") if n.get("name") == ident
+                 and network_core.net_visible(n)]
+        if len(named) == 1:
+            return named[0]
+    return network_core.get_network(ident)
+
+
+def _attach_one(c: Obj, entry: Obj) -> None:
+    """One entry of ``nets`` (``{"network"|"port", "v4-fixed-ip"|"fixed_ip"}``; empty: the
+    project's own network) becomes a port of the container, added to its ``addresses``.
+
+    :raises SandboxError: 409 a port given is bound already; Neutron's 404 / 409 for the
+        network or the address."""
     project = auth.ctx().project_id
-    if not nets:
+    if not entry.get("port") and not entry.get("network"):
         default = _default_network(project)
-        nets = [{"network": default["id"]}] if default else []
-    addresses: dict[str, list[Obj]] = {}
-    for entry in nets:
-        if entry.get("port"):
-            port = network_core.get_port(str(entry["port"]))
-            if port.get("device_id"):
-                raise SandboxError(409, f"Port {port['id']} is still in use.", "PortInUse")
-            network_core.bind_port(port, c["uuid"], "compute:kuryr")
-            preserve = True
-        else:
-            ip = entry.get("v4-fixed-ip") or entry.get("v6-fixed-ip") or entry.get("fixed_ip")
-            port = network_core.create_port(
-                {"network_id": entry.get("network"), "device_id": c["uuid"],
-                 "device_owner": "compute:kuryr",
-                 **({"fixed_ips": [{"ip_address": ip}]} if ip else {})}, project)
-            preserve = False
-        for fixed in port["fixed_ips"]:
-            addresses.setdefault(port["network_id"], []).append(
-                {"addr": fixed["ip_address"], "version": 6 if ":" in fixed["ip_address"] else 4,
-                 "port": port["id"], "subnet_id": fixed["subnet_id"],
-                 "preserve_on_delete": preserve})
-    c["addresses"] = addresses
+        if default is None:
+            return
+        entry = {**entry, "network": default["id"]}
+    if entry.get("port"):
+        port = network_core.get_port(str(entry["port"]))
+        if port.get("device_id"):
+            raise SandboxError(409, f"Port {port['id']} is still in use.", "PortInUse")
+        network_core.bind_port(port, c["uuid"], "compute:kuryr")
+        preserve = True
+    else:
+        ip = entry.get("v4-fixed-ip") or entry.get("v6-fixed-ip") or entry.get("fixed_ip")
+        port = network_core.create_port(
+            {"network_id": _network(str(entry["network"]))["id"],
+             "device_id": c["uuid"], "device_owner": "compute:kuryr",
+             **({"fixed_ips": [{"ip_address": ip}]} if ip else {})}, project)
+        preserve = False
+    addresses = c.setdefault("addresses", {})
+    for fixed in port["fixed_ips"]:
+        addresses.setdefault(port["network_id"], []).append(
+            {"addr": fixed["ip_address"], "version": 6 if ":" in fixed["ip_address"] else 4,
+             "port": port["id"], "subnet_id": fixed["subnet_id"],
+             "preserve_on_delete": preserve})
 
 
-def _detach(c: Obj) -> None:
+def _detach(c: Obj, net_id: str | None = None) -> None:
+    """Release the container's ports (on ``net_id`` only, when given): Zun's own ports are
+    deleted, ports it was given are unbound."""
     st = store()
-    for entries in (c.get("addresses") or {}).values():
+    for network, entries in list((c.get("addresses") or {}).items()):
+        if net_id is not None and network != net_id:
+            continue
         for a in entries:
             port = st.get("ports", a["port"])
             if port is None:
@@ -152,6 +180,8 @@ def _detach(c: Obj) -> None:
                 network_core.bind_port(port, "", "")
             else:
                 network_core.release_port(port["id"])
+        if net_id is not None:
+            del c["addresses"][network]
 
 
 # ---- containers ---------------------------------------------------------------------------------
@@ -268,3 +298,68 @@ def delete_container(ident: str) -> Any:
     c.update(status="Deleting", task_state="container_deleting")
     st.schedule(c, _delay("container_delete", DELETE_DELAY), delete=True)
     return no_content()
+
+
+# ---- networks (API 1.8+: attach; 1.6+: detach; 1.18+: list with fixed_ips) ----------------------
+def _network_args() -> Obj:
+    allowed = ("network", "port", "fixed_ip")
+    unknown = sorted(k for k in request.args if k not in allowed)
+    if unknown:
+        raise SandboxError(400, f"Invalid input for query parameters {', '.join(unknown)}.",
+                           "InvalidParameterValue")
+    return {k: request.args[k] for k in allowed if request.args.get(k)}
+
+
+@bp.post("/containers/<ident>/network_attach")
+def network_attach(ident: str) -> Any:
+    """Zun's ``network_attach``: a port on ``network`` (at ``fixed_ip``) or the ``port`` given;
+    200. A network the container is on already is a 409."""
+    c, args = _find(ident), _network_args()
+    if c["status"] in ("Creating", "Deleting"):
+        raise SandboxError(409, f"Cannot network_attach container {c['uuid']} in {c['status']} "
+                                f"state.", "InvalidStateException")
+    if args.get("network"):
+        net = _network(args["network"])
+        if net["id"] in (c.get("addresses") or {}):
+            raise SandboxError(409, f"Container {c['uuid']} has already connected to the network "
+                                    f"{net['id']}.", "Conflict")
+    _attach_one(c, args)
+    c["updated_at"] = iso(store().clock())
+    store().touch()
+    return no_content(200)
+
+
+@bp.post("/containers/<ident>/network_detach")
+def network_detach(ident: str) -> Any:
+    """Zun's ``network_detach``: the container leaves the network of ``port`` (or ``network``);
+    202. A network it is not on is a 400."""
+    c, args = _find(ident), _network_args()
+    if args.get("port"):
+        net_id = network_core.get_port(args["port"])["network_id"]
+    elif args.get("network"):
+        net_id = _network(args["network"])["id"]
+    else:
+        raise SandboxError(400, "Either network or port should be provided.",
+                           "InvalidParameterValue")
+    if net_id not in (c.get("addresses") or {}):
+        raise SandboxError(400, f"Container {c['uuid']} is not connected to network {net_id}.",
+                           "InvalidParameterValue")
+    _detach(c, net_id)
+    c["updated_at"] = iso(store().clock())
+    store().touch()
+    return no_content(202)
+
+
+@bp.get("/containers/<ident>/network_list")
+def network_list(ident: str) -> Any:
+    """The container's ports, one entry per port: ``{"net_id", "port_id", "fixed_ips":
+    [{"subnet_id", "version", "ip_address"}]}``."""
+    out: list[Obj] = []
+    for net_id, entries in (_find(ident).get("addresses") or {}).items():
+        ports: dict[str, list[Obj]] = {}
+        for a in entries:
+            ports.setdefault(a["port"], []).append(
+                {"subnet_id": a.get("subnet_id"), "version": a.get("version"),
+                 "ip_address": a.get("addr")})
+        out += [{"net_id": net_id, "port_id": p, "fixed_ips": ips} for p, ips in ports.items()]
+    return reply({"networks": out})

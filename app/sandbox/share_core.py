@@ -11,6 +11,11 @@ and the extend / shrink actions (share types and networks: :mod:`app.sandbox.sha
     GET    /v2/shares/{id}/export_locations, /v2/share-access-rules?share_id=
     GET/POST/PUT /v2/shares/{id}/metadata
 
+A share may be made from an available snapshot (``snapshot_id``: at least its size; the share
+type and share network default to its share's); a share with snapshots cannot be deleted (403
+"Invalid share: Share still has N dependent snapshots."). Snapshots:
+:mod:`app.sandbox.share_snapshots`.
+
 Access rules and size changes need an ``available`` share (400 otherwise); a rule that exists
 already is a 400 ("Share access ip:10.0.0.0/24 exists."). Delays: ``share_create``,
 ``share_delete``, ``share_extend``.
@@ -30,7 +35,7 @@ from app.sandbox.store import Obj
 bp = Blueprint("share_core", __name__)
 bp.register_error_handler(SandboxError, error)
 bp.after_request(answer_version)
-SHARES, RULES = "manila_shares", "manila_access_rules"
+SHARES, RULES, SNAPSHOTS = "manila_shares", "manila_access_rules", "manila_snapshots"
 PROTOCOLS = ("NFS", "CIFS", "GLUSTERFS", "HDFS", "CEPHFS", "MAPRFS")
 ACCESS_TYPES = ("ip", "user", "cert", "cephx")
 DELAYS = {"share_create": 0.5, "share_delete": 0.3, "share_extend": 0.3}
@@ -72,6 +77,19 @@ def create_share() -> Any:
     share_type = find_type(str(data["share_type"])) if data.get("share_type") else None
     network = owned(NETWORKS, str(data["share_network_id"]), "Share network") \
         if data.get("share_network_id") else None
+    source = None
+    if data.get("snapshot_id"):
+        source = owned(SNAPSHOTS, str(data["snapshot_id"]), "Snapshot")
+        if source["status"] != "available":
+            raise SandboxError(400, "Invalid snapshot: Snapshot status must be available.")
+        if size < source["size"]:
+            raise SandboxError(400, f"Share size '{size}' must be equal or greater than "
+                                    f"snapshot size ({source['size']}).")
+        parent = st.get(SHARES, source["share_id"]) or {}
+        if share_type is None and parent.get("share_type"):
+            share_type = find_type(str(parent["share_type"]))
+        if network is None and parent.get("share_network_id"):
+            network = owned(NETWORKS, str(parent["share_network_id"]), "Share network")
     dhss = (share_type or {}).get("extra_specs", {}).get("driver_handles_share_servers") == "True"
     if dhss and network is None:
         raise SandboxError(400, "Share network must be set when the share type's "
@@ -79,8 +97,6 @@ def create_share() -> Any:
     if not dhss and network is not None and share_type is not None:
         raise SandboxError(400, "Share network must not be set when the share type's "
                                 "driver_handles_share_servers extra spec is False.")
-    if data.get("snapshot_id"):
-        raise SandboxError(404, f"Snapshot {data['snapshot_id']} could not be found.")
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise SandboxError(400, "Invalid metadata: it must be a map.")
@@ -93,7 +109,7 @@ def create_share() -> Any:
              "share_server_id": None,
              "share_type": share_type["id"] if share_type else None,
              "share_type_name": share_type["name"] if share_type else "default",
-             "snapshot_id": None, "snapshot_support": True, "is_public": bool(data.get("is_public", False)),
+             "snapshot_id": source["id"] if source else None, "snapshot_support": True, "is_public": bool(data.get("is_public", False)),
              "metadata": {str(k): str(v) for k, v in metadata.items()},
              "project_id": auth.ctx().project_id, "user_id": auth.ctx().user_id,
              "created_at": iso(st.clock(), "cinder"), "access_rules_status": "active",
@@ -141,6 +157,10 @@ def delete_share(ident: str) -> Any:
         raise SandboxError(403, "Invalid share: Share status must be one of ('available', 'error', "
                                 "'inactive').")
     st = store()
+    snapshots = [x for x in st.all(SNAPSHOTS) if x["share_id"] == share["id"]]
+    if snapshots:
+        raise SandboxError(403, f"Invalid share: Share still has {len(snapshots)} dependent "
+                                f"snapshots.")
     st.cancel_pending(share)
     share["status"] = "deleting"
     for rule in [r for r in st.all(RULES) if r["share_id"] == share["id"]]:
@@ -236,13 +256,6 @@ def export_locations(ident: str) -> Any:
             "is_admin_only": False, "share_instance_id": share["id"]}
            for i, path in enumerate(share.get("_exports") or [])]
     return reply({"export_locations": out})
-
-
-@bp.get("/snapshots")
-@bp.get("/snapshots/detail")
-def list_snapshots() -> Any:
-    """Share snapshots are not made by the sandbox: always an empty list."""
-    return reply({"snapshots": []})
 
 
 @bp.get("/shares/<ident>/metadata")

@@ -13,10 +13,7 @@ Paths (under ``/workflow/v2``), as Mistral's v2 API reference:
   ``workflow_run`` delay it is SUCCESS (``output``) or ERROR (``state_info``), run by
   :mod:`app.sandbox.workflow_dsl`. ``GET /executions[?workflow_name=]``,
   ``GET|DELETE /executions/{id}``. ``input``, ``params`` and ``output`` are JSON text.
-- ``POST /cron_triggers`` ``{"name", "pattern", "workflow_name", "workflow_input",
-  "workflow_params", "first_execution_time", "remaining_executions"}`` → 201;
-  ``GET /cron_triggers``, ``GET|DELETE /cron_triggers/{name or id}``. Triggers are recorded
-  with their ``next_execution_time`` (not fired).
+- ``/cron_triggers``: :mod:`app.sandbox.workflow_cron` (triggers fire on schedule).
 
 Errors are Mistral's ``{"faultstring", "debuginfo", "error_data"}``; everything belongs to the
 token's project (another project's object is a 404). Executions are the service's run history,
@@ -62,24 +59,24 @@ def home() -> Any:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-def _project() -> str:
+def project_of_token() -> str:
     return str(auth.ctx().project_id or "")
 
 
-def _stamp(ts: float | None = None) -> str:
+def stamp(ts: float | None = None) -> str:
     ts = store().clock() if ts is None else ts
     return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _lookup(collection: str, ident: str, what: str) -> Obj:
-    for obj in store().find(collection, project_id=_project()):
+def lookup(collection: str, ident: str, what: str) -> Obj:
+    for obj in store().find(collection, project_id=project_of_token()):
         if obj["id"] == ident or obj.get("name") == ident:
             return obj
     key = "workflow_identifier" if what == "Workflow" else "identifier"
     raise SandboxError(404, f"{what} not found [{key}={ident}, namespace=]")
 
 
-def _json_field(value: Any, name: str) -> Any:
+def json_field(value: Any, name: str) -> Any:
     if value is None or value == "":
         return {}
     if isinstance(value, str):
@@ -92,7 +89,7 @@ def _json_field(value: Any, name: str) -> Any:
     return value
 
 
-def _view(obj: Obj) -> Obj:
+def view(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if not k.startswith("_")}
 
 
@@ -121,19 +118,19 @@ def _input_text(spec: Obj) -> str:
 @bp.post("/workflows")
 def create_workflows() -> Any:
     found = _definition()
-    st, project, text = store(), _project(), request.get_data(as_text=True)
+    st, project, text = store(), project_of_token(), request.get_data(as_text=True)
     for name in found:
         if st.find(WORKFLOWS, project_id=project, name=name):
             raise SandboxError(409, f"Duplicate entry for WorkflowDefinition ['name', 'namespace', "
                                     f"'project_id']: {name}, , {project}")
     made = []
     for name, spec in found.items():
-        now = _stamp()
+        now = stamp()
         made.append(st.add(WORKFLOWS, {
             "id": st.new_id(), "name": name, "namespace": "", "input": _input_text(spec),
             "definition": text, "tags": spec["tags"], "scope": "private", "project_id": project,
             "created_at": now, "updated_at": None}))
-    return reply({"workflows": [_view(w) for w in made]}, 201)
+    return reply({"workflows": [view(w) for w in made]}, 201)
 
 
 @bp.put("/workflows")
@@ -141,28 +138,28 @@ def update_workflows() -> Any:
     found = _definition()
     text, out = request.get_data(as_text=True), []
     for name, spec in found.items():
-        wf = _lookup(WORKFLOWS, name, "Workflow")
-        wf.update(definition=text, input=_input_text(spec), tags=spec["tags"], updated_at=_stamp())
-        out.append(_view(wf))
+        wf = lookup(WORKFLOWS, name, "Workflow")
+        wf.update(definition=text, input=_input_text(spec), tags=spec["tags"], updated_at=stamp())
+        out.append(view(wf))
     store().touch()
     return reply({"workflows": out})
 
 
 @bp.get("/workflows")
 def list_workflows() -> Any:
-    items = sorted(store().find(WORKFLOWS, project_id=_project()), key=lambda w: w["created_at"])
-    return reply({"workflows": [_view(w) for w in items]})
+    items = sorted(store().find(WORKFLOWS, project_id=project_of_token()), key=lambda w: w["created_at"])
+    return reply({"workflows": [view(w) for w in items]})
 
 
 @bp.get("/workflows/<ident>")
 def show_workflow(ident: str) -> Any:
-    return reply(_view(_lookup(WORKFLOWS, ident, "Workflow")))
+    return reply(view(lookup(WORKFLOWS, ident, "Workflow")))
 
 
 @bp.delete("/workflows/<ident>")
 def delete_workflow(ident: str) -> Any:
-    wf = _lookup(WORKFLOWS, ident, "Workflow")
-    for trigger in store().find(TRIGGERS, project_id=_project(), workflow_id=wf["id"]):
+    wf = lookup(WORKFLOWS, ident, "Workflow")
+    for trigger in store().find(TRIGGERS, project_id=project_of_token(), workflow_id=wf["id"]):
         raise SandboxError(400, f"Can't delete workflow that has cron triggers associated. "
                                 f"[workflow_identifier={wf['name']}, cron_trigger_id={trigger['id']}]")
     store().remove(WORKFLOWS, wf["id"])
@@ -170,7 +167,7 @@ def delete_workflow(ident: str) -> Any:
 
 
 # ---- executions ---------------------------------------------------------------------------------
-def _checked_input(wf: Obj, spec: Obj, given: Obj) -> Obj:
+def checked_input(wf: Obj, spec: Obj, given: Obj) -> Obj:
     declared: Obj = {}
     for item in spec["spec"].get("input") or []:
         if isinstance(item, dict):
@@ -185,17 +182,21 @@ def _checked_input(wf: Obj, spec: Obj, given: Obj) -> Obj:
     return {**{k: v for k, v in declared.items() if v is not workflow_dsl.RESERVED}, **given}
 
 
-def start_execution(wf: Obj, given: Obj, params: Obj, description: str = "") -> Obj:
+def start_execution(wf: Obj, given: Obj, params: Obj, description: str = "",
+                    at: float | None = None) -> Obj:
     """Start an execution of ``wf`` (a stored workflow) and return it (RUNNING); its result is
-    computed now and applied after the ``workflow_run`` delay.
+    computed now and applied after the ``workflow_run`` delay. ``at``: when it started (epoch
+    seconds; now when None), a cron trigger's due time.
 
     :raises SandboxError: 400 for input the workflow does not declare or lacks, or a reverse
         workflow without a valid ``task_name``."""
     spec = workflow_dsl.parse(wf["definition"])[wf["name"]]
-    wf_input = _checked_input(wf, spec, given)
+    wf_input = checked_input(wf, spec, given)
     if spec["type"] == "reverse" and not params.get("task_name"):
         raise SandboxError(400, "Workflow is reverse but 'task_name' is not specified in params")
-    st, now = store(), _stamp()
+    st = store()
+    start = st.clock() if at is None else at
+    now = stamp(start)
     ex = {"id": st.new_id(), "workflow_id": wf["id"], "workflow_name": wf["name"],
           "workflow_namespace": "", "description": description or "",
           "params": json.dumps(params), "input": json.dumps(wf_input), "output": "{}",
@@ -210,8 +211,9 @@ def start_execution(wf: Obj, given: Obj, params: Obj, description: str = "") -> 
         raise SandboxError(400, str(exc)) from None
     st.add(EXECUTIONS, ex)
     delay = float(sb().behaviour.delays.get("workflow_run", RUN_DELAY))
-    st.schedule(ex, delay, {"state": state, "output": json.dumps(output, default=str),
-                            "state_info": info, "updated_at": _stamp(st.clock() + delay)})
+    st.schedule(ex, start + delay - st.clock(),
+                {"state": state, "output": json.dumps(output, default=str),
+                 "state_info": info, "updated_at": stamp(start + delay)})
     return ex
 
 
@@ -224,128 +226,34 @@ def create_execution() -> Any:
     if not ident:
         raise SandboxError(400, "Workflow ID or workflow name must be provided. Workflow ID is "
                                 "recommended.")
-    wf = _lookup(WORKFLOWS, str(ident), "Workflow")
-    ex = start_execution(wf, _json_field(data.get("input"), "input"),
-                         _json_field(data.get("params"), "params"), data.get("description") or "")
-    return reply(_view(ex), 201)
+    wf = lookup(WORKFLOWS, str(ident), "Workflow")
+    ex = start_execution(wf, json_field(data.get("input"), "input"),
+                         json_field(data.get("params"), "params"), data.get("description") or "")
+    return reply(view(ex), 201)
 
 
 @bp.get("/executions")
 def list_executions() -> Any:
-    items = store().find(EXECUTIONS, project_id=_project())
+    items = store().find(EXECUTIONS, project_id=project_of_token())
     name = request.args.get("workflow_name")
     if name:
         items = [e for e in items if e["workflow_name"] == name]
-    return reply({"executions": [_view(e) for e in items]})
+    return reply({"executions": [view(e) for e in items]})
 
 
 def _execution(ex_id: str) -> Obj:
     ex = store().get(EXECUTIONS, ex_id)
-    if ex is None or ex["project_id"] != _project():
+    if ex is None or ex["project_id"] != project_of_token():
         raise SandboxError(404, f"WorkflowExecution not found [id={ex_id}]")
     return ex
 
 
 @bp.get("/executions/<ex_id>")
 def show_execution(ex_id: str) -> Any:
-    return reply(_view(_execution(ex_id)))
+    return reply(view(_execution(ex_id)))
 
 
 @bp.delete("/executions/<ex_id>")
 def delete_execution(ex_id: str) -> Any:
     store().remove(EXECUTIONS, _execution(ex_id)["id"])
-    return no_content()
-
-
-# ---- cron triggers ------------------------------------------------------------------------------
-def _field_ok(spec: str, value: int, low: int, high: int) -> bool:
-    for part in spec.split(","):
-        rng, _, step_text = part.partition("/")
-        step = int(step_text) if step_text else 1
-        if rng == "*":
-            lo, hi = low, high
-        elif "-" in rng:
-            lo, hi = (int(x) for x in rng.split("-", 1))
-        else:
-            lo = hi = int(rng)
-        if lo <= value <= hi and (value - lo) % step == 0:
-            return True
-    return False
-
-
-def next_time(pattern: str, after: float) -> float:
-    """The first minute after ``after`` (epoch seconds) that five-field cron ``pattern`` matches.
-    :raises SandboxError: 400 for a pattern it cannot read."""
-    fields = pattern.split()
-    bounds = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
-    if len(fields) != 5:
-        raise SandboxError(400, f"Invalid cron pattern: {pattern}")
-    t = dt.datetime.fromtimestamp(after, dt.UTC).replace(second=0, microsecond=0)
-    try:
-        for _ in range(366 * 24 * 60):
-            t += dt.timedelta(minutes=1)
-            values = (t.minute, t.hour, t.day, t.month, (t.weekday() + 1) % 7)
-            if all(_field_ok(f, v, lo, hi) for f, v, (lo, hi) in zip(fields, values, bounds,
-                                                                       strict=True)):
-                return t.timestamp()
-    except ValueError:
-        pass
-    raise SandboxError(400, f"Invalid cron pattern: {pattern}")
-
-
-@bp.post("/cron_triggers")
-def create_trigger() -> Any:
-    data = request.get_json(silent=True, force=True)
-    if not isinstance(data, dict) or not data.get("name"):
-        raise SandboxError(400, "Invalid input: a cron trigger needs a name")
-    st, project, now = store(), _project(), store().clock()
-    ident = data.get("workflow_id") or data.get("workflow_name")
-    if not ident:
-        raise SandboxError(400, "Workflow ID or workflow name must be provided.")
-    wf = _lookup(WORKFLOWS, str(ident), "Workflow")
-    pattern, first = data.get("pattern"), data.get("first_execution_time")
-    if not pattern and not first:
-        raise SandboxError(400, "Pattern or first_execution_time must be specified.")
-    if first:
-        try:
-            first_ts = dt.datetime.strptime(str(first), "%Y-%m-%d %H:%M").replace(
-                tzinfo=dt.UTC).timestamp()
-        except ValueError:
-            raise SandboxError(400, f"Invalid first_execution_time: {first} (format "
-                                    f"'YYYY-MM-DD HH:MM')") from None
-        if first_ts <= now:
-            raise SandboxError(400, "First execution time must be in the future.")
-        next_ts = first_ts
-    else:
-        next_ts = next_time(str(pattern), now)
-    if pattern:
-        next_time(str(pattern), now)  # a pattern is checked even with a first time
-    if st.find(TRIGGERS, project_id=project, name=data["name"]):
-        raise SandboxError(409, f"Duplicate entry for cron trigger ['name', 'project_id']: "
-                                f"{data['name']}, {project}")
-    count = data.get("remaining_executions")
-    trigger = st.add(TRIGGERS, {
-        "id": st.new_id(), "name": data["name"], "pattern": pattern or None,
-        "workflow_name": wf["name"], "workflow_id": wf["id"],
-        "workflow_input": json.dumps(_json_field(data.get("workflow_input"), "workflow_input")),
-        "workflow_params": json.dumps(_json_field(data.get("workflow_params"), "workflow_params")),
-        "first_execution_time": _stamp(next_ts)[:16] if first else None,
-        "next_execution_time": _stamp(next_ts), "remaining_executions": count,
-        "scope": "private", "project_id": project, "created_at": _stamp(now), "updated_at": None})
-    return reply(_view(trigger), 201)
-
-
-@bp.get("/cron_triggers")
-def list_triggers() -> Any:
-    return reply({"cron_triggers": [_view(t) for t in store().find(TRIGGERS, project_id=_project())]})
-
-
-@bp.get("/cron_triggers/<ident>")
-def show_trigger(ident: str) -> Any:
-    return reply(_view(_lookup(TRIGGERS, ident, "Cron trigger")))
-
-
-@bp.delete("/cron_triggers/<ident>")
-def delete_trigger(ident: str) -> Any:
-    store().remove(TRIGGERS, _lookup(TRIGGERS, ident, "Cron trigger")["id"])
     return no_content()

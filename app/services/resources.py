@@ -61,8 +61,10 @@ def list_resources(ctx: RequestContext, stack: Stack,
 
 
 def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
-    """Every attribute of the resource's type (but ``show``), resolved now (Heat's resource show).
-    Attributes that cannot be resolved (the resource never created) read as null."""
+    """Every attribute of the resource's type (but ``show``), as Heat's resource show: the
+    stored ones, the others (and the type's ``live_attributes``, which change with no action
+    of the engine) resolved now. Attributes that cannot be resolved (the resource never
+    created) read as null."""
     kind = (r.rsrc_data or {}).get("nested")
     if kind and r.physical_resource_id:
         return _nested_attributes(r, kind)
@@ -78,10 +80,11 @@ def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
     except Exception:
         return stored
     out: dict[str, Any] = {}
+    live = frozenset(getattr(cls, "live_attributes", ()))
     for name in (cls.attributes_schema or {}):
         if name == "show":
             continue
-        if name in stored:
+        if name in stored and name not in live:
             out[name] = stored[name]
             continue
         try:

@@ -16,8 +16,10 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, definitions, events, hooks, wakeups
+from app.convergence import attrdata, definitions, events, hooks, plugins, traversal, wakeups
 from app.convergence import signals as delivery
+from app.convergence.rows import ResourceRow
+from app.engine.states import Status
 from app.models import Resource, Stack, read_session, session
 from app.resource_types import _wait, base, registry
 from app.templates.registry import HOOK_TYPES
@@ -58,7 +60,38 @@ def signal(ctx: RequestContext, stack: Stack, resource_name: str, details: Any) 
         return
     if not delivery.takes_signal(cls):
         raise base.ResourceActionNotSupported("signal")
-    delivery.deliver(stack, row.id, details)
+    if delivery.deliver(stack, row.id, details) is not None \
+            and getattr(cls, "signals_change_attributes", False):
+        _read_attributes_again(stack, row.id)
+
+
+def _read_attributes_again(stack: Stack, resource_id: int) -> None:
+    """Heat resolves attributes live, so what a signal changed (a workflow's ``executions``)
+    shows at once: the attributes the resource passes on are read again and, unless a
+    traversal is in progress (it resolves them at its end), the stack's outputs too.
+    O(referenced attributes) cloud reads; one that fails leaves what was stored."""
+    with read_session() as s:
+        row = s.get(Resource, resource_id)
+        st = s.get(Stack, stack.id)
+        if row is None or st is None:
+            return
+        r = ResourceRow.of(row)
+        props = dict(row.properties_data or {})
+    loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    try:
+        plugin = plugins.registry_plugin(r, st, props)
+        data = plugins.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
+    except Exception:   # the cloud cannot be read now: the stored attributes stay
+        return
+    with session() as s:
+        current = s.get(Resource, resource_id, with_for_update=True)
+        st = s.get(Stack, stack.id)
+        if current is None or st is None:
+            return
+        current.attr_data = {**(current.attr_data or {}), **data}
+        s.flush()
+        if st.status != Status.IN_PROGRESS:
+            st.outputs = traversal.resolve_outputs(s, st.id, loaded)
 
 
 def _describe(stack: Stack, row: Resource, cls: type[Any] | None) -> str:

@@ -22,7 +22,7 @@ from app.convergence.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, read_session, session
-from app.services import definitions, environments
+from app.services import definitions, environments, live_outputs
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
@@ -223,9 +223,10 @@ def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
     Heat's ``list_outputs`` resolves them from the stack's current template: from the attributes
     each resource has stored so far, null for one not created yet (a wait condition handle's
     ``curl_cli`` is readable while its wait condition waits). Otherwise they are the ones
-    resolved when the last traversal ended."""
+    resolved when the last traversal ended, with the live attributes of the types that have
+    them read again (:mod:`app.services.live_outputs`)."""
     if stack.status != Status.IN_PROGRESS or stack.action not in _LIVE_OUTPUTS:
-        return list(stack.outputs or [])
+        return live_outputs.refreshed(stack, list(stack.outputs or []))
     loaded = loaded_defs.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
     with read_session() as s:
         return traversal.resolve_outputs(s, stack.id, loaded)

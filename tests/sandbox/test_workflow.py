@@ -122,6 +122,7 @@ def test_cron_triggers_compute_their_next_execution(conn, no_leaks):
     minute = int(trig["next_execution_time"][14:16])
     assert minute % 5 == 0
     first = _post(conn, "/cron_triggers", json={"name": "t2", "workflow_name": name,
+                                                 "workflow_input": {"who": "y"},
                                                  "first_execution_time": "2099-01-01 10:30"})
     assert first.json()["next_execution_time"] == "2099-01-01 10:30:00"
     none = _post(conn, "/cron_triggers", json={"name": "t3", "workflow_name": name})
@@ -130,4 +131,37 @@ def test_cron_triggers_compute_their_next_execution(conn, no_leaks):
     assert busy.status_code == 400
     for t in ("t1", "t2"):
         assert _delete(conn, f"/cron_triggers/{t}").status_code == 204
+    assert _delete(conn, f"/workflows/{name}").status_code == 204
+
+
+def test_cron_triggers_start_executions_on_schedule(conn, no_leaks):
+    name = _name()
+    assert _create_wf(conn, DEFINITION.format(name=name)).status_code == 201
+    resp = _post(conn, "/cron_triggers", json={"name": "every-second", "workflow_name": name,
+                                                "pattern": "* * * * * */1",
+                                                "remaining_executions": 2,
+                                                "workflow_input": {"who": "cron"}})
+    assert resp.status_code == 201, resp.text
+    trigger = resp.json()
+    deadline = time.monotonic() + 10
+    while True:
+        runs = [e for e in conn.session.get("/executions", endpoint_filter=WF).json()["executions"]
+                if e["workflow_name"] == name]
+        if len(runs) == 2 and all(e["state"] == "SUCCESS" for e in runs) \
+                or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert [json.loads(e["output"])["said"] for e in runs] == ["hello cron", "hello cron"]
+    assert runs[0]["description"] == \
+        f"Workflow execution created by cron trigger '({trigger['id']})'."
+    assert runs[0]["created_at"] < runs[1]["created_at"]
+    # its count spent, the trigger is gone, as Mistral deletes it
+    gone = conn.session.get("/cron_triggers/every-second", endpoint_filter=WF, raise_exc=False)
+    assert gone.status_code == 404
+    bad = _post(conn, "/cron_triggers", json={"name": "bad", "workflow_name": name,
+                                               "pattern": "* * * * * */1",
+                                               "workflow_input": {"nope": 1}})
+    assert bad.status_code == 400 and "unexpected_inputs=['nope']" in bad.json()["faultstring"]
+    for run in runs:
+        assert _delete(conn, f"/executions/{run['id']}").status_code == 204
     assert _delete(conn, f"/workflows/{name}").status_code == 204

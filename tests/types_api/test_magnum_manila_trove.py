@@ -5,6 +5,7 @@ as Heat's ``size`` is not update_allowed) and deleted with nothing left; bad inp
 Heat answers it; the corpus's Magnum template created and deleted."""
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ parameters:
   db_flavor: {type: string, default: m1.small}
   db_size: {type: number, default: 1}
   ldap_server: {type: string, default: ldap.example.org}
+  public: {type: boolean, default: false}
+  specs: {type: json, default: {replication_type: readable}}
+  snet_name: {type: string, default: snet-a}
+  users: {type: json, default: [{name: appuser, password: secret1, databases: [app]}]}
+  member_size: {type: number, default: 1}
 resources:
   key:
     type: OS::Nova::KeyPair
@@ -41,6 +47,7 @@ resources:
       keypair: {get_resource: key}
       flavor: m1.small
       volume_driver: cinder
+      public: {get_param: public}
   cluster:
     type: OS::Magnum::Cluster
     properties:
@@ -57,7 +64,7 @@ resources:
     properties:
       name: {list_join: ['-', [type, {get_param: suffix}]]}
       driver_handles_share_servers: true
-      extra_specs: {replication_type: readable}
+      extra_specs: {get_param: specs}
   net:
     type: OS::Neutron::Net
   subnet:
@@ -72,6 +79,7 @@ resources:
       neutron_network: {get_resource: net}
       neutron_subnet: {get_resource: subnet}
       security_services: [{get_resource: ldap}]
+      name: {get_param: snet_name}
   share:
     type: OS::Manila::Share
     properties:
@@ -88,14 +96,20 @@ resources:
       datastore_type: mysql
       datastore_version: "8.0"
       databases: [{name: app}]
-      users: [{name: appuser, password: secret1, databases: [app]}]
+      users: {get_param: users}
   dbc:
     type: OS::Trove::Cluster
     properties:
       datastore_type: mysql
       datastore_version: "8.0"
-      instances: [{flavor: m1.small, volume_size: 1}, {flavor: m1.small, volume_size: 1}]
+      instances:
+        - {flavor: m1.small, volume_size: {get_param: member_size}}
+        - {flavor: m1.small, volume_size: {get_param: member_size}}
 outputs:
+  ct: {value: {get_resource: ct}}
+  stype: {value: {get_resource: stype}}
+  snet: {value: {get_resource: snet}}
+  dbc: {value: {get_resource: dbc}}
   cluster: {value: {get_resource: cluster}}
   api_address: {value: {get_attr: [cluster, api_address]}}
   node_addresses: {value: {get_attr: [cluster, node_addresses]}}
@@ -135,8 +149,23 @@ def test_every_type_is_created_updated_and_deleted(api: Any) -> None:
     stack = api.update(stack, TEMPLATE, {
         "suffix": suffix, "node_count": 2, "share_size": 2, "db_flavor": "m1.medium", "db_size": 2,
         "rules": [{"access_type": "ip", "access_to": "10.1.0.0/24", "access_level": "rw"}],
-        "ldap_server": "ldap2.example.org"})
+        "ldap_server": "ldap2.example.org", "public": True, "specs": {"replication_type": "dr"},
+        "snet_name": "snet-b", "member_size": 2,
+        "users": [{"name": "appuser", "password": "secret1", "databases": ["app"]},
+                  {"name": "second", "password": "secret2", "databases": ["app"]}]})
     after = {o["output_key"]: o["output_value"] for o in stack["outputs"]}
+    # in place: a template's public flag, a type's extra specs, a share network's name, users
+    assert (after["ct"], after["stype"], after["snet"]) == (out["ct"], out["stype"], out["snet"])
+    assert magnum.get(f"/clustertemplates/{out['ct']}").json()["public"] is True
+    specs = manila.get(f"/types/{out['stype']}/extra_specs").json()["extra_specs"]
+    assert specs["replication_type"] == "dr"
+    snet = manila.get(f"/share-networks/{out['snet']}").json()["share_network"]
+    assert snet["name"] == "snet-b"
+    users = trove.get(f"/instances/{out['db']}/users").json()["users"]
+    assert sorted(u["name"] for u in users) == ["appuser", "second"]
+    # a Trove cluster's instances are not update_allowed: a new cluster, the old one gone
+    assert after["dbc"] != out["dbc"] and len(after["members"]) == 2
+    assert trove.get(f"/clusters/{out['dbc']}", raise_exc=False).status_code == 404
     assert after["cluster"] == out["cluster"] and len(after["node_addresses"]) == 2
     cluster = magnum.get(f"/clusters/{out['cluster']}").json()
     assert (cluster["status"], cluster["node_count"]) == ("UPDATE_COMPLETE", 2)
@@ -167,6 +196,10 @@ resources:
     with pytest.raises(exc.HTTPBadRequest) as err:
         api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=unknown)
     assert "Error validating value 'nope': No Flavor matching {'name': 'nope'}. (HTTP 404)" in str(err.value)
+    oracle = unknown.replace("flavor: nope", "flavor: m1.small, datastore_type: oracle")
+    with pytest.raises(exc.HTTPBadRequest) as err:   # Heat lists the type's versions: a 404
+        api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=oracle)
+    assert "NotFound: resources.db: Datastore 'oracle' cannot be found. (HTTP 404)" in str(err.value)
 
 
 def test_a_share_type_name_taken_fails_with_manilas_message_and_leaves_nothing(api: Any) -> None:
@@ -195,3 +228,54 @@ def test_the_corpus_magnum_template_runs_on_the_sandbox(api: Any) -> None:
         api.delete(stack)
     finally:
         compute.delete(f"/os-keypairs/{key}")
+
+
+SHARE = """
+heat_template_version: 2018-08-31
+parameters:
+  snapshot: {type: string, default: ""}
+  size: {type: number, default: 1}
+conditions:
+  from_snapshot: {not: {equals: [{get_param: snapshot}, ""]}}
+resources:
+  share:
+    type: OS::Manila::Share
+    properties:
+      share_protocol: NFS
+      size: {get_param: size}
+      snapshot: {if: [from_snapshot, {get_param: snapshot}, null]}
+outputs:
+  share: {value: {get_resource: share}}
+"""
+
+
+def test_a_share_is_made_from_a_snapshot(api: Any) -> None:
+    manila = api.cloud("sharev2")
+    source = api.create(SHARE)
+    share_id = api.output(source, "share")
+    name = f"snap-{uuid.uuid4().hex[:6]}"
+    made = manila.post("/snapshots", json={"snapshot": {"share_id": share_id, "name": name}})
+    assert made.status_code == 202 and made.json()["snapshot"]["status"] == "creating"
+    snap = made.json()["snapshot"]["id"]
+    deadline = time.monotonic() + 10
+    while manila.get(f"/snapshots/{snap}").json()["snapshot"]["status"] != "available":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    with pytest.raises(exc.HTTPBadRequest) as err:   # Heat's constraint on the name
+        api.heat.stacks.create(stack_name=f"t-{uuid.uuid4().hex[:8]}", template=SHARE,
+                               parameters={"snapshot": "no-such-snapshot"})
+    assert "The share snapshot (no-such-snapshot) could not be found." in str(err.value)
+    copy = api.create(SHARE, {"snapshot": name, "size": 2})
+    shown = manila.get(f"/shares/{api.output(copy, 'share')}").json()["share"]
+    assert (shown["snapshot_id"], shown["size"], shown["status"]) == (snap, 2, "available")
+    # Manila keeps a share that has snapshots
+    refused = manila.delete(f"/shares/{share_id}", raise_exc=False)
+    assert refused.status_code == 403
+    assert "Share still has 1 dependent snapshots." in refused.text
+    api.delete(copy)
+    assert manila.delete(f"/snapshots/{snap}").status_code == 202
+    deadline = time.monotonic() + 10
+    while manila.get(f"/snapshots/{snap}", raise_exc=False).status_code != 404:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    api.delete(source)

@@ -49,7 +49,7 @@ resources:
   trigger:
     type: OS::Mistral::CronTrigger
     properties:
-      pattern: "*/10 * * * *"
+      pattern: "0 0 1 1 *"
       count: {get_param: count}
       workflow: {get_attr: [wf, data]}
   box:
