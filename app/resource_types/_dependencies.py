@@ -142,3 +142,40 @@ def with_implicit(resources: Mapping[str, DefinitionLike], requires: Mapping[str
             if not _reaches(out, dep, name):
                 out[name] = out[name] | {dep}
     return out
+
+
+def _subnets_by_network(view: StackView) -> dict[str | None, list[str]]:
+    """The stack's ``OS::Neutron::Subnet`` names by their network as written (``None``: a subnet
+    that names none); built once a graph, O(subnets)."""
+    memo = view.memo.get(__name__ + ".subnets")
+    if memo is None:
+        memo = {}
+        for sn in view.of_type("OS::Neutron::Subnet"):
+            memo.setdefault(ref_of(view.prop(sn, "network", "network_id")), []).append(sn)
+        view.memo[__name__ + ".subnets"] = memo
+    return memo  # type: ignore[no-any-return]
+
+
+def subnets_of_network(view: StackView, network: Any) -> set[str]:
+    """Heat's ``Port.add_dependencies``: every subnet of the stack on the port's ``network``
+    (which of them Neutron picks is not known, so all must exist first)."""
+    key = ref_of(network)
+    return set(_subnets_by_network(view).get(key, ())) if key is not None else set()
+
+
+def subnets_of_server_networks(view: StackView, networks: Any) -> set[str]:
+    """Heat's ``Server.add_dependencies``: for a server with ``networks``, the subnets on a
+    network it names, every subnet whose network is not written, and, when an entry names no
+    network (a port, a subnet alone), every subnet of the stack."""
+    if not isinstance(networks, list) or not networks:
+        return set()
+    by_net = _subnets_by_network(view)
+    out = set(by_net.get(None, ()))
+    for entry in networks:
+        net = entry.get("network") if isinstance(entry, Mapping) else None
+        if net is None and isinstance(entry, Mapping):
+            net = entry.get("uuid")
+        if net is None:
+            return out | {sn for names in by_net.values() for sn in names}
+        out |= set(by_net.get(ref_of(net), ()))
+    return out

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import status
+from app.resource_types import _dependencies
 from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import neutron as sch
 from app.resource_types.base import Resource
@@ -221,6 +222,11 @@ class Port(NeutronResource):
     hidden_properties: ClassVar[dict[str, str]] = {"network_id": "network"}
     collection = "port"
     built = ("ACTIVE", "DOWN")
+
+    @classmethod
+    def implicit_requirements(cls, name: str, view: Any) -> set[str]:
+        """Heat's ``Port.add_dependencies``: the subnets of the port's network."""
+        return _dependencies.subnets_of_network(view, view.prop(name, "network", "network_id"))
 
     def create_attrs(self) -> dict[str, Any]:
         return self.value_specs(self.port_attrs(self.properties, self.name_or_physical()))

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from app import errors
 from app.clients import is_not_found
 from app.clients.status import SERVER
-from app.resource_types import _server_software, _stack_user, _userdata, _wait
+from app.resource_types import _dependencies, _server_software, _stack_user, _userdata, _wait
 from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
 from app.resource_types._nova_update import UpdatableServer
@@ -62,6 +62,11 @@ class Server(UpdatableServer, ServerActions):
     attributes_schema = sch.SERVER_ATTRIBUTES
     #: set by the engine: the resource's template ``metadata``, resolved (SOFTWARE_CONFIG)
     template_metadata: Callable[[], dict[str, Any]] | None = None
+
+    @classmethod
+    def implicit_requirements(cls, name: str, view: Any) -> set[str]:
+        """Heat's ``Server.add_dependencies``: the subnets of the networks it boots on."""
+        return _dependencies.subnets_of_server_networks(view, view.prop(name, "networks"))
 
     @classmethod
     def validate_in_stack(cls, name: str, rdef: Any,

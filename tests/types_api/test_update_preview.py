@@ -98,8 +98,9 @@ def names(preview: dict[str, Any]) -> dict[str, list[str]]:
 
 def update_existing(api: Any, stack: dict[str, Any], parameters: dict[str, Any]) -> None:
     """``openstack stack update --existing --parameter ...`` (PATCH), waited for."""
+    ended = api._updates_ended(stack)
     api.heat.stacks.update(stack["id"], existing=True, parameters=parameters)
-    api._settled(stack["id"], "UPDATE_COMPLETE", 120, after=stack.get("updated_time"))
+    api._settled(stack["id"], "UPDATE_COMPLETE", 120, updates=(stack, ended))
 
 
 def test_group_members_reading_a_replaced_subnet(api):
@@ -139,8 +140,9 @@ def test_a_member_value_known_to_be_wrong_is_reported_by_the_preview(api):
     with pytest.raises(exc.HTTPBadRequest) as preview_err:
         api.heat.stacks.preview_update(stack["id"], template=bad, parameters=NEW_CIDR)
     assert "Unable to find network with name or id 'no-such-net'" in str(preview_err.value)
+    ended = api._updates_ended(stack)
     api.heat.stacks.update(stack["id"], template=bad, parameters=NEW_CIDR)
-    failed = api._settled(stack["id"], "UPDATE_FAILED", 120, after=stack.get("updated_time"))
+    failed = api._settled(stack["id"], "UPDATE_FAILED", 120, updates=(stack, ended))
     assert "Unable to find network with name or id 'no-such-net'" in \
         api.failures(failed)["ports"]
     api.delete(stack)

@@ -154,15 +154,19 @@ def test_up_refuses_a_taken_cfn_or_sandbox_port(tmp_path: Path, variable: str,
     from click.testing import CliRunner
 
     from app.cli import cli
-    with socket.socket() as busy, socket.socket() as free:
+    with socket.socket() as busy, socket.socket() as free, socket.socket() as other:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         free.bind(("127.0.0.1", 0))
+        other.bind(("127.0.0.1", 0))
         port, api_port = busy.getsockname()[1], free.getsockname()[1]
+        ports = {"STOKER_CFN_PORT": str(other.getsockname()[1]),
+                 "STOKER_SANDBOX_PORT": str(other.getsockname()[1]), variable: str(port)}
         free.close()
+        other.close()
         data = tmp_path / "data"
         res = CliRunner().invoke(cli, ["up", "--port", str(api_port), "--workers", "0"], env={
-            "STOKER_DATA_DIR": str(data), variable: str(port)})
+            "STOKER_DATA_DIR": str(data), **ports})
     assert res.exit_code == 2, res.output
     assert f"port {port} is already in use (another `stoker up`?); {hint}" in res.output
     assert "CloudFormation API" not in res.output and "Stoker is up" not in res.output

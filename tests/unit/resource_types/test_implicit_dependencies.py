@@ -65,7 +65,8 @@ def test_a_port_without_fixed_ips_matches_the_subnets_of_its_network() -> None:
                                                          "port_id": R("port")}),
            "fip2": Definition("OS::Neutron::FloatingIP", {"floating_network": "ext",
                                                           "port_id": R("port2")})}
-    assert implicit(res) == {"fip": {"iface"}}
+    # Heat's Port.add_dependencies: a port waits for the subnets of its network
+    assert implicit(res) == {"fip": {"iface"}, "port": {"sub"}}
 
 
 def test_an_interface_on_another_subnet_or_a_router_on_another_network_is_not_waited_for() -> None:
@@ -75,7 +76,7 @@ def test_an_interface_on_another_subnet_or_a_router_on_another_network_is_not_wa
                                                     "fixed_ips": [{"subnet_id": R("sub2")}]}),
            "fip": Definition("OS::Neutron::FloatingIP", {"floating_network_id": "other-ext",
                                                          "port_id": R("port")})}
-    assert implicit(res) == {}
+    assert implicit(res) == {"port": {"sub"}}   # every subnet of its network, as Heat's Port
 
 
 def test_floating_ip_association_waits_for_the_interface_on_its_ports_first_subnet() -> None:
@@ -88,7 +89,7 @@ def test_floating_ip_association_waits_for_the_interface_on_its_ports_first_subn
                                {"floatingip_id": R("fip"), "port_id": R("port")}),
            "assoc2": Definition("OS::Neutron::FloatingIPAssociation",
                                 {"floatingip_id": R("fip"), "port_id": R("bare")})}
-    assert implicit(res) == {"assoc": {"iface"}}
+    assert implicit(res) == {"assoc": {"iface"}, "bare": {"sub"}}
 
 
 def test_an_implicit_edge_that_would_close_a_cycle_is_left_out() -> None:
@@ -106,3 +107,21 @@ def test_types_without_rules_keep_the_explicit_graph() -> None:
     res = {"a": Definition("OS::Heat::None"), "b": Definition("OS::Heat::None", {"x": R("a")}),
            "c": Definition("My::Provider::Type", {"y": R("b")})}
     assert registry.implicit_dependencies(res, graph(res)) == graph(res)
+
+
+def test_a_port_and_a_server_wait_for_the_subnets_of_their_networks_as_heats() -> None:
+    """Heat's Port.add_dependencies and Server.add_dependencies: Neutron picks the subnet, so
+    every subnet of the network exists first; a server entry that names no network (a port
+    only) waits for every subnet; a subnet that names no network is waited for by every server
+    with networks."""
+    res = {"net": Definition("OS::Neutron::Net"), "other": Definition("OS::Neutron::Net"),
+           "a": Definition("OS::Neutron::Subnet", {"network": R("net"), "cidr": "10.0.0.0/24"}),
+           "b": Definition("OS::Neutron::Subnet", {"network_id": R("net"), "cidr": "10.1.0.0/24"}),
+           "c": Definition("OS::Neutron::Subnet", {"network": R("other"), "cidr": "10.2.0.0/24"}),
+           "p": Definition("OS::Neutron::Port", {"network": R("net")}),
+           "on_net": Definition("OS::Nova::Server", {"networks": [{"network": R("net")}]}),
+           "on_port": Definition("OS::Nova::Server", {"networks": [{"port": R("p")}]}),
+           "none": Definition("OS::Nova::Server", {"image": "cirros"})}
+    assert implicit(res) == {"p": {"a", "b"}, "on_net": {"a", "b"}, "on_port": {"a", "b", "c"}}
+    res["d"] = Definition("OS::Neutron::Subnet", {"cidr": "10.3.0.0/24", "subnetpool": "x"})
+    assert implicit(res)["on_net"] == {"a", "b", "d"}

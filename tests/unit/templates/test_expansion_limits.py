@@ -20,11 +20,12 @@ ITEMS = [f"i{n}" for n in range(200)]
 
 
 def too_large(snippet: Any, version: str = "2021-04-16", **kw: Any) -> str:
-    """The output error for ``snippet``; asserts it is the size bound and came quickly."""
-    start = time.monotonic()
+    """The output error for ``snippet``; asserts it is the size bound and came quickly (this
+    process's CPU time, which other processes on the machine do not stretch)."""
+    start = time.process_time()
     msg = error(snippet, version, **kw)
     assert TOO_LARGE in msg, msg
-    assert time.monotonic() - start < 2, "the bound must be checked before building"
+    assert time.process_time() - start < 2, "the bound must be checked before building"
     return msg
 
 
@@ -167,12 +168,12 @@ def test_list_concat_unique_and_filter_are_linear_and_keep_semantics() -> None:
     many = [f"v{n}" for n in range(50_000)]  # quadratic would be over a billion comparisons
     defs = "parameters:\n  l: {type: comma_delimited_list}\n  r: {type: comma_delimited_list}\n"
     params = {"l": ",".join(many), "r": ",".join(many[1:])}
-    start = time.monotonic()
+    start = time.process_time()
     assert value({"list_concat_unique": [{"get_param": "l"}, {"get_param": "l"}]},
                  param_defs=defs, params=params) == many
     assert value({"filter": [{"get_param": "r"}, {"get_param": "l"}]},
                  param_defs=defs, params=params) == ["v0"]
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert value({"list_concat_unique": [[1, {"a": 1}, "1"], [True, {"a": 1}, [2], [2]]]}) == \
         [1, {"a": 1}, "1", [2]]
     assert value({"filter": [[{"a": 1}, 3], [{"a": 1}, 3, [3], "3"]]}) == [[3], "3"]
