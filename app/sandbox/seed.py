@@ -54,6 +54,9 @@ def seed(st: Store) -> dict[str, str]:
                                      "project_id": ids[f"project:{project}"], "role_id": ids[f"role:{role}"]})
     _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": ids["user:admin"], "domain_id": "default",
                              "role_id": ids["role:admin"]})
+    # devstack's accounts: admin is an admin of the demo project too
+    _add(st, "assignments", {"id": st.new_id(hex_only=True), "user_id": ids["user:admin"],
+                             "project_id": ids["project:demo"], "role_id": ids["role:admin"]})
     _seed_stack_user_domain(st, ids)
     _seed_identity_catalog(st, ids)
     admin_project = ids["project:admin"]
