@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import is_not_found
+from app.clients import is_no_unique, is_not_found
 from app.clients.status import SERVER
 from app.resource_types import _server_software, _stack_user, _userdata, _wait
 from app.resource_types._actions import ServerActions
@@ -358,10 +358,16 @@ class Server(UpdatableServer, ServerActions):
 
     def _extend_networks(self, by_name: dict[str, Any]) -> dict[str, Any]:
         """``by_name`` with each entry repeated under its network's id when the name finds
-        one network (Heat's ``Server._extend_networks``, nova/server.py)."""
+        one network (Heat's ``Server._extend_networks``, nova/server.py): a name several
+        networks share stays under the name only."""
         out = dict(by_name)
         for net, value in by_name.items():
-            found = self.cloud().network.find_network(net, ignore_missing=True)
+            try:
+                found = self.cloud().network.find_network(net, ignore_missing=True)
+            except errors.CloudError as exc:
+                if not (is_no_unique(exc) or is_not_found(exc)):
+                    raise
+                found = None
             if found is not None:
                 out[found.id] = value
         return out
