@@ -192,7 +192,8 @@ def _pseudo(identity: StackIdentity) -> dict[str, Any]:
 def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
                 env: Environment | None = None, identity: StackIdentity | None = None,
                 type_schema: TypeSchema | None = None, *, nesting: Nesting,
-                parent: ParentFacade | None = None, strict: bool = True) -> StackDefinition:
+                parent: ParentFacade | None = None, strict: bool = True,
+                validate_children: bool = True) -> StackDefinition:
     """Bind ``tmpl`` to parameters and conditions and validate it statically (see the module
     doc); errors carry the YAML line of their path where known.
 
@@ -203,11 +204,15 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
     :param strict: False is Heat's ``POST /validate`` mode (``strict_validate=False``,
         ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
         unknown conditions count as true and properties are checked for names and presence.
+    :param validate_children: False for ``POST /validate`` (Heat's ``validate_res_tmpl_only``: each
+        resource's ``validate_template`` only): a template resource's file is parsed (its
+        parameters are the resource's properties) but its own resources are not validated.
     :raises errors.TemplateError: (and subclasses).
     """
     try:
         return _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting,
-                            parent=parent, strict=strict)
+                            parent=parent, strict=strict,
+                            validate_children=validate_children)
     except errors.TemplateError as exc:
         raise tmpl.locate(exc) from None
 
@@ -215,7 +220,7 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
 def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
                  identity: StackIdentity | None, type_schema: TypeSchema | None, *,
                  nesting: Nesting, parent: ParentFacade | None,
-                 strict: bool) -> StackDefinition:
+                 strict: bool, validate_children: bool = True) -> StackDefinition:
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
@@ -265,7 +270,10 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         key = kinds[name].template
         if key is not None and key not in children:
             children.add(key)
-            _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
+            if validate_children:
+                _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
+            else:
+                _parse_child(tmpl.files, key, name)
         external_id = resolve(expand_macros(b.raw.external_id, static), static)
         if external_id is not None:   # Heat: an adopted resource is retained at delete
             policy = "Retain"
@@ -327,6 +335,15 @@ def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: st
     try:
         instantiate(parse(global_templates.provider(files, key), files), {}, child_env, StackIdentity(f"{name}-child"),
                     type_schema, nesting=nesting.child(), strict=False)
+    except errors.StokerError as exc:
+        raise type_resolution.child_failure(exc, name, key) from None
+
+
+def _parse_child(files: Mapping[str, str], key: str, name: str) -> None:
+    """Parse provider template ``key`` only (Heat's ``TemplateResource.validate_template``:
+    its download or parse error). :raises errors.ValidationError: as :func:`_validate_child`."""
+    try:
+        parse(global_templates.provider(files, key), files)
     except errors.StokerError as exc:
         raise type_resolution.child_failure(exc, name, key) from None
 
