@@ -151,6 +151,8 @@ class NestedResource(GroupDriver):
             self.data["nested"] = TEMPLATE
             template = global_templates.provider(files, rdef.template)
             params = global_templates.child_params(self.properties)
+        if timeout is None:   # Heat's create_with_template: the parent stack's timeout
+            timeout = getattr(self.st, "timeout_mins", None)
         info = {"resource_id": self.r.id, "resource_name": self.r.name,
                 "traversal": traversal_id, "is_update": True, "facade": facade(rdef)}
         try:
