@@ -21,7 +21,7 @@ OS::Nova::Server, as Heat does it:
 
 Updates in place (name, metadata, resize, rebuild, user data policies...) are in
 :mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
-``POLL_TEMP_URL`` / ``ZAQAR_MESSAGE`` transports, ``personality`` beyond passing it through,
+the ``POLL_TEMP_URL`` transport, ``personality`` beyond passing it through,
 ``deployment_swift_data``.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from app import errors
 from app.clients import is_no_unique, is_not_found
 from app.clients.status import SERVER
-from app.resource_types import _server_software, _stack_user, _userdata, _wait
+from app.resource_types import _server_software, _stack_user, _userdata, _wait, _zaqar_signal
 from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
 from app.resource_types._nova_update import UpdatableServer
@@ -299,7 +299,9 @@ class Server(UpdatableServer, ServerActions):
             if str(shown.get("status", "")).upper() != "DELETED":
                 return False
         self._delete_ports()
-        _stack_user.delete_user(self)  # Heat's StackUser._delete_user (SOFTWARE_CONFIG)
+        # Heat's _delete_queue (ZAQAR_MESSAGE), then StackUser._delete_user (SOFTWARE_CONFIG)
+        _zaqar_signal.delete_queue(self, _zaqar_signal.METADATA_QUEUE_KEY)
+        _stack_user.delete_user(self)
         return True
 
     def _delete_ports(self) -> None:
