@@ -13,7 +13,9 @@ the stack-user project, that the engine pops and delivers as signals.
   same way; :func:`post` sends it each new metadata (Heat's ``server_base`` and
   ``_push_metadata_software_deployments``).
 
-Requests go to the stack's ``messaging`` endpoint as the stack user (its token, its project).
+Requests go to the stack's ``messaging`` endpoint as the stack user (its token, its project) in
+keystone mode; in noauth mode, where stack users are local, as the stack's own credentials (the
+stack-user project is then the stack's).
 """
 from __future__ import annotations
 
@@ -41,11 +43,12 @@ def _call(res: Resource, method: str, path: str, **kwargs: Any) -> Any:
     """A Zaqar v2 call as the resource's stack user. :raises errors.CloudError:"""
     if res.clients is None:
         raise errors.CloudError(f"{res.type_name} needs a cloud for ZAQAR_SIGNAL", transient=False)
-    headers = {"X-Auth-Token": _stack_user.user_token(res),
-               "X-Project-Id": _stack_user.project_of(res),
-               "Client-ID": str(uuid.uuid5(uuid.NAMESPACE_URL, f"stoker:{res.uuid or res.name}"))}
-    return res.clients.cloud().request("message", method, path, headers=headers,
-                                       authenticated=False, **kwargs)
+    headers = {"Client-ID": str(uuid.uuid5(uuid.NAMESPACE_URL, f"stoker:{res.uuid or res.name}"))}
+    if getattr(_stack_user.client_of(res), "keystone", False):   # as the stack user
+        headers.update({"X-Auth-Token": _stack_user.user_token(res),
+                        "X-Project-Id": _stack_user.project_of(res)})
+        kwargs["authenticated"] = False
+    return res.clients.cloud().request("message", method, path, headers=headers, **kwargs)
 
 
 def queue_id(res: Resource, key: str = QUEUE_KEY) -> str:
