@@ -271,7 +271,8 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         if key is not None and key not in children:
             children.add(key)
             if validate_children:
-                _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
+                _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting,
+                                _known_properties(b, static))
             else:
                 _parse_child(tmpl.files, key, name)
         external_id = resolve(expand_macros(b.raw.external_id, static), static)
@@ -318,12 +319,27 @@ def _check_update_policy(tmpl: Template, name: str, kind: type_resolution.Resolv
     props_mod.validate(schema, policy, where)
 
 
+def _known_properties(b: _Bound, static: StaticResolver) -> dict[str, Any]:
+    """The template resource's properties known before anything is created, as its child's
+    parameters (Heat's ``child_params``); those that depend on resources are left out."""
+    try:
+        value = resolve(b.properties, static)
+    except errors.TemplateError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    known = {k: v for k, v in value.items()
+             if v is not None and v is not ABSENT and not contains_unknown(v)}
+    return global_templates.child_params(known)
+
+
 def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: str,
                     env: Environment | None, type_schema: TypeSchema | None,
-                    nesting: Nesting) -> None:
+                    nesting: Nesting, params: Mapping[str, Any] | None = None) -> None:
     """Validate provider template ``key`` as the child stack of resource ``name``, as Heat's
     ``StackResource.validate_nested_stack`` (``strict_validate=False``: parameters may lack
-    values) with the child environment, one nesting level deeper.
+    values; ``params``: the values the resource's properties already give) with the child
+    environment, one nesting level deeper.
 
     :raises errors.ValidationError: ``resources.<name><<key>>.<child path>: <child message>``,
         or "Recursion depth exceeds N." at Heat's ``max_nested_stack_depth``.
@@ -333,7 +349,7 @@ def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: st
         raise type_resolution.child_failure(too_deep, name, key)
     child_env = type_resolution.child_environment(env, name, key, type_name)
     try:
-        instantiate(parse(global_templates.provider(files, key), files), {}, child_env, StackIdentity(f"{name}-child"),
+        instantiate(parse(global_templates.provider(files, key), files), dict(params or {}), child_env, StackIdentity(f"{name}-child"),
                     type_schema, nesting=nesting.child(), strict=False)
     except errors.StokerError as exc:
         raise type_resolution.child_failure(exc, name, key) from None
