@@ -7,14 +7,16 @@ the tempest virtualenv is installed (scripts/tempest.sh).
    (routed to the external network ``public``) and the key pair ``heat-key``;
 3. ``tempest init`` a workspace and write its ``etc/tempest.conf``: ``[identity]`` to the sandbox's
    Keystone, ``[heat_plugin]`` with user demo, image cirros, flavors m1.small / m1.tiny, floating
-   network public, the convergence engine, scenario tests skipped (they need servers that boot
-   and answer SSH);
-4. ``tempest run`` over ``heat_tempest_plugin.tests.api`` and ``...tests.functional``, then the
-   counts (``tempest: N passed, N failed, N skipped``) and the failing tests' names;
-5. stop everything (and remove the workspace unless ``--keep``).
+   network public, the convergence engine, ``heat-config-notify`` from the venv, the scenario
+   tests the sandbox cannot serve skipped (:data:`SCENARIO_SKIPS`, with the reasons);
+4. ``tempest run`` over ``heat_tempest_plugin.tests.api``, ``...functional`` and
+   ``...scenario``, then the counts (``tempest: N passed, N failed, N skipped``), the failing
+   tests' names and the time;
+5. stop everything (also on SIGTERM / SIGHUP) and remove the workspace unless ``--keep``.
 
-Exit status: tempest's (0 when nothing failed). Run from the repository with Stoker's
-interpreter: ``.venv/bin/python scripts/tempest_run.py --tempest-venv .tempest-venv``.
+Exit status: non-zero when a test failed, tempest failed or nothing passed. Run from the
+repository with Stoker's interpreter:
+``.venv/bin/python scripts/tempest_run.py --tempest-venv .tempest-venv``.
 """
 from __future__ import annotations
 
