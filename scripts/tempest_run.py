@@ -7,7 +7,8 @@ the tempest virtualenv is installed (scripts/tempest.sh).
    (routed to the external network ``public``) and the key pair ``heat-key``;
 3. ``tempest init`` a workspace and write its ``etc/tempest.conf``: ``[identity]`` to the sandbox's
    Keystone, ``[heat_plugin]`` with user demo, image cirros, flavors m1.small / m1.tiny, floating
-   network public, the convergence engine, ``heat-config-notify`` from the venv, the scenario
+   network public, the convergence engine, ``heat-config-notify`` from the venv, the hidden
+   stack tag ``hidden`` (Stoker's ``hidden_stack_tags``, as Heat's devstack), the scenario
    tests the sandbox cannot serve skipped (:data:`SCENARIO_SKIPS`, with the reasons);
 4. ``tempest run`` over ``heat_tempest_plugin.tests.api``, ``...functional`` and
    ``...scenario``, then the counts (``tempest: N passed, N failed, N skipped``), the failing
@@ -36,6 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "sandbox"
 DEFAULT_REGEX = r"^heat_tempest_plugin\.tests\.(api|functional|scenario)\."
+#: the tag of hidden stacks (Heat's ``hidden_stack_tags``), as Heat's devstack sets it
+HIDDEN_TAG = "hidden"
 #: scenario tests the sandbox cannot serve, and why (README "Heat's own test suite")
 SCENARIO_SKIPS = {
     "AodhAlarmTest": "sends measures to Gnocchi, which the sandbox does not have",
@@ -91,6 +94,7 @@ convergence_engine_enabled = true
 skip_scenario_tests = false
 skip_scenario_test_list = {scenario_skips}
 heat_config_notify_script = {notify_script}
+hidden_stack_tag = {hidden_tag}
 build_interval = {build_interval}
 build_timeout = {build_timeout}
 """
@@ -110,6 +114,7 @@ class Stoker:
         self.auth_url = f"http://127.0.0.1:{sandbox_port}/identity/v3"
         env = {k: v for k, v in os.environ.items() if not k.startswith("STOKER_")}
         env.update(HOME=str(home), STOKER_API_PORT=str(self.port),
+                   STOKER_HIDDEN_STACK_TAGS=HIDDEN_TAG,
                    STOKER_SANDBOX_PORT=str(sandbox_port), STOKER_CFN_PORT=str(cfn_port),
                    PYTHONPATH=str(ROOT))
         self.log = home / "stoker-up.log"
@@ -183,7 +188,7 @@ def run_tempest(venv: Path, work: Path, auth_url: str, args: argparse.Namespace)
     (ws / "etc" / "tempest.conf").write_text(CONF.format(
         auth_url=auth_url, password=PASSWORD, build_interval=args.build_interval,
         build_timeout=args.build_timeout, scenario_skips=",".join(SCENARIO_SKIPS),
-        notify_script=venv / "heat-config-notify"))
+        notify_script=venv / "heat-config-notify", hidden_tag=HIDDEN_TAG))
     # the suite runs os-collect-config (the Zaqar transport test): the venv's bin on PATH
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     argv = [tempest, "run", "--regex", args.regex, "--concurrency", str(args.concurrency),
