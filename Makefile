@@ -63,7 +63,8 @@ bench-cloud: install services
 clean:
 	rm -rf $(VENV) .keystone-venv .tempest-venv .pytest_cache
 
-## make tempest: Heat's own suite (heat-tempest-plugin 3.0.0, tempest 47.0.0, in .tempest-venv)
-## against `stoker up --auth keystone` on the sandbox cloud; prints the counts (scripts/tempest.sh)
+## make tempest: Heat's own suite (heat-tempest-plugin 3.0.0 api, functional and scenario tests,
+## tempest 47.0.0, in .tempest-venv) against `stoker up --auth keystone` on the sandbox cloud;
+## prints the counts, fails on any failure (scripts/tempest.sh; .ci/run runs it after make test)
 tempest: install
 	@STOKER_PYTHON=$(CURDIR)/$(BIN)/python bash scripts/tempest.sh

@@ -30,11 +30,11 @@ from typing import Any
 
 from app import config
 from app.clients import constraints, endpoints
-from app.clients.errors import cloud_error, is_conflict, is_not_found, translate
+from app.clients.errors import cloud_error, is_conflict, is_no_unique, is_not_found, translate
 from app.clients.retry import Cloud
 
 __all__ = ["Cloud", "LazyClients", "cloud_error", "for_stack", "forget_trust", "is_conflict",
-           "is_not_found", "reset_cache", "translate", "trust_session"]
+           "is_no_unique", "is_not_found", "reset_cache", "translate", "trust_session"]
 
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 _cache: dict[tuple[Any, ...], Any] = {}

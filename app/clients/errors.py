@@ -117,6 +117,13 @@ def is_not_found(exc: BaseException) -> bool:
     return isinstance(exc, errors.CloudError) and exc.status == 404
 
 
+def is_no_unique(exc: BaseException) -> bool:
+    """True for a name that several objects have (the SDK's ``DuplicateResource``, Heat's
+    ``is_no_unique``)."""
+    return isinstance(exc, errors.CloudError) and exc.status is None \
+        and str(exc).startswith("More than one ")
+
+
 def is_conflict(exc: BaseException) -> bool:
     """True for a 409 (Neutron's "in use" / Octavia's "immutable" while pending)."""
     return isinstance(exc, errors.CloudError) and exc.status == 409

@@ -66,11 +66,14 @@ def _unfinished(node: Node, plugin: Any, handle: Any, start: Start | None) -> Ou
 def wait_outcome(node: Node, plugin: Any, handle: Any, start: Start | None) -> Outcome | None:
     """The :class:`Wait` of an unfinished plugin that waits (``waits_for(handle) -> (event,
     deadline in epoch seconds)``: a wait condition, a delay), its deadline capped by the
-    traversal's; None when the plugin does not wait (the caller polls)."""
+    traversal's; None when the plugin does not wait, or answers None (the caller polls)."""
     waits_for = getattr(plugin, "waits_for", None)
     if waits_for is None:
         return None
-    event, deadline = waits_for(handle)
+    found = waits_for(handle)
+    if found is None:   # a plugin that polls this time (a queue to read at each look)
+        return None
+    event, deadline = found
     return Wait(event, min(node.deadline(), waits.epoch_to_utc(float(deadline))), handle,
                 plugin, start)
 

@@ -15,13 +15,22 @@ which ``app.services`` installs, so that imports keep pointing one way.
 """
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 from sqlalchemy import select
 
 from app import config, errors
-from app.convergence import attrdata, group_batches, plugins, scaling_group, traversal, wakeups
+from app.convergence import (
+    attrdata,
+    group_batches,
+    plugins,
+    scaling_group,
+    signals,
+    traversal,
+    wakeups,
+)
 from app.convergence.child_stacks import port
 from app.convergence.groups import (
     DEPLOYMENT_GROUPS,
@@ -54,10 +63,14 @@ from app.templates.type_resolution import nested_environment
 def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
                loaded: Any = None) -> Any:
     """The plugin-shaped driver of row ``r``: a :class:`NestedResource` for a nested kind,
-    else the registry plugin (:func:`app.convergence.plugins.registry_plugin`)."""
+    else the registry plugin (:func:`app.convergence.plugins.registry_plugin`; a wait
+    condition is given :func:`app.convergence.signals.pull_handle` for its handle's queue)."""
     if r.nested_kind():
         return NestedResource(st, r, properties, loaded)
-    return plugins.registry_plugin(r, st, properties)
+    plugin: Any = plugins.registry_plugin(r, st, properties)
+    if hasattr(type(plugin), "pull_signals_of"):   # a wait condition: its handle's queue
+        plugin.pull_signals_of = functools.partial(signals.pull_handle, st)
+    return plugin
 
 
 def facade(rdef: Any) -> dict[str, Any]:
@@ -151,6 +164,8 @@ class NestedResource(GroupDriver):
             self.data["nested"] = TEMPLATE
             template = global_templates.provider(files, rdef.template)
             params = global_templates.child_params(self.properties)
+        if timeout is None:   # Heat's create_with_template: the parent stack's timeout
+            timeout = getattr(self.st, "timeout_mins", None)
         info = {"resource_id": self.r.id, "resource_name": self.r.name,
                 "traversal": traversal_id, "is_update": True, "facade": facade(rdef)}
         try:

@@ -9,6 +9,7 @@ harmless.
 """
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -22,6 +23,7 @@ from app.models import Resource, after_commit, read_session, session
 from app.resource_types import _wait, base, failures
 from app.resource_types.heat_signals import signal_event
 
+log = logging.getLogger(__name__)
 RT = table(Resource)
 #: How long a signal waits for a resource another engine holds (seconds)
 LOCK_WAIT_SECONDS = 10.0
@@ -117,6 +119,30 @@ def deliver(st: Any, resource_id: int, details: Any) -> str | None:
     finally:
         if not released:
             locks.release(resource_id)
+
+
+def pull_handle(st: Any, ref: str) -> bool:
+    """Heat's ``HeatWaitConditionHandle.get_status`` -> ``_service_signal``: the signals
+    waiting in the queue of stack ``st``'s handle whose reference is ``ref`` (ZAQAR_SIGNAL)
+    are popped and delivered one by one, as :func:`deliver` delivers an API signal (one
+    refused is logged and dropped, as Heat drops it). :returns: whether the handle has such a
+    queue (False: no such handle, or its signals come through the API)."""
+    with read_session() as s:
+        found = s.execute(select(RT).where(RT.c.stack_id == st.id,
+                                           RT.c.physical_resource_id == ref)).first()
+    if found is None:
+        return False
+    r = ResourceRow.of(found)
+    pull = getattr(plugins.registry_plugin(r, st, r.properties_data), "pull_signals", None)
+    bodies = pull() if pull is not None else None
+    if bodies is None:
+        return False
+    for details in bodies:
+        try:
+            deliver(st, r.id, details)
+        except errors.StokerError as exc:
+            log.warning("signal from the queue of %s refused: %s", r.name, exc)
+    return True
 
 
 def _wake(stack_id: str, ref: str, resource_id: int) -> None:

@@ -11,15 +11,29 @@ API's ``.../metadata`` and the CFN API show, and which a server polls.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import logging
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app import errors
-from app.convergence.rows import table
-from app.models import Resource, SoftwareConfig, SoftwareDeployment, read_session, session, utcnow
-from app.resource_types import _software, _wait
+from app import auth, errors
+from app.convergence import definitions
+from app.convergence.rows import ResourceRow, table
+from app.models import (
+    Resource,
+    SoftwareConfig,
+    SoftwareDeployment,
+    Stack,
+    after_commit,
+    read_session,
+    session,
+    utcnow,
+)
+from app.resource_types import _software, _wait, _zaqar_signal, registry
+
+log = logging.getLogger(__name__)
 
 RT = table(Resource)
 DEPLOYMENTS = "deployments"
@@ -262,6 +276,27 @@ def push_metadata(s: Session, server_id: str) -> None:
         metadata[DEPLOYMENTS] = server_configs(s, server_id, None)
         data[_wait.METADATA] = metadata
         s.execute(RT.update().where(RT.c.id == row.id).values(rsrc_data=data))
+        if data.get(_zaqar_signal.METADATA_QUEUE_KEY):   # ZAQAR_MESSAGE: posted to its queue
+            after_commit(s, functools.partial(_post_metadata, int(row.id), metadata))
+
+
+def _post_metadata(resource_id: int, metadata: dict[str, Any]) -> None:
+    """Post a server's new metadata to its Zaqar queue, as its stack user (Heat's
+    ``_push_metadata_software_deployments``); a refusal is logged (the metadata API has it)."""
+    with read_session() as s:
+        found = s.execute(select(RT).where(RT.c.id == resource_id)).first()
+        st = s.get(Stack, found.stack_id) if found is not None else None
+        ident = definitions.identity(st.name, st.id, st.tenant) if st is not None else None
+    cls = registry.get(ResourceRow.of(found).impl()) if found is not None else None
+    if found is None or ident is None or cls is None:
+        return
+    server = cls(found.name, dict(found.properties_data or {}),
+                 resource_id=found.physical_resource_id, data=dict(found.rsrc_data or {}),
+                 stack=ident, clients=auth.clients_for(ident), uuid=found.uuid)
+    try:
+        _zaqar_signal.post(server, metadata)
+    except errors.StokerError as exc:
+        log.warning("metadata of %s not posted to its queue: %s", found.name, exc)
 
 
 def attach(plugin: Any, tenant: str) -> Any:

@@ -38,7 +38,16 @@ from app.convergence.rows import ResourceRow, table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason
-from app.models import RawTemplate, Resource, Stack, SyncPoint, after_commit, session, utcnow
+from app.models import (
+    RawTemplate,
+    Resource,
+    SoftwareDeployment,
+    Stack,
+    SyncPoint,
+    after_commit,
+    session,
+    utcnow,
+)
 from app.resource_types import registry
 
 log = logging.getLogger(__name__)
@@ -382,16 +391,31 @@ def _time_out(s: Session, st: Stack) -> None:
     st.current_traversal = str(uuid.uuid4())
     st.status, st.status_reason, st.failed, st.updated_at = (Status.FAILED, reason, True,
                                                              utcnow())
+    cut: list[str] = []
     for r in s.execute(select(Resource).where(Resource.stack_id == st.id,
                                               Resource.status == Status.IN_PROGRESS)).scalars():
         r.status, r.status_reason, r.engine_id = Status.FAILED, reason, None
+        if r.physical_resource_id:
+            cut.append(r.physical_resource_id)
         if PROPS_BEFORE in (r.rsrc_data or {}):  # an update cut short: back to its start
             data = dict(r.rsrc_data)
             r.properties_data, r.rsrc_data = data.pop(PROPS_BEFORE), data
         events.add_event(s, st.id, r.name, r.physical_resource_id, r.type, r.action,
                          Status.FAILED, reason)
+    _cancel_deployments(s, cut)
     events.stack_event(s, st, st.action, Status.FAILED, reason)
     rollback_if_asked(s, st)
+
+
+def _cancel_deployments(s: Session, physical_ids: list[str]) -> None:
+    """Heat's ``SoftwareDeployment.handle_<action>_cancel`` for the resources a timeout cut
+    short: a deployment of theirs still IN_PROGRESS becomes FAILED "Deployment cancelled."."""
+    if physical_ids:
+        s.execute(update(SoftwareDeployment)
+                  .where(SoftwareDeployment.id.in_(physical_ids),
+                         SoftwareDeployment.status == "IN_PROGRESS")
+                  .values(status="FAILED", status_reason="Deployment cancelled.",
+                          updated_at=utcnow()))
 
 
 def release_lock(s: Session, resource_id: int) -> None:

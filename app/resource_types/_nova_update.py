@@ -8,9 +8,10 @@
   wait for ACTIVE. ``REPLACE`` replaces.
 * ``user_data`` with ``user_data_update_policy``: ``REPLACE`` replaces, ``IGNORE`` keeps the
   server, ``REBUILD`` rebuilds it with the new user data.
-* ``networks``: entries removed are detached (Stoker's internal ports deleted), entries added
-  are attached (ports created as at create), equal entries keep their port; floating IPs of
-  new entries are associated. ``allocate_network`` changes are not supported.
+* ``networks``: matched as Heat matches them (:mod:`app.resource_types._nova_networks`): an
+  interface a new entry still describes is kept, the others are detached (Stoker's internal
+  ports deleted, floating IPs disassociated), new entries left are attached (ports created as
+  at create, floating IPs associated). ``allocate_network`` changes are not supported.
 
 The long steps are a queue in the handle (``{"todo": [{"action": "resize", ...}]}``) worked
 through by ``check_update_complete``, one poll at a time.
@@ -22,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from app import errors
-from app.resource_types import _userdata
+from app.clients import is_not_found
+from app.resource_types import _nova_networks, _userdata
 from app.resource_types._cloud import CloudResource, in_error
 from app.resource_types.base import NotSupported
 
@@ -108,32 +110,62 @@ class UpdatableServer(CloudResource):
 
     def _network_steps(self, old: list[dict[str, Any]],
                        new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Heat's interface update: entries only in the old list are detached (their internal
-        port deleted), entries only in the new one attached; equal entries keep their port."""
+        """Heat's ``calculate_networks`` (:mod:`app.resource_types._nova_networks`): the
+        interfaces an old entry designates are kept by a new entry that still describes them
+        (``{network: N}`` -> ``{subnet: S}`` keeps the port), the others detached (their
+        internal port deleted, their floating IP disassociated), the new entries left attached.
+        :raises NotSupported: ``allocate_network`` in the old or the new list."""
         if any(n.get("allocate_network") for n in [*old, *new]):
             raise NotSupported(f"Update to properties networks (allocate_network) of "
                                f"{self.name} ({self.type_name})")
         ports = dict(self.data.get("nic_ports") or {})
         fips = dict(self.data.get("floating_ips") or {})
         internal = {p["id"] for p in self.data.get("internal_ports") or []}
-        left = list(enumerate(old))
-        kept: dict[str, Any] = {}
-        kept_fips: dict[str, Any] = {}
-        steps: list[dict[str, Any]] = []
-        for index, entry in enumerate(new):
-            match = next((i for i, e in left if e == entry), None)
-            if match is None:
-                steps.append({"action": "attach", "index": index, "entry": entry})
-                continue
-            left = [(i, e) for i, e in left if i != match]
-            kept[str(index)] = ports.get(str(match))
-            if str(match) in fips:
-                kept_fips[str(index)] = fips[str(match)]
-        detach = [{"action": "detach", "port": ports.get(str(i)),
-                   "internal": ports.get(str(i)) in internal} for i, _ in left if ports.get(str(i))]
-        self.data["nic_ports"] = kept
-        self.data["floating_ips"] = kept_fips
-        return detach + steps
+        ifaces = self._interfaces()
+        old_n = [self._resolved_entry(e) for e in old]
+        for index, entry in enumerate(old_n):   # the port Stoker recorded for the entry
+            entry["port"] = entry["port"] or ports.get(str(index))
+        new_n = [self._resolved_entry(e) for e in new]
+        if old_n:
+            _nova_networks.complete_from_interfaces(old_n, ifaces)
+            kept, detached, attach = _nova_networks.split(old_n, new_n)
+            detach_ports = [e["port"] for e in detached if e.get("port")]
+        else:   # the server got a port of Nova's choosing: it goes
+            kept, attach = {}, list(range(len(new_n)))
+            detach_ports = [i["port"] for i in ifaces]
+        position = {id(e): str(i) for i, e in enumerate(old_n)}
+        self.data["nic_ports"] = {str(i): e["port"] for i, e in kept.items()}
+        self.data["floating_ips"] = {str(i): fips[position[id(e)]]
+                                     for i, e in kept.items() if position[id(e)] in fips}
+        kept_old = {position[id(e)] for e in kept.values()}
+        gone_fips = [fip for i, fip in fips.items() if i not in kept_old]
+        for fip in gone_fips:
+            try:
+                self.cloud().network.update_ip(fip, port_id=None)
+            except errors.CloudError as exc:
+                if not is_not_found(exc):
+                    raise
+        steps: list[dict[str, Any]] = [{"action": "detach", "port": p, "internal": p in internal}
+                                       for p in detach_ports]
+        return steps + [{"action": "attach", "index": i, "entry": new[i]} for i in attach]
+
+    def _resolved_entry(self, entry: Mapping[str, Any]) -> dict[str, Any]:
+        """A ``networks`` entry normalised, its network / subnet / port as ids; the network
+        of a subnet-only entry is the subnet's."""
+        out = _nova_networks.normalised(entry)
+        out["network"] = self.resolve("neutron.network", out["network"])
+        out["subnet"] = self.resolve("neutron.subnet", out["subnet"])
+        out["port"] = self.resolve("neutron.port", out["port"])
+        return out
+
+    def _interfaces(self) -> list[dict[str, Any]]:
+        """The server's interfaces (Nova's ``os-interface``) as matching entries."""
+        out = []
+        for iface in self.cloud().compute.server_interfaces(self.resource_id):
+            first = (iface.fixed_ips or [{}])[0]
+            out.append({"port": iface.port_id, "network": iface.net_id,
+                        "fixed_ip": first.get("ip_address"), "subnet": first.get("subnet_id")})
+        return out
 
     def _interface_step(self, step: dict[str, Any]) -> bool:
         """One poll of an attach / detach step; ``True`` when it is done."""

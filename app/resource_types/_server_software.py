@@ -19,8 +19,11 @@ Keystone user in the stack-user project in keystone mode, local in noauth):
 * ``POLL_SERVER_CFN``: a stack user with an EC2 keypair; ``{"cfn": {metadata_url,
   access_key_id, secret_access_key, stack_name, path ("<server>.Metadata")}, "collectors":
   ["cfn", "local"]}``;
-* ``POLL_TEMP_URL`` / ``ZAQAR_MESSAGE`` (Swift, Zaqar: not built here): ``{"collectors":
-  ["local"]}``.
+* ``ZAQAR_MESSAGE``: a stack user with a password and a Zaqar queue of the server's in the
+  stack-user project (:mod:`app.resource_types._zaqar_signal`); ``{"zaqar": {user_id,
+  password, auth_url, project_id, queue_id, region_name}, "collectors": ["zaqar", "local"]}``;
+  the metadata is posted to the queue now and at each change of the deployments;
+* ``POLL_TEMP_URL`` (Swift: not built here): ``{"collectors": ["local"]}``.
 
 The same metadata goes to a Nova server in its user data (``cfn-init-data``). The stack user
 is deleted with the server (:func:`app.resource_types._stack_user.delete_user`).
@@ -31,7 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app import errors
-from app.resource_types import _stack_user, _wait
+from app.resource_types import _stack_user, _wait, _zaqar_signal
 from app.resource_types._signal_urls import cfn_url
 from app.resource_types.heat_software import is_uuid_like
 
@@ -80,6 +83,13 @@ def deployments_metadata(res: Any, transport: str | None = None) -> dict[str, An
                        "stack_id": f"{st.stack_name}/{st.stack_id}" if st else None,
                        "resource_name": res.name, "region_name": creds["region_name"]}
         collectors.append("heat")
+    elif transport == "ZAQAR_MESSAGE":
+        creds = _stack_user.signal_credentials(res)
+        queue = _zaqar_signal.queue_id(res, _zaqar_signal.METADATA_QUEUE_KEY)
+        occ["zaqar"] = {"user_id": creds["user_id"], "password": creds["password"],
+                        "auth_url": creds["auth_url"], "project_id": creds["project_id"],
+                        "queue_id": queue, "region_name": creds["region_name"]}
+        collectors.append("zaqar")
     elif transport == "POLL_SERVER_CFN":
         access, secret = _stack_user.create_keypair(res)
         occ["cfn"] = {"metadata_url": f"{cfn_url()}/", "access_key_id": access,
@@ -91,6 +101,8 @@ def deployments_metadata(res: Any, transport: str | None = None) -> dict[str, An
     occ["collectors"] = collectors
     meta["os-collect-config"] = occ
     res.data[_wait.METADATA] = meta
+    if res.data.get(_zaqar_signal.METADATA_QUEUE_KEY):   # push-based: the queue gets it too
+        _zaqar_signal.post(res, meta)
     return meta
 
 

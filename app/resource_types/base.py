@@ -219,7 +219,7 @@ class Resource:
         keys = set(self.properties) | set(new_properties)
         changed = {k: new_properties.get(k) for k in keys
                    if self.properties.get(k) != new_properties.get(k)}
-        schema = self.properties_schema
+        schema = self._update_schema()
         immutable = sorted(k for k in changed if schema.get(k, {}).get("immutable"))
         if immutable:
             raise NotSupported(f"Update to properties {', '.join(immutable)} of {self.name} "
@@ -229,6 +229,13 @@ class Resource:
         if any(not schema.get(k, {}).get("update_allowed") for k in changed):
             raise UpdateReplace(self.name)
         return changed
+
+    def _update_schema(self) -> dict[str, Any]:
+        """The schema updates are judged by: the declared one, with the properties Heat has
+        that the reference listing lost (a cloud type's ``unlisted_properties``, e.g. an
+        updatable ``description``)."""
+        return {**(getattr(type(self), "unlisted_properties", None) or {}),
+                **self.properties_schema}
 
     def needs_replace_with_prop_diff(self, changed: set[str],
                                      new_properties: Mapping[str, Any]) -> bool:
@@ -249,7 +256,7 @@ class Resource:
 
     def check_replace(self, changed: Mapping[str, Any], new_properties: Mapping[str, Any]) -> None:
         """:raises UpdateReplace: if any of ``changed`` may not be updated in place."""
-        schema = self.properties_schema
+        schema = self._update_schema()
         if changed and (self.needs_replace_with_prop_diff(set(changed), new_properties)
                         or any(not schema.get(k, {}).get("update_allowed") for k in changed)):
             raise UpdateReplace(self.name)

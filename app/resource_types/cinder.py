@@ -248,7 +248,12 @@ class Volume(CloudResource, VolumeActions):
             return json.dumps(shown.get("attachments") or [])
         if name == "attachments_list":
             return shown.get("attachments") or []
-        return shown.get(self.attribute_keys.get(name, name))
+        value = shown.get(self.attribute_keys.get(name, name))
+        if name in ("display_name", "display_description"):
+            return value
+        # Heat's CinderVolume._resolve_attribute: str(getattr(vol, name)) for the others
+        # (size "1", encrypted "False", a missing value "None")
+        return str(value)
 
 
 class VolumeAttachment(CloudResource):

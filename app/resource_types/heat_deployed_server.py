@@ -15,8 +15,9 @@ live metadata (``data["_metadata"]``, what ``GET .../resources/<name>/metadata``
 * ``POLL_SERVER_HEAT``: a stack user with a password; ``{"heat": {"user_id", "password",
   "auth_url", "project_id" (the stack-user project), "stack_id": "<stack name>/<id>",
   "resource_name", "region_name"}, "collectors": ["heat", "local"]}``;
-* ``POLL_TEMP_URL`` / ``ZAQAR_MESSAGE`` (Swift, Zaqar: not built here): ``{"collectors":
-  ["local"]}``.
+* ``ZAQAR_MESSAGE``: a stack user with a password and a Zaqar queue the metadata is posted
+  to; ``{"zaqar": {...}, "collectors": ["zaqar", "local"]}``;
+* ``POLL_TEMP_URL`` (Swift: not built here): ``{"collectors": ["local"]}``.
 
 Attributes: ``name`` (the ``name`` property, else the physical name) and ``os_collect_config``.
 An update of the transport makes the new transport's credentials and settings (the keys of
@@ -29,7 +30,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from app.resource_types import _stack_user, _wait
+from app.resource_types import _stack_user, _wait, _zaqar_signal
 from app.resource_types import schema as s
 from app.resource_types._server_software import deployments_metadata
 from app.resource_types.base import Resource
@@ -99,7 +100,9 @@ class DeployedServer(Resource):
             deployments_metadata(self)
 
     def handle_delete(self) -> None:
-        """The stack user and its credentials go (Heat's ``_delete``)."""
+        """The metadata queue (ZAQAR_MESSAGE), the stack user and its credentials go (Heat's
+        ``_delete``)."""
+        _zaqar_signal.delete_queue(self, _zaqar_signal.METADATA_QUEUE_KEY)
         _stack_user.delete_user(self)
 
     def handle_suspend(self) -> None:

@@ -7,7 +7,8 @@ SoftwareComponent config names its own), the deployment derives a config from it
 the source's inputs with this deployment's ``input_values``, plus Heat's ``deploy_*`` inputs
 (``deploy_server_id``, ``deploy_action``, ``deploy_stack_id``, ``deploy_resource_name``,
 ``deploy_signal_transport`` and the transport's ``deploy_signal_id``/``deploy_signal_verb`` or
-``deploy_auth_url``...); it stores that config and a deployment record (id = this resource's
+``deploy_auth_url``... and, for ZAQAR_SIGNAL, ``deploy_queue_id``: a Zaqar queue of the
+deployment's stack user that the deployment pops at each look); it stores that config and a deployment record (id = this resource's
 physical id) IN_PROGRESS, which puts it in the server's ``deployments`` metadata. Then it
 WAITS (no task) for the server's signal — a resource signal (HEAT_SIGNAL), the pre-signed
 CFN URL (CFN_SIGNAL), or ``PUT software_deployments/{id}`` — whose ``deploy_status_code``
@@ -31,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.resource_types import _ec2sign, _software, _stack_user
+from app.resource_types import _ec2sign, _software, _stack_user, _zaqar_signal
 from app.resource_types import schema as s
 from app.resource_types.aws_signals import sign
 from app.resource_types.base import Resource, UpdateReplace
@@ -148,6 +149,9 @@ class SoftwareDeployment(Resource):
             if creds["region_name"]:
                 out.append(_input("deploy_region_name", creds["region_name"],
                                   "Region name for API authentication"))
+            if transport == "ZAQAR_SIGNAL":
+                out.append(_input("deploy_queue_id", _zaqar_signal.queue_id(self),
+                                  "ID of queue to use for signaling output values"))
             return out
         return []
 
@@ -238,6 +242,9 @@ class SoftwareDeployment(Resource):
         "Deployment to server failed: <status reason>"; otherwise False (keep waiting)."""
         if not handle:
             return True
+        if self._transport() == "ZAQAR_SIGNAL":   # Heat's _refresh_zaqar_software_deployment
+            for details in _zaqar_signal.pop(self):
+                self.handle_signal(details)
         sd = self._store().show_deployment(str(self.resource_id))
         self.data[OUTPUTS_KEY] = sd.get("output_values") or {}
         if sd["status"] == _software.COMPLETE:
@@ -247,9 +254,12 @@ class SoftwareDeployment(Resource):
                                      heat_type="Error")
         return False
 
-    def waits_for(self, handle: Any) -> tuple[str, float]:
+    def waits_for(self, handle: Any) -> tuple[str, float] | None:
         """``(event, deadline)``: the server's signal; no deadline of its own (the stack's
-        timeout applies, as in Heat)."""
+        timeout applies, as in Heat). None for ZAQAR_SIGNAL: polled, its queue read at each
+        look."""
+        if self._transport() == "ZAQAR_SIGNAL":
+            return None
         return deployment_event(self.resource_id), self.clock() + 10 * 365 * 86400.0
 
     def handle_create(self) -> Any:
@@ -316,6 +326,7 @@ class SoftwareDeployment(Resource):
                 pass
             if derived:
                 self._delete_config(str(derived))
+        _zaqar_signal.delete_queue(self)
         _stack_user.delete_user(self)
 
     def handle_signal(self, details: Any = None) -> str | None:

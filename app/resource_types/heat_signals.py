@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from app.resource_types import _ec2sign, _signal_urls, _stack_user, _wait
+from app.resource_types import _ec2sign, _signal_urls, _stack_user, _wait, _zaqar_signal
 from app.resource_types import schema as s
 from app.resource_types._signal_urls import heat_url
 from app.resource_types.base import Resource
@@ -122,6 +122,20 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             _signal_urls.sign(self, _ec2sign.WAITCONDITION)
         elif transport == "HEAT_SIGNAL":
             _signal_urls.heat_signal_url(self)
+        elif transport == "ZAQAR_SIGNAL":
+            _zaqar_signal.queue_id(self)
+
+    def pull_signals(self) -> list[Any] | None:
+        """The signals waiting in the handle's Zaqar queue (ZAQAR_SIGNAL), popped; None for a
+        transport that delivers its signals itself (Heat's ``_service_signal``)."""
+        if self.get_property("signal_transport") != "ZAQAR_SIGNAL":
+            return None
+        return _zaqar_signal.pop(self)
+
+    def handle_delete(self) -> None:
+        """The signal queue (ZAQAR_SIGNAL), then the signals and the stack user."""
+        _zaqar_signal.delete_queue(self)
+        super().handle_delete()
 
     def normalise(self, details: Any, signals: Mapping[str, Any]) -> dict[str, Any]:
         return _wait.normalise_native(details, signals)
@@ -129,7 +143,8 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
     def _signal(self) -> dict[str, Any] | None:
         """Heat's ``SignalResponder._get_signal``: CFN_SIGNAL ``{"alarm_url": <pre-signed
         URL>}``; HEAT_SIGNAL the stack user's credentials and ``alarm_url`` (the API's signal
-        URL in the stack-user project); NO_SIGNAL ``{}``; TOKEN_SIGNAL (no branch in Heat)
+        URL in the stack-user project); ZAQAR_SIGNAL the credentials and ``queue_id``;
+        NO_SIGNAL ``{}``; TOKEN_SIGNAL (no branch in Heat)
         and the transports not built here: None."""
         transport = self.get_property("signal_transport")
         if transport == "CFN_SIGNAL" and self.data.get("ec2_signed_url"):
@@ -137,6 +152,10 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         if transport == "HEAT_SIGNAL" and self.data.get("user_id"):
             creds = _stack_user.signal_credentials(self)
             creds["alarm_url"] = self.data.get("heat_signal_url")
+            return creds
+        if transport == "ZAQAR_SIGNAL" and self.data.get(_zaqar_signal.QUEUE_KEY):
+            creds = _stack_user.signal_credentials(self)
+            creds["queue_id"] = self.data[_zaqar_signal.QUEUE_KEY]
             return creds
         if transport == "NO_SIGNAL":
             return {}
@@ -187,6 +206,23 @@ class HeatWaitCondition(Resource):
 
     #: set by the engine: the stored signals of the handle a reference names (None: no handle)
     signals_of: Callable[[str], dict[str, Any] | None] | None = None
+    #: set by the engine: deliver the signals waiting in the queue of the handle a reference
+    #: names (Heat's ``get_status`` -> ``_service_signal``); False when it has no queue
+    pull_signals_of: Callable[[str], bool] | None = None
+
+    def _pull(self) -> bool:
+        return bool(self.pull_signals_of(self._ref())) if self.pull_signals_of else False
+
+    def _wait_handle(self) -> dict[str, Any]:
+        """``{"started": epoch seconds, "timeout": seconds}``, with ``"pull": True`` when the
+        handle's signals wait in a queue."""
+        return {"started": self.clock(), "timeout": self._timeout(),
+                **({"pull": True} if self._pull() else {})}
+
+    def poll_delay(self, handle: Any, attempt: int) -> float:
+        """A condition whose handle's signals wait in a queue looks again every second or
+        two (the queue is read at each look)."""
+        return float(min(2.0, 0.25 * (2 ** max(attempt, 0))))
 
     def _ref(self) -> str:
         return str(self.get_property(self.handle_property))
@@ -208,10 +244,13 @@ class HeatWaitCondition(Resource):
 
         :raises ValueError: the handle is not a wait condition handle (Heat's wording)."""
         self._signals()
-        return {"started": self.clock(), "timeout": self._timeout()}
+        return self._wait_handle()
 
     def check_create_complete(self, handle: Any) -> bool:
-        """:raises _wait.WaitConditionTimeout, _wait.WaitConditionFailure: as Heat's."""
+        """The handle's queued signals delivered first (a queue transport), then as Heat's.
+        :raises _wait.WaitConditionTimeout, _wait.WaitConditionFailure: as Heat's."""
+        if handle.get("pull"):
+            self._pull()
         return _wait.check(self._signals(), self._count(), float(handle["started"]),
                            float(handle["timeout"]), self.clock())
 
@@ -220,14 +259,17 @@ class HeatWaitCondition(Resource):
         """A new ``count``: wait again, from now (Heat's ``handle_update``)."""
         self.check_replace(changed, new_properties)
         self.properties = dict(new_properties)
-        return {"started": self.clock(), "timeout": self._timeout()}
+        return self._wait_handle()
 
     def check_update_complete(self, handle: Any) -> bool:
         return self.check_create_complete(handle)
 
-    def waits_for(self, handle: Any) -> tuple[str, float]:
+    def waits_for(self, handle: Any) -> tuple[str, float] | None:
         """While not complete: ``(event, deadline)``, the deadline in epoch seconds (a little
-        after the timeout, so that the step that runs then reports it)."""
+        after the timeout, so that the step that runs then reports it); None (polled: its
+        queue is read at each look) when the handle's signals wait in a queue."""
+        if handle.get("pull"):
+            return None
         return (signal_event(self._ref()),
                 float(handle["started"]) + float(handle["timeout"]) + 0.5)
 

@@ -21,7 +21,7 @@ OS::Nova::Server, as Heat does it:
 
 Updates in place (name, metadata, resize, rebuild, user data policies...) are in
 :mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
-``POLL_TEMP_URL`` / ``ZAQAR_MESSAGE`` transports, ``personality`` beyond passing it through,
+the ``POLL_TEMP_URL`` transport, ``personality`` beyond passing it through,
 ``deployment_swift_data``.
 """
 from __future__ import annotations
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import is_not_found
+from app.clients import is_no_unique, is_not_found
 from app.clients.status import SERVER
-from app.resource_types import _dependencies, _server_software, _stack_user, _userdata, _wait
+from app.resource_types import _dependencies, _server_software, _stack_user, _userdata, _wait, _zaqar_signal
 from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
 from app.resource_types._nova_update import UpdatableServer
@@ -304,7 +304,9 @@ class Server(UpdatableServer, ServerActions):
             if str(shown.get("status", "")).upper() != "DELETED":
                 return False
         self._delete_ports()
-        _stack_user.delete_user(self)  # Heat's StackUser._delete_user (SOFTWARE_CONFIG)
+        # Heat's _delete_queue (ZAQAR_MESSAGE), then StackUser._delete_user (SOFTWARE_CONFIG)
+        _zaqar_signal.delete_queue(self, _zaqar_signal.METADATA_QUEUE_KEY)
+        _stack_user.delete_user(self)
         return True
 
     def _delete_ports(self) -> None:
@@ -363,10 +365,16 @@ class Server(UpdatableServer, ServerActions):
 
     def _extend_networks(self, by_name: dict[str, Any]) -> dict[str, Any]:
         """``by_name`` with each entry repeated under its network's id when the name finds
-        one network (Heat's ``Server._extend_networks``, nova/server.py)."""
+        one network (Heat's ``Server._extend_networks``, nova/server.py): a name several
+        networks share stays under the name only."""
         out = dict(by_name)
         for net, value in by_name.items():
-            found = self.cloud().network.find_network(net, ignore_missing=True)
+            try:
+                found = self.cloud().network.find_network(net, ignore_missing=True)
+            except errors.CloudError as exc:
+                if not (is_no_unique(exc) or is_not_found(exc)):
+                    raise
+                found = None
             if found is not None:
                 out[found.id] = value
         return out

@@ -2,7 +2,8 @@
 claim and delete messages — what Heat's ``zaqar-queue`` event sink and a template author's
 consumer need.
 
-Paths (under ``/messaging/v2``), as Zaqar's v2 API reference:
+Paths (under ``/messaging/v2``, and the same under ``/messaging/v1.1`` for v1.1 clients such as
+the agents' heat-config-notify), as Zaqar's v2 API reference:
 
 - ``GET /queues`` → ``{"queues": [{"name", "href"}], "links": []}``; ``PUT /queues/{q}``
   (201 created, 204 existed; body: metadata); ``GET /queues/{q}`` (metadata);

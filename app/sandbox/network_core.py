@@ -334,6 +334,22 @@ def release_port(port_id: str) -> None:
     st.remove("ports", port_id)
 
 
+def port_view(port: Obj) -> Obj:
+    """A port as Neutron shows it: a trunk's parent port has ``trunk_details`` (the
+    ``trunk-details`` extension: ``trunk_id`` and its ``sub_ports`` with each one's
+    ``mac_address``)."""
+    out = public(port)
+    st = store()
+    trunk = next((t for t in st.all("trunks") if t["port_id"] == port["id"]), None)
+    if trunk is not None:
+        subs = []
+        for sp in trunk["sub_ports"]:
+            sub = st.get("ports", sp["port_id"])
+            subs.append({**sp, "mac_address": sub["mac_address"] if sub else None})
+        out["trunk_details"] = {"trunk_id": trunk["id"], "sub_ports": subs}
+    return out
+
+
 @bp.get("/ports")
 def list_ports() -> Any:
     items = auth.visible(store().all("ports"), admin_sees_all=True)
@@ -341,7 +357,7 @@ def list_ports() -> Any:
     for wanted in request.args.getlist("fixed_ips"):   # "ip_address=10.0.0.5" / "subnet_id=..."
         key, _, value = wanted.partition("=")
         items = [p for p in items if any(str(ip.get(key)) == value for ip in p["fixed_ips"])]
-    return reply({"ports": [public(p) for p in paginate(items)]})
+    return reply({"ports": [port_view(p) for p in paginate(items)]})
 
 
 @bp.post("/ports")
@@ -352,12 +368,12 @@ def post_port() -> Any:
 
 def _make_port(data: Obj) -> Obj:
     project = data.get("project_id") or data.get("tenant_id") or auth.ctx().project_id
-    return public(create_port(data, project))
+    return port_view(create_port(data, project))
 
 
 @bp.get("/ports/<port_id>")
 def show_port(port_id: str) -> Any:
-    return reply({"port": public(get_port(port_id))})
+    return reply({"port": port_view(get_port(port_id))})
 
 
 @bp.put("/ports/<port_id>")
@@ -392,7 +408,7 @@ def update_port(port_id: str) -> Any:
                   str(data.get("device_owner", port["device_owner"]) or ""))
     stamp(port, port["project_id"])
     st.touch()
-    return reply({"port": public(port)})
+    return reply({"port": port_view(port)})
 
 
 @bp.delete("/ports/<port_id>")

@@ -57,7 +57,8 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     tmpl = templates.parse(template, files=files or {}, max_size=config.get().max_template_size)
     definition = templates.instantiate(
         tmpl, params, env, templates.StackIdentity("validate"), type_schema, strict=False,
-        nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth))
+        nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth),
+        validate_children=False)
     body = api_bodies.validate_body(tmpl, env, params)
     nested = _template_resources(tmpl, env, files or {})
     shown = body["Environment"].setdefault("resource_registry", {})

@@ -193,7 +193,8 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
                 env: Environment | None = None, identity: StackIdentity | None = None,
                 type_schema: TypeSchema | None = None, *, nesting: Nesting,
                 parent: ParentFacade | None = None, strict: bool = True,
-                check_types: Callable[[list[str]], None] | None = None) -> StackDefinition:
+                check_types: Callable[[list[str]], None] | None = None,
+                validate_children: bool = True) -> StackDefinition:
     """Bind ``tmpl`` to parameters and conditions and validate it statically (see the module
     doc); errors carry the YAML line of their path where known.
 
@@ -207,11 +208,15 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
     :param check_types: called with the active resources' implementation types once they are
         known, before any property is checked (Heat enforces its ``resource_types:*`` policies
         on the stack's definition before validating it); whatever it raises propagates.
+    :param validate_children: False for ``POST /validate`` (Heat's ``validate_res_tmpl_only``: each
+        resource's ``validate_template`` only): a template resource's file is parsed (its
+        parameters are the resource's properties) but its own resources are not validated.
     :raises errors.TemplateError: (and subclasses).
     """
     try:
         return _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting,
-                            parent=parent, strict=strict, check_types=check_types)
+                            parent=parent, strict=strict, check_types=check_types,
+                            validate_children=validate_children)
     except errors.TemplateError as exc:
         raise tmpl.locate(exc) from None
 
@@ -219,7 +224,8 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
 def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
                  identity: StackIdentity | None, type_schema: TypeSchema | None, *,
                  nesting: Nesting, parent: ParentFacade | None, strict: bool,
-                 check_types: Callable[[list[str]], None] | None = None) -> StackDefinition:
+                 check_types: Callable[[list[str]], None] | None = None,
+                 validate_children: bool = True) -> StackDefinition:
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
@@ -271,7 +277,11 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         key = kinds[name].template
         if key is not None and key not in children:
             children.add(key)
-            _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting)
+            if validate_children:
+                _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting,
+                                _known_properties(b, static))
+            else:
+                _parse_child(tmpl.files, key, name)
         external_id = resolve(expand_macros(b.raw.external_id, static), static)
         if external_id is not None:   # Heat: an adopted resource is retained at delete
             policy = "Retain"
@@ -316,12 +326,27 @@ def _check_update_policy(tmpl: Template, name: str, kind: type_resolution.Resolv
     props_mod.validate(schema, policy, where)
 
 
+def _known_properties(b: _Bound, static: StaticResolver) -> dict[str, Any]:
+    """The template resource's properties known before anything is created, as its child's
+    parameters (Heat's ``child_params``); those that depend on resources are left out."""
+    try:
+        value = resolve(b.properties, static)
+    except errors.TemplateError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    known = {k: v for k, v in value.items()
+             if v is not None and v is not ABSENT and not contains_unknown(v)}
+    return global_templates.child_params(known)
+
+
 def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: str,
                     env: Environment | None, type_schema: TypeSchema | None,
-                    nesting: Nesting) -> None:
+                    nesting: Nesting, params: Mapping[str, Any] | None = None) -> None:
     """Validate provider template ``key`` as the child stack of resource ``name``, as Heat's
     ``StackResource.validate_nested_stack`` (``strict_validate=False``: parameters may lack
-    values) with the child environment, one nesting level deeper.
+    values; ``params``: the values the resource's properties already give) with the child
+    environment, one nesting level deeper.
 
     :raises errors.ValidationError: ``resources.<name><<key>>.<child path>: <child message>``,
         or "Recursion depth exceeds N." at Heat's ``max_nested_stack_depth``.
@@ -331,8 +356,17 @@ def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: st
         raise type_resolution.child_failure(too_deep, name, key)
     child_env = type_resolution.child_environment(env, name, key, type_name)
     try:
-        instantiate(parse(global_templates.provider(files, key), files), {}, child_env, StackIdentity(f"{name}-child"),
+        instantiate(parse(global_templates.provider(files, key), files), dict(params or {}), child_env, StackIdentity(f"{name}-child"),
                     type_schema, nesting=nesting.child(), strict=False)
+    except errors.StokerError as exc:
+        raise type_resolution.child_failure(exc, name, key) from None
+
+
+def _parse_child(files: Mapping[str, str], key: str, name: str) -> None:
+    """Parse provider template ``key`` only (Heat's ``TemplateResource.validate_template``:
+    its download or parse error). :raises errors.ValidationError: as :func:`_validate_child`."""
+    try:
+        parse(global_templates.provider(files, key), files)
     except errors.StokerError as exc:
         raise type_resolution.child_failure(exc, name, key) from None
 

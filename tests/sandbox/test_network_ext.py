@@ -120,7 +120,14 @@ def test_trunk_subports(no_leaks: None, conn: Any, env: E) -> None:
         {"port_id": other, "segmentation_type": "vlan", "segmentation_id": 11}]})
     ok(conn, "PUT", f"/trunks/{trunk['id']}/remove_subports", {"sub_ports": [{"port_id": sub}]})
     assert [s["port_id"] for s in ok(conn, "GET", f"/trunks/{trunk['id']}/get_subports")["sub_ports"]] == [other]
+    # the parent port shows Neutron's trunk-details; other ports do not
+    mac = ok(conn, "GET", f"/ports/{other}")["port"]["mac_address"]
+    assert ok(conn, "GET", f"/ports/{parent}")["port"]["trunk_details"] == {
+        "trunk_id": trunk["id"], "sub_ports": [{"port_id": other, "segmentation_type": "vlan",
+                                                "segmentation_id": 11, "mac_address": mac}]}
+    assert "trunk_details" not in ok(conn, "GET", f"/ports/{other}")["port"]
     ok(conn, "DELETE", f"/trunks/{trunk['id']}", status=204)
+    assert "trunk_details" not in ok(conn, "GET", f"/ports/{parent}")["port"]
     assert ok(conn, "GET", f"/ports/{other}")["port"]["device_owner"] == ""
 
 

@@ -1,7 +1,7 @@
 """Neutron's network extension types through the API with real workers: Trunk, SubnetPool,
 AddressScope, Segment, RBACPolicy, Quota, ExtraRoute, ExtraRouteSet, FloatingIPPortForward,
 QoSPolicy and its four rules, MeteringLabel and MeteringRule in one stack: created, updated (in
-place: trunk subports by difference, rule limits, RBAC target, quota, port forward, route set;
+place: trunk name, description and subports by difference, rule limits, RBAC target, quota, port forward, route set;
 replaced: the segment, the metering rule, the extra route) and deleted (the quota reset,
 nothing left)."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ TEMPLATE = """
 heat_template_version: 2018-08-31
 parameters:
   trunk_name: {type: string}
+  trunk_description: {type: string, default: first}
   vlan: {type: number}
   sub_vlan: {type: number}
   max_kbps: {type: number}
@@ -49,6 +50,7 @@ resources:
     type: OS::Neutron::Trunk
     properties:
       name: {get_param: trunk_name}
+      description: {get_param: trunk_description}
       port: {get_resource: parent}
       sub_ports: [{port: {get_resource: sub}, segmentation_type: vlan, segmentation_id: {get_param: sub_vlan}}]
   scope:
@@ -148,7 +150,8 @@ def test_network_extension_types_are_created_updated_and_deleted(api: Any) -> No
     forward = net.get(f"/v2.0/floatingips/{ids['fip']}/port_forwardings/{ids['forward']}").json()
     assert forward["port_forwarding"]["external_port"] == 2222
 
-    stack = api.update(stack, TEMPLATE, {**FIRST, "trunk_name": "trunk-b", "sub_vlan": 20, "max_kbps": 5000,
+    stack = api.update(stack, TEMPLATE, {**FIRST, "trunk_name": "trunk-b", "sub_vlan": 20,
+                                         "trunk_description": "second", "max_kbps": 5000,
                                          "target": demo, "networks": 9, "external_port": 2223, "vlan": 102,
                                          "route_dest": "10.97.0.0/24", "routes_dest": "10.96.0.0/24",
                                          "metered": "192.168.0.0/16"})
@@ -158,6 +161,7 @@ def test_network_extension_types_are_created_updated_and_deleted(api: Any) -> No
     assert all(after[k] != ids[k] for k in ("segment", "meter", "route"))      # replaced
     trunk = net.get(f"/v2.0/trunks/{ids['trunk']}").json()["trunk"]
     assert trunk["name"] == "trunk-b" and [s["segmentation_id"] for s in trunk["sub_ports"]] == [20]
+    assert trunk["description"] == "second"   # Heat's description is updatable (not listed)
     rule = net.get(f"/v2.0/qos/policies/{ids['qos']}/bandwidth_limit_rules/{ids['bandwidth']}").json()
     assert rule["bandwidth_limit_rule"]["max_kbps"] == 5000
     assert net.get(f"/v2.0/rbac-policies/{ids['rbac']}").json()["rbac_policy"]["target_tenant"] == demo

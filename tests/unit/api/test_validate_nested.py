@@ -58,3 +58,24 @@ def test_show_nested_gives_each_levels_parameters(client):
                                        "Parameters": {"aparam": APARAM},
                                        "Type": "mynested2.yaml"}}}}
     assert body["Environment"] == ENV
+
+
+def test_nested_templates_resources_are_not_validated(client):
+    """Heat's ``validate_res_tmpl_only``: the top level's property names are checked against
+    the nested template's parameters, the nested template's own resources are not (create
+    validates them); a nested file that does not parse still fails."""
+    middle = NESTED.replace("OS::Heat::RandomString", "mynested2.yaml") + \
+        "    properties:\n      length: {get_param: aparam}\n"
+    files = {"mynested.yaml": middle, "mynested2.yaml": NESTED}
+    resp = client.post("/v1/admin/validate?show_nested=True", json={"template": PARENT,
+                                                                     "files": files})
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["NestedParameters"]["nres"]["NestedParameters"]["myres"]["Type"] \
+        == "mynested2.yaml"
+    bad_top = PARENT.replace("aparam: {get_param: pparam}", "length: 3")
+    resp = client.post("/v1/admin/validate", json={"template": bad_top, "files": files})
+    assert resp.status_code == 400
+    assert "Unknown Property length" in resp.get_json()["error"]["message"]
+    resp = client.post("/v1/admin/validate", json={"template": PARENT,
+                                                   "files": {"mynested.yaml": "[not: a template"}})
+    assert resp.status_code == 400

@@ -95,3 +95,23 @@ def test_resource_list_with_nested_depth_and_nested_attributes(db, client):
     assert by_name["v"]["parent_resource"] == "inner"
     shown = client.get(f"/v1/nest/stacks/listing/{sid}/resources/top").get_json()["resource"]
     assert shown["attributes"] == {"out": "leaf"}
+
+
+def test_group_members_child_sees_its_properties_as_parameters(db):
+    """Heat's ``validate_nested_stack`` passes the member's ``child_params``: a ``get_param``
+    in a ``get_attr`` path of the member template (which must resolve at validation) has the
+    value the group gives it (heat-tempest-plugin's octavia ``lb_member.yaml`` does this)."""
+    member = ("heat_template_version: 2018-08-31\nparameters:\n  key: {type: string}\n"
+              "resources:\n  v: {type: OS::Heat::Value, properties: {value: {a: 1, b: 2}}}\n"
+              "outputs:\n  out: {value: {get_attr: [v, value, {get_param: key}]}}\n")
+    tmpl = {"heat_template_version": "2018-08-31",
+            "parameters": {"key": {"type": "string", "default": "b"}},
+            "resources": {"g": {"type": "OS::Heat::ResourceGroup", "properties": {
+                "count": 1, "resource_def": {"type": "My::Member",
+                                             "properties": {"key": {"get_param": "key"}}}}}},
+            "outputs": {"o": {"value": {"get_attr": ["g", "out"]}}}}
+    st = stacks.create_stack(CTX, stack_name="members", template=tmpl,
+                             files={"member.yaml": member},
+                             environment={"resource_registry": {"My::Member": "member.yaml"}})
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason
+    assert stacks.stack_outputs(st)[0]["output_value"] == [2]
