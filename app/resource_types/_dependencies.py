@@ -153,7 +153,7 @@ def _subnets_by_network(view: StackView) -> dict[str | None, list[str]]:
         for sn in view.of_type("OS::Neutron::Subnet"):
             memo.setdefault(ref_of(view.prop(sn, "network", "network_id")), []).append(sn)
         view.memo[__name__ + ".subnets"] = memo
-    return memo  # type: ignore[no-any-return]
+    return memo
 
 
 def subnets_of_network(view: StackView, network: Any) -> set[str]:
