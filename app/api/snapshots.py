@@ -16,6 +16,7 @@ from typing import Any
 from flask import request
 from flask.views import MethodView
 
+from app import errors
 from app.api.blueprint import Blueprint, is_json_body
 from app.api.views_common import ctx, json_response, no_content
 from app.services import snapshots
@@ -42,6 +43,8 @@ class Snapshots(MethodView):
         """Snapshot the stack (body ``{"name": ...}``, optional)."""
         body = request.get_json(silent=True) if is_json_body(request) else None
         name = body.get("name") if isinstance(body, dict) else None
+        if name is not None and not isinstance(name, str):
+            raise errors.BadRequest("The snapshot name must be a string.")
         return snapshots.create_snapshot(ctx(), stack_name, stack_id, name)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Blueprint
 
+from app.sandbox.behaviour import RuleError
 from app.sandbox.http import body, reply
 from app.sandbox.runtime import Sandbox, sb
 from app.sandbox.seed import seed
@@ -100,15 +101,26 @@ def get_behaviour() -> Any:
 @bp.put("/behaviour")
 def put_behaviour() -> Any:
     data = body()
-    sb().behaviour.configure(delays=data.get("delays"), latency=data.get("latency"),
-                             faults=data.get("faults"), seed=data.get("seed"))
+    if not isinstance(data, dict):
+        return reply({"error": "the behaviour must be an object"}, 400)
+    seed = data.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        return reply({"error": f"'seed' must be an integer, not {seed!r}"}, 400)
+    try:
+        sb().behaviour.configure(delays=data.get("delays"), latency=data.get("latency"),
+                                 faults=data.get("faults"), seed=seed)
+    except RuleError as exc:
+        return reply({"error": str(exc)}, 400)
     return reply(sb().behaviour.as_dict())
 
 
 @bp.post("/faults")
 def add_fault() -> Any:
     behaviour = sb().behaviour
-    behaviour.configure(faults=behaviour.faults + [body()])
+    try:
+        behaviour.configure(faults=behaviour.faults + [body()])
+    except RuleError as exc:
+        return reply({"error": str(exc)}, 400)
     return reply(behaviour.as_dict(), 201)
 
 

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import errors
+
 DEFAULT_DELAYS: dict[str, float] = {
     "server_build": 1.0,       # BUILD -> ACTIVE
     "server_delete": 0.5,      # DELETED -> gone
@@ -50,6 +52,73 @@ DEFAULT_DELAYS: dict[str, float] = {
     "vpn_connect": 0.3,        # IPsec site connection PENDING_CREATE -> ACTIVE
     "taas_create": 0.2,        # tap service / flow PENDING_CREATE -> ACTIVE
 }
+
+
+FAULT_KINDS = ("error", "quota", "server_error")
+
+
+class RuleError(errors.BadRequest):
+    """A fault, latency or delay rule the sandbox could not apply (the admin API's 400)."""
+
+
+def _number(rule: dict[str, Any], key: str, low: float, high: float | None = None) -> None:
+    value = rule.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low or (
+            high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise RuleError(f"'{key}' must be a number {span}, not {value!r}")
+
+
+def _rule(rule: Any, what: str, keys: frozenset[str]) -> dict[str, Any]:
+    if not isinstance(rule, dict):
+        raise RuleError(f"a {what} rule must be an object, not {rule!r}")
+    unknown = sorted(set(rule) - keys)
+    if unknown:
+        raise RuleError(f"unknown {what} rule keys: {', '.join(unknown)}")
+    if not isinstance(rule.get("match", "*"), str):
+        raise RuleError(f"'match' must be a glob of operations, not {rule['match']!r}")
+    return dict(rule)
+
+
+def checked_fault(rule: Any) -> dict[str, Any]:
+    """A fault rule (the module doc) as given, or ``RuleError`` saying what is wrong with it:
+    a rule the sandbox could not apply is refused when it is added, never at a request."""
+    out = _rule(rule, "fault", frozenset({"match", "rate", "times", "kind", "status", "message",
+                                          "type", "resource", "fired"}))
+    if out.get("kind", "error") not in FAULT_KINDS:
+        raise RuleError(f"'kind' must be one of {', '.join(FAULT_KINDS)}, not {out['kind']!r}")
+    _number(out, "rate", 0.0, 1.0)
+    _number(out, "times", 0)
+    if out.get("status") is not None and (not isinstance(out["status"], int)
+                                          or isinstance(out["status"], bool)
+                                          or not 400 <= out["status"] <= 599):
+        raise RuleError(f"'status' must be an HTTP error status (400-599), not {out['status']!r}")
+    for key in ("message", "type", "resource"):
+        if out.get(key) is not None and not isinstance(out[key], str):
+            raise RuleError(f"'{key}' must be a string, not {out[key]!r}")
+    return out
+
+
+def checked_latency(rule: Any) -> dict[str, Any]:
+    """A latency rule (the module doc) as given, or ``RuleError``."""
+    out = _rule(rule, "latency", frozenset({"match", "seconds", "min", "max"}))
+    for key in ("seconds", "min", "max"):
+        _number(out, key, 0.0)
+    return out
+
+
+def checked_delays(delays: Any) -> dict[str, float]:
+    """``{name: seconds}`` for names of :data:`DEFAULT_DELAYS`, or ``RuleError``."""
+    if not isinstance(delays, dict):
+        raise RuleError(f"'delays' must be an object of seconds by name, not {delays!r}")
+    unknown = sorted(set(delays) - set(DEFAULT_DELAYS))
+    if unknown:
+        raise RuleError(f"unknown delays: {', '.join(unknown)} (known: {', '.join(DEFAULT_DELAYS)})")
+    for name in delays:
+        _number(delays, name, 0.0)
+    return {k: float(v) for k, v in delays.items()}
 
 
 @dataclass
@@ -87,13 +156,23 @@ class Behaviour:
                   latency: list[dict[str, Any]] | None = None,
                   faults: list[dict[str, Any]] | None = None,
                   seed: int | None = None) -> None:
+        """Replace the rules given (``None``: kept); all are checked before any is applied.
+
+        :raises RuleError: a rule or delay the sandbox could not apply (the admin API's 400).
+        """
+        for rules in (latency, faults):
+            if rules is not None and not isinstance(rules, list):
+                raise RuleError(f"rules must be a list, not {rules!r}")
+        new_delays = checked_delays(delays) if delays is not None else None
+        new_latency = [checked_latency(r) for r in latency] if latency is not None else None
+        new_faults = [checked_fault(r) for r in faults] if faults is not None else None
         with self._lock:
-            if delays is not None:
-                self.delays.update({k: float(v) for k, v in delays.items()})
-            if latency is not None:
-                self.latency = [dict(r) for r in latency]
-            if faults is not None:
-                self.faults = [dict(r) for r in faults]
+            if new_delays is not None:
+                self.delays.update(new_delays)
+            if new_latency is not None:
+                self.latency = new_latency
+            if new_faults is not None:
+                self.faults = new_faults
             if seed is not None:
                 self.seed = seed
                 self._random = random.Random(seed)

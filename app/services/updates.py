@@ -59,6 +59,8 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
         raw = s.get(RawTemplate, st.raw_template_id)
     assert raw is not None
     if existing:
+        stacks.check_request({} if template is None else template, files,
+                             settings.max_template_size)
         if template is None:
             template = copy.deepcopy(raw.template)
         files = {**(raw.files or {}), **(files or {})}

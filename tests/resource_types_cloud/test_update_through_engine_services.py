@@ -61,11 +61,11 @@ def _on_server(store: Any, fip: dict[str, Any], name: str) -> bool:
 
 CASES = [
     Case("OS::Cinder::Volume", find=by_id("volumes"), attr="size",
-         attr_ok=lambda v: v in (1, 2),
+         attr_ok=lambda v: v in ("1", "2"),      # Heat's str(getattr(volume, name))
          props={"size": 1, "name": "v1", "metadata": {"a": "1"}},
          allowed={"size": 2, "name": "v2", "metadata": {"b": "2"}},
          seen=lambda _, o: (o["size"], o["name"], o["metadata"]) == (2, "v2", {"b": "2"}),
-         attr_updated=lambda v: v == 2,
+         attr_updated=lambda v: v == "2",
          replacing={"availability_zone": "nova"}),
     # VolumeAttachment: every property is update_allowed (a new volume or server is an
     # in-place detach + attach, as Heat's), (b) is skipped

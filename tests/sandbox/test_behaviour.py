@@ -57,6 +57,30 @@ def test_latency_per_operation(sandbox, conn, faults):
     assert time.monotonic() - started < 0.3
 
 
+@pytest.mark.parametrize(("path", "method", "body", "says"), [
+    ("faults", "POST", {"match": 5}, "'match' must be a glob of operations"),
+    ("faults", "POST", {"rate": "abc"}, "'rate' must be a number from 0.0 to 1.0"),
+    ("faults", "POST", {"rate": 2}, "'rate' must be a number from 0.0 to 1.0"),
+    ("faults", "POST", {"status": 99999}, "'status' must be an HTTP error status"),
+    ("faults", "POST", {"kind": "nonsense"}, "'kind' must be one of error, quota, server_error"),
+    ("faults", "POST", {"match": "*", "colour": "red"}, "unknown fault rule keys: colour"),
+    ("faults", "POST", [1], "expected an object"),
+    ("behaviour", "PUT", {"delays": {"typo_delay": 1}}, "unknown delays: typo_delay"),
+    ("behaviour", "PUT", {"delays": {"server_build": -1}}, "'server_build' must be a number"),
+    ("behaviour", "PUT", {"latency": [{"seconds": "x"}]}, "'seconds' must be a number"),
+    ("behaviour", "PUT", {"faults": {"match": "*"}}, "rules must be a list"),
+    ("behaviour", "PUT", {"seed": "x"}, "'seed' must be an integer"),
+])
+def test_a_rule_the_sandbox_cannot_apply_is_a_400_and_changes_nothing(sandbox, conn, path, method,
+                                                                        body, says):
+    import requests
+    before = sandbox.admin("GET", "behaviour")
+    resp = requests.request(method, f"{sandbox.url}/sandbox/{path}", json=body, timeout=10)
+    assert resp.status_code == 400 and says in resp.text, resp.text
+    assert sandbox.admin("GET", "behaviour") == before
+    assert list(conn.image.images())            # the cloud still answers
+
+
 def test_inventory_lists_live_objects(no_leaks, sandbox, conn):
     net = conn.network.create_network(name="inv-net")
     inventory = sandbox.admin("GET", "inventory")

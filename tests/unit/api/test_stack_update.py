@@ -284,3 +284,28 @@ def test_a_stack_whose_delete_failed_may_not_be_updated(api):
         row.action, row.status = "DELETE", "FAILED"
     msg = fault(api.c.put(base, json={"template": BASE}), 400, "NotSupported")
     assert msg == "Updating a stack when it is deleting is not supported."
+
+
+@pytest.mark.parametrize("template", [[], 5, True, [{"a": 1}]])
+@pytest.mark.parametrize("suffix", ["", "/preview"])
+def test_a_patch_whose_template_is_not_a_mapping_or_text_is_a_400(api, template, suffix):
+    """PATCH (and its preview) checks the template as POST and PUT do: a value that is neither a
+    mapping nor text is Heat's "Template not in valid format" 400; nothing is updated."""
+    base = api.create(f"bad-patch-{abs(hash(repr(template))) % 1000}")
+    before = api.c.get(base).get_json()["stack"]
+    resp = api.c.patch(base + suffix, json={"template": template})
+    assert resp.status_code == 400, resp.get_json()
+    assert resp.get_json()["error"]["message"] == (
+        "Template not in valid format: The template is not a JSON object or YAML mapping.")
+    after = api.c.get(base).get_json()["stack"]
+    assert (after["stack_status"], after["updated_time"]) == (before["stack_status"],
+                                                              before["updated_time"])
+
+
+@pytest.mark.parametrize("name", [["x"], {"a": 1}, 5])
+def test_a_snapshot_name_that_is_not_text_is_a_400_and_no_snapshot_is_taken(api, name):
+    base = api.create("bad-snapshot-name")
+    resp = api.c.post(base + "/snapshots", json={"name": name})
+    assert resp.status_code == 400, resp.get_json()
+    assert resp.get_json()["error"]["message"] == "The snapshot name must be a string."
+    assert api.c.get(base + "/snapshots").get_json()["snapshots"] == []
