@@ -183,8 +183,13 @@ class CeleryDispatcher:
         to 500 messages). If that fails (kombu cannot tell which of its messages went out),
         every message is sent again one by one, with kombu's retries: a step sent twice runs
         once (DESIGN.md, invariant 1). Inside a single-step task, the first node is kept for the
-        task to run itself (:class:`Continuation`)."""
-        todo = list(nodes)
+        task to run itself (:class:`Continuation`).
+
+        :raises BrokerUnavailable: the broker could not take them."""
+        with publishing():
+            self._check_resources(stack_id, traversal_id, list(nodes))
+
+    def _check_resources(self, stack_id: str, traversal_id: str, todo: list[NodeKey]) -> None:
         held: Continuation | None = getattr(_local, "continuation", None)
         if held is not None and todo and not self.labelled:
             todo = held.keep(stack_id, traversal_id, todo)

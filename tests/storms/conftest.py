@@ -162,8 +162,10 @@ class Storm:
     (migrated), the Redis flushed, the API (gunicorn, 2 workers x 4 threads), two ``stoker
     worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``)."""
 
-    def __init__(self, pg: PrivatePostgres, redis: PrivateRedis, home: Path) -> None:
+    def __init__(self, pg: PrivatePostgres, redis: PrivateRedis, home: Path,
+                 concurrency: int = 20) -> None:
         self.pg, self.redis, self.home = pg, redis, home
+        self.concurrency = concurrency
         self.port = free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
         self.database = f"storm_{uuid.uuid4().hex[:10]}"
@@ -172,7 +174,8 @@ class Storm:
         self._probing = threading.Event()
 
     def settings(self) -> config.Settings:
-        return config.load({"STOKER_WORKERS": "2", "STOKER_WORKER_CONCURRENCY": "20",
+        return config.load({"STOKER_WORKERS": "2",
+                            "STOKER_WORKER_CONCURRENCY": str(self.concurrency),
                             "STOKER_LOG_LEVEL": "WARNING"},
                            data_dir=str(self.home / "data"),
                            database_url=f"{self.pg.url}/{self.database}",
@@ -223,12 +226,19 @@ class Storm:
         self._wait_workers()
 
     def _wait_workers(self) -> None:
+        import redis
         from celery import Celery
-        app = Celery(broker=self.redis.url)
         deadline = time.monotonic() + 60
-        while len(app.control.ping(timeout=0.5) or []) < 2:
+        while True:
+            app = Celery(broker=self.redis.url)
+            try:
+                if len(app.control.ping(timeout=0.5) or []) >= 2:
+                    return
+            except redis.RedisError:  # a connection of the Redis a test restarted
+                time.sleep(0.2)
+            finally:
+                app.close()
             assert time.monotonic() < deadline, "workers did not answer: " + self.logs()
-        app.close()
 
     def api(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/v1/admin{path}"
@@ -299,11 +309,12 @@ class Storm:
 
 
 @pytest.fixture()
-def storm(private_pg: PrivatePostgres, private_redis: PrivateRedis,
-          tmp_path: Path) -> Iterator[Storm]:
+def storm(private_pg: PrivatePostgres, private_redis: PrivateRedis, tmp_path: Path,
+          request: pytest.FixtureRequest) -> Iterator[Storm]:
     """The production topology on the private services (fresh database, Redis flushed); the
-    services are brought back up afterwards if a test left them down."""
-    s = Storm(private_pg, private_redis, tmp_path)
+    services are brought back up afterwards if a test left them down. Each worker runs 20
+    greenlets, or ``request.param`` (``indirect`` parametrization)."""
+    s = Storm(private_pg, private_redis, tmp_path, getattr(request, "param", 20))
     try:
         s.start()
         yield s
