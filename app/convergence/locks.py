@@ -43,6 +43,7 @@ ORPHAN_RETRY_SECONDS = 0.5
 #: lock a step may have left behind; both guarded by ``_registry``
 _working: Counter[int] = Counter()
 _orphans: set[int] = set()
+_releasing: set[int] = set()
 _registry = threading.Lock()
 
 
@@ -72,19 +73,26 @@ def working(resource_ids: list[int]) -> Iterator[None]:
 
 def release_orphans() -> int:
     """Release the locks this engine left behind (:func:`working`) that no step of it works
-    on now; :returns: how many were released. The registry stays held across the statement so
-    that no step of this process takes one of them meanwhile.
+    on now; :returns: how many were released. While the statement runs, a step of this
+    process does not take one of them over (:func:`acquire` waits); no mutex is held across
+    it (a step may be inside a transaction of SQLite's single writer).
 
     :raises Exception: the database error (they are kept for the next try)."""
     with _registry:
-        todo = sorted(_orphans - set(_working))
         _orphans.difference_update(_working)
-        if not todo:
-            return 0
+        todo = sorted(_orphans)
+        _releasing.update(todo)
+    if not todo:
+        return 0
+    try:
         with session() as s:
             n = changed(s.execute(update(RT).where(RT.c.id.in_(todo), RT.c.engine_id == engine_id())
                                   .values(engine_id=None)))
-        _orphans.difference_update(todo)
+        with _registry:
+            _orphans.difference_update(todo)
+    finally:
+        with _registry:
+            _releasing.difference_update(todo)
     if n:
         log.warning("released %d resource locks left behind by failed steps", n)
     return n
@@ -163,14 +171,12 @@ def acquire(resource_id: int) -> bool | None:
         holder, key = row.engine_id, row.atomic_key
         if holder == me:
             with _registry:
-                if _working[resource_id] > 1:
-                    return False  # another step of this process holds it
-                # left behind by a step of this process that failed: taken over at its key
-                taken = changed(s.execute(update(RT).where(
-                    RT.c.id == resource_id, RT.c.engine_id == me, RT.c.atomic_key == key)
-                    .values(atomic_key=key + 1)))
-                _orphans.discard(resource_id)
-            return None if taken else False
+                if _working[resource_id] > 1 or resource_id in _releasing:
+                    return False  # another step of this process holds it, or it is let go
+            # left behind by a step of this process that failed: taken over at its key
+            return None if changed(s.execute(update(RT).where(
+                RT.c.id == resource_id, RT.c.engine_id == me, RT.c.atomic_key == key)
+                .values(atomic_key=key + 1))) else False
         last = s.execute(select(WorkerHeartbeat.last_seen)
                          .where(WorkerHeartbeat.engine_id == holder)).scalar()
         stale_after = dt.timedelta(seconds=config.get().lock_stale_seconds)
