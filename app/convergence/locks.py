@@ -174,9 +174,13 @@ def acquire(resource_id: int) -> bool | None:
                 if _working[resource_id] > 1 or resource_id in _releasing:
                     return False  # another step of this process holds it, or it is let go
             # left behind by a step of this process that failed: taken over at its key
-            return None if changed(s.execute(update(RT).where(
-                RT.c.id == resource_id, RT.c.engine_id == me, RT.c.atomic_key == key)
-                .values(atomic_key=key + 1))) else False
+            if not changed(s.execute(update(RT).where(
+                    RT.c.id == resource_id, RT.c.engine_id == me, RT.c.atomic_key == key)
+                    .values(atomic_key=key + 1))):
+                return False
+            log.warning("resource %s: its lock, left behind by a failed step of this engine, "
+                        "taken over", resource_id)
+            return None
         last = s.execute(select(WorkerHeartbeat.last_seen)
                          .where(WorkerHeartbeat.engine_id == holder)).scalar()
         stale_after = dt.timedelta(seconds=config.get().lock_stale_seconds)

@@ -163,10 +163,10 @@ class Storm:
     worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``)."""
 
     def __init__(self, pg: PrivatePostgres, redis: PrivateRedis, home: Path,
-                 concurrency: int = 20) -> None:
+                 concurrency: int = 20, sandbox_latency: str = "") -> None:
         self.pg, self.redis, self.home = pg, redis, home
-        self.concurrency = concurrency
-        self.port = free_port()
+        self.concurrency, self.sandbox_latency = concurrency, sandbox_latency
+        self.port, self.sandbox_port = free_port(), free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
         self.database = f"storm_{uuid.uuid4().hex[:10]}"
         self.probe = Probe()
@@ -179,7 +179,8 @@ class Storm:
                             "STOKER_LOG_LEVEL": "WARNING"},
                            data_dir=str(self.home / "data"),
                            database_url=f"{self.pg.url}/{self.database}",
-                           broker_url=self.redis.url, api_port=self.port)
+                           broker_url=self.redis.url, api_port=self.port,
+                           sandbox_port=self.sandbox_port, sandbox_state_path=":memory:")
 
     def start(self) -> None:
         import psycopg
@@ -208,6 +209,9 @@ class Storm:
                              "--loglevel", "WARNING"],
                  "beat": [py, "-m", "celery", "-A", "app.tasks", "beat", "--loglevel",
                           "WARNING", "-s", str(self.home / "celerybeat-schedule")]}
+        if self.sandbox_latency:  # the sandbox cloud, each request that much slower
+            argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),
+                                "--latency", self.sandbox_latency]
         (self.home / "data").mkdir(parents=True, exist_ok=True)
         for name, argv in argvs.items():
             log = open(self.home / f"{name}.log", "wb")  # noqa: SIM115 (the child owns it)
@@ -312,9 +316,10 @@ class Storm:
 def storm(private_pg: PrivatePostgres, private_redis: PrivateRedis, tmp_path: Path,
           request: pytest.FixtureRequest) -> Iterator[Storm]:
     """The production topology on the private services (fresh database, Redis flushed); the
-    services are brought back up afterwards if a test left them down. Each worker runs 20
-    greenlets, or ``request.param`` (``indirect`` parametrization)."""
-    s = Storm(private_pg, private_redis, tmp_path, getattr(request, "param", 20))
+    services are brought back up afterwards if a test left them down. ``request.param``
+    (``indirect`` parametrization): :class:`Storm`'s keyword arguments (each worker's
+    greenlets, the sandbox cloud's latency)."""
+    s = Storm(private_pg, private_redis, tmp_path, **getattr(request, "param", {}))
     try:
         s.start()
         yield s

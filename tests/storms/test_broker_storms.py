@@ -89,7 +89,7 @@ def test_redis_restarted_empty_mid_create_loses_nothing(storm: Storm):
     _create_through(storm, "redis-restart", "restart")
 
 
-@pytest.mark.parametrize("storm", [2], indirect=True)
+@pytest.mark.parametrize("storm", [{"concurrency": 2}], indirect=True)
 def test_redis_flushed_mid_create_loses_nothing(storm: Storm):
     # more steps at once than two workers of 2 greenlets reserve (4 each): some wait in Redis
     _create_through(storm, "redis-flush", "flush", width=24, depth=3)

@@ -59,3 +59,42 @@ def test_postgres_down_mid_create_answers_503_and_recovers(storm: Storm):
     assert [s for s in storm.probe.seen if s[0] > cleared and s[1] >= 500] == []
     assert ended - cleared <= RECOVERY
     assert_created_once(storm, sid, template)
+
+
+def nets(width: int, depth: int) -> dict:
+    """``width`` chains of ``depth`` OS::Neutron::Net, each after the one before it: every
+    create is a request to the sandbox cloud, made while its step holds the resource's lock."""
+    res = {f"n{i}_{k}": {"type": "OS::Neutron::Net", "properties": {"name": f"n{i}_{k}"},
+                         **({"depends_on": [f"n{i}_{k - 1}"]} if k else {})}
+           for i in range(width) for k in range(depth)}
+    return {"heat_template_version": "2018-08-31", "resources": res}
+
+
+@pytest.mark.parametrize("storm", [{"sandbox_latency": "0.4"}], indirect=True)
+def test_postgres_down_under_steps_holding_their_locks_recovers(storm: Storm):
+    # the database goes away while steps wait on the cloud holding their locks: their releases
+    # fail, and the locks name their own live workers
+    template = nets(width=6, depth=3)
+    resp = storm.create("pg-down-locks", template)
+    assert resp.status_code == 201, resp.text
+    sid = resp.json()["stack"]["id"]
+    with storm.probing(storm.path(sid)):
+        time.sleep(1.5)
+        fault = time.monotonic()
+        storm.pg.stop()
+        time.sleep(4)
+        storm.pg.start()
+        cleared = time.monotonic()
+        _, ended = storm.settled(sid, timeout=40)
+    print(f"PostgreSQL down {cleared - fault:.1f} s under held locks: stack ended "
+          f"{ended - cleared:.1f} s after its return")
+    assert_clean_outage(storm, fault)
+    assert ended - cleared <= RECOVERY
+    st = storm.stack(sid)
+    assert st["stack_status"] == "CREATE_COMPLETE", st["stack_status_reason"]
+    resources = storm.get(storm.path(sid) + "/resources").json()["resources"]
+    assert sorted(r["resource_status"] for r in resources) == ["CREATE_COMPLETE"] * 18
+    events = storm.get(storm.path(sid) + "/events?limit=1000").json()["events"]
+    done = [e["resource_name"] for e in events if e["resource_status"] == "CREATE_COMPLETE"
+            and e["resource_name"] in template["resources"]]
+    assert sorted(done) == sorted(template["resources"])
