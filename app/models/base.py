@@ -116,15 +116,14 @@ def _server_spoke(dbapi_conn: Any) -> bool:
     """Whether an idle connection's socket has something to read, or is gone: a server that
     shuts down or ends the session (``pg_ctl restart``, ``pg_terminate_backend``) sends its
     error and closes the socket, which a connection doing nothing should never see. One
-    ``poll`` of the socket, no round trip."""
+    ``select`` of the socket with no timeout, no round trip (gevent's ``select`` answers that
+    without yielding; its patching removes ``poll``)."""
     try:
         if getattr(dbapi_conn, "closed", False):
             return True
-        fd = dbapi_conn.fileno()
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
-        return bool(poller.poll(0))
-    except Exception:  # no descriptor any more: closed
+        readable, _, broken = select.select([dbapi_conn.fileno()], [], [dbapi_conn.fileno()], 0)
+        return bool(readable or broken)
+    except Exception:  # no descriptor any more, or one select cannot take: ping
         return True
 
 
