@@ -162,6 +162,23 @@ class CloudError(StokerError):
         self.status = status
 
 
+class ServiceUnavailable(StokerError):
+    """A service the API needs cannot be reached now (the database): webob's 503, with the
+    name of the failure in ``error.type`` as Heat's FaultWrapper gives an unmapped error's
+    class name (oslo.db's ``DBConnectionError`` for the database). Nothing was done: the
+    request may be sent again."""
+    http_status = 503
+    heat_type = "DBConnectionError"
+
+
+class BrokerUnavailable(StokerError):
+    """The message broker could not take a message (Redis down): what was to be sent is not
+    known to have gone out. Work the database holds is driven again once the broker is back
+    (:func:`app.convergence.reconciler.redrive`)."""
+    http_status = 503
+    heat_type = "MessagingTimeout"
+
+
 HTTP_TITLES = {
     400: ("Bad Request", "The server could not comply with the request since it is either "
           "malformed or otherwise incorrect."),
@@ -176,6 +193,8 @@ HTTP_TITLES = {
     500: ("Internal Server Error", "The server has either erred or is incapable of performing the "
           "requested operation."),
     502: ("Bad Gateway", "Bad gateway."),
+    503: ("Service Unavailable", "The server is currently unavailable. Please try again at a "
+          "later time."),
 }
 
 

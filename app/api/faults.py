@@ -8,6 +8,9 @@ heat-api's ``FaultWrapper`` (``heat/api/middleware/fault.py``) renders every err
 - :class:`app.errors.StokerError` → its ``http_status`` and ``heat_type``;
 - werkzeug HTTP exceptions (unknown route, wrong method, body too large) → the same shape with
   heat-api's webob names (``HTTPNotFound``, ``HTTPMethodNotAllowed``...), keeping ``Allow``;
+- the database unreachable (refused, lost, closed by the server: :func:`app.models.unavailable`)
+  → 503 ``DBConnectionError``, with ``Retry-After``: nothing was done, the request may be sent
+  again; the next request checks out a fresh connection;
 - anything else → 500 with the traceback logged, never sent;
 - what the HTTP server turns down before the app sees it (gunicorn: a request line or header
   too long, a malformed request) → the same shape, as raw JSON bytes (:func:`server_fault`).
@@ -21,7 +24,7 @@ from typing import Any
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
-from app import errors
+from app import errors, models
 from app.api.views_common import json_response
 
 LOG = logging.getLogger(__name__)
@@ -54,8 +57,18 @@ def fault(status: int, heat_type: str, message: str) -> Response:
     return json_response(_body(status, heat_type, message), status)
 
 
+#: s a client is asked to wait before sending a request again after a 503
+RETRY_AFTER_SECONDS = 1
+
+
 def stoker_error(exc: errors.StokerError) -> Response:
-    """A :class:`StokerError` → its status and Heat type; server errors are logged."""
+    """A :class:`StokerError` → its status and Heat type; server errors are logged (a 503
+    without its traceback: the service is down, the code is not at fault)."""
+    if exc.http_status == 503:
+        LOG.warning("%s: %s", type(exc).__name__, exc)
+        resp = fault(503, exc.heat_type, exc.message)
+        resp.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return resp
     if exc.http_status >= 500:
         LOG.error("%s: %s", type(exc).__name__, exc, exc_info=exc)
     return fault(exc.http_status, exc.heat_type, exc.message)
@@ -93,6 +106,9 @@ def unexpected(exc: Exception) -> Response:
     """Any other exception: logged with its traceback, answered as a bare 500 fault."""
     if isinstance(exc, HTTPException):
         return http_exception(exc)
+    if models.unavailable(exc):
+        return stoker_error(errors.ServiceUnavailable(
+            "The database is unavailable; try again later."))
     if isinstance(exc, RecursionError):  # a body nested deeper than any template can be
         return fault(400, "HTTPBadRequest", "The request body is nested too deeply.")
     LOG.exception("Unhandled error serving the request")

@@ -8,7 +8,8 @@ Public entry points (what ``app.services`` and ``app.tasks`` call):
   signal arrived): enqueue its step now;
 - :func:`start_create`, :func:`start_update`, :func:`start_reverse` — start a traversal inside
   the caller's transaction; :func:`stack_timeout`, :func:`timer_fired` — timeouts;
-- :func:`check_timeouts`, :func:`reconcile` — the periodic sweeps (Celery beat);
+- :func:`check_timeouts`, :func:`reconcile` — the periodic sweeps (Celery beat); :func:`redrive`
+  — every in-flight node at once, after the broker lost messages;
   :func:`unsettled_after` — what a step delivered again re-drives after its own node.
 
 Inside, imports go one way: ``check`` -> steps (``create``, ``update``, ``delete``,
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from app.convergence import inline
 from app.convergence.check import check_resource, check_resources, requeue
-from app.convergence.reconciler import check_timeouts, reconcile, unsettled_after
+from app.convergence.reconciler import check_timeouts, reconcile, redrive, unsettled_after
 from app.convergence.traversal import (
     stack_timeout,
     start_create,
@@ -33,5 +34,5 @@ from app.convergence.wakeups import child_stack_event, wake
 InlineDispatcher = inline.InlineDispatcher
 
 __all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
-           "reconcile", "requeue", "stack_timeout", "start_create", "start_reverse", "start_update",
+           "reconcile", "redrive", "requeue", "stack_timeout", "start_create", "start_reverse", "start_update",
            "start_update_rollback", "timer_fired", "unsettled_after", "wake"]

@@ -122,6 +122,11 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     traversal does nothing.
     """
     locks.ensure_heartbeat()
+    with locks.working([resource_id]):
+        _check_resource(stack_id, traversal_id, resource_id, is_update)
+
+
+def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     if concurrent_writers():
         started = _STARTS.submit((stack_id, traversal_id, resource_id, is_update))
         if started is not None:  # read, FIRED and locked with the others that came together
@@ -287,6 +292,12 @@ def _run_locked(stack_id: str, traversal_id: str,
     """Run the batch's FIRED nodes whose locks were free, all locked in one transaction;
     :returns: the nodes left for the one-by-one path, in their order."""
     locks.ensure_heartbeat()
+    with locks.working(sorted({rid for rid, _ in nodes})):
+        return _run_fired(stack_id, traversal_id, nodes)
+
+
+def _run_fired(stack_id: str, traversal_id: str,
+               nodes: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
     with _starting() as c:
         locked = _lock_fired(c, stack_id, traversal_id, nodes)
     if not locked:

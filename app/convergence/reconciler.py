@@ -53,10 +53,43 @@ def reconcile() -> int:
     :returns: how many nodes were enqueued and traversals finished."""
     settings = config.get()
     idle = utcnow() - dt.timedelta(seconds=settings.reconcile_after_seconds)
-    stale = utcnow() - dt.timedelta(seconds=settings.lock_stale_seconds)
     # a waiting node's own safety poll comes every SAFETY_POLL_SECONDS: missing two, it is lost
     parked = utcnow() - dt.timedelta(seconds=2 * timeouts.SAFETY_POLL_SECONDS
                                      + settings.reconcile_after_seconds)
+    n = _enqueue_idle(idle, parked)
+    with read_session() as s:
+        settled = list(s.execute(select(Stack.id, Stack.current_traversal).where(
+            Stack.status == Status.IN_PROGRESS, Stack.pending_nodes <= 0,
+            Stack.traversal_started_at < idle)).all())
+    for r in settled:  # every node counted, and the process finishing it died
+        try:
+            with session() as ws:
+                traversal.finish(ws, r.id, r.current_traversal, None)
+        except Exception:  # the others still get theirs
+            log.exception("stack %s: finishing traversal %s failed", r.id, r.current_traversal)
+    return n + len(settled)
+
+
+def redrive() -> int:
+    """Re-enqueue at once, with no idle threshold, every fired node of an in-progress
+    traversal that no live engine holds, waiting ones too, and on PostgreSQL every finished
+    node not counted yet: what the broker may have lost when it restarted empty, was
+    flushed, or could take no message for a while (a step's successors, a poll, the first
+    steps of an operation the API accepted then). A node whose message survived runs twice:
+    its step is idempotent (DESIGN.md, invariant 1) and finds it locked or ended.
+    O(in-flight nodes). :returns: how many were enqueued."""
+    now = utcnow()
+    n = _enqueue_idle(now, now)
+    if n:
+        log.warning("re-enqueued %d in-flight steps after the broker's return", n)
+    return n
+
+
+def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
+    """Enqueue the nodes of in-progress traversals that fired (or finished, not counted, on
+    PostgreSQL) and whose resources no live engine holds and nobody touched since ``idle``
+    (``parked`` for a node waiting for an event). :returns: how many."""
+    stale = utcnow() - dt.timedelta(seconds=config.get().lock_stale_seconds)
     with read_session() as s:
         live = set(s.execute(select(WorkerHeartbeat.engine_id)
                              .where(WorkerHeartbeat.last_seen >= stale)).scalars())
@@ -72,27 +105,18 @@ def reconcile() -> int:
                   & (SyncPoint.traversal_id == Stack.current_traversal))
             .join(Resource, Resource.id == SyncPoint.entity_id)
             .where(Stack.status == Status.IN_PROGRESS, wanted)).all()
-        settled = list(s.execute(select(Stack.id, Stack.current_traversal).where(
-            Stack.status == Status.IN_PROGRESS, Stack.pending_nodes <= 0,
-            Stack.traversal_started_at < idle)).all())
     n = 0
     for r in rows:
         touched = r.updated_at or r.created_at
         if r.state == NodeState.DONE:  # its step, delivered again, counts it
-            abandoned = touched < idle
+            abandoned = touched <= idle
         else:
             abandoned = (r.engine_id is None or r.engine_id not in live) \
-                and touched < (parked if _waiting(r.handle) else idle)
+                and touched <= (parked if _waiting(r.handle) else idle)
         if abandoned:
             dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
             n += 1
-    for r in settled:  # every node counted, and the process finishing it died
-        try:
-            with session() as ws:
-                traversal.finish(ws, r.id, r.current_traversal, None)
-        except Exception:  # the others still get theirs
-            log.exception("stack %s: finishing traversal %s failed", r.id, r.current_traversal)
-    return n + len(settled)
+    return n
 
 
 def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int) -> list[NodeKey]:

@@ -83,6 +83,11 @@ def deliver(st: Any, resource_id: int, details: Any) -> str | None:
         e.g. "ValueError: resources.h: Metadata format invalid").
     :raises errors.Conflict: another engine holds the resource longer than allowed.
     """
+    with locks.working([resource_id]):
+        return _deliver(st, resource_id, details)
+
+
+def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
     _lock(resource_id)
     released = False
     try:

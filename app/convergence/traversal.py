@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app import auth, config
+from app import auth, config, errors
 from app.convergence import (
     attrdata,
     checked,
@@ -88,8 +88,12 @@ def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
 
     def kick() -> None:
         d = dispatch.get()
-        d.check_resources(sid, tid, start)
-        d.stack_timeout(sid, tid, limit)
+        try:
+            d.check_resources(sid, tid, start)
+            d.stack_timeout(sid, tid, limit)
+        except errors.BrokerUnavailable as exc:  # the database holds the traversal
+            log.warning("traversal %s of stack %s not sent (%s): driven once the broker is "
+                        "back", tid, sid, exc)
 
     after_commit(s, kick)
     if st.pending_nodes == 0:  # a traversal with no node at all ends at once

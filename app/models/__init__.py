@@ -8,6 +8,7 @@ from app.models.base import (
     init,
     read_session,
     session,
+    unavailable,
     utcnow,
 )
 from app.models.snapshots import Snapshot
@@ -45,5 +46,6 @@ __all__ = [
                                "new_id",
                                "read_session",
                                "session",
+                               "unavailable",
                                "utcnow",
 ]

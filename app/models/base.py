@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -99,23 +100,43 @@ def make_engine(url: str, *, immediate: bool = True) -> Engine:
         _sqlite_setup(eng, immediate)
         return eng
     eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps,
-                        json_deserializer=json_loads)
-    _ping_when_idle(eng)
+                        json_deserializer=json_loads,
+                        connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+    _check_on_checkout(eng)
     return eng
 
 
 #: A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out
 PING_AFTER_IDLE_SECONDS = 10.0
+#: s a new PostgreSQL connection may take (a server that does not answer is unavailable)
+CONNECT_TIMEOUT_SECONDS = 10
 
 
-def _ping_when_idle(eng: Engine) -> None:
-    """Ping a pooled connection at checkout only when it sat idle in the pool for more than
-    :data:`PING_AFTER_IDLE_SECONDS`: a dead one (the server restarted, a proxy timed it out)
-    is replaced before use, as ``pool_pre_ping`` does, without a round trip before every
-    transaction of a busy worker (a step has three or four: the pings were 6 % of a gevent
-    worker's CPU under the cloud bench, and as many statements for the server). A connection
-    that dies while in use raises, and the pool discards it (SQLAlchemy's disconnect handling);
-    the task's retry runs the step again. SQLAlchemy's documented custom checkout ping
+def _server_spoke(dbapi_conn: Any) -> bool:
+    """Whether an idle connection's socket has something to read, or is gone: a server that
+    shuts down or ends the session (``pg_ctl restart``, ``pg_terminate_backend``) sends its
+    error and closes the socket, which a connection doing nothing should never see. One
+    ``select`` of the socket with no timeout, no round trip (gevent's ``select`` answers that
+    without yielding; its patching removes ``poll``)."""
+    try:
+        if getattr(dbapi_conn, "closed", False):
+            return True
+        readable, _, broken = select.select([dbapi_conn.fileno()], [], [dbapi_conn.fileno()], 0)
+        return bool(readable or broken)
+    except Exception:  # no descriptor any more, or one select cannot take: ping
+        return True
+
+
+def _check_on_checkout(eng: Engine) -> None:
+    """Check every pooled connection as it is handed out: one the server closed (its socket
+    readable while idle, :func:`_server_spoke`) or one idle for more than
+    :data:`PING_AFTER_IDLE_SECONDS` (a proxy may have dropped it silently) is pinged, and a
+    dead one is replaced before use, as ``pool_pre_ping`` does, without a round trip before
+    every transaction of a busy worker (a step has three or four: the pings were 6 % of a
+    gevent worker's CPU under the cloud bench, and as many statements for the server). So a
+    restarted server costs no request and no step an error. A connection that dies while in
+    use raises, and the pool discards it (SQLAlchemy's disconnect handling); the task's retry
+    runs the step again (:func:`unavailable`). SQLAlchemy's documented custom checkout ping
     ("Disconnect Handling - Pessimistic"): raising ``DisconnectionError`` makes the pool
     retry with a fresh connection."""
 
@@ -126,12 +147,49 @@ def _ping_when_idle(eng: Engine) -> None:
     @event.listens_for(eng, "checkout")
     def _checked_out(dbapi_conn: Any, record: Any, proxy: Any) -> None:
         since = record.info.get("idle_since")
-        if since is None or time.monotonic() - since <= PING_AFTER_IDLE_SECONDS:
+        if since is None:
+            return  # a new connection
+        if time.monotonic() - since <= PING_AFTER_IDLE_SECONDS and not _server_spoke(dbapi_conn):
             return
         try:
             eng.dialect.do_ping(dbapi_conn)  # outside a transaction, as pool_pre_ping's
         except Exception as exc:
             raise sa_exc.DisconnectionError(str(exc)) from exc
+
+
+try:
+    import psycopg
+    _PG_ERRORS: tuple[type[Exception], ...] = (psycopg.OperationalError, psycopg.InterfaceError)
+except ImportError:  # pragma: no cover - SQLite only
+    _PG_ERRORS = ()
+#: PostgreSQL error classes of a lost or refused connection: connection exception (08),
+#: operator intervention (57P: admin or crash shutdown, cannot connect now)
+_UNAVAILABLE_SQLSTATES = ("08", "57P")
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the database cannot be
+    reached: a connection refused, lost or closed by the server (SQLAlchemy's disconnect
+    detection, psycopg's ``OperationalError`` without a server error or with an error of
+    class 08 / 57P), or no pooled connection to be had. Such an error says nothing about the
+    request or the step: it may be tried again once the server is back."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (sa_exc.DisconnectionError, sa_exc.TimeoutError)):
+            return True
+        if isinstance(cur, sa_exc.DBAPIError):
+            if cur.connection_invalidated:
+                return True
+            cur = cur.orig
+            continue
+        if isinstance(cur, _PG_ERRORS):
+            state = getattr(cur, "sqlstate", None)
+            if state is None or state.startswith(_UNAVAILABLE_SQLSTATES):
+                return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 def init(url: str) -> Engine:

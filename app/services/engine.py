@@ -42,6 +42,12 @@ def reconcile() -> int:
     return convergence.reconcile()
 
 
+def redrive() -> int:
+    """Re-enqueue every in-flight node at once, after the broker lost messages
+    (:func:`app.convergence.redrive`). :returns: how many were enqueued."""
+    return convergence.redrive()
+
+
 def wake(stack_id: str, resource_id: int, event: str) -> int:
     """An outside event for a waiting node (:func:`app.convergence.wake`)."""
     return convergence.wake(stack_id, resource_id, event)

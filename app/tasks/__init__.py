@@ -20,8 +20,11 @@ chain from where it stopped.
 from __future__ import annotations
 
 import logging
+import os
+import random
+import socket
 import types
-from typing import Any
+from typing import Any, NoReturn
 
 from celery import Celery, signals
 from celery.utils.imports import import_from_cwd
@@ -29,7 +32,7 @@ from celery.utils.imports import import_from_cwd
 from app import config, logs, models
 from app.resource_types import registry
 from app.services import engine, event_sinks
-from app.tasks import profiling, transport
+from app.tasks import broker_watch, profiling, transport
 from app.tasks.dispatcher import (
     CONTINUE_MAX_STEPS,
     REQUEST_ID_HEADER,
@@ -96,6 +99,8 @@ def make_celery(settings: config.Settings | None = None) -> Celery:
     app = Celery("stoker", broker=conf.pop("broker_url"),
                  backend=conf.pop("result_backend", None) or settings.result_backend,
                  include=["app.tasks"])
+    # reconnects to a returning broker within a second (kombu's waits grow to 30 s)
+    conf.setdefault("worker_consumer", "app.tasks.broker_watch:Consumer")
     conf.setdefault("task_serializer", "json")
     conf.setdefault("accept_content", ["json"])
     app.conf.update(**conf, worker_hijack_root_logger=False)
@@ -126,13 +131,19 @@ def _init_process(**_: object) -> None:
 
 @signals.worker_init.connect
 def _init_worker(**_: object) -> None:
-    """Every worker (any pool): its follow-up work goes out through Celery, and the events it
-    writes reach their stack's sinks. The plugin modules are imported now, not in the first
-    task (the threads pool, as ``stoker up`` runs it, sends no ``worker_process_init``)."""
+    """Every worker (any pool): its follow-up work goes out through Celery, the events it
+    writes reach their stack's sinks, and it watches its broker (:mod:`.broker_watch`: the
+    in-flight work is sent again at once when the broker lost messages). The plugin modules
+    are imported now, not in the first task (the threads pool, as ``stoker up`` runs it, sends
+    no ``worker_process_init``)."""
     engine.use_dispatcher(CeleryDispatcher(celery_app))
     event_sinks.install()
     registry.types()
     profiling.install()
+    url = str(celery_app.conf.broker_url or config.get().broker_url)
+    if url.startswith(f"{transport.ALIAS}+"):
+        url = "redis+" + url.removeprefix(f"{transport.ALIAS}+")
+    broker_watch.start(url, engine.redrive, f"{socket.gethostname()}:{os.getpid()}")
 
 
 @signals.beat_init.connect
@@ -167,10 +178,38 @@ def _unbind_ids(**_: object) -> None:
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """One step of one traversal node (:func:`app.convergence.check_resource`).
 
-    An unexpected error (a database hiccup) is retried with backoff; after the retries the beat
-    reconciler re-drives the node from the database."""
-    _step_and_continue(stack_id, traversal_id, resource_id, is_update,
-                       again=_again(check_resource.request))
+    The database unreachable: tried again until it answers (:func:`_database_retry`). Another
+    unexpected error is retried with backoff; after the retries the beat reconciler re-drives
+    the node from the database."""
+    try:
+        _step_and_continue(stack_id, traversal_id, resource_id, is_update,
+                           again=_again(check_resource.request))
+    except Exception as exc:
+        _database_retry(check_resource, exc)
+        raise
+
+
+#: s before a step the database failed under runs again: doubling from the first, at most
+#: the last (so a step runs within this long of the server's return), jittered down by half
+DATABASE_RETRY_SECONDS = (0.25, 2.0)
+
+
+def _database_retry(task: Any, exc: Exception) -> None:
+    """Retry ``task`` when ``exc`` says the database cannot be reached
+    (:func:`app.models.unavailable`): without a limit (every step is idempotent, and the
+    database, the truth, is all a step needs), every at most ``DATABASE_RETRY_SECONDS[1]``;
+    any other error returns, for the caller to raise."""
+    if not models.unavailable(exc):
+        return
+    first, most = DATABASE_RETRY_SECONDS
+    delay = min(most, first * 2 ** min(task.request.retries or 0, 10))
+    _retry(task, exc, delay * random.uniform(0.5, 1.0))
+
+
+def _retry(task: Any, exc: Exception, countdown: float) -> NoReturn:
+    log.warning("%s: the database is unavailable (%s); again in %.1f s", task.name,
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__, countdown)
+    raise task.retry(exc=exc, countdown=countdown, max_retries=None)
 
 
 def _again(request: Any) -> bool:
@@ -215,7 +254,11 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[list[Any]]) ->
     """Several ready steps of one traversal in one message (a wide fan-out,
     :func:`app.convergence.check_resources`): each runs as ``check_resource`` would; one that
     raises is sent again on its own, with that task's retries."""
-    engine.check_resources(stack_id, traversal_id, [(int(r), bool(u)) for r, u in nodes])
+    try:
+        engine.check_resources(stack_id, traversal_id, [(int(r), bool(u)) for r, u in nodes])
+    except Exception as exc:
+        _database_retry(check_resources, exc)
+        raise
 
 
 @celery_app.task(name="stoker.poll_resource", autoretry_for=(Exception,),
@@ -223,8 +266,12 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[list[Any]]) ->
 def poll_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """The same step as :func:`check_resource`, enqueued after a countdown (a poll of a cloud
     action, a busy lock): its own queue, so that polls never queue behind fresh steps."""
-    _step_and_continue(stack_id, traversal_id, resource_id, is_update,
-                       again=_again(poll_resource.request))
+    try:
+        _step_and_continue(stack_id, traversal_id, resource_id, is_update,
+                           again=_again(poll_resource.request))
+    except Exception as exc:
+        _database_retry(poll_resource, exc)
+        raise
 
 
 @celery_app.task(name="stoker.stack_timeout")

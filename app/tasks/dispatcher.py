@@ -23,9 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import redis
 from celery import Celery
+from kombu import exceptions as kombu_exc
 
-from app import config, logs
+from app import config, errors, logs
 from app.convergence.dispatch import NodeKey, batches
 from app.tasks import labels
 
@@ -95,6 +97,19 @@ def continuing(stack_id: str, traversal_id: str,
         _local.continuation = previous
 
 
+@contextmanager
+def publishing() -> Iterator[None]:
+    """Translate the broker's connection failures while publishing (kombu gave up after its
+    publish retries) into :class:`app.errors.BrokerUnavailable`."""
+    try:
+        yield
+    except errors.BrokerUnavailable:
+        raise
+    except (kombu_exc.OperationalError, redis.ConnectionError, redis.TimeoutError,
+            ConnectionError) as exc:
+        raise errors.BrokerUnavailable(f"The message broker is unavailable: {exc}") from exc
+
+
 class CeleryDispatcher:
     """Enqueues engine work as Celery tasks of ``app`` (by name: no import of the tasks)."""
 
@@ -132,7 +147,9 @@ class CeleryDispatcher:
 
     def check_resource(self, stack_id: str, traversal_id: str, resource_id: int, is_update: bool,
                        countdown: float = 0.0) -> None:
-        self._send_step(stack_id, traversal_id, resource_id, is_update, countdown)
+        """:raises BrokerUnavailable: the message could not be sent."""
+        with publishing():
+            self._send_step(stack_id, traversal_id, resource_id, is_update, countdown)
 
     def _send(self, stack_id: str, traversal_id: str, group: list[NodeKey],
               **options: Any) -> None:
@@ -166,8 +183,13 @@ class CeleryDispatcher:
         to 500 messages). If that fails (kombu cannot tell which of its messages went out),
         every message is sent again one by one, with kombu's retries: a step sent twice runs
         once (DESIGN.md, invariant 1). Inside a single-step task, the first node is kept for the
-        task to run itself (:class:`Continuation`)."""
-        todo = list(nodes)
+        task to run itself (:class:`Continuation`).
+
+        :raises BrokerUnavailable: the broker could not take them."""
+        with publishing():
+            self._check_resources(stack_id, traversal_id, list(nodes))
+
+    def _check_resources(self, stack_id: str, traversal_id: str, todo: list[NodeKey]) -> None:
         held: Continuation | None = getattr(_local, "continuation", None)
         if held is not None and todo and not self.labelled:
             todo = held.keep(stack_id, traversal_id, todo)
@@ -195,7 +217,11 @@ class CeleryDispatcher:
         self.check_resource(stack_id, traversal_id, resource_id, is_update, countdown)
 
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
-                           countdown=self._countdown(countdown),
-                           argsrepr=self._label(labels.timer, stack_id, traversal_id),
-                           headers={REQUEST_ID_HEADER: logs.request_id()}, ignore_result=True)
+        """:raises BrokerUnavailable: the timer could not be sent (the timeout sweep of beat,
+        ``stoker.check_timeouts``, still ends the traversal at its deadline)."""
+        with publishing():
+            self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
+                               countdown=self._countdown(countdown),
+                               argsrepr=self._label(labels.timer, stack_id, traversal_id),
+                               headers={REQUEST_ID_HEADER: logs.request_id()},
+                               ignore_result=True)

@@ -66,6 +66,34 @@ def test_unexpected_error_is_500_without_traceback(api, world, monkeypatch, capl
     assert "Traceback" in caplog.text or any(r.exc_info for r in caplog.records)
 
 
+def test_an_unreachable_database_is_a_503_that_may_be_retried(api, world, monkeypatch):
+    import psycopg
+    from sqlalchemy import exc as sa_exc
+
+    def refused(*_a, **_k):
+        try:
+            psycopg.connect("postgresql://nobody@127.0.0.1:1/none", connect_timeout=2)
+        except psycopg.OperationalError as exc:
+            raise sa_exc.OperationalError("SELECT 1", {}, exc) from exc
+    monkeypatch.setattr(world, "get_stack", refused)
+    monkeypatch.setattr(stacks, "get_stack", refused)
+    resp = api.get(BASE)
+    body = _fault(resp, 503, "DBConnectionError")
+    assert body["title"] == "Service Unavailable"
+    assert body["error"]["message"] == "The database is unavailable; try again later."
+    assert resp.headers["Retry-After"] == "1"
+
+
+def test_other_database_errors_stay_500(api, world, monkeypatch):
+    from sqlalchemy import exc as sa_exc
+
+    def integrity(*_a, **_k):
+        raise sa_exc.IntegrityError("INSERT", {}, Exception("duplicate key"))
+    monkeypatch.setattr(world, "get_stack", integrity)
+    monkeypatch.setattr(stacks, "get_stack", integrity)
+    _fault(api.get(BASE), 500, "HTTPInternalServerError")
+
+
 @pytest.mark.parametrize("exc,status,heat_type", [
     (errors.TemplateError("bad", heat_type="InvalidTemplateVersion"), 400,
      "InvalidTemplateVersion"),
