@@ -35,7 +35,10 @@ from app import config
 from tests.fixtures.procs import free_port, stop_groups
 
 REPO = Path(__file__).resolve().parents[2]
-PG_BIN = Path(os.environ.get("STOKER_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+#: the server binaries of the machine's PostgreSQL (Debian lays each major version out apart)
+PG_BIN = Path(os.environ.get("STOKER_TEST_PG_BIN") or max(
+    Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name),
+    default=Path("/usr/lib/postgresql/15/bin")))
 pytestmark = pytest.mark.integration
 
 
