@@ -146,15 +146,16 @@ def private_redis() -> Iterator[PrivateRedis]:
 
 @dataclass
 class Probe:
-    """Requests made to the API during a storm: ``(monotonic time, status, body)`` each."""
+    """Requests made to the API during a storm: ``(monotonic time it was sent, status, body)``
+    each (a request sent while the database was down may be answered after it is back)."""
     seen: list[tuple[float, int, Any]] = field(default_factory=list)
 
-    def record(self, resp: requests.Response) -> None:
+    def record(self, resp: requests.Response, sent: float) -> None:
         try:
             body: Any = resp.json()
         except ValueError:
             body = resp.text
-        self.seen.append((time.monotonic(), resp.status_code, body))
+        self.seen.append((sent, resp.status_code, body))
 
     def server_errors(self) -> list[tuple[float, int, Any]]:
         return [s for s in self.seen if s[1] >= 500]
@@ -262,8 +263,9 @@ class Storm:
         return f"/stacks/{self.names[stack_id]}/{stack_id}"
 
     def get(self, path: str) -> requests.Response:
+        sent = time.monotonic()
         resp = requests.get(self.api(path), headers={"X-Auth-Token": "x"}, timeout=30)
-        self.probe.record(resp)
+        self.probe.record(resp, sent)
         return resp
 
     @contextlib.contextmanager
