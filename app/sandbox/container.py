@@ -192,8 +192,6 @@ def create_container() -> Any:
     st, ctx = store(), auth.ctx()
     uuid = st.new_id()
     name = data.get("name") or f"zun-{uuid[:8]}"
-    if any(c.get("name") == name and c["project_id"] == ctx.project_id for c in st.all(CONTAINERS)):
-        raise SandboxError(409, f"A container with name {name} already exists.", "Conflict")
     command = data.get("command")
     if isinstance(command, str):
         command = shlex.split(command)

@@ -109,7 +109,8 @@ def _list(collection: str, **match: Any) -> Any:
     items = auth.visible(store().find(collection, **match), admin_sees_all=True)
     items = filter_by_args(items, ("id", "name", "provisioning_status", "operating_status", "project_id",
                                    "protocol", "protocol_port", "address", "vip_address", "type", "lb_algorithm"))
-    key = KINDS[collection][0] + "s"
+    singular = KINDS[collection][0]
+    key = singular[:-1] + "ies" if singular.endswith("y") else singular + "s"   # l7policies
     return reply({key: [view(collection, o) for o in paginate(items)], f"{key}_links": []})
 
 

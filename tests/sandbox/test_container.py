@@ -54,3 +54,17 @@ def test_bad_input_is_refused_with_zuns_errors(conn, no_leaks):
     bad = _req(conn, "POST", "", json={"image": "nginx", "restart_policy": {"Name": "sometimes"}})
     assert bad.status_code == 400
     assert _req(conn, "GET", "/no-such-container").status_code == 404
+
+
+def test_two_containers_may_share_a_name_as_zuns_default_scope(conn, no_leaks):
+    """Zun's ``[compute] unique_container_name_scope`` defaults to '' (no check): a replacement
+    made before its predecessor is deleted (Heat's update) may keep the name."""
+    made = [_req(conn, "POST", "", json={"name": "twin", "image": "cirros"}) for _ in range(2)]
+    assert [r.status_code for r in made] == [202, 202]
+    assert made[0].json()["uuid"] != made[1].json()["uuid"]
+    for r in made:
+        wait_for(lambda r=r: _req(conn, "GET", f"/{r.json()['uuid']}").json()["status"]
+                 in ("Created", "Running", "Stopped"))
+        assert _req(conn, "DELETE", f"/{r.json()['uuid']}?force=true").status_code == 204
+    for r in made:
+        wait_for(lambda r=r: _req(conn, "GET", f"/{r.json()['uuid']}").status_code == 404)

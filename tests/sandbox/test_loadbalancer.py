@@ -75,3 +75,21 @@ def test_list_filters_by_parent(no_leaks, conn):
         conn.load_balancer.delete_load_balancer(lb, cascade=True)
     for lb in lbs:
         conn.load_balancer.wait_for_delete(lb, interval=0.05, wait=5)
+
+
+def test_l7_policies_are_listed_by_openstacksdk(no_leaks, conn):
+    """``GET /v2/lbaas/l7policies`` answers ``{"l7policies": [...]}`` as Octavia does (what
+    openstacksdk's ``l7_policies()`` and Heat's ``octavia.l7policy`` constraint read)."""
+    net = conn.network.find_network("private")
+    lb = active(conn, conn.load_balancer.create_load_balancer(name="l7", vip_network_id=net.id))
+    listener = conn.load_balancer.create_listener(protocol="HTTP", protocol_port=80,
+                                                  load_balancer_id=lb.id)
+    active(conn, lb)
+    policy = conn.load_balancer.create_l7_policy(listener_id=listener.id, name="redir",
+                                                 action="REDIRECT_TO_URL",
+                                                 redirect_url="http://example.org")
+    active(conn, lb)
+    assert [p.id for p in conn.load_balancer.l7_policies()] == [policy.id]
+    assert conn.load_balancer.find_l7_policy("redir").id == policy.id
+    conn.load_balancer.delete_load_balancer(lb, cascade=True)
+    conn.load_balancer.wait_for_delete(lb, interval=0.05, wait=5)
