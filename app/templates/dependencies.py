@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from app import errors
-from app.templates.functions.base import Function, Path, walk
-from app.templates.functions.core import GetParam
+from app.templates.functions.base import UNKNOWN, Function, Path, Resolver, resolve, walk
+from app.templates.functions.core import GetParam, GetResource
 
 
 def references(tree: Any) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
@@ -28,6 +28,21 @@ def reference_nodes(tree: Any) -> Iterator[tuple[Function, str, tuple[Any, ...] 
     for fn in walk(tree):
         for name, attr, path in fn.refs():
             yield fn, name, attr, path
+
+
+def computed_references(tree: Any, r: Resolver) -> Iterator[tuple[str, Path]]:
+    """``(name, path)`` of each ``get_resource`` in ``tree`` whose argument is itself a function
+    (``get_resource: {get_param: which}``), resolved with ``r`` as Heat's
+    ``GetResource.dependencies`` resolves it; an argument not known yet (it reads a resource)
+    or that fails to resolve is left to the run, where it fails with its own error."""
+    for fn in walk(tree):
+        if isinstance(fn, GetResource) and isinstance(fn.args, Function):
+            try:
+                name = resolve(fn.args, r)
+            except errors.StokerError:
+                continue
+            if isinstance(name, str) and name is not UNKNOWN:
+                yield name, fn.path
 
 
 def find_cycle(graph: Mapping[str, frozenset[str]]) -> list[str] | None:

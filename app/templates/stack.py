@@ -391,6 +391,11 @@ def _requirements(tmpl: Template, b: _Bound, values: Parameters,
                 raise errors.TemplateError(exc.raw, path=fpath,
                                            heat_type="InvalidTemplateReference")
             deps.add(ref)
+        for ref, fpath in dependencies.computed_references(tree, StaticResolver(scope)):
+            if ref not in scope.active:
+                raise errors.TemplateError(bad_reference(ref, fpath, f"{name}.{where}").raw,
+                                           path=fpath, heat_type="InvalidTemplateReference")
+            deps.add(ref)
     for dep in b.raw.depends_on:
         if dep not in tmpl.resources:
             raise errors.TemplateError(f'The specified reference "{dep}" (in {name}) is '
