@@ -11,6 +11,7 @@ from typing import Any
 import regex
 
 from app import config, errors, templates
+from app.auth import resource_policy
 from app.context import RequestContext
 from app.convergence.definitions import type_schema
 from app.resource_types import registry
@@ -161,6 +162,8 @@ def resource_types(ctx: RequestContext, *, name: str | None = None, version: str
         raise errors.BadRequest(f"Invalid resource type name filter {name!r}: {exc}") from None
     out: list[Any] = []
     for t in sorted({*registry.types(), *global_templates.ENTRIES}):
+        if not ctx.is_admin and resource_policy.restricted(t):
+            continue      # Heat's get_types keeps only the types the caller may use
         schema = _schema(t) or {}
         status = (schema.get("support_status") or {}).get("status", "SUPPORTED")
         if support_status and status != support_status:
@@ -211,7 +214,10 @@ def _schema_or_404(type_name: str) -> dict[str, Any]:
 def resource_type_schema(ctx: RequestContext, type_name: str,
                          with_description: bool = False) -> dict[str, Any]:
     """Heat's ``GET /resource_types/{type}``: resource_type, properties, attributes,
-    support_status (and description). :raises errors.NotFound."""
+    support_status (and description). :raises errors.NotFound:
+    :raises errors.Forbidden: an admin-only type asked by another (Heat enforces its type
+        policy first)."""
+    resource_policy.enforce(ctx.is_admin, [type_name])
     schema = dict(_schema_or_404(type_name))
     schema["resource_type"] = type_name
     if with_description:
@@ -222,7 +228,9 @@ def resource_type_schema(ctx: RequestContext, type_name: str,
 def resource_type_template(ctx: RequestContext, type_name: str,
                            template_type: str = "cfn") -> dict[str, Any]:
     """A template exposing every property as a parameter and every attribute as an output, as
-    Heat's ``GET /resource_types/{type}/template``. :raises errors.NotFound."""
+    Heat's ``GET /resource_types/{type}/template``. :raises errors.NotFound:
+    :raises errors.Forbidden: as :func:`resource_type_schema`."""
+    resource_policy.enforce(ctx.is_admin, [type_name])
     schema = _schema_or_404(type_name)
     short = type_name.split("::")[-1]
     props = schema.get("properties") or {}
