@@ -65,7 +65,7 @@ task_time_limit = 360
 # bound by threads, each blocked for its whole cloud call; gevent x 100 17.6/19.3/16.5 s
 # (2.0/3.0/2.2x), bound by the 2 cores' CPU (21-26 ms of worker CPU a resource). Before the
 # stack's pending count left the finishing node's transaction
-# (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock (delete
+# (app.convergence.store.syncpoints.count_finished), gevent x 100 queued on that row's lock (delete
 # 43 s) and ran out of database connections. SQLite keeps threads: its single writer queues
 # processes on an flock, and a greenlet waiting on it blocks its whole process.
 # 200 greenlets, not 100 (session 16, same bench, a faster host): 10.1/5.3/9.1 s -> 8.9/4.9/7.8 s.

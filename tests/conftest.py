@@ -26,7 +26,8 @@ def shared() -> Path:
 def current_settings(**overrides: object) -> Iterator[config.Settings]:
     """Settings with ``overrides`` made this process's own, tasks run in-process (inline
     dispatcher), the template cache empty; the previous settings are back afterwards."""
-    from app.convergence import definitions, dispatch
+    from app.convergence import dispatch
+    from app.convergence.store import definitions
     s = config.load({}, always_eager=True, **overrides)
     previous = config._current
     config.set_current(s)

@@ -12,9 +12,10 @@ Public entry points (what ``app.services`` and ``app.tasks`` call):
   — every in-flight node at once, after the broker lost messages;
   :func:`unsettled_after` — what a step delivered again re-drives after its own node.
 
-Inside, imports go one way: ``check`` -> steps (``create``, ``update``, ``delete``,
-``cleanup``, ``replaced``) -> ``nested`` -> ``outcome`` (the one applier) -> ``traversal`` ->
-stores (``syncpoints``, ``events``, ``locks``, ``definitions``) and ``dispatch``.
+Sub-packages: ``steps`` (what a node does for its action), ``nested`` (child stacks and
+groups), ``store`` (rows, locks, sync points, events, batched writes). Imports go one way:
+``check`` -> ``steps`` -> ``nested`` -> ``outcome`` (the one applier) -> ``traversal`` ->
+``store`` and ``dispatch``.
 """
 from __future__ import annotations
 

@@ -24,24 +24,13 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
-from app.convergence import (
-    actions,
-    adopt,
-    cleanup,
-    create,
-    definitions,
-    delete,
-    dispatch,
-    locks,
-    outcome,
-    stopped,
-    syncpoints,
-    traversal,
-)
-from app.convergence import update as updating
-from app.convergence.group_commit import GroupCommit, indexes_by
+from app.convergence import dispatch, outcome, traversal
 from app.convergence.outcome import Node, Outcome
-from app.convergence.rows import ResourceRow, StepStack, table
+from app.convergence.steps import actions, adopt, cleanup, create, delete, stopped
+from app.convergence.steps import update as updating
+from app.convergence.store import definitions, locks, syncpoints
+from app.convergence.store.group_commit import GroupCommit, indexes_by
+from app.convergence.store.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
 from app.models import (
     Resource,
@@ -253,7 +242,7 @@ def _lock_fired(c: Connection, stack_id: str, traversal_id: str,
 
 
 #: The steps of this process that start together read and lock in one group
-#: (:mod:`app.convergence.group_commit`)
+#: (:mod:`app.convergence.store.group_commit`)
 _STARTS: GroupCommit[tuple[str, str, int, bool], _Started] = GroupCommit(_start_group)
 
 

@@ -3,7 +3,7 @@ and the stack-level count, :func:`done`) and parked ones (an action in progress,
 and poll timing, :func:`park`).
 
 On PostgreSQL the steps of one worker process that finish, or park, together share one
-transaction (:mod:`app.convergence.group_commit`): under gevent a hundred steps each waited on
+transaction (:mod:`app.convergence.store.group_commit`): under gevent a hundred steps each waited on
 their own BEGIN, writes and COMMIT; a burst now writes in a few statements. Each step still
 enqueues its own successors and polls. A group whose transaction fails is written step by
 step, as on SQLite, where every step writes alone (one writer).
@@ -17,9 +17,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, plugins, syncpoints, traversal
-from app.convergence.group_commit import GroupCommit, indexes_by
+from app.convergence import dispatch, plugins, traversal
 from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
+from app.convergence.store import events, pacing, syncpoints
+from app.convergence.store.group_commit import GroupCommit, indexes_by
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Stack, after_commit, autocommit, concurrent_writers, session, utcnow
@@ -32,7 +33,7 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
     """Persist progress (and the IN_PROGRESS state if this step started the action) and
     release the lock, in one transaction (on PostgreSQL, shared with the steps of this
     process that park together: :data:`PARKS`). ``timing``: the poll's ``since`` and
-    ``last`` (:mod:`app.convergence.pacing`), stored beside the handle."""
+    ``last`` (:mod:`app.convergence.store.pacing`), stored beside the handle."""
     r = node.resource
     stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id, **(timing or {})}
     if event is not None:
@@ -157,7 +158,7 @@ def write_group(items: list[tuple[Node, Finished]]) -> list[Written | BaseExcept
 
 
 #: The finished steps of this process that arrive together share a transaction
-#: (:mod:`app.convergence.group_commit`)
+#: (:mod:`app.convergence.store.group_commit`)
 GROUP: GroupCommit[tuple[Node, Finished], Written] = GroupCommit(write_group)
 
 

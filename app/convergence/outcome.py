@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, syncpoints, timeouts, traversal
+from app.convergence import dispatch, timeouts, traversal
 from app.convergence.finishing import (
     count,
     count_committed,
@@ -49,6 +49,7 @@ from app.convergence.results import (
     Wait,
     default_action,
 )
+from app.convergence.store import events, pacing, syncpoints
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
 from app.engine.states import Status

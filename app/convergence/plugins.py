@@ -2,7 +2,7 @@
 
 A plugin (``app.resource_types``) is built per step from the row and the resolved properties,
 with the stack's cloud client; persisting what it did is the runtime's job (STYLE lesson 7).
-Nested-stack resources have their own driver (:mod:`app.convergence.nested`).
+Nested-stack resources have their own driver (:mod:`app.convergence.nested.stacks`).
 """
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from app import auth, errors
-from app.convergence import definitions, software, stack_lookups, waits
-from app.convergence.rows import ResourceRow
+from app.convergence.steps import software, waits
+from app.convergence.store import definitions, stack_lookups
+from app.convergence.store.rows import ResourceRow
 from app.resource_types import failures, registry
 
 
@@ -51,7 +52,7 @@ def reason_of(name: str, exc: BaseException) -> str:
 
 
 def attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
-    """What a finished resource passes on (:mod:`app.convergence.attrdata`): its reference id
+    """What a finished resource passes on (:mod:`app.convergence.store.attrdata`): its reference id
     and the attributes that dependents and outputs reference (``names``: attribute paths; an
     empty path means every attribute). An attribute that cannot be resolved reads as null."""
     if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)

@@ -13,9 +13,10 @@ from typing import Any
 
 from sqlalchemy import bindparam, update
 
-from app.convergence import events, pacing, timeouts
-from app.convergence.definitions import Loaded
-from app.convergence.rows import ResourceRow, StepStack, table
+from app.convergence import timeouts
+from app.convergence.store import events, pacing
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import ResourceRow, StepStack, table
 from app.engine.states import Action
 from app.models import Resource, utcnow
 

@@ -18,23 +18,12 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import (
-    attrdata,
-    checked,
-    definitions,
-    dispatch,
-    events,
-    groups,
-    plugins,
-    retain,
-    snapshots,
-    syncpoints,
-    timeouts,
-    unchanged,
-    wakeups,
-)
-from app.convergence.definitions import Loaded
-from app.convergence.rows import ResourceRow, table
+from app.convergence import dispatch, plugins, timeouts, unchanged, wakeups
+from app.convergence.nested import groups
+from app.convergence.steps import checked, retain, snapshots
+from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import ResourceRow, table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason

@@ -22,9 +22,10 @@ from typing import Any
 from sqlalchemy import bindparam, tuple_, update
 from sqlalchemy.orm import Session
 
-from app.convergence import attrdata, groups
-from app.convergence.definitions import Loaded
-from app.convergence.rows import REPLACED, table
+from app.convergence.nested import groups
+from app.convergence.store import attrdata
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import REPLACED, table
 from app.engine import update_plan
 from app.engine.plan import Plan
 from app.engine.states import Action, Status

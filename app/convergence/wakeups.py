@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.convergence import dispatch
-from app.convergence.rows import table
+from app.convergence.store.rows import table
 from app.engine.states import NodeState
 from app.models import Resource, Stack, SyncPoint, after_commit, read_session
 from app.resource_types import registry

@@ -4,7 +4,7 @@ ScalingPolicy (schemas as heat-reference/resource_types.json).
 The groups are nested stacks of ``AWS::EC2::Instance`` members built from the launch
 configuration's properties (Heat's heat/engine/resources/openstack/heat/instance_group.py
 ``_get_conf_properties``, heat/engine/resources/aws/autoscaling/autoscaling_group.py), realised
-by the engine's nested-stack machinery (``app.convergence.scaling_group``); the policy's signal
+by the engine's nested-stack machinery (``app.convergence.nested.scaling_group``); the policy's signal
 resizes its group through :func:`app.resource_types.heat_autoscaling.set_adjuster`'s adjuster.
 """
 from __future__ import annotations

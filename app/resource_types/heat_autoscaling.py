@@ -2,7 +2,7 @@
 heat-reference/resource_types.json).
 
 The group is a nested stack of members, realised by the engine's nested-stack machinery
-(``app.convergence.nested`` / ``scaling_group``), as Heat's
+(``app.convergence.nested.stacks`` / ``scaling_group``), as Heat's
 heat/engine/resources/openstack/heat/autoscaling_group.py. The policy's signal resizes the group
 through an adjuster that ``app.services.scaling`` installs (:func:`set_adjuster`), so that
 imports keep pointing one way; as Heat's heat/engine/resources/openstack/heat/scaling_policy.py.

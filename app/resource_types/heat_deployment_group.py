@@ -3,7 +3,7 @@
 heat/engine/resources/openstack/heat/software_deployment.py and structured_config.py).
 
 The plugins declare Heat's schemas; the engine's nested-stack machinery builds the member
-stack (:func:`app.convergence.groups.deployment_template`: member ``<name>`` is an
+stack (:func:`app.convergence.nested.groups.deployment_template`: member ``<name>`` is an
 OS::Heat::SoftwareDeployment / StructuredDeployment with the group's properties and
 ``server: servers[<name>]``) and computes the attributes: ``deploy_stdouts``,
 ``deploy_stderrs``, ``deploy_status_codes`` map member names to the members' ``deploy_*``, and

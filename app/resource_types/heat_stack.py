@@ -2,7 +2,7 @@
 
 These classes declare the schemas (equal to ``resource_types.json``) and what the engine needs
 to know; the child stack itself is created, updated, deleted and read by the engine's nested
-driver (``app.convergence.nested``), as for provider templates, because a child stack is a
+driver (``app.convergence.nested.stacks``), as for provider templates, because a child stack is a
 stack of this service. Behaviour as Heat's ``heat/engine/resources/openstack/heat/
 remote_stack.py`` (OS::Heat::Stack: an inline ``template`` string, ``parameters``, ``timeout``
 in minutes, rollback disabled; attributes ``outputs`` {key: value} and ``stack_name``;

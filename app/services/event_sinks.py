@@ -21,7 +21,7 @@ Sink types (``event_sinks: [{type: ..., ...}]``):
   default 10). The body is POSTed as JSON; a 2xx answer delivers it.
 
 Where: :func:`install` (once per process: the API, each worker) registers :func:`publish` with
-:func:`app.convergence.events.observe`, the single place event rows are written: each row is
+:func:`app.convergence.store.events.observe`, the single place event rows are written: each row is
 published once its transaction commits (never when it rolls back).
 
 Delivery: one background thread per sink target and process delivers that target's events in
@@ -45,7 +45,7 @@ from sqlalchemy import select
 
 from app import auth, config
 from app.clients import webhook
-from app.convergence import events
+from app.convergence.store import events
 from app.models import RawTemplate, Stack, read_session
 
 log = logging.getLogger(__name__)
@@ -291,5 +291,5 @@ def flush(timeout: float = 10.0) -> bool:
 
 def install() -> None:
     """Publish every event this process writes to its stack's sinks, once its transaction
-    commits (:func:`app.convergence.events.observe`; idempotent)."""
+    commits (:func:`app.convergence.store.events.observe`; idempotent)."""
     events.observe(publish)

@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from app import auth, errors
 from app.context import RequestContext
-from app.convergence import group_batches, scaling_group
-from app.convergence.definitions import identity
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.store.definitions import identity
 from app.engine import graph
 from app.models import Event, Resource, Stack, read_session
 from app.resource_types import registry

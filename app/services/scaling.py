@@ -5,7 +5,7 @@
 ``min_size``/``max_size``, no scaling in progress, the cooldown over), marks the group
 "scaling in progress" (its ``rsrc_data["scaling"]``, Heat's metadata shape), then starts an
 UPDATE traversal of the group's nested stack to the new size: growing adds members, shrinking
-removes the failed ones first, then the oldest (:mod:`app.convergence.scaling_group`).
+removes the failed ones first, then the oldest (:mod:`app.convergence.nested.scaling_group`).
 
 The scaling ends when that traversal ends (:func:`settle`): its cooldown starts, the group's
 attributes and the parent stack's outputs are resolved again. The child's end calls it
@@ -21,18 +21,13 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app import errors
-from app.convergence import (
-    definitions,
-    group_batches,
-    nested,
-    nested_groups,
-    plugins,
-    scaling_group,
-    traversal,
-    wakeups,
-)
-from app.convergence.groups import SCALING
-from app.convergence.rows import ResourceRow, StepStack
+from app.convergence import plugins, traversal, wakeups
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.nested import group_driver as nested_groups
+from app.convergence.nested import stacks as nested
+from app.convergence.nested.groups import SCALING
+from app.convergence.store import definitions
+from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import scaling
 from app.engine.states import Status
 from app.models import RawTemplate, Resource, Stack, read_session, session, utcnow

@@ -5,7 +5,7 @@ A snapshot is ``{"id", "name", "action", "status", "status_reason", "data", "cre
 (Heat's ``format_snapshot``). Create starts a SNAPSHOT traversal whose id is the snapshot's: the
 stack goes SNAPSHOT_IN_PROGRESS → SNAPSHOT_COMPLETE (each resource's ``handle_snapshot``: a
 volume is backed up) and the snapshot CREATE IN_PROGRESS → COMPLETE with the stack's data
-(:mod:`app.convergence.snapshots`). Delete also deletes what the snapshot holds in the cloud (a
+(:mod:`app.convergence.steps.snapshots`). Delete also deletes what the snapshot holds in the cloud (a
 volume's backup); so does a stack delete for every snapshot of the stack, at the end of its
 DELETE traversal. Restore updates the stack to the snapshot's template (a volume's
 ``backup_id`` set to its backup, as Heat's ``handle_restore``), environment and files (a RESTORE traversal: resources still as the
@@ -27,8 +27,10 @@ from sqlalchemy import func, select
 
 from app import config, errors
 from app.context import RequestContext
-from app.convergence import snapshots as convergence_snapshots
-from app.convergence import stack_data, traversal, update
+from app.convergence import traversal
+from app.convergence.steps import snapshots as convergence_snapshots
+from app.convergence.steps import update
+from app.convergence.store import stack_data
 from app.engine.states import Action, Status
 from app.models import Resource, Snapshot, Stack, read_session, session
 from app.resource_types import registry
@@ -162,7 +164,7 @@ def restore_generated(s: Any, stack_id: str, prep: Any, saved: dict[str, Any]) -
     finds it as wanted and keeps it (Heat regenerates such values on restore). A resource whose
     properties cannot be resolved without its dependencies' data is left to the traversal. A
     nested-stack resource keeps its child's part of the snapshot for its RESTORE step, which
-    restores the child from it (:mod:`app.convergence.nested`)."""
+    restores the child from it (:mod:`app.convergence.nested.stacks`)."""
     rows = s.execute(select(Resource).where(Resource.stack_id == stack_id,
                                             Resource.name.in_(list(saved)))).scalars()
     for r in rows:

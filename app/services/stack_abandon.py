@@ -13,7 +13,7 @@ Abandon deletes the stack from Stoker but leaves every cloud resource in place (
 traversal retains them all); export changes nothing. Both are refused unless
 ``enable_stack_abandon`` (``STOKER_ENABLE_STACK_ABANDON``, off by default, as Heat's): 400
 ``NotSupported`` "Stack Abandon is not supported.". Adopt creates a stack from the data's
-template whose resources are taken over (ADOPT traversal, :mod:`app.convergence.adopt`), not
+template whose resources are taken over (ADOPT traversal, :mod:`app.convergence.steps.adopt`), not
 created; refused unless ``enable_stack_adopt``: "Stack Adopt is not supported.".
 """
 from __future__ import annotations
@@ -24,8 +24,9 @@ import yaml
 
 from app import config, errors
 from app.context import RequestContext
-from app.convergence import retain, stack_data
 from app.convergence import traversal as convergence_traversal
+from app.convergence.steps import retain
+from app.convergence.store import stack_data
 from app.engine.states import Action
 from app.models import Stack, read_session, session
 from app.services import stacks
@@ -37,7 +38,7 @@ def refuse(feature: str) -> errors.BadRequest:
 
 
 def abandon_data(ctx: RequestContext, st: Stack) -> dict[str, Any]:
-    """The stack's abandon data (:mod:`app.convergence.stack_data`). O(resources)."""
+    """The stack's abandon data (:mod:`app.convergence.store.stack_data`). O(resources)."""
     with read_session() as s:
         row = s.get(Stack, st.id)
         assert row is not None

@@ -10,7 +10,7 @@ convergence engine.
 - cancel_update rolls the update in progress back to the previous template (the shared
   :func:`app.services.updates.rollback`, as the CloudFormation API's cancel);
   cancel_without_rollback stops the traversal of an update or create in progress
-  (:func:`app.convergence.stopped.stop`: ``<ACTION>_FAILED`` "Stack <ACTION> cancelled",
+  (:func:`app.convergence.steps.stopped.stop`: ``<ACTION>_FAILED`` "Stack <ACTION> cancelled",
   resources already in progress finish). Any other state: 400 ``NotSupported``
   "Cancelling update when stack is CREATE_COMPLETE is not supported.".
 
@@ -24,7 +24,8 @@ from typing import Any
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import stopped, traversal
+from app.convergence import traversal
+from app.convergence.steps import stopped
 from app.engine.states import Action, Status
 from app.models import Stack, session
 from app.services import stacks, updates

@@ -3,7 +3,7 @@
 
 The request is checked exactly as an update is (:func:`app.services.updates.prepare_update`:
 template, environment, parameters, plugins; PUT or PATCH semantics). Then every resource is put
-in one list, by Heat's rules and the engine's (:mod:`app.convergence.update`) view of a change:
+in one list, by Heat's rules and the engine's (:mod:`app.convergence.steps.update`) view of a change:
 
 - ``added``: in the new template only; ``deleted``: exists, not in the new template;
 - ``replaced``: its type (or the built-in type a registry maps it to) changed, it is FAILED or
@@ -41,10 +41,13 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, group_batches, groups, nested, plugins, scaling_group
-from app.convergence import definitions as loaded_defs
-from app.convergence import update as updating
-from app.convergence.rows import ResourceRow
+from app.convergence import plugins
+from app.convergence.nested import group_batches, groups, scaling_group
+from app.convergence.nested import stacks as nested
+from app.convergence.steps import update as updating
+from app.convergence.store import attrdata
+from app.convergence.store import definitions as loaded_defs
+from app.convergence.store.rows import ResourceRow
 from app.engine import change, graph
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session

@@ -175,7 +175,8 @@ def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[con
     import redis
 
     from app import models
-    from app.convergence import definitions, dispatch
+    from app.convergence import dispatch
+    from app.convergence.store import definitions
     from app.tasks import celery_app, configure
     from app.tasks.dispatcher import CeleryDispatcher
     redis.Redis.from_url(redis_url).flushdb()

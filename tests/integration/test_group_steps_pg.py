@@ -1,5 +1,5 @@
 """On PostgreSQL, the steps of one process that start or finish together share their
-statements (:mod:`app.convergence.group_commit`): a burst of steps is read and locked in one
+statements (:mod:`app.convergence.store.group_commit`): a burst of steps is read and locked in one
 group (:func:`app.convergence.check._start_group`) and written in few transactions
 (:func:`app.convergence.finishing.write_group`), with every outcome as if each had run alone:
 one CREATE IN_PROGRESS and one CREATE COMPLETE event per resource, each node counted once,
@@ -13,7 +13,8 @@ from typing import Any
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import check, dispatch, finishing, locks
+from app.convergence import check, dispatch, finishing
+from app.convergence.store import locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.unit.services.conftest import Recorder

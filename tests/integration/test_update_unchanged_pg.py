@@ -9,7 +9,8 @@ import threading
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import dispatch, locks
+from app.convergence import dispatch
+from app.convergence.store import locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.unit.services.conftest import Recorder

@@ -236,7 +236,7 @@ def test_unset_hook_signals_are_checked_as_heats(real):
 def test_a_signal_waits_for_the_resource_lock_and_gives_up_with_409(real, monkeypatch):
     from sqlalchemy import update
 
-    from app.convergence import signals as delivery
+    from app.convergence.steps import signals as delivery
     from app.models import Resource, WorkerHeartbeat, session, utcnow
     base = _create(real, "locked", _wait_template())
     with session() as s:  # another live engine holds the handle

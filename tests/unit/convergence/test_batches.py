@@ -131,7 +131,7 @@ def test_a_batch_locks_its_nodes_in_one_transaction_and_completes_them(db, monke
     def committed(conn):  # type: ignore[no-untyped-def]
         commits.append(conn)
 
-    from app.convergence import locks
+    from app.convergence.store import locks
     locks.ensure_heartbeat()  # this process's first heartbeat is a transaction of its own
     event.listen(base.get_engine(), "before_cursor_execute", listen)
     event.listen(base.get_engine(), "commit", committed)

@@ -1,4 +1,4 @@
-"""Group commit (:mod:`app.convergence.group_commit`): callers that arrive while a batch is
+"""Group commit (:mod:`app.convergence.store.group_commit`): callers that arrive while a batch is
 being written share the next one; each gets its own result or error; nobody waits forever."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.convergence.group_commit import GroupCommit
+from app.convergence.store.group_commit import GroupCommit
 
 
 def _until(cond: Any, timeout: float = 5.0) -> None:

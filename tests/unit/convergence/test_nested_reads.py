@@ -4,8 +4,8 @@ child), and a check that finds the child still running reads it again next time.
 from __future__ import annotations
 
 from app.context import RequestContext
-from app.convergence import nested
-from app.convergence.rows import ResourceRow
+from app.convergence.nested import stacks as nested
+from app.convergence.store.rows import ResourceRow
 from app.models import Resource, Stack, read_session
 from app.services import stacks
 from tests.fixtures.stacks import final

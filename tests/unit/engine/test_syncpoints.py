@@ -1,5 +1,5 @@
-"""Sync points: predecessor-keyed fan-in in the database (app.convergence.syncpoints)."""
-from app.convergence import syncpoints
+"""Sync points: predecessor-keyed fan-in in the database (app.convergence.store.syncpoints)."""
+from app.convergence.store import syncpoints
 from app.models import RawTemplate, Stack, session
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.convergence.signals import signal_reason, takes_signal
+from app.convergence.steps.signals import signal_reason, takes_signal
 from app.resource_types import _wait
 from app.resource_types.aws_signals import UpdateWaitConditionHandle
 from app.resource_types.base import UpdateReplace

@@ -95,7 +95,7 @@ def test_policy_signal_adjusts_the_group(db):
         asg = s.execute(select(Resource).where(Resource.stack_id == st.id,
                                                Resource.name == "asg")).scalar_one()
     cls = registry.get("OS::Heat::ScalingPolicy")
-    from app.convergence import definitions
+    from app.convergence.store import definitions
     policy = cls("up", {"auto_scaling_group_id": asg.physical_resource_id,
                         "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
                  stack=definitions.identity(st.name, st.id, st.tenant))
@@ -137,7 +137,7 @@ def test_update_preview_of_a_group_resize(db, client):
 
 
 def test_scale_down_drops_failed_members_first_then_the_oldest():
-    from app.convergence import scaling_group
+    from app.convergence.nested import scaling_group
     d = {"type": "OS::Heat::Value"}
     old = [("failed", d, True), ("oldest", d, False), ("middle", d, False), ("newest", d, False)]
     _, names = scaling_group.template(d, old, 2, 0, set())
@@ -205,7 +205,7 @@ def test_resource_show_gives_the_group_attributes(db, client):
 
 
 def test_iso_durations_and_update_batches_of_the_group_types():
-    from app.convergence import scaling_group as sg
+    from app.convergence.nested import scaling_group as sg
     assert sg.iso_seconds("PT1M30S") == 90 and sg.iso_seconds("PT0S") == 0
     assert sg.iso_seconds("PT2H") == 7200
     with pytest.raises(ValueError, match="PT#H#M#S"):
@@ -232,7 +232,7 @@ def test_iso_durations_and_update_batches_of_the_group_types():
 def test_a_rollout_then_resize_pauses_only_between_rollout_batches():
     from types import SimpleNamespace
 
-    from app.convergence import group_batches
+    from app.convergence.nested import group_batches
     from app.engine.states import Status
     handle = group_batches.plan([(2, 1), (2, 1), (4, 0)], 30, 3600, paused=2)
     child = SimpleNamespace(current_traversal="t", status=Status.COMPLETE)

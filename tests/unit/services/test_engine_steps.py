@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import locks
+from app.convergence.store import locks
 from app.models import Event, Resource, WorkerHeartbeat, read_session, session, utcnow
 from app.services import stacks
 

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from app import convergence, errors
 from app.context import RequestContext
-from app.convergence import create
-from app.convergence.replaced import REPLACED
+from app.convergence.steps import create
+from app.convergence.steps.replaced import REPLACED
 from app.models import Event, RawTemplate, Stack, read_session
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows

@@ -110,7 +110,8 @@ def test_a_failed_resource_is_not_settled_and_is_tried_again(rec):
 def test_a_row_locked_and_changed_since_it_was_judged_is_not_settled(rec):
     from sqlalchemy import update
 
-    from app.convergence import definitions, unchanged
+    from app.convergence import unchanged
+    from app.convergence.store import definitions
     from app.engine import update_plan
     from app.models import session
     st = stacks.create_stack(CTX, stack_name="unchanged-key",

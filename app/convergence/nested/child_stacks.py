@@ -2,7 +2,7 @@
 
 Creating or updating a child stack is an API use case (validation, limits, the stored template),
 so :mod:`app.services` implements it and installs it here on import; the runtime
-(:mod:`app.convergence.nested`) only calls :func:`port`. Imports keep pointing one way.
+(:mod:`app.convergence.nested.stacks`) only calls :func:`port`. Imports keep pointing one way.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A plugin that waits declares ``waits_for(handle) -> (event, deadline)`` (event: a string such
 as ``"signal:<handle ref>"``; deadline: epoch seconds); its unfinished step becomes the
-:class:`~app.convergence.outcome.Wait` outcome (:func:`app.convergence.create.wait_outcome`), so no task runs until the event wakes it
+:class:`~app.convergence.outcome.Wait` outcome (:func:`app.convergence.steps.create.wait_outcome`), so no task runs until the event wakes it
 (:func:`app.convergence.wakeups.wake_signal_waiters`) or its deadline's safety poll comes.
 A wait condition reads its handle's signals through :func:`attach` (Heat's
 ``stack.resource_by_refid``), one query per step.
@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence.rows import table
+from app.convergence.store.rows import table
 from app.models import Resource, read_session
 from app.resource_types import _ec2sign, _wait, registry
 

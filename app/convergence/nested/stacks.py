@@ -10,7 +10,7 @@ member outputs the group's child template declares. Depth is limited by
 ``max_nested_stack_depth`` (Heat's "Recursion depth exceeds N.").
 
 Creating and updating the child are API use cases (validation, limits, the stored template):
-the runtime reaches them through the port :class:`app.convergence.child_stacks.ChildStacks`,
+the runtime reaches them through the port :class:`app.convergence.nested.child_stacks.ChildStacks`,
 which ``app.services`` installs, so that imports keep pointing one way.
 """
 from __future__ import annotations
@@ -22,17 +22,11 @@ from typing import Any
 from sqlalchemy import select
 
 from app import config, errors
-from app.convergence import (
-    attrdata,
-    group_batches,
-    plugins,
-    scaling_group,
-    signals,
-    traversal,
-    wakeups,
-)
-from app.convergence.child_stacks import port
-from app.convergence.groups import (
+from app.convergence import plugins, traversal, wakeups
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.nested.child_stacks import port
+from app.convergence.nested.group_driver import GroupDriver
+from app.convergence.nested.groups import (
     DEPLOYMENT_GROUPS,
     GROUP,
     RESOURCE_CHAIN,
@@ -48,10 +42,11 @@ from app.convergence.groups import (
     requested_removals,
     skiplist_update,
 )
-from app.convergence.nested_groups import GroupDriver
 from app.convergence.plugins import NestedFailed
-from app.convergence.rows import ResourceRow
-from app.convergence.snapshots import RESTORE_DATA, restore_template
+from app.convergence.steps import signals
+from app.convergence.steps.snapshots import RESTORE_DATA, restore_template
+from app.convergence.store import attrdata
+from app.convergence.store.rows import ResourceRow
 from app.engine.rolling import batches as rolling_batches
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, read_session, session
@@ -64,7 +59,7 @@ def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
                loaded: Any = None) -> Any:
     """The plugin-shaped driver of row ``r``: a :class:`NestedResource` for a nested kind,
     else the registry plugin (:func:`app.convergence.plugins.registry_plugin`; a wait
-    condition is given :func:`app.convergence.signals.pull_handle` for its handle's queue)."""
+    condition is given :func:`app.convergence.steps.signals.pull_handle` for its handle's queue)."""
     if r.nested_kind():
         return NestedResource(st, r, properties, loaded)
     plugin: Any = plugins.registry_plugin(r, st, properties)
@@ -194,7 +189,7 @@ class NestedResource(GroupDriver):
         and lets its resources decide what changes); a group's members follow ``count``. In a
         restore, with the child's part of the snapshot in ``data`` (``RESTORE_DATA``), the
         child is restored to it instead, all at once
-        (:func:`app.convergence.snapshots.restore_template`).
+        (:func:`app.convergence.steps.snapshots.restore_template`).
 
         :raises errors.ResourceFailure: the child stack is gone.
         """

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import attrdata, definitions
+from app.convergence.store import attrdata, definitions
 from app.models import RawTemplate, Resource, Stack
 from app.resource_types import _wait
 

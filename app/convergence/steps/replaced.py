@@ -13,9 +13,11 @@ from typing import Any
 from sqlalchemy import update
 
 from app import auth
-from app.convergence import definitions, events, nested, plugins
+from app.convergence import plugins
+from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Failed, Node, Outcome, Poll, Record
-from app.convergence.rows import REPLACED, ResourceRow, table
+from app.convergence.store import definitions, events
+from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.engine.states import Action, Status
 from app.models import Resource, session, utcnow
 from app.resource_types import base, registry

@@ -1,5 +1,5 @@
 """The end of a SNAPSHOT traversal: the snapshot row (its id is the traversal's) gets the
-stack's data (:mod:`app.convergence.stack_data`, resources included) and the traversal's final
+stack's data (:mod:`app.convergence.store.stack_data`, resources included) and the traversal's final
 status and reason, as Heat's ``Stack.update_snapshot`` on ``mark_complete`` /
 ``mark_failed`` (``heat/engine/stack.py``); the resources' part of deleting and restoring
 a snapshot (``Resource.delete_snapshot`` / ``handle_restore``); and the deletion of every
@@ -13,7 +13,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app import auth
-from app.convergence import definitions, plugins, stack_data
+from app.convergence import plugins
+from app.convergence.store import definitions, stack_data
 from app.models import Snapshot, Stack, utcnow
 from app.resource_types import registry
 

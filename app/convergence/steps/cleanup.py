@@ -1,15 +1,15 @@
 """The cleanup nodes of an UPDATE traversal.
 
 The cleanup node ``(x, False)`` of an update deletes ``x`` if it left the template, else deletes
-the physical resources ``x`` replaced (:func:`app.convergence.replaced.drain`), else does
+the physical resources ``x`` replaced (:func:`app.convergence.steps.replaced.drain`), else does
 nothing. Once an update has failed and a rollback will follow, cleanup nodes delete nothing: the
 rollback may restore what they would have deleted (Heat's convergence rollback).
 """
 from __future__ import annotations
 
-from app.convergence import delete, replaced
 from app.convergence.outcome import Done, Node, Outcome, Record
-from app.convergence.rows import StepStack
+from app.convergence.steps import delete, replaced
+from app.convergence.store.rows import StepStack
 from app.engine.states import Action
 
 

@@ -14,7 +14,8 @@ import re
 import uuid
 from typing import Any
 
-from app.convergence import attrdata, group_batches, groups
+from app.convergence.nested import group_batches, groups
+from app.convergence.store import attrdata
 from app.engine import rolling, scaling
 from app.models import utcnow
 from app.resource_types import base

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, bindparam, false, func, insert, select, text,
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from app.convergence.rows import changed, table
+from app.convergence.store.rows import changed, table
 from app.engine.states import NodeEvent, NodeState, sources
 from app.models import Stack as _Stack
 from app.models import SyncInput

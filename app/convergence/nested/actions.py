@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.convergence import nested, plugins, traversal
+from app.convergence import plugins, traversal
+from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Done, Failed, Node, Outcome, Start, Wait
 from app.engine.states import Action, Status
 from app.models import Stack, read_session, session

@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from app import errors
-from app.convergence import attrdata, hooks, nested, plugins, waits
-from app.convergence.groups import GROUP, TEMPLATE
+from app.convergence import plugins
+from app.convergence.nested import stacks as nested
+from app.convergence.nested.groups import GROUP, TEMPLATE
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
+from app.convergence.steps import hooks, waits
+from app.convergence.store import attrdata
 from app.engine.states import Action, Status
 from app.resource_types import failures, registry
 from app.templates import properties as tproperties

@@ -31,7 +31,7 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
-from app.convergence.rows import changed, table
+from app.convergence.store.rows import changed, table
 from app.models import Resource, WorkerHeartbeat, session, utcnow
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
-from app.convergence.rows import table
+from app.convergence.store.rows import table
 from app.engine.states import Status
 from app.models import Event, Resource, after_commit, utcnow
 

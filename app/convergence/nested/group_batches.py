@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence import groups
+from app.convergence.nested import groups
 from app.engine import rolling
 from app.engine.states import Status
 from app.models import RawTemplate, Resource, Stack, read_session

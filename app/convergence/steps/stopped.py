@@ -17,8 +17,9 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, locks, plugins
-from app.convergence.rows import ResourceRow, table
+from app.convergence import dispatch, plugins
+from app.convergence.store import events, locks
+from app.convergence.store.rows import ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, session, utcnow

@@ -14,7 +14,7 @@ Forward node of resource ``x`` (it is in the new template):
 
 Replacing moves the old physical resource into ``rsrc_data["_replaced"]`` and creates the new
 one on the same row (CREATE_IN_PROGRESS / CREATE_COMPLETE), so the dependents that run after this
-node see the replacement. The cleanup node of ``x`` (:mod:`app.convergence.cleanup`) later
+node see the replacement. The cleanup node of ``x`` (:mod:`app.convergence.steps.cleanup`) later
 deletes what ``_replaced`` holds (DELETE_IN_PROGRESS / DELETE_COMPLETE events with the old
 physical id, honouring the old deletion policy); the cleanup node of a resource that left the
 template deletes it.
@@ -27,10 +27,13 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app.convergence import attrdata, create, events, hooks, nested, plugins, unchanged
-from app.convergence.groups import TEMPLATE, kind
+from app.convergence import plugins, unchanged
+from app.convergence.nested import stacks as nested
+from app.convergence.nested.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.rows import REPLACED, ResourceRow, table
+from app.convergence.steps import create, hooks
+from app.convergence.store import attrdata, events
+from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import change
 from app.engine.states import Action, Status

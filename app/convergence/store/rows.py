@@ -13,7 +13,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Result, Table
 
 #: ``rsrc_data`` key of the physical resources a row replaced, queued for its cleanup node
-#: (:mod:`app.convergence.replaced`)
+#: (:mod:`app.convergence.steps.replaced`)
 REPLACED = "_replaced"
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence import events
 from app.convergence.outcome import Node, Outcome, Wait
+from app.convergence.store import events
 from app.models import Event, read_session, session
 
 #: ``rsrc_data`` key: ``{"key": "<traversal>:<hook>", "event": <pause event id>}``

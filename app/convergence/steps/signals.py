@@ -1,6 +1,6 @@
 """Delivering a signal to a resource, as Heat's ``Resource.signal`` (heat/engine/resource.py).
 
-The plugin's ``handle_signal`` runs under the resource's lock (:mod:`app.convergence.locks`);
+The plugin's ``handle_signal`` runs under the resource's lock (:mod:`app.convergence.store.locks`);
 what it stored (``data``) and Heat's signal event are written in one transaction that also
 releases the lock, and then the nodes that wait for the signal are woken
 (:func:`app.convergence.wakeups.wake_signal_waiters`). A signal that changes nothing (the same
@@ -16,8 +16,9 @@ from typing import Any
 from sqlalchemy import select, update
 
 from app import errors
-from app.convergence import events, locks, plugins, wakeups
-from app.convergence.rows import ResourceRow, table
+from app.convergence import plugins, wakeups
+from app.convergence.store import events, locks
+from app.convergence.store.rows import ResourceRow, table
 from app.engine.states import Action
 from app.models import Resource, after_commit, read_session, session
 from app.resource_types import _wait, base, failures

@@ -13,7 +13,7 @@ returns an :mod:`~app.convergence.outcome`:
 - RESUME: allowed from SUSPEND_COMPLETE, RESUME_FAILED and RESUME_COMPLETE only; else as suspend.
 - SNAPSHOT: no state check (Heat's ``Resource.snapshot``); ``handle_snapshot`` /
   ``check_snapshot_complete`` where the plugin has them, SNAPSHOT_COMPLETE (the stack's data
-  goes into the snapshot at the end: :mod:`app.convergence.snapshots`).
+  goes into the snapshot at the end: :mod:`app.convergence.steps.snapshots`).
 - CHECK: ``handle_check`` against the live cloud: CHECK_COMPLETE, or CHECK_FAILED with the
   reason (a resource gone from the cloud: ``NotFound: resources.<name>: ...``); a type without
   ``handle_check`` is CHECK_COMPLETE "CHECK not supported for <type>", a resource never created
@@ -21,16 +21,17 @@ returns an :mod:`~app.convergence.outcome`:
   "Can not check <name>, resource not created yet.".
 
 A nested-stack resource runs the same action on its child stack
-(:mod:`app.convergence.nested_actions`), SNAPSHOT included: the child's resources are
+(:mod:`app.convergence.nested.actions`), SNAPSHOT included: the child's resources are
 snapshotted too (a volume in a template resource is backed up) and the snapshot's data holds
-the child's (:mod:`app.convergence.stack_data`). Heat's ``StackResource`` has no
+the child's (:mod:`app.convergence.store.stack_data`). Heat's ``StackResource`` has no
 ``handle_snapshot``, so Heat leaves a nested stack's volumes without a backup.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from app.convergence import nested_actions, plugins
+from app.convergence import plugins
+from app.convergence.nested import actions as nested_actions
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start
 from app.engine.states import Action, Status
 from app.resource_types import failures

@@ -1,7 +1,7 @@
 """The group half of the nested driver: batched changes of a ResourceGroup or an autoscaling
 group (one child traversal per batch, pauses between them), the cooldown an autoscaling
 group's create or update starts, and the group attributes computed from the member outputs.
-Mixed into :class:`app.convergence.nested.NestedResource` (see :mod:`.group_batches`,
+Mixed into :class:`app.convergence.nested.stacks.NestedResource` (see :mod:`.group_batches`,
 :mod:`.scaling_group`).
 """
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Any
 from sqlalchemy import select
 
 from app import errors
-from app.convergence import attrdata, group_batches, scaling_group, timeouts
-from app.convergence.groups import (
+from app.convergence import timeouts
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.nested.groups import (
     DEPLOYMENT_GROUPS,
     RESOURCE_CHAIN,
     SCALING,
@@ -21,6 +22,7 @@ from app.convergence.groups import (
     member_names,
 )
 from app.convergence.plugins import NestedFailed
+from app.convergence.store import attrdata
 from app.models import RawTemplate, Stack, read_session
 from app.resource_types import failures
 from app.templates.type_resolution import nested_environment

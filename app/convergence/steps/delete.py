@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.convergence import create, nested, plugins, replaced
+from app.convergence import plugins
+from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.rows import REPLACED
+from app.convergence.steps import create, replaced
+from app.convergence.store.rows import REPLACED
 from app.engine.states import Action, Status
 
 

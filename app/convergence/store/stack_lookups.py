@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence.rows import table
+from app.convergence.store.rows import table
 from app.models import Resource, read_session
 
 RT = table(Resource)
@@ -70,7 +70,7 @@ def template_metadata(stack_id: str, name: str) -> dict[str, Any]:
     """The resource's ``metadata`` of the stack's current template, resolved against the
     stack's resources (Heat's ``self.t.metadata()``, a resource's first live metadata);
     ``{}`` when it has none or it does not resolve."""
-    from app.convergence import attrdata, definitions
+    from app.convergence.store import attrdata, definitions
     from app.models import Stack
     with read_session() as s:
         st = s.get(Stack, stack_id)

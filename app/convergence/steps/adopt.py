@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.convergence import create, nested, plugins
+from app.convergence import plugins
+from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Done, Failed, Node, Outcome, Record, Start, Wait
+from app.convergence.steps import create
 from app.convergence.traversal import ADOPT_DATA
 from app.engine.states import Action, Status
 from app.resource_types import _wait

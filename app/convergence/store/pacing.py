@@ -29,7 +29,7 @@ import time
 import zlib
 from typing import Any
 
-from app.convergence.rows import ResourceRow
+from app.convergence.store.rows import ResourceRow
 from app.engine import cadence
 from app.resource_types import base
 

@@ -19,8 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import auth, errors
-from app.convergence import definitions
-from app.convergence.rows import ResourceRow, table
+from app.convergence.store import definitions
+from app.convergence.store.rows import ResourceRow, table
 from app.models import (
     Resource,
     SoftwareConfig,
