@@ -41,6 +41,7 @@ class InstanceGroup(Resource):
     """Heat's ``OS::Heat::InstanceGroup``: ``Size`` instances of a launch configuration."""
 
     type_name = "OS::Heat::InstanceGroup"
+    nested_kind = "scaling_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     properties_schema = _group_props(size=True)

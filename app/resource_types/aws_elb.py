@@ -183,6 +183,7 @@ class LoadBalancer(Resource):
     """Heat's ``AWS::ElasticLoadBalancing::LoadBalancer`` (see module doc)."""
 
     type_name = TYPE
+    nested_kind = "stack"
     nested_stack: ClassVar[bool] = True
     support_status = s.support_status(None)
     properties_schema = {

@@ -120,6 +120,9 @@ class Resource:
     #: shows; given, they are "Property <name> not implemented yet".
     unimplemented_properties: ClassVar[dict[str, dict[str, Any]]] = {}
     accepts_any_attributes: ClassVar[bool] = False
+    #: how the runtime realises this type as a child stack (``resource_group``,
+    #: ``resource_chain``, ``deployment_group``, ``scaling_group``, ``stack``); None: not nested
+    nested_kind: ClassVar[str | None] = None
     physical_resource_name_limit: ClassVar[int | None] = 255
     poll_initial: ClassVar[float] = 0.05
     poll_max: ClassVar[float] = 5.0

@@ -83,6 +83,7 @@ class AutoScalingGroup(Resource):
     created at ``desired_capacity`` (else ``min_size``)."""
 
     type_name = "OS::Heat::AutoScalingGroup"
+    nested_kind = "scaling_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     support_status = s.support_status("2014.1")

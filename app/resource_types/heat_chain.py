@@ -19,6 +19,7 @@ class ResourceChain(Resource):
     """OS::Heat::ResourceChain (schema as heat-reference/resource_types.json)."""
 
     type_name = "OS::Heat::ResourceChain"
+    nested_kind = "resource_chain"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True  # member attributes as lists, resource.<i>
     support_status = s.support_status("6.0.0")

@@ -36,6 +36,7 @@ class SoftwareDeploymentGroup(Resource):
     """OS::Heat::SoftwareDeploymentGroup (see the module docstring)."""
 
     type_name = "OS::Heat::SoftwareDeploymentGroup"
+    nested_kind = "deployment_group"
     support_status = s.support_status("5.0.0")
     accepts_any_attributes = True   # any member attribute, as a map (Heat's get_attribute)
     properties_schema: ClassVar[dict[str, Any]] = {

@@ -22,6 +22,7 @@ class ResourceGroup(Resource):
     """Heat's ``OS::Heat::ResourceGroup`` (schema as heat-reference/resource_types.json)."""
 
     type_name = "OS::Heat::ResourceGroup"
+    nested_kind = "resource_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     support_status = s.support_status("2014.1")

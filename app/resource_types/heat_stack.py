@@ -28,6 +28,7 @@ class RemoteStack(Resource):
     """OS::Heat::Stack (schema only; the engine's nested driver runs it)."""
 
     type_name = OS_STACK
+    nested_kind = "stack"
     support_status = s.support_status(None)
     properties_schema: ClassVar[dict[str, Any]] = {
         "context": s.prop("map", "Context for this stack.", update_allowed=True, schema={
@@ -81,6 +82,7 @@ class CfnStack(Resource):
     """AWS::CloudFormation::Stack (schema only; the engine's nested driver runs it)."""
 
     type_name = CFN_STACK
+    nested_kind = "stack"
     support_status = s.support_status(None)
     #: ``Outputs.<name>`` is any of the child's outputs (Heat's ``get_attribute`` override):
     #: names are checked when the child's outputs are read

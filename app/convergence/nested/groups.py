@@ -7,19 +7,17 @@ as Heat's ResourceGroup builds its nested template.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from app import config, errors
+from app.resource_types import registry
 
 TEMPLATE, GROUP, SCALING, STACK = "template", "group", "scaling", "stack"
-RESOURCE_GROUP, RESOURCE_CHAIN = "OS::Heat::ResourceGroup", "OS::Heat::ResourceChain"
-#: the autoscaling group types realised as a nested stack of members (Heat's
-#: heat/engine/resources/openstack/heat/autoscaling_group.py)
-SCALING_TYPES = ("OS::Heat::AutoScalingGroup", "AWS::AutoScaling::AutoScalingGroup",
-                 "OS::Heat::InstanceGroup")
-#: the types whose child stack's template is a property (app.resource_types.heat_stack)
-STACK_TYPES = frozenset({"OS::Heat::Stack", "AWS::CloudFormation::Stack",
-                         "AWS::ElasticLoadBalancing::LoadBalancer"})
+#: a plugin's declared ``nested_kind`` -> the label its rows record
+_LABELS = {"resource_group": GROUP, "resource_chain": GROUP, "deployment_group": GROUP,
+           "scaling_group": SCALING, "stack": STACK}
+RESOURCE_CHAIN = "OS::Heat::ResourceChain"
 #: deployment groups -> their member type (Heat's SoftwareDeploymentGroup, a ResourceGroup of
 #: one deployment per ``servers`` entry, heat/engine/resources/openstack/heat/
 #: software_deployment.py and structured_config.py)
@@ -34,20 +32,25 @@ DEPLOYMENT_GROUP_ATTRS = {"deploy_stdouts": "deploy_stdout", "deploy_stderrs": "
                           "deploy_status_codes": "deploy_status_code"}
 
 
+def declared_kind(rdef: Any) -> str | None:
+    """The ``nested_kind`` that ``rdef``'s plugin class declares (None: a plain plugin)."""
+    cls = registry.get(getattr(rdef, "implementation", rdef.type))
+    return getattr(cls, "nested_kind", None)
+
+
 def kind(rdef: Any) -> str | None:
     """A resource definition's nested kind: TEMPLATE (a provider template), GROUP (a
-    ResourceGroup or ResourceChain), SCALING (an autoscaling group), STACK (OS::Heat::Stack,
-    AWS::CloudFormation::Stack) or None (a plain plugin)."""
+    ResourceGroup, ResourceChain or deployment group), SCALING (an autoscaling group), STACK
+    (OS::Heat::Stack, AWS::CloudFormation::Stack, the ELB) or None (a plain plugin), from the
+    kind its plugin declares. O(1)."""
     if getattr(rdef, "template", None):
         return TEMPLATE
-    impl = getattr(rdef, "implementation", rdef.type)
-    if impl in (RESOURCE_GROUP, RESOURCE_CHAIN) or impl in DEPLOYMENT_GROUPS:
-        return GROUP
-    if impl in SCALING_TYPES:
-        return SCALING
-    if impl in STACK_TYPES:
-        return STACK
-    return None
+    return _LABELS.get(declared_kind(rdef) or "")
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON (template objects and dates as strings); None stays None."""
+    return json.loads(json.dumps(value, default=str)) if value is not None else None
 
 
 def _substitute(value: Any, var: str, index: str) -> Any:

@@ -1,4 +1,4 @@
-"""Nested stacks: template resources (provider templates) and OS::Heat::ResourceGroup.
+"""The nested-stack driver: template resources, nested stacks, groups and scaling groups.
 
 A nested resource's create makes a child stack (a stack row with ``parent_id``, its own
 traversal); its node then WAITS (the ``Wait`` outcome) for the child to finish: the child's
@@ -16,42 +16,31 @@ which ``app.services`` installs, so that imports keep pointing one way.
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any
 
 from sqlalchemy import select
 
 from app import config, errors
 from app.convergence import plugins, traversal, wakeups
-from app.convergence.nested import group_batches, scaling_group
+from app.convergence.nested import kinds
 from app.convergence.nested.child_stacks import port
 from app.convergence.nested.group_driver import GroupDriver
 from app.convergence.nested.groups import (
-    DEPLOYMENT_GROUPS,
     GROUP,
-    RESOURCE_CHAIN,
     SCALING,
     STACK,
     TEMPLATE,
-    chain_names,
-    chain_template,
-    deployment_names,
-    deployment_template,
-    group_template,
-    kind,
+    plain,
     requested_removals,
-    skiplist_update,
 )
 from app.convergence.plugins import NestedFailed
 from app.convergence.steps import signals
 from app.convergence.steps.snapshots import RESTORE_DATA, restore_template
 from app.convergence.store import attrdata
 from app.convergence.store.rows import ResourceRow
-from app.engine.rolling import batches as rolling_batches
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, read_session, session
 from app.resource_types import aws_elb, base, failures, heat_stack
-from app.templates import global_templates
 from app.templates.type_resolution import nested_environment
 
 
@@ -70,8 +59,8 @@ def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
 
 def facade(rdef: Any) -> dict[str, Any]:
     """A nested stack's view of its parent resource (``resource_facade``): plain JSON."""
-    return {"metadata": _plain(rdef.metadata), "deletion_policy": rdef.deletion_policy,
-            "update_policy": _plain(rdef.update_policy)}
+    return {"metadata": plain(rdef.metadata), "deletion_policy": rdef.deletion_policy,
+            "update_policy": plain(rdef.update_policy)}
 
 
 class NestedResource(GroupDriver):
@@ -92,12 +81,14 @@ class NestedResource(GroupDriver):
     def child_name(self) -> str:
         return f"{self.st.name}-{self.r.name}-{base.short_id(self.r.uuid)}"
 
-    def handle_create(self, traversal_id: str, adopt: dict[str, Any] | None = None) -> str:
+    def handle_create(self, traversal_id: str, adopt: dict[str, Any] | None = None
+                      ) -> str | dict[str, Any]:
         """Create the child stack (through the ``ChildStacks`` port); a redelivered create adopts
         the child made the first time. With ``adopt`` (the child's adopt data: Heat's
         ``handle_adopt``) the child adopts its ``resources`` instead, all at once (no
-        ``batch_create``), a scaling group's child from the data's own template.
-        :returns: the child's id.
+        ``batch_create``), a scaling group's child from the data's own template. The child's
+        template comes from the resource's kind (:mod:`.kinds`).
+        :returns: the child's id, or a batched create's plan (:mod:`.group_batches`).
 
         :raises errors.ResourceFailure: deeper than ``max_nested_stack_depth``."""
         settings = config.get()
@@ -111,54 +102,11 @@ class NestedResource(GroupDriver):
             files = dict(s.execute(select(RawTemplate.files).where(
                 RawTemplate.id == self.st.raw_template_id)).scalar() or {})
         env = nested_environment(definition, self.r.name)
-        batched: dict[str, Any] | None = None
-        timeout: int | None = None
-        template: Any
-        if kind(rdef) == GROUP and self.r.impl() == RESOURCE_CHAIN:
-            self.data["nested"] = GROUP
-            self.data["members"] = chain_names(self.properties)
-            template = chain_template(self.properties,
-                                      definition.referenced_attributes(self.r.name))
-            params: dict[str, Any] = {}
-        elif kind(rdef) == GROUP and self.r.impl() in DEPLOYMENT_GROUPS:
-            self.data["nested"] = GROUP
-            self.data["members"] = deployment_names(self.properties)
-            template = deployment_template(self.r.impl(), self.properties,
-                                           definition.referenced_attributes(self.r.name))
-            params = {}
-        elif kind(rdef) == GROUP:
-            self.data["nested"] = GROUP
-            skip = skiplist_update(self.properties, [], False, [], {})
-            self.data["name_blacklist"] = skip
-            paths = definition.referenced_attributes(self.r.name)
-            count = int(self.properties.get("count", 1) or 0)
-            batch = group_batches.policy(_plain(rdef.update_policy), "batch_create")
-            if batch and count and adopt is None:
-                batched = self._plan(rolling_batches(count, 0, batch["max_batch_size"], 0),
-                                     batch["pause_time"])
-                cap, new = batched["batches"][0]
-                template, self.data["members"] = group_batches.batch_template(
-                    self.properties, skip, cap, new, [], paths)
-            else:
-                template = group_template(self.properties, paths, skip)
-                self.data["members"] = list(template["resources"])
-            params = {}
-        elif kind(rdef) == SCALING:
-            self.data["nested"] = SCALING
-            self.data["scaling_impl"] = getattr(rdef, "implementation", rdef.type)
-            template, _ = scaling_group.template(
-                self._member(), [], scaling_group.initial_size(self.properties, self._impl()), 0,
-                definition.referenced_attributes(self.r.name))
-            if adopt is not None and isinstance(adopt.get("template"), dict):
-                template = adopt["template"]
-            params = {}
-        elif kind(rdef) == STACK:  # OS::Heat::Stack, AWS::CloudFormation::Stack
-            self.data["nested"] = STACK
-            template, params, timeout = self._stack_source(self.properties, files)
-        else:
-            self.data["nested"] = TEMPLATE
-            template = global_templates.provider(files, rdef.template)
-            params = global_templates.child_params(self.properties)
+        strategy = kinds.of(rdef)
+        assert strategy is not None, self.r.name
+        self.data["nested"] = strategy.label
+        plan = strategy.create(self, rdef, files, adopt)
+        template, params, timeout, batched = plan.template, plan.params, plan.timeout, plan.batched
         if timeout is None:   # Heat's create_with_template: the parent stack's timeout
             timeout = getattr(self.st, "timeout_mins", None)
         info = {"resource_id": self.r.id, "resource_name": self.r.name,
@@ -180,11 +128,11 @@ class NestedResource(GroupDriver):
                 raise
         if batched is not None:
             batched.update(ct=self._child_traversal(), pt=traversal_id)
-            return batched  # type: ignore[return-value]
+            return batched
         return self.resource_id or ""
 
     # -- update ------------------------------------------------------------------------------
-    def handle_update(self, traversal_id: str, props: dict[str, Any]) -> str:
+    def handle_update(self, traversal_id: str, props: dict[str, Any]) -> str | dict[str, Any]:
         """Update the child stack to the new definition (Heat always updates a nested stack
         and lets its resources decide what changes); a group's members follow ``count``. In a
         restore, with the child's part of the snapshot in ``data`` (``RESTORE_DATA``), the
@@ -203,50 +151,10 @@ class NestedResource(GroupDriver):
             raise errors.ResourceFailure(f"The nested stack of {self.r.name} is gone.")
         env = nested_environment(definition, self.r.name)
         old_props, self.properties = self.properties, dict(props)
-        batched: dict[str, Any] | None = None
-        template: Any
-        if kind(rdef) == GROUP and self.r.impl() == RESOURCE_CHAIN:
-            self.data["members"] = chain_names(props)
-            template = chain_template(props, definition.referenced_attributes(self.r.name))
-            params: dict[str, Any] = {}
-        elif kind(rdef) == GROUP and self.r.impl() in DEPLOYMENT_GROUPS:
-            self.data["members"] = deployment_names(props)
-            template = deployment_template(self.r.impl(), props,
-                                           definition.referenced_attributes(self.r.name))
-            params = {}
-        elif kind(rdef) == GROUP:
-            old = group_batches.members(child.id)
-            skip = skiplist_update(props, self._skiplist(old_props), True,
-                                   [n for n, _, _ in old], group_batches.refs_of(child))
-            self.data["name_blacklist"] = skip
-            paths = definition.referenced_attributes(self.r.name)
-            roll = group_batches.policy(_plain(rdef.update_policy), "rolling_update")
-            batches = rolling_batches(
-                int(props.get("count", 1) or 0), group_batches.current_capacity(old, skip),
-                roll["max_batch_size"], roll["min_in_service"]) \
-                if roll and props.get("resource_def") != old_props.get("resource_def") else []
-            if batches:
-                assert roll is not None
-                batched = self._plan(batches, roll["pause_time"])
-                template, self.data["members"] = group_batches.batch_template(
-                    props, skip, *batches[0], old, paths)
-            else:
-                template = group_template(props, paths, skip)
-                self.data["members"] = list(template["resources"])
-            params = {}
-        elif kind(rdef) == SCALING:
-            batched = self._plan(*scaling_group.update_batches(
-                self._impl(), props, old_props, group_batches.members(child.id),
-                _plain(rdef.update_policy)))
-            cap, new = batched["batches"][0]
-            template, _ = scaling_group.template(self._member(), group_batches.members(child.id), cap,
-                                                 new, definition.referenced_attributes(self.r.name))
-            params = {}
-        elif kind(rdef) == STACK:
-            template, params, _ = self._stack_source(props, files)
-        else:
-            template = global_templates.provider(files, rdef.template)
-            params = global_templates.child_params(props)
+        strategy = kinds.of(rdef)
+        assert strategy is not None, self.r.name
+        plan = strategy.update(self, rdef, files, child, old_props, props)
+        template, params, batched = plan.template, plan.params, plan.batched
         restore = self.data.pop(RESTORE_DATA, None)
         if isinstance(restore, dict):
             template, batched = restore_template(restore), None
@@ -254,7 +162,7 @@ class NestedResource(GroupDriver):
                            restore if isinstance(restore, dict) else None)
         if batched is not None:
             batched.update(ct=self._child_traversal(), pt=traversal_id)
-            return batched  # type: ignore[return-value]
+            return batched
         return self.resource_id or ""
 
     def _stack_source(self, props: dict[str, Any], files: dict[str, Any]
@@ -412,5 +320,3 @@ class NestedResource(GroupDriver):
                                   f"{outs[key]['output_error']}")
         return attrdata.walk(outs[key].get("output_value"), path[1:])
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str)) if value is not None else None
