@@ -21,25 +21,22 @@ from app import errors
 from app.cfn import xml
 
 
-class CfnError(Exception):
-    """One AWS error. Subclasses set ``code`` (HTTP), ``title`` (the AWS ``Code``),
-    ``explanation`` and ``err_type`` (``Sender`` or ``Server``), as Heat's ``HeatAPIException``.
+class CfnError(errors.StokerError):
+    """One AWS error. Subclasses set ``code`` (HTTP, also ``http_status``), ``title`` (the AWS
+    ``Code``, also ``heat_type``), ``explanation`` and ``err_type`` (``Sender`` or ``Server``),
+    as Heat's ``HeatAPIException``.
 
     :param detail: appended to the explanation after ``:`` (Heat's message form).
     """
 
-    code = 400
-    title = "InternalFailure"
+    code = http_status = 400
+    title = heat_type = "InternalFailure"
     explanation = ""
     err_type = "Sender"
 
     def __init__(self, detail: str | None = None) -> None:
-        super().__init__(detail or self.explanation)
+        super().__init__(f"{self.explanation}:{detail}" if detail else self.explanation)
         self.detail = detail
-
-    @property
-    def message(self) -> str:
-        return f"{self.explanation}:{self.detail}" if self.detail else self.explanation
 
     def body(self, request_id: str | None = None) -> bytes:
         doc: dict[str, Any] = {"Error": {"Type": self.err_type, "Code": self.title,
@@ -51,7 +48,8 @@ class CfnError(Exception):
 
 def _error(name: str, code: int, title: str, explanation: str,
            err_type: str = "Sender") -> type[CfnError]:
-    return type(name, (CfnError,), {"code": code, "title": title, "explanation": explanation,
+    return type(name, (CfnError,), {"code": code, "http_status": code, "title": title,
+                                     "heat_type": title, "explanation": explanation,
                                      "err_type": err_type, "__doc__": explanation})
 
 

@@ -33,12 +33,14 @@ from urllib import parse, request
 
 import yaml
 
+from app import errors
+
 ENV_SECTIONS = ("parameters", "parameter_defaults", "resource_registry", "encrypted_param_names",
                 "event_sinks", "parameter_merge_strategies")
 VERSION_KEYS = ("HeatTemplateFormatVersion", "heat_template_version", "AWSTemplateFormatVersion")
 
 
-class RequestError(Exception):
+class RequestError(errors.BadRequest):
     """A template, environment or parameter that cannot be turned into a request."""
 
 

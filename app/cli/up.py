@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any
 
-from app import config
+from app import config, errors
 from app.cli import banner
 from app.cli.client import CliError
 
@@ -255,7 +255,7 @@ class Supervisor:
                 self._signal(proc, signal.SIGKILL)
 
 
-class Stop(Exception):
+class Stop(errors.StokerError):
     """Raised in the main thread by the SIGTERM/SIGHUP handler."""
 
 

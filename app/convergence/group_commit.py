@@ -24,13 +24,16 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from app import errors
+
 T = TypeVar("T")
 R = TypeVar("R")
 K = TypeVar("K", bound=Hashable)
 
 
-class Interrupted(RuntimeError):
-    """The batch's write stopped before it gave this item a result (its leader was killed)."""
+class Interrupted(errors.ServiceUnavailable):
+    """The batch's write stopped before it gave this item a result (its leader was killed):
+    the item is not known to be written; it may be written again."""
 
 
 @dataclass

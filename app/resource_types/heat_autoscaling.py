@@ -24,8 +24,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 
 from app import errors
-from app.engine import scaling
-from app.resource_types import _ec2sign, _wait
+from app.resource_types import _ec2sign
 from app.resource_types import schema as s
 from app.resource_types._signal_urls import delete_signals
 from app.resource_types.aws_signals import sign
@@ -64,15 +63,13 @@ def make_signal_urls(res: Resource) -> None:
 def run_adjuster(res: Resource, group: str, adjustment: Any, adjustment_type: str,
                  min_step: Any, cooldown: Any) -> int:
     """Call the installed adjuster for ``res`` (a policy). :returns: the new size.
-    :raises _wait.NoActionRequired: nothing scaled (Heat's signal then answers normally).
+    :raises errors.NoActionRequired: nothing scaled (Heat's signal then answers normally).
     :raises errors.NotFound: Heat's "Alarm <policy> could not find scaling group ..."."""
     if _adjuster is None or res.stack is None:
         raise RuntimeError("no scaling adjuster installed: import app.services first")
     try:
         return _adjuster(str(res.stack.stack_id), group, adjustment, adjustment_type,
                          min_step, cooldown)
-    except scaling.NoActionRequired as exc:
-        raise _wait.NoActionRequired(str(exc)) from exc
     except errors.NotFound as exc:
         raise errors.NotFound("Resource", group, f"Alarm {res.name} could not find "
                               f'scaling group named "{group}"') from exc
@@ -190,7 +187,7 @@ class ScalingPolicy(Resource):
         """Adjust the group (Heat's ``AutoScalingPolicy.handle_signal``), whatever the alarm
         state in ``details``. :returns: None, as Heat's (so the SIGNAL event's reason describes
         ``details``, e.g. "alarm state changed from ok to alarm (...)").
-        :raises _wait.NoActionRequired: cooldown, scaling in progress, no change.
+        :raises errors.NoActionRequired: cooldown, scaling in progress, no change.
         :raises errors.NotFound: the group is not in this stack."""
         run_adjuster(self, str(self.properties["auto_scaling_group_id"]),
                      self.properties["scaling_adjustment"],

@@ -26,7 +26,7 @@ from typing import Any
 
 from flask import Response, g, jsonify, request
 
-from app.errors import HTTP_TITLES
+from app.errors import HTTP_TITLES, StokerError
 
 Obj = dict[str, Any]
 
@@ -39,7 +39,7 @@ NEUTRON_TYPES = {400: "BadRequest", 401: "NotAuthorized", 403: "Forbidden", 404:
                  409: "Conflict", 500: "InternalServerError", 503: "ServiceUnavailable"}
 
 
-class SandboxError(Exception):
+class SandboxError(StokerError):
     """An API error; rendered in the dialect of the service that raised it.
 
     :param status: HTTP status.
@@ -49,8 +49,7 @@ class SandboxError(Exception):
 
     def __init__(self, status: int, message: str, kind: str | None = None) -> None:
         super().__init__(message)
-        self.status = status
-        self.message = message
+        self.status = self.http_status = status
         self.kind = kind
 
 

@@ -29,6 +29,8 @@ from typing import Any
 import yaml
 import yaql  # type: ignore[import-untyped]
 
+from app import errors
+
 Obj = dict[str, Any]
 RESERVED = ("version", "name", "description", "tags")
 ACTIONS = ("std.noop", "std.echo", "std.fail")
@@ -38,11 +40,11 @@ _EXPR = re.compile(r"<%(.*?)%>", re.DOTALL)
 _ENGINE: Any = None
 
 
-class DslError(Exception):
+class DslError(errors.BadRequest):
     """A document Mistral refuses (400 ``Invalid DSL: <why>``)."""
 
 
-class TaskFailed(Exception):
+class TaskFailed(errors.StokerError):
     """A task's action failed; ``args[0]`` is the error."""
 
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app import auth, config
+from app import auth, config, errors
 from app.clients import webhook
 from app.convergence import events
 from app.models import RawTemplate, Stack, read_session
@@ -55,7 +55,7 @@ MAX_BACKOFF = 30.0
 ZAQAR_DEFAULT_TTL = 3600
 
 
-class SinkError(Exception):
+class SinkError(errors.BadRequest):
     """A sink specification that cannot be used (unknown type, missing target)."""
 
 
