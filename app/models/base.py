@@ -52,6 +52,16 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
+def isotime(value: dt.datetime | None) -> str | None:
+    """Heat's ``timeutils.isotime``: ``2026-11-29T08:06:07Z`` for a naive-UTC (or aware)
+    datetime; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class UTCDateTime(TypeDecorator[dt.datetime]):
     """Naive UTC datetimes in storage, naive UTC out (Heat's API prints them with a ``Z``)."""
     impl = DateTime

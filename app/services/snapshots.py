@@ -19,7 +19,6 @@ snapshot is not supported." / "Restoring incomplete snapshot is not supported.";
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
@@ -30,7 +29,7 @@ from app.context import RequestContext
 from app.convergence import snapshots as convergence_snapshots
 from app.convergence import stack_data, traversal, update
 from app.engine.states import Action, Status
-from app.models import Resource, Snapshot, Stack, read_session, session
+from app.models import Resource, Snapshot, Stack, isotime, read_session, session
 from app.resource_types import registry
 from app.services import stacks, updates
 from app.services.stack_actions import in_progress
@@ -38,19 +37,11 @@ from app.services.stack_actions import in_progress
 log = logging.getLogger(__name__)
 
 
-def _isotime(value: dt.datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def format_snapshot(snap: Snapshot) -> dict[str, Any]:
     """Heat's ``format_snapshot`` shape."""
     return {"id": snap.id, "name": snap.name, "action": snap.action, "status": snap.status,
             "status_reason": snap.status_reason, "data": snap.data,
-            "creation_time": _isotime(snap.created_at)}
+            "creation_time": isotime(snap.created_at)}
 
 
 def _live(ctx: RequestContext, stack_name: str, stack_id: str) -> Stack:

@@ -35,7 +35,7 @@ from app.templates.functions.base import FunctionTable, parse
 from app.templates.identity import StackIdentity
 from app.templates.loader import Loaded
 from app.templates.parsed import RawOutput, Template
-from app.templates.resources import RawResource, check_resource_name
+from app.templates.resources import RawResource, check_resource_name, depends_on_names
 from app.templates.versions import HotVersion, condition_table
 
 REGION = "ap-southeast-1"
@@ -191,15 +191,8 @@ def _resource(name: str, snippet: Any, fmt: CfnFormat, hot: HotVersion) -> RawRe
         value = snippet.get(key)
         if value is not None and not isinstance(value, dict):
             raise _type_error(name, key, "object")
-    depends = snippet.get("DependsOn")
-    if depends is None:
-        depends_on: list[str] = []
-    elif isinstance(depends, str):
-        depends_on = [depends]
-    elif isinstance(depends, list) and all(isinstance(d, str) for d in depends):
-        depends_on = list(depends)
-    else:
-        raise _type_error(name, "DependsOn", "list or string")
+    depends_on = depends_on_names(snippet.get("DependsOn"), ("Resources", name, "DependsOn"),
+                                  "list or string")
     policy = snippet.get("DeletionPolicy")
     if isinstance(policy, str) and policy not in _POLICIES:
         raise errors.ValidationError(f'Invalid deletion policy "{policy}"',
