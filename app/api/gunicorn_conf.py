@@ -11,8 +11,8 @@ the command line still wins).
 - ``limit_request_field_size = 16384``: one header line, Heat's ``max_header_line`` default
   (room for large Keystone tokens).
 - ``keepalive = 900``: seconds an idle persistent connection stays open. gunicorn's default (2 s)
-  closed connections a client was about to reuse: a keystoneauth session polling a stack every
-  2 s sent its next request on a socket the server was closing (``RemoteDisconnected``,
+  closes connections a client is about to reuse: a keystoneauth session polling a stack every
+  2 s would send its next request on a socket the server is closing (``RemoteDisconnected``,
   ``Connection reset by peer``). Heat's API keeps idle connections for its
   ``client_socket_timeout`` (900 s); the gthread worker holds no thread for an idle one.
   Nothing recycles workers (no ``max_requests``): a worker lives as long as the process.

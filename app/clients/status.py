@@ -2,7 +2,7 @@
 
 A poll (``check_create_complete``, ``check_delete_complete``...) needs a server's or a volume's
 status, not an ``openstack.resource.Resource``: building one runs the SDK's attribute machinery
-over every field of the body (most of a worker's CPU in the cloud bench, issue 18). Here a read
+over every field of the body, the larger part of a polling worker's CPU. Here a read
 is the API's own JSON (``GET /servers/{id}`` -> the ``server`` object, as Nova sends it)::
 
     shown = status.server(cloud, server_id)      # {"id": ..., "status": "BUILD", ...}
@@ -22,8 +22,7 @@ the single GET of its own poll, so "gone" is always the cloud's own 404. A detai
 every object of the project, not only the batch's (Nova and Cinder filter lists by id for
 administrators only), so a batch that is small beside the last list's length (under one in
 :data:`LIST_SHARE`) is read by each poll's own single GET, side by side: at 200 servers a list
-costs the client and the cloud as much JSON as about a dozen single reads (measured in the
-cloud bench, where decoding listings was the largest single cost of a worker). A request serves only
+costs the client and the cloud as much JSON as about a dozen single reads. A request serves only
 reads queued before it was sent, so no poll sees a state older than its own call. An error of
 the shared request is raised to every read of its batch. Thread- and greenlet-safe (one lock).
 """

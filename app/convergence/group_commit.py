@@ -3,12 +3,11 @@
 A step submits what it writes (:meth:`GroupCommit.submit`). If no batch is being written, it
 writes at once: a batch of its own item. While a batch is being written, items that arrive
 queue; when that batch ends, the first of them writes every queued item as the next batch, and
-the others wait for it. Nobody waits on a timer: an idle process writes each item alone, as
-before, while a busy one (gevent workers, where a hundred steps each wait on their database
+the others wait for it. Nobody waits on a timer: an idle process writes each item alone,
+while a busy one (gevent workers, where a hundred steps each wait on their database
 round trips at once) writes a burst of finished steps in a few statements instead of a few
 each. It is PostgreSQL's own group commit (``commit_delay``), moved to the client, where the
-cost is: on the 2-core machine the statements' client side was the largest part of a worker's
-CPU (issue 18).
+cost is: the statements' client side is a large part of a worker's CPU.
 
 The batch is written by one caller (the leader) for all; each caller gets its own item's
 result back, or the exception its batch raised. Every batch's leader hands over to the next

@@ -2,9 +2,9 @@
 endpoints do (behind haproxy or Apache).
 
 werkzeug's development server answers every request with ``Connection: close``: each call of a
-client (an engine worker's openstacksdk session, which keeps its connections for reuse) paid a
-new TCP connection, and under the gevent pool a trip through the resolver's thread pool — 14 %
-of a gevent worker's CPU in the cloud benchmark, a cost no real cloud puts on its clients.
+client (an engine worker's openstacksdk session, which keeps its connections for reuse) would
+pay a new TCP connection, and under the gevent pool a trip through the resolver's thread pool,
+a cost no real cloud puts on its clients (docs/decisions.md).
 gunicorn's ``gthread`` worker keeps connections open between requests and serves each request
 on a thread of its pool, so a request sleeping out its injected latency holds a thread, never
 the process (the werkzeug server's thread-per-request concurrency, kept).

@@ -62,7 +62,7 @@ class Continuation:
 
     Nothing is kept while task events are on (:func:`app.tasks.labels.wanted`: Flower, ``celery
     events``, ``STOKER_TASK_EVENTS``): an operator watching tasks then sees every step as a task
-    of its own, as before, and pays the broker's round trip a hop for it."""
+    of its own, and pays the broker's round trip a hop for it."""
 
     def __init__(self, stack_id: str, traversal_id: str, steps: int | None = None) -> None:
         self.stack_id, self.traversal_id = stack_id, traversal_id
