@@ -1,17 +1,6 @@
 """AWS errors of the CFN API, as heat-api-cfn answers them (``heat/api/aws/exception.py``).
 
-Every failure is an :class:`CfnError` rendered as::
-
-    <ErrorResponse><Error><Type>Sender</Type><Code>MissingParameter</Code>
-      <Message>A mandatory input parameter is missing:StackName</Message></Error>
-    </ErrorResponse>
-
-with Heat's HTTP status, code and message (``<explanation>:<detail>``). :func:`from_stoker`
-translates the services' errors once, as Heat's ``map_remote_error`` does, with two codes taken
-from AWS CloudFormation's model instead of Heat's because boto3 and the AWS CLI act on them
-(``client.exceptions.AlreadyExistsException``; the ``stack_*_complete`` waiters read
-``ValidationError``): what Heat answers ``InvalidParameterValue`` is ``ValidationError`` here,
-and ``AlreadyExists`` is ``AlreadyExistsException``. The HTTP status and the message are Heat's.
+More in docs/code/cfn.md (app.cfn.faults).
 """
 from __future__ import annotations
 

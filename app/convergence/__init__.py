@@ -1,20 +1,6 @@
 """The convergence runtime: one step of one node at a time, on Celery workers (DESIGN.md).
 
-Public entry points (what ``app.services`` and ``app.tasks`` call):
-
-- :func:`check_resource` — one step of node ``(resource, is_update)`` of a traversal
-  (:func:`check_resources`: several, one after another);
-- :func:`wake` — an outside event happened for a waiting node (a child stack finished, a
-  signal arrived): enqueue its step now;
-- :func:`start_create`, :func:`start_update`, :func:`start_reverse` — start a traversal inside
-  the caller's transaction; :func:`stack_timeout`, :func:`timer_fired` — timeouts;
-- :func:`check_timeouts`, :func:`reconcile` — the periodic sweeps (Celery beat); :func:`redrive`
-  — every in-flight node at once, after the broker lost messages;
-  :func:`unsettled_after` — what a step delivered again re-drives after its own node.
-
-Inside, imports go one way: ``check`` -> steps (``create``, ``update``, ``delete``,
-``cleanup``, ``replaced``) -> ``nested`` -> ``outcome`` (the one applier) -> ``traversal`` ->
-stores (``syncpoints``, ``events``, ``locks``, ``definitions``) and ``dispatch``.
+More in docs/code/convergence.md (app.convergence).
 """
 from __future__ import annotations
 

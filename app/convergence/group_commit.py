@@ -1,20 +1,6 @@
 """Group commit: the steps of one worker process that finish together share one transaction.
 
-A step submits what it writes (:meth:`GroupCommit.submit`). If no batch is being written, it
-writes at once: a batch of its own item. While a batch is being written, items that arrive
-queue; when that batch ends, the first of them writes every queued item as the next batch, and
-the others wait for it. Nobody waits on a timer: an idle process writes each item alone,
-while a busy one (gevent workers, where a hundred steps each wait on their database
-round trips at once) writes a burst of finished steps in a few statements instead of a few
-each. It is PostgreSQL's own group commit (``commit_delay``), moved to the client, where the
-cost is: the statements' client side is a large part of a worker's CPU.
-
-The batch is written by one caller (the leader) for all; each caller gets its own item's
-result back, or the exception its batch raised. Every batch's leader hands over to the next
-queued caller even when its write is interrupted, so no caller waits forever. A leader whose
-write submits again to the same group (an inline dispatcher running a step from inside it)
-writes that item alone at once instead of queueing behind itself. Works with real threads and
-with gevent's patched ones alike.
+More in docs/code/convergence.md (app.convergence.group_commit).
 """
 from __future__ import annotations
 

@@ -284,16 +284,10 @@ class _Writer:
     in SQLite's busy handler: that handler sleeps 1 to 100 ms between tries, so the write lock
     sits idle after its holder commits, and a process whose threads hand it to each other keeps
     the other processes out, their CPUs idle. A waiter in ``flock`` is woken as the holder lets
-    go; the kernel drops the
-    lock of a process that dies. Reentrant (an inline dispatcher's step runs inside the
-    transaction that enqueued it): the file lock is taken by the outermost acquisition and
-    dropped by the outermost release. Without a lock file (``:memory:``, a directory it cannot
-    be created in, or before :meth:`attach`) only the mutex is used, and other processes meet
-    SQLite's busy handler.
-
-    One difference from the busy handler: a process *stopped* (not killed) inside a write
-    transaction holds the other processes' writers until it goes on or dies, where the busy
-    handler failed them after its 60 s timeout ("database is locked")."""
+    go; the kernel drops the lock of a process that dies. Reentrant: the file lock is taken by
+    the outermost acquisition. Without a lock file (``:memory:``, or before :meth:`attach`)
+    only the mutex is used. A process *stopped* (not killed) inside a write transaction holds
+    the others' writers until it goes on or dies (the busy handler failed them after 60 s)."""
 
     def __init__(self) -> None:
         self._mutex = threading.RLock()

@@ -1,20 +1,7 @@
 """OS::Heat::AutoScalingGroup and OS::Heat::ScalingPolicy (schemas as
 heat-reference/resource_types.json).
 
-The group is a nested stack of members, realised by the engine's nested-stack machinery
-(``app.convergence.nested`` / ``scaling_group``), as Heat's
-heat/engine/resources/openstack/heat/autoscaling_group.py. The policy's signal resizes the group
-through an adjuster that ``app.services.scaling`` installs (:func:`set_adjuster`), so that
-imports keep pointing one way; as Heat's heat/engine/resources/openstack/heat/scaling_policy.py.
-
-A policy is a signal responder (Heat's heat/engine/resources/signal_responder.py): at create it
-keeps an EC2 keypair in its data (Heat's stack-user keypair; here a server-side secret the CFN
-endpoint checks signatures against) and its ``alarm_url`` is the never-expiring (no
-``Timestamp``) pre-signed EC2v2 URL of the CFN API's ``POST /v1/signal/<resource ARN>``
-(Heat's ``_get_ec2_signed_url(never_expire=True)``); its ``signal_url`` is the Orchestration
-API's ``.../stacks/<stack>/<id>/resources/<policy>/signal`` (Heat's ``_get_heat_signal_url``).
-A signal that scales nothing (cooldown, no change) is Heat's ``NoActionRequired``: the signal
-is answered normally and no event is written.
+More in docs/code/resource_types.md (app.resource_types.heat_autoscaling).
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
 """The CloudFormation template format: ``AWSTemplateFormatVersion: 2010-09-09`` and
 ``HeatTemplateFormatVersion: 2012-12-12``.
 
-As Heat's ``heat/engine/cfn/template.py`` (``CfnTemplate`` / ``HeatTemplate``):
-
-* sections ``Description``, ``Mappings``, ``Parameters``, ``Resources``, ``Outputs`` plus
-  ``Conditions`` for 2010-09-09; anything else is "The template section is invalid: X";
-* resource keys ``Type``, ``Properties``, ``Metadata``, ``DependsOn``, ``DeletionPolicy``,
-  ``UpdatePolicy``, ``Description`` plus ``Condition`` (2010-09-09); output keys ``Value``,
-  ``Description`` plus ``Condition`` (2010-09-09);
-* parameters (:mod:`.parameters`) and pseudo parameters ``AWS::StackName``, ``AWS::StackId``
-  (Heat's ARN ``arn:openstack:heat::<project>:stacks/<name>/<id>``) and ``AWS::Region``
-  (Heat's fixed ``ap-southeast-1``); HOT's ``OS::stack_*`` do not exist here.
-
-The result is an ordinary :class:`~app.templates.parsed.Template` (a subclass that knows its
-pseudo parameters) whose resources, outputs and conditions are already in the HOT-shaped
-internal form, so ``instantiate()`` and the whole :class:`StackDefinition` contract are the
-same as for HOT. YAML duplicate keys are accepted, the last one winning as in Heat, and listed
-in ``warnings``.
+More in docs/code/templates.md (app.templates.cfn.template).
 """
 from __future__ import annotations
 
