@@ -51,10 +51,8 @@ class Settings:
     # `stoker worker`; celeryconfig.py gives the measurements). Empty: chosen by the database —
     # "gevent" (greenlets: a cloud call's wait holds no thread) on PostgreSQL, "threads" on
     # SQLite, whose single writer queues processes on an flock that would block a whole gevent
-    # process. worker_concurrency: threads or greenlets per worker; 0: 200 greenlets or 16
-    # threads (bench/cloud_bench.py, 802 resources at 1 s a cloud call, 2 workers, pg:
-    # threads x 16 create 40 s, gevent x 100 17.6 s; session 16: gevent x 100 10.1 s, x 200
-    # 8.9 s, as a resize or a delete holds its greenlet for each 1 s call).
+    # process. worker_concurrency: threads or greenlets per worker; 0: 200 greenlets (a resize
+    # or a delete holds its greenlet for each cloud call) or 16 threads (docs/decisions.md).
     worker_pool: str = ""
     worker_concurrency: int = 0
     default_user: str = "admin"
@@ -109,7 +107,7 @@ class Settings:
     celery_config: str = "celeryconfig"  # the module holding the Celery settings
     flower_port: int = 5555
     # Celery task events (worker_send_task_events, task_send_sent_event). Off by default: they
-    # cost three Redis publishes a step (bench/engine_bench.py: 20 % of a step's CPU), and a
+    # cost three Redis publishes a step (docs/decisions.md), and a
     # running Flower turns the workers' events on itself (its enable_events, every 5 s);
     # `stoker up --flower` turns both on for its children from the start.
     task_events: bool = False

@@ -28,7 +28,7 @@ from typing import Any, cast
 from flask import Flask, g, request
 from flask_smorest import Api  # type: ignore[import-untyped]
 
-from app import auth, config, errors, logs, models
+from app import auth, config, errors, logs
 from app.api import (
     abandon,
     actions,
@@ -53,7 +53,7 @@ from app.api import (
 )
 from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
-from app.services import engine, event_sinks
+from app.services import event_sinks, serving
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -85,13 +85,7 @@ def build_app(settings: config.Settings | None = None) -> Flask:
         would fail), or identity settings that cannot work.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    if settings is None:
-        settings = config.get()
-    else:
-        config.set_current(settings)
-    auth.check_settings(settings)
-    engine.require_dispatcher(settings)
-    models.init(settings.database_url)
+    settings = serving.prepare(settings)
 
     app = Flask("stoker.api")
     app.config.update(

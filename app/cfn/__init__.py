@@ -33,10 +33,10 @@ from typing import Any
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from app import auth, config, errors, models
+from app import auth, config, errors
 from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
 from app.context import RequestContext
-from app.services import engine
+from app.services import serving
 
 LOG = logging.getLogger(__name__)
 XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
@@ -77,13 +77,7 @@ def build_app(settings: config.Settings | None = None) -> Flask:
         it is installed as the process-wide settings so that the services see the same ones.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    if settings is None:
-        settings = config.get()
-    else:
-        config.set_current(settings)
-    auth.check_settings(settings)  # keystone mode: a key and a policy that load, or a clear error
-    engine.require_dispatcher(settings)
-    models.init(settings.database_url)
+    settings = serving.prepare(settings)
     app = Flask("stoker.cfn", static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=settings.max_json_body_size, STOKER_SETTINGS=settings)
     app.add_url_rule("/", "root", _root, methods=["GET", "POST"])
@@ -149,7 +143,6 @@ def _enforce(settings: config.Settings, ctx: RequestContext, action: str) -> Non
     :raises faults.AccessDenied: the policy refuses (also a token of the wrong scope).
     :raises faults.InternalFailure: the check itself failed (``Error authorizing action``).
     """
-    from app import auth
     if not auth.keystone_mode(settings):
         return
     from app.auth import keystone, policy

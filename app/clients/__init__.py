@@ -1,25 +1,6 @@
 """Cloud clients: the only package that imports openstacksdk (DESIGN.md).
 
-``for_stack(identity)`` returns the client factory a resource plugin is handed as ``clients``.
-It is lazy: nothing connects until a plugin asks, so cloud-free types cost nothing::
-
-    clients = for_stack(identity)        # identity: .stack_name, .stack_id, .project_id
-    cloud = clients.cloud()              # app.clients.retry.Cloud: retries + CloudError
-    cloud.network.create_network(name="n")
-    clients.connection()                 # the bare openstack.connection.Connection
-
-Connections are built from :class:`app.config.Settings` (``cloud_*`` fields, or ``cloud_name`` for
-a clouds.yaml entry) and cached per worker process per (cloud, project): a stack's connection is
-scoped to the stack's project when ``cloud_scope_to_stack`` (a 32-hex project is taken as an id,
-anything else as a name), else to ``cloud_project``.
-
-A stack with a Keystone trust (keystone mode: ``for_stack(identity, trust_id=...)``) gets a
-connection scoped by that trust instead: Stoker's service user (``service_*`` settings) at
-``keystone_url``, authenticated with ``trust_id`` (keystoneauth1 ``v3.Password``), so the
-tokens act as the trustor in the trust's project, however long after the owner's own token
-expired. One connection per trust, cached per worker process; a trust Keystone no longer
-honours (deleted, expired, its trustor gone) is a permanent ``CloudError`` (401) that names it.
-Keystone's trust API itself: :mod:`app.clients.trusts`.
+More in docs/code/clients.md (app.clients).
 """
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ class Cloud:
                 resp = adapter.request(path, method, raise_exc=True, **kwargs)
             if not resp.content:
                 return None
-            try:  # orjson: a listing's JSON was the largest single cost of a polling worker
+            try:  # orjson: a listing's JSON is the largest single cost of a polling worker
                 return orjson.loads(resp.content)
             except orjson.JSONDecodeError:
                 return resp.text

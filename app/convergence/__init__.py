@@ -1,21 +1,9 @@
 """The convergence runtime: one step of one node at a time, on Celery workers (DESIGN.md).
 
-Public entry points (what ``app.services`` and ``app.tasks`` call):
-
-- :func:`check_resource` — one step of node ``(resource, is_update)`` of a traversal
-  (:func:`check_resources`: several, one after another);
-- :func:`wake` — an outside event happened for a waiting node (a child stack finished, a
-  signal arrived): enqueue its step now;
-- :func:`start_create`, :func:`start_update`, :func:`start_reverse` — start a traversal inside
-  the caller's transaction; :func:`stack_timeout`, :func:`timer_fired` — timeouts;
-- :func:`check_timeouts`, :func:`reconcile` — the periodic sweeps (Celery beat); :func:`redrive`
-  — every in-flight node at once, after the broker lost messages;
-  :func:`unsettled_after` — what a step delivered again re-drives after its own node.
-
 Sub-packages: ``steps`` (what a node does for its action), ``nested`` (child stacks and
-groups), ``store`` (rows, locks, sync points, events, batched writes). Imports go one way:
-``check`` -> ``steps`` -> ``nested`` -> ``outcome`` (the one applier) -> ``traversal`` ->
-``store`` and ``dispatch``.
+groups, one strategy per kind), ``store`` (rows, locks, sync points, events, batched writes).
+Imports go one way: ``check`` -> ``steps`` -> ``nested`` -> ``outcome`` (the one applier) ->
+``traversal`` -> ``store`` and ``dispatch``. More in docs/code/convergence.md.
 """
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """Step outcomes, and the one function that applies them (:func:`apply`).
 
-Every step of a node returns one of:
-
-- :class:`Done` — the resource reached its target: record it, tell the successors, count it;
-- :class:`Failed` — it failed with ``reason``: record it, skip every descendant, fail the stack;
-- :class:`Poll` — a cloud action is in progress: persist its ``handle``, look again in ``delay``
-  seconds (a task re-enqueued with a countdown, never a sleeping worker);
-- :class:`Wait` — it waits for an outside ``event`` (a child stack finishing, a signal): persist
-  the handle and hold no task; :func:`app.convergence.wakeups.wake` enqueues the step when the event
-  comes; one slow safety poll is the only timer, and the ``deadline`` fails it.
-
-A node ends in ONE transaction: the resource row, its events, the successors' sync points and
-the stack-level pending count change together, so a crash leaves all or nothing and a
-redelivered task can tell (its sync point is no longer FIRED). Successors that became ready are
-enqueued after the commit, together (one batch per step). As Terraform's walker, this module
-owns the graph's state; steps only report.
+More in docs/code/convergence.md (app.convergence.outcome).
 """
 from __future__ import annotations
 

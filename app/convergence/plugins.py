@@ -16,7 +16,7 @@ from app.convergence.store.rows import ResourceRow
 from app.resource_types import failures, registry
 
 
-class NestedFailed(Exception):
+class NestedFailed(errors.ResourceFailure):
     """A child stack failed; ``reason`` is the parent resource's reason, Heat's wording."""
 
     def __init__(self, reason: str) -> None:

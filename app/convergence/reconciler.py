@@ -128,12 +128,9 @@ def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int)
     have been lost) or, on PostgreSQL, were not counted yet. ``node`` itself is not included
     (its own step repeated that).
 
-    Why: a task continues the chain of successors it enqueued itself
-    (``app.tasks.dispatcher.Continuation``), so a node deep in that chain had no message of its
-    own; if the worker died there, only the task's first message is delivered again, and this
-    finds where the chain stopped. At most ``limit`` DONE nodes are visited (the longest such
-    chain), one query each: O(limit). What lies beyond is the reconciler's (:func:`reconcile`).
-    Nothing when the traversal is no longer the stack's current one, or has ended.
+    At most ``limit`` DONE nodes are visited, one query each: O(limit); beyond is the
+    reconciler's. Nothing when the traversal is no longer current, or has ended. Why:
+    docs/code/tasks.md (app.tasks.dispatcher.Continuation).
 
     :returns: those nodes, ``(resource id, is_update)``, in the walk's order."""
     counts = concurrent_writers()  # SQLite counts a node in its own transaction

@@ -1,18 +1,8 @@
 """The base of plugins that drive a cloud through ``self.clients`` (``app.clients``).
 
-:class:`CloudResource` adds to Heat's plugin contract what every cloud type shares:
+:class:`CloudResource` adds to Heat's plugin contract what every cloud type shares.
 
-* ``validate()`` checks the cloud-backed custom constraints (``nova.flavor``, ``neutron.network``...,
-  nested list/map properties included) against the cloud, failing with Heat's wording
-  ``"Property error: resources.r.properties.flavor: Error validating value 'x': ..."``;
-* ``show`` is the cloud's view of the object (``_fetch``, cached for the life of the instance,
-  ``None`` once it is gone) and attributes default to the ``show`` key of the same name;
-* a robust delete: nothing to do without a physical id; a 404 counts as deleted; a 409
-  (Neutron's "in use", Octavia's "immutable while pending") is retried at the next poll, up to
-  :data:`CONFLICT_POLLS` polls; ``check_delete_complete`` waits until the object is gone.
-
-Plugins implement ``_fetch()`` (the SDK object or raise) and ``_delete()`` (start deleting), and
-call ``self.cloud()`` for everything else. Never sleeps; never imports openstacksdk.
+More in docs/code/resource_types.md (app.resource_types._cloud).
 """
 from __future__ import annotations
 

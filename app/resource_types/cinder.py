@@ -1,18 +1,7 @@
 """Cinder resource types: Volume, VolumeAttachment, VolumeType, EncryptedVolumeType (Heat 27's
 schemas, ``heat/engine/resources/openstack/cinder/``).
 
-* Volume: created empty or from an image, snapshot, volume or backup (restore); complete once
-  ``available`` (``read_only`` then applied), ``error`` fails with Heat's ResourceInError. Delete
-  polls until the volume is gone; a volume still in use is retried by the poll (Cinder's 400
-  "status must be available" is taken as a conflict). Attributes as Heat: ``display_name``,
-  ``metadata`` (JSON text) and ``metadata_values`` (map), ``attachments`` (JSON text) and
-  ``attachments_list``...
-* VolumeAttachment: Nova's ``os-volume_attachments`` (the reference id is the attachment id,
-  which Nova makes the volume id), complete once the volume is ``in-use``; delete detaches and
-  waits for the volume to be free again.
-* VolumeType / EncryptedVolumeType: admin objects, created and deleted synchronously.
-
-Not honoured: ``deletion_policy: Snapshot`` (the engine does not pass it on yet).
+More in docs/code/resource_types.md (app.resource_types.cinder).
 """
 from __future__ import annotations
 

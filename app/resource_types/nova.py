@@ -1,28 +1,7 @@
 """Nova's OS::Nova::Server (Heat 27's schema, ``heat/engine/resources/openstack/nova/``);
 KeyPair, ServerGroup and Flavor are in :mod:`app.resource_types.nova_misc`.
 
-OS::Nova::Server, as Heat does it:
-
-* ``networks`` entries with ``network`` / ``subnet`` / ``fixed_ip`` get a port created by Stoker
-  (Heat's "internal ports", kept in ``data["internal_ports"]`` before the server is created and
-  deleted after it); a ``port`` entry is used as is; ``floating_ip`` is associated with the
-  entry's port once the server is ACTIVE; ``allocate_network`` auto/none is passed to Nova;
-  ``security_groups`` go to the internal ports (to Nova when there are no ``networks``).
-* ``user_data`` per ``user_data_format`` (:mod:`app.resource_types._userdata`), base64 for Nova.
-* ``block_device_mapping_v2`` (and the legacy ``block_device_mapping``) as Nova BDM v2 entries.
-* BUILD is polled until ACTIVE; ERROR fails with Heat's ``ResourceInError`` and Nova's fault.
-* Delete: floating IPs disassociated, the server deleted and polled until gone, then the
-  internal ports deleted. Reference id: the server id.
-
-* ``user_data_format: SOFTWARE_CONFIG``: the server's live metadata gets ``deployments`` and
-  the ``os-collect-config`` of its ``software_config_transport``
-  (:mod:`app.resource_types._server_software`, with the credentials of the server's stack
-  user, deleted with the server), and its user data Heat's multipart message.
-
-Updates in place (name, metadata, resize, rebuild, user data policies...) are in
-:mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
-the ``POLL_TEMP_URL`` transport, ``personality`` beyond passing it through,
-``deployment_swift_data``.
+More in docs/code/resource_types.md (app.resource_types.nova).
 """
 from __future__ import annotations
 

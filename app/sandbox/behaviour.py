@@ -2,16 +2,7 @@
 injection. Pure data plus a seeded random generator; the admin API (``app.sandbox.admin``)
 changes it at run time and ``create_app`` takes its initial values.
 
-An *operation* is named ``"<service>.<METHOD>.<collection>"``, e.g. ``"compute.POST.servers"`` or
-``"network.DELETE.ports"``; rules match with shell-style globs (``"compute.*"``).
-
-Latency rule: ``{"match": "compute.POST.*", "seconds": 0.2}`` or
-``{"match": "*", "min": 0.01, "max": 0.05}`` (uniform random).
-
-Fault rule: ``{"match": "compute.POST.servers", "rate": 1.0, "times": 1, "kind": ...}`` where kind is
-``"error"`` (HTTP ``status``, default 500, with ``message``), ``"quota"`` (the service's quota
-exceeded error) or ``"server_error"`` (the request succeeds but the server goes to ERROR instead of
-ACTIVE). ``times`` (optional) limits how often the rule fires; ``rate`` is the probability.
+More in docs/code/sandbox.md (app.sandbox.behaviour).
 """
 from __future__ import annotations
 

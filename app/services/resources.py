@@ -13,6 +13,7 @@ from app.convergence.store.definitions import identity
 from app.engine import graph
 from app.models import Event, Resource, Stack, read_session
 from app.resource_types import registry
+from app.services import stacks
 
 
 def _rows(stack: Stack) -> list[Resource]:
@@ -234,3 +235,20 @@ def get_event(ctx: RequestContext, stack: Stack, resource_name: str, event_id: s
     if ev is None or ev.resource_name != resource_name:
         raise errors.NotFound("Event", event_id)
     return ev
+
+
+def stack_of_physical(ctx: RequestContext, physical_resource_id: str) -> Stack:
+    """The live stack of the caller's project holding a resource with this physical id (the
+    newest such resource), as Heat's ``find_physical_resource`` (the CFN API's
+    DescribeStackResources by ``PhysicalResourceId``).
+
+    :raises errors.NotFound: none (Heat: ``The Resource (<id>) could not be found.``)."""
+    with read_session() as s:
+        stack_id = s.execute(
+            select(Resource.stack_id).join(Stack, Stack.id == Resource.stack_id)
+            .where(Resource.physical_resource_id == physical_resource_id,
+                   Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None))
+            .order_by(Resource.id.desc()).limit(1)).scalar()
+    if stack_id is None:
+        raise errors.NotFound("Resource", physical_resource_id)
+    return stacks.get_by_id(ctx, stack_id)

@@ -60,7 +60,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
     """Resize group ``group_ref`` (its reference id or name) of stack ``stack_id``.
 
     :returns: the new size (the child's UPDATE traversal has started).
-    :raises scaling.NoActionRequired: not COMPLETE, no change in capacity, scaling in
+    :raises errors.NoActionRequired: not COMPLETE, no change in capacity, scaling in
         progress, or in cooldown (Heat's reasons); nothing is changed then.
     :raises errors.NotFound: no such autoscaling group in the stack.
     """
@@ -73,7 +73,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
         row = _group_row(s, stack_id, group_ref, lock=True)
         if st is None or row.status != Status.COMPLETE or row.engine_id \
                 or not row.physical_resource_id:
-            raise scaling.NoActionRequired(row.name, "")
+            raise errors.NoActionRequired(row.name, "")
         props = dict(row.properties_data or {})
         impl = str((row.rsrc_data or {}).get("scaling_impl") or scaling_group.OS_ASG)
         members = group_batches.members(row.physical_resource_id)
@@ -82,7 +82,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
         new = scaling.new_capacity(capacity, adjustment, adjustment_type, min_adjustment_step,
                                    lo, hi)
         if new == capacity:
-            raise scaling.NoActionRequired(row.name, "")
+            raise errors.NoActionRequired(row.name, "")
         if cooldown is None:
             cooldown = scaling_group.cooldown_of(impl, props)
         data = dict(row.rsrc_data or {})

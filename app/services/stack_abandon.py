@@ -2,19 +2,7 @@
 ``create_stack`` with ``adopt_stack_data`` (``heat/engine/service.py``, ``heat/engine/stack.py``
 ``prepare_abandon``, ``heat/engine/resource.py`` ``prepare_abandon`` / ``handle_adopt``).
 
-Abandon data (also what export returns)::
-
-    {"name", "id", "action", "status", "environment", "files", "template",
-     "resources": {name: {"name", "resource_id", "type", "action", "status", "metadata",
-                          "resource_data"}},
-     "project_id", "stack_user_project_id", "tags"}
-
-Abandon deletes the stack from Stoker but leaves every cloud resource in place (its DELETE
-traversal retains them all); export changes nothing. Both are refused unless
-``enable_stack_abandon`` (``STOKER_ENABLE_STACK_ABANDON``, off by default, as Heat's): 400
-``NotSupported`` "Stack Abandon is not supported.". Adopt creates a stack from the data's
-template whose resources are taken over (ADOPT traversal, :mod:`app.convergence.steps.adopt`), not
-created; refused unless ``enable_stack_adopt``: "Stack Adopt is not supported.".
+More in docs/code/services.md (app.services.stack_abandon).
 """
 from __future__ import annotations
 

@@ -223,7 +223,7 @@ def _step_and_continue(stack_id: str, traversal_id: str, resource_id: int,
                        is_update: bool, again: bool = False) -> None:
     """The step, then the ready successors it kept for itself (:class:`~app.tasks.dispatcher.
     Continuation`), one after another. A kept step that raises is sent as a task of its own
-    (where the retries apply); the task's own step raising is retried as before.
+    (where the retries apply); the task's own step raising is retried as any task's.
 
     ``again``: this message ran before, and may have died in the middle of the steps it kept,
     which had no message of their own: the ended nodes after its own whose end was not followed

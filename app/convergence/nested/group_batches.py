@@ -1,17 +1,6 @@
 """A ResourceGroup's members and their batched changes (the nested driver's group half).
 
-- The name skiplist (Heat's ``name_blacklist`` resource data): names ``removal_policies``
-  removed are never reused; it is kept in the group's ``rsrc_data`` across updates (or replaced
-  when ``removal_policies_mode`` is "update") and is the ``removed_rsrc_list`` attribute.
-- ``update_policy.batch_create`` / ``rolling_update``: the child stack is created, or updated,
-  in batches (:func:`app.engine.rolling.batches`), one child traversal per batch, with
-  ``pause_time`` seconds between batches; a rolling update gives the new definition to the
-  highest indices first (Heat's ``ResourceGroup._assemble_for_rolling_update``).
-
-The batch plan is the step's handle: ``{"batches": [[capacity, num_new], ...], "i": index
-of the running batch, "pause": seconds, "paused": how many batches the pauses separate,
-"ct": the child's traversal of that batch,
-"resume": epoch seconds the pause ends (while pausing)}``.
+More in docs/code/convergence.md (app.convergence.nested.group_batches).
 """
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
 """The nested-stack driver: template resources, nested stacks, groups and scaling groups.
 
-A nested resource's create makes a child stack (a stack row with ``parent_id``, its own
-traversal); its node then WAITS (the ``Wait`` outcome) for the child to finish: the child's
-traversal end wakes it (:func:`app.convergence.wakeups.child_finished`), a slow safety poll being
-the only timer. Its reference id and attributes come from the child: a template resource's
-attributes are the child's outputs and its reference id is the child's ARN (or an
-``OS::stack_id`` output), as Heat's TemplateResource; a group's attributes are computed from
-member outputs the group's child template declares. Depth is limited by
-``max_nested_stack_depth`` (Heat's "Recursion depth exceeds N.").
-
-Creating and updating the child are API use cases (validation, limits, the stored template):
-the runtime reaches them through the port :class:`app.convergence.nested.child_stacks.ChildStacks`,
-which ``app.services`` installs, so that imports keep pointing one way.
+More in docs/code/convergence.md (app.convergence.nested.stacks).
 """
 from __future__ import annotations
 

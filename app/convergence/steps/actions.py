@@ -3,28 +3,7 @@
 / ``check_convergence`` on the forward nodes; ``heat/engine/check_resource.py``,
 ``heat/engine/resource.py`` ``suspend`` / ``resume`` / ``check``).
 
-One call starts the resource's action (its state checked first, as Heat's) or polls it, and
-returns an :mod:`~app.convergence.outcome`:
-
-- SUSPEND: refused (the row untouched, the stack failed with ``Error: resources.<name>: State
-  ('CREATE', 'FAILED') invalid for suspend``) for a DELETE, or an unfinished action other than
-  SUSPEND; else SUSPEND_IN_PROGRESS, ``handle_suspend`` then ``check_suspend_complete`` (polled),
-  SUSPEND_COMPLETE. A type without them completes at once.
-- RESUME: allowed from SUSPEND_COMPLETE, RESUME_FAILED and RESUME_COMPLETE only; else as suspend.
-- SNAPSHOT: no state check (Heat's ``Resource.snapshot``); ``handle_snapshot`` /
-  ``check_snapshot_complete`` where the plugin has them, SNAPSHOT_COMPLETE (the stack's data
-  goes into the snapshot at the end: :mod:`app.convergence.steps.snapshots`).
-- CHECK: ``handle_check`` against the live cloud: CHECK_COMPLETE, or CHECK_FAILED with the
-  reason (a resource gone from the cloud: ``NotFound: resources.<name>: ...``); a type without
-  ``handle_check`` is CHECK_COMPLETE "CHECK not supported for <type>", a resource never created
-  stays as it is; one that has ``handle_check`` but was never created fails
-  "Can not check <name>, resource not created yet.".
-
-A nested-stack resource runs the same action on its child stack
-(:mod:`app.convergence.nested.actions`), SNAPSHOT included: the child's resources are
-snapshotted too (a volume in a template resource is backed up) and the snapshot's data holds
-the child's (:mod:`app.convergence.store.stack_data`). Heat's ``StackResource`` has no
-``handle_snapshot``, so Heat leaves a nested stack's volumes without a backup.
+More in docs/code/convergence.md (app.convergence.steps.actions).
 """
 from __future__ import annotations
 

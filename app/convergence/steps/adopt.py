@@ -1,21 +1,7 @@
 """The step of a forward node of an ADOPT traversal (Heat's ``Resource.adopt`` /
 ``handle_adopt``, reached through ``create_convergence`` when the stack has adopt data).
 
-The resource is taken over, not created: ADOPT_IN_PROGRESS, then its physical id, resource
-data and (for a wait condition handle) metadata are set from its entry of the adopt data
-(stored on the row by :func:`app.convergence.traversal.start_adopt`) and it is ADOPT_COMPLETE,
-its attributes read for its dependents. A resource the adopt data does not name, or names
-without a ``resource_id``, fails: ``Exception: resources.<name>: Resource ID was not
-provided.``.
-
-A nested-stack resource (template resource, resource group, OS::Heat::Stack, scaling group)
-adopts its child stack from its entry, which is the child's own data (Heat's
-``StackResource.prepare_abandon``; ``TemplateResource`` / ``ResourceGroup.handle_adopt``): the
-child is made by an ADOPT of the entry's ``resources`` (no cloud object made twice), and the
-resource is ADOPT_COMPLETE when the child is. With no entry (or an empty one) the child is
-created, as Heat's ``handle_adopt`` without data does. A scaling group's child template is the
-entry's own (its members' names are generated, so only the data knows them); Heat cannot adopt
-scaling groups at all (no ``handle_adopt``: "Resource ID was not provided.").
+More in docs/code/convergence.md (app.convergence.steps.adopt).
 """
 from __future__ import annotations
 

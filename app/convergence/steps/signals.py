@@ -21,7 +21,7 @@ from app.convergence.store import events, locks
 from app.convergence.store.rows import ResourceRow, table
 from app.engine.states import Action
 from app.models import Resource, after_commit, read_session, session
-from app.resource_types import _wait, base, failures
+from app.resource_types import base, failures
 from app.resource_types.heat_signals import signal_event
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
         plugin = plugins.registry_plugin(r, st, r.properties_data)
         try:
             result = plugin.handle_signal(details)
-        except _wait.NoActionRequired:
+        except errors.NoActionRequired:
             return None
         except (base.ResourceActionNotSupported, errors.StokerError):
             raise

@@ -76,9 +76,8 @@ def type_schema(type_name: str) -> dict[str, Any] | None:
     Heat accepts without listing it is added: hidden deprecated properties and attributes, and
     the plugin's ``unlisted_properties``, and its ``unimplemented_properties`` (refused when given).
 
-    Built once per process and plugin class, then shared: callers read it and must not change
-    it (a stack of 800 resources deep-copied the schemas 800 times per load, a tenth of a
-    worker's CPU in the cloud benchmark's profile)."""
+    Built once per process and plugin class, then shared (not copied per resource): callers
+    read it and must not change it."""
     cls = registry.get(type_name)
     key = (type_name, cls)
     if key in _schemas:

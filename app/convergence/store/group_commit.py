@@ -1,21 +1,6 @@
 """Group commit: the steps of one worker process that finish together share one transaction.
 
-A step submits what it writes (:meth:`GroupCommit.submit`). If no batch is being written, it
-writes at once: a batch of its own item. While a batch is being written, items that arrive
-queue; when that batch ends, the first of them writes every queued item as the next batch, and
-the others wait for it. Nobody waits on a timer: an idle process writes each item alone, as
-before, while a busy one (gevent workers, where a hundred steps each wait on their database
-round trips at once) writes a burst of finished steps in a few statements instead of a few
-each. It is PostgreSQL's own group commit (``commit_delay``), moved to the client, where the
-cost is: on the 2-core machine the statements' client side was the largest part of a worker's
-CPU (issue 18).
-
-The batch is written by one caller (the leader) for all; each caller gets its own item's
-result back, or the exception its batch raised. Every batch's leader hands over to the next
-queued caller even when its write is interrupted, so no caller waits forever. A leader whose
-write submits again to the same group (an inline dispatcher running a step from inside it)
-writes that item alone at once instead of queueing behind itself. Works with real threads and
-with gevent's patched ones alike.
+More in docs/code/convergence.md (app.convergence.store.group_commit).
 """
 from __future__ import annotations
 
@@ -24,13 +9,16 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from app import errors
+
 T = TypeVar("T")
 R = TypeVar("R")
 K = TypeVar("K", bound=Hashable)
 
 
-class Interrupted(RuntimeError):
-    """The batch's write stopped before it gave this item a result (its leader was killed)."""
+class Interrupted(errors.ServiceUnavailable):
+    """The batch's write stopped before it gave this item a result (its leader was killed):
+    the item is not known to be written; it may be written again."""
 
 
 @dataclass

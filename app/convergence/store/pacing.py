@@ -1,26 +1,7 @@
 """When to look again at a cloud action in progress: :mod:`app.engine.cadence`, fed by what
 this worker saw finish.
 
-A polled action's stored handle carries its timing beside the plugin's handle (``{"h": ...,
-"since": ..., "last": ..., "phase": ..., "fp": ...}``):
-
-* ``since`` -- epoch seconds when the current *phase* began to be waited for: just after the
-  plugin's ``handle_*`` returned, or just after a look that moved the action on;
-* ``last`` -- when the latest look began;
-* ``phase`` -- how many times a look moved the action on. An action of several phases (a
-  resize: the look that finds the server ACTIVE posts the resize, the one that finds it
-  VERIFY_RESIZE posts the confirmation) is a chain of waits, each timed on its own: timed as
-  one, the first look would come when the *whole* action should be over, before its second
-  phase had even started, and each such run would teach a longer estimate;
-* ``fp`` -- a fingerprint of the plugin's handle after that look: a look that changes the
-  handle (``check_*_complete`` records a step it took) starts the next phase.
-
-When a phase ends, the time it took is observed per ``(resource type, stack action,
-is_update, phase)``; the next action of that kind is first looked at when that phase should be
-done (:func:`app.engine.cadence.next_delay`) instead of on the plugin's fixed backoff. Plugins
-with a ``poll_delay`` of their own (a wait with a deadline, a nested stack) keep it; so does
-every plugin until its kind was seen once. Estimates are per worker process and cost O(kinds)
-memory.
+More in docs/code/convergence.md (app.convergence.store.pacing).
 """
 from __future__ import annotations
 

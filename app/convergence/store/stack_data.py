@@ -1,18 +1,8 @@
 """A stack's data as Heat's ``Stack.prepare_abandon`` gives it (``heat/engine/stack.py``,
 ``heat/engine/resource.py`` ``prepare_abandon``): what abandon and export answer and what a
-snapshot stores::
+snapshot stores.
 
-    {"name", "id", "action", "status", "environment", "files", "template",
-     "resources": {name: {"name", "resource_id", "type", "action", "status", "metadata",
-                          "resource_data"}},
-     "project_id", "stack_user_project_id", "tags"}
-
-``resource_data`` is the plugin's data (Stoker's own bookkeeping keys left out); ``metadata``
-the resource's live metadata (a wait condition handle's signals, Heat's ``rsrc_metadata``), else
-its template metadata resolved against the stored attributes. A nested-stack resource (template
-resource, group, OS::Heat::Stack) is its child stack's data, its ``resources`` included, as
-Heat's ``StackResource.prepare_abandon`` (``{}`` when it has no child), so that abandon, export
-and snapshots hold the whole tree.
+More in docs/code/convergence.md (app.convergence.store.stack_data).
 """
 from __future__ import annotations
 

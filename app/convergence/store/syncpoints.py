@@ -123,8 +123,8 @@ def report_all(s: Session, traversal_id: str,
 
 
 #: :func:`report_all`'s statement: constant text with its rows as arrays, so that it is
-#: compiled once and prepared by the server (built with ``values()`` per call, compiling it
-#: was 5 % of a worker's CPU in the cloud bench). ``data`` goes as JSON text, as the column's
+#: compiled once and prepared by the server (built with ``values()``, it would be compiled on
+#: every call). ``data`` goes as JSON text, as the column's
 #: own serializer writes it (``null`` for None). A node reported to twice in one call is
 #: counted by the number of its new inputs (an UPDATE ... FROM updates a row once).
 _REPORT_ALL = text(f"""

@@ -165,7 +165,7 @@ def test_estimate_cost_and_cancel_update(call: Any) -> None:
     err = call("CancelUpdateStack", StackName="s1")
     assert err.status == 400 and err.code == "ValidationError"
     assert err.text("Error/Message").endswith(
-        "Cancelling update when stack is ('CREATE', 'COMPLETE')")
+        "Cancelling update when stack is CREATE_COMPLETE is not supported.")
 
 
 def test_errors_are_aws_xml_and_write_nothing(call: Any) -> None:

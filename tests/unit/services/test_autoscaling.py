@@ -9,7 +9,6 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.engine.scaling import NoActionRequired
 from app.models import Resource, Stack, read_session
 from app.services import scaling, stacks, updates
 
@@ -68,9 +67,9 @@ def test_adjust_up_then_down_removes_the_oldest(db):
 
 def test_bounds_and_no_change(db):
     st = stacks.create_stack(CTX, stack_name="asg3", template=T(desired=3))
-    with pytest.raises(NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         scaling.adjust(st.id, "asg", 1)  # already at max_size: no change
-    with pytest.raises(NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         scaling.adjust(st.id, "asg", 10, "exact_capacity")  # capped at max_size 3
     assert scaling.adjust(st.id, "asg", -50, "percent_change_in_capacity") == 2  # -1.5 -> -1
     assert scaling.adjust(st.id, "asg", 0, "exact_capacity") == 1  # min_size
@@ -80,10 +79,10 @@ def test_bounds_and_no_change(db):
 def test_cooldown_refuses_a_second_adjustment_and_changes_nothing(db):
     st = stacks.create_stack(CTX, stack_name="asg4", template=T(desired=1, cooldown=3600))
     # the create itself starts the cooldown (Heat's _finished_scaling after create)
-    with pytest.raises(NoActionRequired, match="due to cooldown, cooldown 3600"):
+    with pytest.raises(errors.NoActionRequired, match="due to cooldown, cooldown 3600"):
         scaling.adjust(st.id, "asg", 1)
     # a policy's own cooldown of 0 does not lift the group's cooldown_end
-    with pytest.raises(NoActionRequired, match="due to cooldown"):
+    with pytest.raises(errors.NoActionRequired, match="due to cooldown"):
         scaling.adjust(st.id, "asg", 1, cooldown=0)
     assert len(_members(st)) == 1
 
@@ -189,7 +188,7 @@ def test_a_scaling_that_never_started_its_resize_is_given_up_after_a_while(db):
     data["scaling"] = {"scaling_in_progress": True}
     data["scaling_op"] = {"cooldown": 0, "reason": "x", "marked": utcnow().isoformat()}
     _set_data(st, data)
-    with pytest.raises(NoActionRequired, match="due to scaling activity"):
+    with pytest.raises(errors.NoActionRequired, match="due to scaling activity"):
         scaling.adjust(st.id, "asg", 1)
 
 

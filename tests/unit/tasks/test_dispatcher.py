@@ -109,7 +109,7 @@ def test_the_labels_of_a_batch_are_read_in_one_query(db, monkeypatch):
     def no_reads():  # type: ignore[no-untyped-def]
         raise AssertionError("a name was read one by one")
 
-    monkeypatch.setattr(labels, "read_session", no_reads)
+    monkeypatch.setattr(labels.step_labels, "read_session", no_reads)
     assert [labels._resource_name(st.id, ids[n]) for n in ("r0", "r1", "r2")] == ["r0", "r1", "r2"]
 
 
@@ -170,7 +170,7 @@ def test_without_task_events_no_label_is_read(db, monkeypatch):
     def no_reads():  # type: ignore[no-untyped-def]
         raise AssertionError("a label was read")
 
-    monkeypatch.setattr(labels, "read_session", no_reads)
+    monkeypatch.setattr(labels.step_labels, "read_session", no_reads)
     labels._stack.cache_clear()
     labels._resource_name.cache_clear()
     d = dispatcher.CeleryDispatcher(App())
