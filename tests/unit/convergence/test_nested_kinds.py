@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app.convergence.nested.stacks import groups, kinds
+from app.convergence.nested import groups, kinds
 from app.resource_types import registry
 
 
