@@ -11,7 +11,8 @@ member outputs the group's child template declares. Depth is limited by
 
 Creating and updating the child are API use cases (validation, limits, the stored template):
 the runtime reaches them through the port :class:`app.convergence.child_stacks.ChildStacks`,
-which ``app.services`` installs, so that imports keep pointing one way.
+which the process's runtime holds (:mod:`app.convergence.runtime`), so that imports keep
+pointing one way.
 """
 from __future__ import annotations
 
@@ -26,12 +27,12 @@ from app.convergence import (
     attrdata,
     group_batches,
     plugins,
+    runtime,
     scaling_group,
     signals,
     traversal,
     wakeups,
 )
-from app.convergence.child_stacks import port
 from app.convergence.groups import (
     DEPLOYMENT_GROUPS,
     GROUP,
@@ -170,9 +171,9 @@ class NestedResource(GroupDriver):
                 "traversal": traversal_id, "is_update": True, "facade": facade(rdef)}
         try:
             resources = None if adopt is None else dict(adopt.get("resources") or {})
-            self.resource_id = port().create(self.st, self.child_name(), template, params,
-                                              files, env, depth, info, timeout_mins=timeout,
-                                              adopt_resources=resources)
+            self.resource_id = runtime.current().child_stacks.create(
+                self.st, self.child_name(), template, params, files, env, depth, info,
+                timeout_mins=timeout, adopt_resources=resources)
         except errors.StokerError as exc:
             if isinstance(exc, errors.StackExists):  # a redelivered create: adopt the child
                 with read_session() as s:
@@ -286,7 +287,8 @@ class NestedResource(GroupDriver):
         info = dict(child.nested_info or {})
         info.update(traversal=traversal_id, is_update=True, facade=facade(rdef))
         child.nested_info = info
-        port().update(self.st, child, template, params, files, env, info, restore=restore)
+        runtime.current().child_stacks.update(self.st, child, template, params, files, env,
+                                              info, restore=restore)
 
     def check_update_complete(self, handle: Any) -> bool:
         if isinstance(handle, dict) and "batches" in handle:

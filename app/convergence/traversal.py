@@ -22,11 +22,11 @@ from app.convergence import (
     attrdata,
     checked,
     definitions,
-    dispatch,
     events,
     groups,
     plugins,
     retain,
+    runtime,
     snapshots,
     syncpoints,
     timeouts,
@@ -87,7 +87,7 @@ def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
     limit = timeouts.limit_seconds(st.timeout_mins)
 
     def kick() -> None:
-        d = dispatch.get()
+        d = runtime.dispatcher()
         try:
             d.check_resources(sid, tid, start)
             d.stack_timeout(sid, tid, limit)
@@ -373,7 +373,7 @@ def timer_fired(stack_id: str, traversal_id: str) -> None:
         left = timeouts.seconds_left(
             timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
     if left > 0:
-        dispatch.get().stack_timeout(stack_id, traversal_id, left)
+        runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
     else:
         stack_timeout(stack_id, traversal_id)
 

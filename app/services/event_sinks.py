@@ -20,9 +20,10 @@ Sink types (``event_sinks: [{type: ..., ...}]``):
   before the first retry, doubling up to 30; default 0.5), ``timeout`` (seconds per POST,
   default 10). The body is POSTed as JSON; a 2xx answer delivers it.
 
-Where: :func:`install` (once per process: the API, each worker) registers :func:`publish` with
-:func:`app.convergence.events.observe`, the single place event rows are written: each row is
-published once its transaction commits (never when it rolls back).
+Where: :func:`publish` is an event observer of every process's runtime (the API, the CFN
+API, each worker: :func:`app.services.wiring.compose`); :mod:`app.convergence.events`, the
+single place event rows are written, hands it each row once its transaction commits (never
+when it rolls back).
 
 Delivery: one background thread per sink target and process delivers that target's events in
 the order they were written (:class:`Courier`); a failed delivery is retried with backoff, then
@@ -45,7 +46,6 @@ from sqlalchemy import select
 
 from app import auth, config
 from app.clients import webhook
-from app.convergence import events
 from app.models import RawTemplate, Stack, read_session
 
 log = logging.getLogger(__name__)
@@ -287,9 +287,3 @@ def flush(timeout: float = 10.0) -> bool:
     with _lock:
         couriers = list(_couriers.values())
     return all(c.join(max(0.0, deadline - time.monotonic())) for c in couriers)
-
-
-def install() -> None:
-    """Publish every event this process writes to its stack's sinks, once its transaction
-    commits (:func:`app.convergence.events.observe`; idempotent)."""
-    events.observe(publish)
