@@ -25,16 +25,18 @@ def shared() -> Path:
 @contextlib.contextmanager
 def current_settings(**overrides: object) -> Iterator[config.Settings]:
     """Settings with ``overrides`` made this process's own, tasks run in-process (inline
-    dispatcher), the template cache empty; the previous settings are back afterwards."""
-    from app.convergence import dispatch
+    dispatcher: the process's runtime composed for them), the template cache empty; the previous
+    settings and runtime are back afterwards."""
+    from app.convergence import runtime
     from app.convergence.store import definitions
+    from app.services import wiring
     s = config.load({}, always_eager=True, **overrides)
     previous = config._current
     config.set_current(s)
-    dispatch.set_dispatcher(None)
+    previous_runtime = runtime.configure(wiring.compose(s))
     definitions._cache.clear()
     yield s
-    dispatch.set_dispatcher(None)
+    runtime.configure(previous_runtime)
     config._current = previous
 
 
@@ -57,8 +59,8 @@ def db(settings: config.Settings) -> Iterator[config.Settings]:
 
 @pytest.fixture()
 def app(db: config.Settings):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    flask_app = build_app(db)
+    from app.api import create_app
+    flask_app = create_app(db)
     flask_app.config["TESTING"] = True
     return flask_app
 

@@ -1,8 +1,9 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``build_app(settings)`` builds the Flask app around the dispatcher the caller installed; the one
-entry to serve is ``app.cli.wsgi:create_app()``
-(which adds Celery's dispatcher). One blueprint per noun
+``create_app(settings, dispatcher=...)`` builds the Flask app and composes the process's runtime
+(:func:`app.services.wiring.compose`: dispatcher, nested stacks, scaling, event sinks); the entry
+gunicorn serves is ``app.cli.wsgi:create_app()``, which hands it Celery's dispatcher (the API
+may not import ``app.tasks``). One blueprint per noun
 (stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
 build_info, versions); views are short and call ``app.services`` only. Per request:
 
@@ -53,7 +54,8 @@ from app.api import (
 )
 from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
-from app.services import event_sinks, serving
+from app.convergence.dispatch import Dispatcher
+from app.services import serving
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -75,17 +77,20 @@ def _blueprints() -> list[Any]:
             snapshots.blp, software.blp]
 
 
-def build_app(settings: config.Settings | None = None) -> Flask:
-    """Build the API application (served through ``app.cli.wsgi:create_app()``, which installs
-    Celery's dispatcher first).
+def create_app(settings: config.Settings | None = None, *,
+               dispatcher: Dispatcher | None = None) -> Flask:
+    """Build the API application and the process around it: its runtime is composed here
+    (:func:`app.services.wiring.compose`) and made the process's.
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
-    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager`` (every create
-        would fail), or identity settings that cannot work.
+    :param dispatcher: how stack work is enqueued (``app.cli.wsgi:create_app()`` hands Celery's);
+        None: the in-process one, only under ``always_eager``.
+    :raises app.errors.StokerError: no dispatcher outside ``always_eager`` (``NoDispatcher``:
+        every create would fail), or identity settings that cannot work.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    settings = serving.prepare(settings)
+    settings = serving.prepare(settings, dispatcher)
 
     app = Flask("stoker.api")
     app.config.update(
@@ -109,7 +114,6 @@ def build_app(settings: config.Settings | None = None) -> Flask:
     app.after_request(_stamp_request_id)
     logs.setup(settings)
     logs.install_flask(app, _request_id)  # request ids in log lines and task headers
-    event_sinks.install()                 # events written here reach their stack's sinks
     # as Heat's pipeline: version negotiation, then authentication, then the API
     app.wsgi_app = version_negotiation.wrap(  # type: ignore[method-assign]
         auth.wrap_wsgi(app.wsgi_app, settings))

@@ -1,8 +1,9 @@
 """app.cfn — heat-api-cfn on port 8000: the CloudFormation-compatible query API.
 
-``build_app()`` builds the app; the one entry to serve is ``'app.cli.wsgi:create_cfn_app()'``
-(the Procfile's ``cfn`` line, started by ``stoker up`` on ``Settings.cfn_port``), which also
-installs Celery's dispatcher. Requests are AWS query requests: form
+``create_app(settings, dispatcher=...)`` builds the app and composes the process's runtime
+(:func:`app.services.wiring.compose`); the entry gunicorn serves is
+``'app.cli.wsgi:create_cfn_app()'`` (the Procfile's ``cfn`` line, started by ``stoker up`` on
+``Settings.cfn_port``), which hands it Celery's dispatcher. Requests are AWS query requests: form
 POST or GET to ``/v1`` (also ``/``) with ``Action=<name>&Version=2010-05-15`` and the action's
 parameters, signed with EC2 signature version 4 or 2 (:mod:`app.cfn.signing`). Per request:
 
@@ -21,7 +22,7 @@ parameters, signed with EC2 signature version 4 or 2 (:mod:`app.cfn.signing`). P
 
 ``GET /`` without an Action answers the version document. The wait-condition and signal
 endpoints (``PUT /v1/waitcondition/<arn>``, ``POST /v1/signal/<arn>``) belong beside these, as
-blueprints registered by :func:`build_app` (see :func:`_blueprints`).
+blueprints registered by :func:`create_app` (see :func:`_blueprints`).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from werkzeug.exceptions import HTTPException
 from app import auth, config, errors
 from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
 from app.context import RequestContext
+from app.convergence.dispatch import Dispatcher
 from app.services import serving
 
 LOG = logging.getLogger(__name__)
@@ -66,18 +68,20 @@ def _blueprints() -> list[Any]:
     return [signals.blp]
 
 
-def build_app(settings: config.Settings | None = None) -> Flask:
-    """Build the CFN API application (served through ``app.cli.wsgi:create_cfn_app()``, which
-    installs Celery's dispatcher first).
-
-    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager``; identity
-        settings that cannot work (app.auth.check_settings).
+def create_app(settings: config.Settings | None = None, *,
+               dispatcher: Dispatcher | None = None) -> Flask:
+    """Build the CFN API application and the process around it: its runtime is composed here
+    (:func:`app.services.wiring.compose`) and made the process's.
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
+    :param dispatcher: how stack work is enqueued (``app.cli.wsgi:create_cfn_app()`` hands
+        Celery's); None: the in-process one, only under ``always_eager``.
+    :raises app.errors.StokerError: no dispatcher outside ``always_eager`` (``NoDispatcher``);
+        identity settings that cannot work (app.auth.check_settings).
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    settings = serving.prepare(settings)
+    settings = serving.prepare(settings, dispatcher)
     app = Flask("stoker.cfn", static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=settings.max_json_body_size, STOKER_SETTINGS=settings)
     app.add_url_rule("/", "root", _root, methods=["GET", "POST"])

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
-from app.convergence import dispatch, outcome, traversal
+from app.convergence import outcome, runtime, traversal
 from app.convergence.outcome import Node, Outcome
 from app.convergence.steps import actions, adopt, cleanup, create, delete, stopped
 from app.convergence.steps import update as updating
@@ -154,7 +154,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
     if row is None:  # held: by a live engine (retry soon) or a dead one (take it over); or
         # its key moved since the read (another step came and went, or a newer traversal)
         if locks.acquire(resource_id) is False:
-            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+            runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                           countdown=LOCK_RETRY_SECONDS)
             return
         with read_session() as s:
@@ -272,7 +272,7 @@ def requeue(stack_id: str, traversal_id: str, resource_id: int, is_update: bool)
     then apply). Call it from an ``except`` block."""
     log.exception("step of resource %s in traversal %s failed; enqueued again alone",
                   resource_id, traversal_id)
-    dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+    runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                   countdown=LOCK_RETRY_SECONDS)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, plugins, traversal
+from app.convergence import plugins, runtime, traversal
 from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
 from app.convergence.store import events, pacing, syncpoints
 from app.convergence.store.group_commit import GroupCommit, indexes_by
@@ -99,7 +99,7 @@ def done(node: Node, d: Done) -> None:
         return
     ended, ready = got
     if ready:
-        dispatch.get().check_resources(node.stack.id, node.traversal_id, ready)
+        runtime.dispatcher().check_resources(node.stack.id, node.traversal_id, ready)
     if not ended:
         ended_again(node)
 
@@ -270,7 +270,7 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
 
 def enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,
                           ready: list[NodeKey]) -> None:
-    after_commit(s, lambda: dispatch.get().check_resources(stack_id, traversal_id, ready))
+    after_commit(s, lambda: runtime.dispatcher().check_resources(stack_id, traversal_id, ready))
 
 
 def count(s: Session, node: Node, ended: int) -> None:
@@ -287,4 +287,4 @@ def reenqueue_successors(node: Node) -> None:
         todo = [(i, upd) for upd in (True, False) for i in syncpoints.fired_not_done(
             s, node.traversal_id, upd, [i for i, u in succ if u == upd])]
     if todo:
-        dispatch.get().check_resources(node.stack.id, node.traversal_id, todo)
+        runtime.dispatcher().check_resources(node.stack.id, node.traversal_id, todo)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, timeouts, traversal
+from app.convergence import runtime, timeouts, traversal
 from app.convergence.finishing import (
     count,
     count_committed,
@@ -58,7 +58,7 @@ def apply(node: Node, outcome: Outcome) -> None:
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
         park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None, timing)
-        dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
+        runtime.dispatcher().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
     else:
         _wait(node, outcome)
@@ -78,7 +78,7 @@ def _wait(node: Node, w: Wait) -> None:
                              plugin=w.plugin, start=w.start, stack_action=default_action(node)))
         return
     park(node, w.plugin, w.handle, w.start, w.owner, w.event)
-    dispatch.get().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
+    runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
 
 

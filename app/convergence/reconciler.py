@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app import config
-from app.convergence import dispatch, timeouts, traversal
+from app.convergence import runtime, timeouts, traversal
 from app.convergence.dispatch import NodeKey
 from app.engine.states import NodeState, Status
 from app.models import (
@@ -114,7 +114,7 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
             abandoned = (r.engine_id is None or r.engine_id not in live) \
                 and touched <= (parked if _waiting(r.handle) else idle)
         if abandoned:
-            dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
+            runtime.dispatcher().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
             n += 1
     return n
 

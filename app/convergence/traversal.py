@@ -18,7 +18,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import dispatch, plugins, timeouts, unchanged, wakeups
+from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
 from app.convergence.store import attrdata, definitions, events, syncpoints
@@ -76,7 +76,7 @@ def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
     limit = timeouts.limit_seconds(st.timeout_mins)
 
     def kick() -> None:
-        d = dispatch.get()
+        d = runtime.dispatcher()
         try:
             d.check_resources(sid, tid, start)
             d.stack_timeout(sid, tid, limit)
@@ -362,7 +362,7 @@ def timer_fired(stack_id: str, traversal_id: str) -> None:
         left = timeouts.seconds_left(
             timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
     if left > 0:
-        dispatch.get().stack_timeout(stack_id, traversal_id, left)
+        runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
     else:
         stack_timeout(stack_id, traversal_id)
 

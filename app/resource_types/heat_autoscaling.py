@@ -21,15 +21,8 @@ from app.resource_types.heat_signals import heat_url
 ADJUSTMENT_TYPES = ["change_in_capacity", "exact_capacity", "percent_change_in_capacity"]
 
 #: ``adjuster(stack_id, group_ref, adjustment, adjustment_type, min_adjustment_step,
-#: cooldown) -> new size`` (installed by app.services.scaling)
+#: cooldown) -> new size`` (implemented by app.services.scaling)
 Adjuster = Callable[[str, str, float, str, "int | None", "float | None"], int]
-_adjuster: Adjuster | None = None
-
-
-def set_adjuster(fn: Adjuster) -> None:
-    """Install what a policy's signal calls to resize its group (``app.services`` does)."""
-    global _adjuster
-    _adjuster = fn
 
 
 def make_signal_urls(res: Resource) -> None:
@@ -49,13 +42,16 @@ def make_signal_urls(res: Resource) -> None:
 
 def run_adjuster(res: Resource, group: str, adjustment: Any, adjustment_type: str,
                  min_step: Any, cooldown: Any) -> int:
-    """Call the installed adjuster for ``res`` (a policy). :returns: the new size.
+    """Call the adjuster the engine handed ``res`` (a policy: its ``adjuster``).
+    :returns: the new size.
     :raises errors.NoActionRequired: nothing scaled (Heat's signal then answers normally).
-    :raises errors.NotFound: Heat's "Alarm <policy> could not find scaling group ..."."""
-    if _adjuster is None or res.stack is None:
-        raise RuntimeError("no scaling adjuster installed: import app.services first")
+    :raises errors.NotFound: Heat's "Alarm <policy> could not find scaling group ...".
+    :raises RuntimeError: no adjuster handed (a policy built outside the engine)."""
+    adjuster: Adjuster | None = getattr(res, "adjuster", None)
+    if adjuster is None or res.stack is None:
+        raise RuntimeError(f"{res.name}: no scaling adjuster handed to this policy")
     try:
-        return _adjuster(str(res.stack.stack_id), group, adjustment, adjustment_type,
+        return adjuster(str(res.stack.stack_id), group, adjustment, adjustment_type,
                          min_step, cooldown)
     except errors.NotFound as exc:
         raise errors.NotFound("Resource", group, f"Alarm {res.name} could not find "
@@ -128,6 +124,8 @@ class ScalingPolicy(Resource):
 
     type_name = "OS::Heat::ScalingPolicy"
     support_status = s.support_status(None)
+    #: what a signal calls to resize the group (handed by the engine)
+    adjuster: Adjuster | None = None
     properties_schema = {
         "adjustment_type": s.prop("string", "Type of adjustment (absolute or percentage).",
                                   required=True, update_allowed=True,

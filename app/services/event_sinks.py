@@ -17,7 +17,6 @@ from sqlalchemy import select
 
 from app import auth, config, errors
 from app.clients import webhook
-from app.convergence.store import events
 from app.models import RawTemplate, Stack, read_session
 
 log = logging.getLogger(__name__)
@@ -259,9 +258,3 @@ def flush(timeout: float = 10.0) -> bool:
     with _lock:
         couriers = list(_couriers.values())
     return all(c.join(max(0.0, deadline - time.monotonic())) for c in couriers)
-
-
-def install() -> None:
-    """Publish every event this process writes to its stack's sinks, once its transaction
-    commits (:func:`app.convergence.store.events.observe`; idempotent)."""
-    events.observe(publish)

@@ -9,7 +9,7 @@ removes the failed ones first, then the oldest (:mod:`app.convergence.nested.sca
 
 The scaling ends when that traversal ends (:func:`settle`): its cooldown starts, the group's
 attributes and the parent stack's outputs are resolved again. The child's end calls it
-(:func:`app.convergence.wakeups.set_unclaimed`); any later :func:`adjust` settles first, so a
+(:func:`child_ended`, the runtime's ``child_unclaimed`` hook); any later :func:`adjust` settles first, so a
 scaling whose end was lost (a killed worker, a restart) never stays "in progress".
 """
 from __future__ import annotations
@@ -21,9 +21,8 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app import errors
-from app.convergence import plugins, traversal, wakeups
+from app.convergence import plugins, traversal
 from app.convergence.nested import group_batches, scaling_group
-from app.convergence.nested import group_driver as nested_groups
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import SCALING
 from app.convergence.store import definitions
@@ -31,7 +30,7 @@ from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import scaling
 from app.engine.states import Status
 from app.models import RawTemplate, Resource, Stack, read_session, session, utcnow
-from app.resource_types import aws_elb, heat_autoscaling
+from app.resource_types import aws_elb
 from app.services import children
 from app.templates.type_resolution import nested_environment
 
@@ -227,24 +226,11 @@ def reload_load_balancers(stack_id: str, group_id: int,
     return done
 
 
-def _child_ended(parent_id: str, resource_id: int) -> None:
-    """A child stack ended with no node of its parent waiting: a scaling may have ended."""
+def child_ended(parent_id: str, resource_id: int) -> None:
+    """A child stack ended with no node of its parent waiting: a scaling may have ended
+    (the runtime's ``child_unclaimed`` hook, :func:`app.services.wiring.compose`)."""
     with read_session() as s:
         row = s.get(Resource, resource_id)
         scaling_op = row is not None and "scaling_op" in (row.rsrc_data or {})
     if scaling_op:
         settle(parent_id, resource_id)
-
-
-def _policy_adjust(stack_id: str, group_ref: str, adjustment: float, adjustment_type: str,
-                   min_adjustment_step: int | None, cooldown: float | None) -> int:
-    return adjust(stack_id, group_ref, adjustment, adjustment_type, min_adjustment_step,
-                  cooldown)
-
-
-def install() -> None:
-    """Let policies' signals resize groups, and children's ends settle their scaling."""
-    heat_autoscaling.set_adjuster(_policy_adjust)
-    nested_groups.set_completed(reload_load_balancers)
-    wakeups.set_unclaimed(_child_ended)
-

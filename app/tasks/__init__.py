@@ -30,8 +30,9 @@ from celery import Celery, signals
 from celery.utils.imports import import_from_cwd
 
 from app import config, logs, models
+from app.convergence import runtime
 from app.resource_types import registry
-from app.services import engine, event_sinks
+from app.services import engine, wiring
 from app.tasks import broker_watch, profiling, transport
 from app.tasks.dispatcher import (
     CONTINUE_MAX_STEPS,
@@ -129,15 +130,21 @@ def _init_process(**_: object) -> None:
     registry.types()  # import every plugin module now, not in the first task
 
 
+def compose() -> None:
+    """Compose this worker's or beat's runtime (:func:`app.services.wiring.compose`) with
+    Celery's dispatcher and make it the process's: follow-up work goes out through Celery,
+    child stacks and scaling go through the use cases, the events written reach their stack's
+    sinks. Before the pool starts, so forked pool processes inherit it."""
+    runtime.configure(wiring.compose(config.get(), CeleryDispatcher(celery_app)))
+
+
 @signals.worker_init.connect
 def _init_worker(**_: object) -> None:
-    """Every worker (any pool): its follow-up work goes out through Celery, the events it
-    writes reach their stack's sinks, and it watches its broker (:mod:`.broker_watch`: the
-    in-flight work is sent again at once when the broker lost messages). The plugin modules
-    are imported now, not in the first task (the threads pool, as ``stoker up`` runs it, sends
-    no ``worker_process_init``)."""
-    engine.use_dispatcher(CeleryDispatcher(celery_app))
-    event_sinks.install()
+    """Every worker (any pool): its runtime (:func:`compose`), and the watch of its broker
+    (:mod:`.broker_watch`: the in-flight work is sent again at once when the broker lost
+    messages). The plugin modules are imported now, not in the first task (the threads pool,
+    as ``stoker up`` runs it, sends no ``worker_process_init``)."""
+    compose()
     registry.types()
     profiling.install()
     url = str(celery_app.conf.broker_url or config.get().broker_url)
@@ -148,8 +155,8 @@ def _init_worker(**_: object) -> None:
 
 @signals.beat_init.connect
 def _init_beat(**_: object) -> None:
-    """Beat enqueues its follow-up work through Celery."""
-    engine.use_dispatcher(CeleryDispatcher(celery_app))
+    """Beat: its runtime (:func:`compose`); its follow-up work goes out through Celery."""
+    compose()
 
 
 @signals.task_prerun.connect

@@ -13,10 +13,11 @@ from typing import Any
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import check, dispatch, finishing
+from app.convergence import check, finishing
 from app.convergence.store import locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
+from tests.fixtures.wiring import use_dispatcher
 from tests.unit.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="group")
@@ -58,7 +59,7 @@ def _until_queued(group: Any, n: int) -> None:
 
 def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_db, monkeypatch):
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="burst", template=_wide_then_one())
     steps = list(rec.queue)
     rec.queue.clear()
@@ -100,7 +101,7 @@ def test_a_step_whose_node_already_ended_leaves_the_group_and_counts_nothing(pg_
     fresh ones; the ended one takes the one-by-one path, which only re-enqueues what fired
     after it and had not finished."""
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="again", template=_wide_then_one())
     steps = list(rec.queue)
     rec.queue.clear()
@@ -123,7 +124,7 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     handle and lock released, one IN_PROGRESS event each, and a poll enqueued by each step;
     the polls then finish them with one COMPLETE event each."""
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     slow = {f"k{i}": knob(f"v{i}", action_wait_secs={"create": 0.5}) for i in range(WIDE)}
     st = stacks.create_stack(CTX, stack_name="parks", template=hot(slow))
     steps = list(rec.queue)

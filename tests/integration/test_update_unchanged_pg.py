@@ -9,10 +9,10 @@ import threading
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import dispatch
 from app.convergence.store import locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
+from tests.fixtures.wiring import use_dispatcher
 from tests.unit.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="race")
@@ -20,7 +20,7 @@ CTX = RequestContext(tenant_id="race")
 
 def test_a_superseded_step_caught_mid_read_leaves_a_settled_row_alone(pg_db, monkeypatch):
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="race", template=hot({"x": knob("one")}))
     rec.run_all()
     x = rows(st.id)["x"]

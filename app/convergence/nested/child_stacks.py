@@ -1,8 +1,9 @@
 """The port through which the runtime creates and updates nested stacks.
 
 Creating or updating a child stack is an API use case (validation, limits, the stored template),
-so :mod:`app.services` implements it and installs it here on import; the runtime
-(:mod:`app.convergence.nested.stacks`) only calls :func:`port`. Imports keep pointing one way.
+so :mod:`app.services.children` implements it and the process's composition hands it to the
+runtime (:class:`app.convergence.runtime.Runtime`'s ``child_stacks``); the runtime
+(:mod:`app.convergence.nested.stacks`) only calls it. Imports keep pointing one way.
 """
 from __future__ import annotations
 
@@ -28,21 +29,3 @@ class ChildStacks(Protocol):
                info: dict[str, Any], restore: dict[str, Any] | None = None) -> None:
         """Validate the child's new definition and start its UPDATE traversal (its RESTORE
         with ``restore``, the child's data in the snapshot being restored)."""
-
-
-_children: ChildStacks | None = None
-
-
-def set_child_stacks(impl: ChildStacks) -> None:
-    """Install the :class:`ChildStacks` implementation (``app.services`` does, on import)."""
-    global _children
-    _children = impl
-
-
-def port() -> ChildStacks:
-    """The installed :class:`ChildStacks`.
-
-    :raises RuntimeError: none is installed (``app.services`` was not imported)."""
-    if _children is None:
-        raise RuntimeError("no ChildStacks installed: import app.services first")
-    return _children

@@ -6,13 +6,12 @@ Mixed into :class:`app.convergence.nested.stacks.NestedResource` (see :mod:`.gro
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
 
 from app import errors
-from app.convergence import timeouts
+from app.convergence import runtime, timeouts
 from app.convergence.nested import group_batches, scaling_group
 from app.convergence.nested.groups import (
     DEPLOYMENT_GROUPS,
@@ -26,17 +25,6 @@ from app.convergence.store import attrdata
 from app.models import RawTemplate, Stack, read_session
 from app.resource_types import failures
 from app.templates.type_resolution import nested_environment
-
-#: called as ``fn(stack_id, resource_id, load_balancer_names)`` when an autoscaling group with
-#: ``LoadBalancerNames`` finished its create or update (Heat's ``_lb_reload``;
-#: ``app.services.scaling`` installs it)
-_completed: Callable[[str, int, list[str]], Any] | None = None
-
-
-def set_completed(fn: Callable[[str, int, list[str]], Any]) -> None:
-    """Install what runs when an autoscaling group's create or update completed."""
-    global _completed
-    _completed = fn
 
 
 class GroupDriver:
@@ -121,8 +109,8 @@ class GroupDriver:
                 scaling_group.cooldown_of(self._impl(), self.properties),
                 f"ExactCapacity : {size}")
             names = list(self.properties.get("LoadBalancerNames") or [])
-            if names and _completed is not None:
-                _completed(str(self.st.id), int(self.r.id), names)
+            if names:  # Heat's _lb_reload
+                runtime.current().group_completed(str(self.st.id), int(self.r.id), names)
         return done
 
     def _scaling_value(self, path: tuple[Any, ...], outs: dict[str, Any]) -> Any:

@@ -10,9 +10,8 @@ from typing import Any
 from sqlalchemy import select
 
 from app import config, errors
-from app.convergence import plugins, traversal, wakeups
+from app.convergence import plugins, runtime, traversal, wakeups
 from app.convergence.nested import kinds
-from app.convergence.nested.child_stacks import port
 from app.convergence.nested.group_driver import GroupDriver
 from app.convergence.nested.groups import (
     GROUP,
@@ -102,9 +101,9 @@ class NestedResource(GroupDriver):
                 "traversal": traversal_id, "is_update": True, "facade": facade(rdef)}
         try:
             resources = None if adopt is None else dict(adopt.get("resources") or {})
-            self.resource_id = port().create(self.st, self.child_name(), template, params,
-                                              files, env, depth, info, timeout_mins=timeout,
-                                              adopt_resources=resources)
+            self.resource_id = runtime.current().child_stacks.create(
+                self.st, self.child_name(), template, params, files, env, depth, info,
+                timeout_mins=timeout, adopt_resources=resources)
         except errors.StokerError as exc:
             if isinstance(exc, errors.StackExists):  # a redelivered create: adopt the child
                 with read_session() as s:
@@ -178,7 +177,8 @@ class NestedResource(GroupDriver):
         info = dict(child.nested_info or {})
         info.update(traversal=traversal_id, is_update=True, facade=facade(rdef))
         child.nested_info = info
-        port().update(self.st, child, template, params, files, env, info, restore=restore)
+        runtime.current().child_stacks.update(self.st, child, template, params, files, env,
+                                              info, restore=restore)
 
     def check_update_complete(self, handle: Any) -> bool:
         if isinstance(handle, dict) and "batches" in handle:

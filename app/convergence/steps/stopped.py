@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, plugins
+from app.convergence import plugins, runtime
 from app.convergence.store import events, locks
 from app.convergence.store.rows import ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
@@ -91,7 +91,7 @@ def _poll(st: Stack, r: ResourceRow, traversal_id: str, is_update: bool) -> None
             s.execute(update(RT).where(RT.c.id == r.id).values(
                 rsrc_data=plugin.data, physical_resource_id=plugin.resource_id,
                 poll_attempt=attempt))
-        dispatch.get().check_resource(st.id, traversal_id, r.id, is_update,
+        runtime.dispatcher().check_resource(st.id, traversal_id, r.id, is_update,
                                       countdown=float(plugin.poll_delay(r.stored_handle(), attempt)))
         return
     data = dict(plugin.data if plugin is not None else r.rsrc_data)

@@ -7,12 +7,12 @@ action, status, reason, ``created_at``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
+from app.convergence import runtime
 from app.convergence.store.rows import table
 from app.engine.states import Status
 from app.models import Event, Resource, after_commit, utcnow
@@ -21,21 +21,14 @@ ET = table(Event)
 RT = table(Resource)
 STATE_CHANGED = "state changed"
 _INSERT = insert(ET)
-#: called with each event row once its transaction commits (:func:`observe`)
-_observers: list[Callable[[dict[str, Any]], None]] = []
-
-
-def observe(callback: Callable[[dict[str, Any]], None]) -> None:
-    """Call ``callback(row)`` for every event row this process writes, after the transaction
-    that wrote it commits (never when it rolls back). The port the event sinks
-    (``app.services.event_sinks``) plug into; registering the same callback twice is a no-op."""
-    if callback not in _observers:
-        _observers.append(callback)
 
 
 def _written(s: Session, rows: list[dict[str, Any]]) -> None:
-    if _observers:
-        after_commit(s, lambda: [cb(r) for cb in _observers for r in rows])
+    """Hand ``rows`` to the runtime's event observers (the event sinks) once ``s`` commits,
+    never when it rolls back."""
+    observers = runtime.current().event_observers
+    if observers:
+        after_commit(s, lambda: [cb(r) for cb in observers for r in rows])
 
 
 def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,

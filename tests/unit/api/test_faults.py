@@ -140,10 +140,10 @@ def test_context_request_id_is_the_response_request_id(api, world):
 
 
 def test_unknown_auth_strategy_is_refused_at_start(settings, world):
-    from app.api import build_app
+    from app.api import create_app
     from app.auth import AuthConfigError
     with pytest.raises(AuthConfigError, match="noauth, keystone, not 'kerberos'"):
-        build_app(settings.replace(auth_strategy="kerberos"))
+        create_app(settings.replace(auth_strategy="kerberos"))
 
 
 def test_status_lines_use_standard_reason_phrases(api):
@@ -179,24 +179,21 @@ def test_a_body_of_another_media_type_still_reads_as_no_body(api):
     assert resp.status_code != 400
 
 
-def test_the_api_packages_offer_no_factory_that_cannot_create(settings):
-    """``gunicorn 'app.api:create_app()'`` served an API whose every create answered 500; now
-    the packages have no ``create_app`` (gunicorn fails at start), building without a dispatcher
-    outside ``always_eager`` is refused at build time, and the one entry to serve
-    (``app.cli.wsgi:create_app()``) installs Celery's dispatcher."""
+def test_a_factory_outside_always_eager_needs_a_dispatcher(settings):
+    """Without a dispatcher outside ``always_eager`` the API factories refuse to build
+    (``NoDispatcher``, naming the served entry) instead of serving an API whose every create
+    would fail; the served entries (``app.cli.wsgi``) hand them Celery's."""
     import app.api
     import app.cfn
     from app.cli import wsgi
-    from app.convergence import dispatch
+    from app.convergence import runtime
     from app.tasks.dispatcher import CeleryDispatcher
-    assert not hasattr(app.api, "create_app") and not hasattr(app.cfn, "create_app")
     production = settings.replace(always_eager=False)
-    dispatch.set_dispatcher(None)
-    for build in (app.api.build_app, app.cfn.build_app):
-        with pytest.raises(errors.StokerError, match="app.cli.wsgi:create_app"):
+    for build in (app.api.create_app, app.cfn.create_app):
+        with pytest.raises(errors.StokerError, match="app.cli.wsgi:create_app") as refused:
             build(production)
-    wsgi.create_app(production)
-    assert isinstance(dispatch.get(), CeleryDispatcher)
-    dispatch.set_dispatcher(None)
-    wsgi.create_cfn_app(production)
-    assert isinstance(dispatch.get(), CeleryDispatcher)
+        assert refused.value.heat_type == "NoDispatcher"
+    for entry in (wsgi.create_app, wsgi.create_cfn_app):
+        runtime.configure(None)
+        entry(production)
+        assert isinstance(runtime.dispatcher(), CeleryDispatcher)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from app.convergence import dispatch
 from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import hot, knob
+from tests.fixtures.wiring import use_dispatcher, use_inline
 
 HOT = "2018-08-31"
 ACCEPTED = {"message": "The request is accepted for processing.<br /><br />\n\n\n",
@@ -239,12 +239,12 @@ def test_a_failed_update_stays_failed_without_rollback(api):
 def test_update_while_in_progress_supersedes_and_of_a_deleted_or_unknown_stack_404(api):
     # Heat's convergence accepts an update of a stack whose create or update is in progress:
     # the newest traversal wins (Heat's functional test_simultaneous_update)
-    dispatch.set_dispatcher(Dropper())
+    use_dispatcher(Dropper())
     base = api.create("busy")
     assert api.stack(base)["stack_status"] == "CREATE_IN_PROGRESS"
     assert api.c.put(base, json={"template": BASE}).status_code == 202
     assert api.stack(base)["stack_status"] == "UPDATE_IN_PROGRESS"
-    dispatch.set_dispatcher(None)
+    use_inline()
     assert api.c.patch(base, json={}).status_code == 202
     assert api.stack(base)["stack_status"] == "UPDATE_COMPLETE"
     base = api.create("gone")

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.convergence import dispatch
 from app.models import RawTemplate, read_session
 from tests.fixtures.engine import Dropper
+from tests.fixtures.wiring import use_dispatcher, use_inline
 from tests.unit.api.test_stack_update import BASE, TR, Api, T, fault
 
 NEW = copy.deepcopy(BASE)
@@ -108,11 +108,11 @@ def test_type_change_property_replacement_and_failed_resources_are_replaced(api)
 
 
 def test_a_stack_in_progress_is_previewed_and_errors_are_heats(api, frozen_type):
-    dispatch.set_dispatcher(Dropper())
+    use_dispatcher(Dropper())
     busy = api.create("busy")
     got = api.c.put(f"{busy}/preview", json={"template": BASE})
     assert got.status_code == 200, got.get_json()
-    dispatch.set_dispatcher(None)
+    use_inline()
     base = api.create("frz", T({"f": {"type": "Test::Frozen", "properties": {"size": 1}}}))
     t2 = T({"f": {"type": "Test::Frozen", "properties": {"size": 2}}})
     msg = fault(api.c.put(f"{base}/preview", json={"template": t2}), 400, "NotSupported")

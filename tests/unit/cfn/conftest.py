@@ -51,8 +51,8 @@ def sign(params: dict[str, str], key: str = "AKIDEXAMPLE", secret: str = "secret
 
 @pytest.fixture()
 def cfn(db):  # type: ignore[no-untyped-def]
-    from app.cfn import build_app
-    flask_app = build_app(db)
+    from app.cfn import create_app
+    flask_app = create_app(db)
     flask_app.config["TESTING"] = True
     return flask_app.test_client()
 

@@ -25,8 +25,8 @@ def test_describe_stacks_masks_noecho(call: Any, db: Any) -> None:
     params = {m.findtext("ParameterKey"): m.findtext("ParameterValue") for m in members}
     assert params["Password"] == "******" and params["Visible"] == "v"
     assert b"hunter2" not in desc.data
-    from app.api import build_app
-    api = build_app(db).test_client()
+    from app.api import create_app
+    api = create_app(db).test_client()
     href = api.get("/v1/admin/stacks/noecho").headers["Location"]
     assert api.get(href).get_json()["stack"]["parameters"]["Password"] == "******"
     assert api.get(f"{href}/environment").get_json()["parameters"] == {"Password": "******"}

@@ -31,7 +31,7 @@ def ks_cfn(db: config.Settings, monkeypatch: Any) -> Iterator[Callable[..., Any]
     app whose requests carry a token of ``roles`` in ``PROJECT``. Stack trusts are recorded
     instead of asked of Keystone."""
     from app.auth import policy, trusts
-    from app.cfn import build_app, signing
+    from app.cfn import create_app, signing
     from app.context import RequestContext
     from tests.unit.cfn.conftest import sign
 
@@ -42,7 +42,7 @@ def ks_cfn(db: config.Settings, monkeypatch: Any) -> Iterator[Callable[..., Any]
     def make(roles: tuple[str, ...], policy_file: str = "") -> Callable[..., Answer]:
         settings = db.replace(auth_strategy="keystone", policy_file=policy_file,
                              auth_encryption_key=Fernet.generate_key().decode())
-        client = build_app(settings).test_client()
+        client = create_app(settings).test_client()
         monkeypatch.setattr(signing, "authenticate", lambda *a, **k: RequestContext(
             tenant_id=PROJECT, project_id=PROJECT, user_id="u1", username="u1", roles=roles,
             auth_token="tok", user_domain_id="default", project_domain_id="default"))

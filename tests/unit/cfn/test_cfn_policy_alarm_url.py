@@ -32,8 +32,8 @@ CFN = {"heat_template_version": "2018-08-31", "resources": {
 @pytest.fixture()
 def apis(db):  # type: ignore[no-untyped-def]
     from app import cfn
-    from app.api import build_app
-    return build_app(db).test_client(), cfn.build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client(), cfn.create_app(db).test_client()
 
 
 def _outputs(api, base: str) -> dict:  # type: ignore[no-untyped-def]

@@ -37,8 +37,8 @@ def _template(cooldown: int = 0) -> dict:
 @pytest.fixture()
 def apis(db):  # type: ignore[no-untyped-def]
     from app import cfn
-    from app.api import build_app
-    return build_app(db).test_client(), cfn.build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client(), cfn.create_app(db).test_client()
 
 
 def _stack(api, name: str, template: dict) -> tuple[str, str]:  # type: ignore[no-untyped-def]

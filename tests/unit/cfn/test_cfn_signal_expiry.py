@@ -18,8 +18,8 @@ from tests.unit.cfn.test_cfn_signals import _put, _reference, _stack
 @pytest.fixture()
 def both(db: Any) -> tuple[Any, Any]:
     from app import cfn
-    from app.api import build_app
-    return build_app(db).test_client(), cfn.build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client(), cfn.create_app(db).test_client()
 
 
 BODY = {"Status": "SUCCESS", "Reason": "r", "Data": "d", "UniqueId": "1"}

@@ -23,9 +23,9 @@ CFN_TEMPLATE = {
 @pytest.fixture()
 def apis(db):  # type: ignore[no-untyped-def]
     from app import cfn
-    from app.api import build_app
-    api = build_app(db).test_client()
-    return api, cfn.build_app(db).test_client()
+    from app.api import create_app
+    api = create_app(db).test_client()
+    return api, cfn.create_app(db).test_client()
 
 
 def _stack(api, name: str) -> tuple[str, dict]:  # type: ignore[no-untyped-def]

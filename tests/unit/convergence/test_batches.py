@@ -40,8 +40,9 @@ def test_every_node_once_in_order_and_sizes_bounded(n, parallelism, largest):
         assert len(out) >= min(n, 2 * parallelism)
 
 
-def test_a_step_that_raises_is_enqueued_alone_and_the_others_still_run(monkeypatch):
-    from app.convergence import check, dispatch
+def test_a_step_that_raises_is_enqueued_alone_and_the_others_still_run(settings, monkeypatch):
+    from app.convergence import check
+    from tests.fixtures.wiring import use_dispatcher
 
     ran: list[int] = []
     requeued: list[tuple] = []
@@ -57,7 +58,7 @@ def test_a_step_that_raises_is_enqueued_alone_and_the_others_still_run(monkeypat
 
     monkeypatch.setattr(check, "check_resource", step)
     monkeypatch.setattr(check, "_run_locked", lambda stack_id, traversal_id, nodes: nodes)
-    monkeypatch.setattr(dispatch, "_dispatcher", Recorder())
+    use_dispatcher(Recorder())  # type: ignore[type-var]
     check.check_resources("s", "t", [(1, True), (2, True), (3, True)])
     assert ran == [1, 2, 3]
     assert requeued == [("s", "t", 2, True, check.LOCK_RETRY_SECONDS)]
@@ -104,14 +105,14 @@ def test_a_batch_locks_its_nodes_in_one_transaction_and_completes_them(db, monke
     from sqlalchemy import update
 
     from app.context import RequestContext
-    from app.convergence import check, dispatch
+    from app.convergence import check
     from app.models import Resource, WorkerHeartbeat, session
     from app.models.base import utcnow
     from app.services import stacks
     from tests.fixtures.stacks import events, hot, rows
+    from tests.fixtures.wiring import use_dispatcher
 
-    held = _Held()
-    monkeypatch.setattr(dispatch, "_dispatcher", held)
+    held = use_dispatcher(_Held())
     ctx = RequestContext(tenant_id="batch")
     st = stacks.create_stack(ctx, stack_name="b", template=hot(
         {f"r{i}": {"type": "OS::Heat::None"} for i in range(6)}))

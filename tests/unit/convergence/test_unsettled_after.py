@@ -11,10 +11,11 @@ import pytest
 from sqlalchemy import update
 
 from app.context import RequestContext
-from app.convergence import check, dispatch, reconciler
+from app.convergence import check, reconciler
 from app.models import Stack, SyncPoint, session
 from app.services import stacks
 from tests.fixtures.stacks import hot, rows
+from tests.fixtures.wiring import use_dispatcher
 
 CTX = RequestContext(tenant_id="admin")
 
@@ -42,7 +43,7 @@ class Recorder:
 def graph(db, monkeypatch):  # type: ignore[no-untyped-def]
     """A stack ``a -> b -> c`` and ``a -> x -> y`` (OS::Heat::None), its create started and
     only ``a``, ``b`` and ``x`` stepped: ``c`` and ``y`` fired, never run."""
-    monkeypatch.setattr(dispatch, "_dispatcher", Recorder())
+    use_dispatcher(Recorder())
     none: dict[str, Any] = {"type": "OS::Heat::None"}
     st = stacks.create_stack(CTX, stack_name="g", template=hot({
         "a": none, "b": {**none, "depends_on": ["a"]}, "c": {**none, "depends_on": ["b"]},

@@ -11,8 +11,8 @@ import pytest
 
 @pytest.fixture()
 def api(db):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    return build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client()
 
 
 def _template(transport: str | None = None, name: str | None = None) -> dict[str, Any]:

@@ -12,8 +12,8 @@ import pytest
 
 @pytest.fixture()
 def api(db):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    return build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client()
 
 
 def test_a_deployed_servers_template_metadata_is_kept_beside_its_deployments(api):

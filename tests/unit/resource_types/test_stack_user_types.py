@@ -27,8 +27,8 @@ IAM = {"HeatTemplateFormatVersion": "2012-12-12",
 
 @pytest.fixture()
 def api(db):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    return build_app(db).test_client()
+    from app.api import create_app
+    return create_app(db).test_client()
 
 
 def _create(api: Any, name: str, template: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app import convergence
-from app.convergence import dispatch
+from tests.fixtures.wiring import use_dispatcher
 
 
 class Recorder:
@@ -38,5 +38,4 @@ class Recorder:
 @pytest.fixture()
 def rec(db):
     r = Recorder()
-    dispatch.set_dispatcher(r)
-    return r
+    return use_dispatcher(r)

@@ -94,10 +94,12 @@ def test_policy_signal_adjusts_the_group(db):
         asg = s.execute(select(Resource).where(Resource.stack_id == st.id,
                                                Resource.name == "asg")).scalar_one()
     cls = registry.get("OS::Heat::ScalingPolicy")
+    from app.convergence import runtime
     from app.convergence.store import definitions
     policy = cls("up", {"auto_scaling_group_id": asg.physical_resource_id,
                         "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
                  stack=definitions.identity(st.name, st.id, st.tenant))
+    policy.adjuster = runtime.current().scaling_adjuster  # as the engine hands it
     assert policy.handle_signal({"current": "alarm"}) is None  # Heat's returns nothing
     assert _outs(st)["size"] == 2
 

@@ -14,10 +14,10 @@ from sqlalchemy import update
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import dispatch
 from app.models import Stack, session, utcnow
 from app.services import software, stacks
 from tests.fixtures.stacks import rows
+from tests.fixtures.wiring import use_dispatcher
 from tests.unit.services.test_wait import Timers
 
 CTX = RequestContext(tenant_id="sdto")
@@ -32,8 +32,7 @@ TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
 @pytest.fixture()
 def timers(db) -> Timers:
     t = Timers()
-    dispatch.set_dispatcher(t)
-    return t
+    return use_dispatcher(t)
 
 
 def _parked(t: Timers) -> Stack:

@@ -12,11 +12,12 @@ from sqlalchemy import update
 
 from app import config, convergence
 from app.context import RequestContext
-from app.convergence import dispatch, timeouts
+from app.convergence import timeouts
 from app.models import Stack, session, utcnow
 from app.services import stacks
 from app.tasks.dispatcher import CeleryDispatcher
 from tests.fixtures.stacks import rows
+from tests.fixtures.wiring import use_dispatcher
 from tests.unit.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="wait")
@@ -43,8 +44,7 @@ class Timers(Recorder):
 @pytest.fixture()
 def timers(db) -> Timers:
     t = Timers()
-    dispatch.set_dispatcher(t)
-    return t
+    return use_dispatcher(t)
 
 
 def _run_until_parked(t: Timers, parent_id: str) -> None:

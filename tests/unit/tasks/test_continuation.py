@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from app import logs, tasks
-from app.convergence import dispatch
+from app.convergence import runtime
 from app.services import engine
 from app.tasks import dispatcher
 from app.tasks.dispatcher import CeleryDispatcher, Continuation, continuing
+from tests.fixtures.wiring import use_dispatcher
 
 
 class FakeApp:
@@ -46,10 +47,10 @@ class FakeApp:
 
 
 @pytest.fixture()
-def celery(settings, monkeypatch) -> FakeApp:  # type: ignore[no-untyped-def]
-    """A CeleryDispatcher on a :class:`FakeApp`, installed as the process's dispatcher."""
+def celery(settings) -> FakeApp:  # type: ignore[no-untyped-def]
+    """A CeleryDispatcher on a :class:`FakeApp`, the dispatcher of the process's runtime."""
     fake = FakeApp()
-    monkeypatch.setattr(dispatch, "_dispatcher", CeleryDispatcher(fake))  # type: ignore[arg-type]
+    use_dispatcher(CeleryDispatcher(fake))  # type: ignore[arg-type]
     return fake
 
 
@@ -101,12 +102,12 @@ def test_nested_continuing_restores_the_previous_one():
 
 
 def test_outside_a_task_nothing_is_kept(celery):
-    dispatch.get().check_resources("s", "t", [(1, True)])
+    runtime.dispatcher().check_resources("s", "t", [(1, True)])
     assert celery.nodes() == [(1, True)]
 
 
 def test_check_resources_sends_the_others_and_the_later_fan_outs(celery):
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resources("s", "t", [(1, True), (2, True), (3, True)])
         d.check_resources("s", "t", [(4, False)])    # the slot is taken: sent
@@ -120,7 +121,7 @@ def test_nothing_is_kept_while_task_events_are_on(celery, settings):
     --flower``, or Flower turning the worker's on), every node goes out as a message."""
     from app import config
     config.set_current(settings.replace(task_events=True))
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resources("s", "t", [(1, True), (2, True)])
         assert kept.take() is None
@@ -128,7 +129,7 @@ def test_nothing_is_kept_while_task_events_are_on(celery, settings):
 
 
 def test_a_step_with_a_countdown_is_never_kept(celery):
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resource("s", "t", 1, True, countdown=2.0)   # a poll, a busy lock
         d.check_resource("s", "t", 2, True)                  # one step, not a fan-out
@@ -146,7 +147,7 @@ def _chain_steps(monkeypatch, ran: list[int], fails: set[int] = frozenset(),  # 
     def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
         ran.append(resource_id)
         if resource_id < last:
-            dispatch.get().check_resources(stack_id, traversal_id,
+            runtime.dispatcher().check_resources(stack_id, traversal_id,
                                            [(resource_id + 1, True), (resource_id + 10, True)])
         if resource_id in fails:
             raise ConnectionError("database went away")
