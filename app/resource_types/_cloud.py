@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import constraints, is_conflict, is_not_found, status
+from app.resource_types import _faults
 from app.resource_types import schema as _s
 from app.resource_types.base import NotSupported, Resource
 
@@ -91,6 +92,7 @@ class CloudResource(Resource):
             handle_update.__doc__ = own.__doc__
             handle_update._translates = True  # type: ignore[attr-defined]
             cls.handle_update = handle_update  # type: ignore[method-assign]
+        _faults.ride_out(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -381,32 +383,67 @@ class CloudResource(Resource):
 
     def adopt(self, find: Any, prop: str = "name") -> bool:
         """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
-        redelivered task must not create a second one): when the name is Heat's physical name
-        (unique to this resource), ``find(name, ignore_missing=True)`` finds it (``find``: an
-        SDK ``find_*``, or a :class:`app.clients.status.Kind` whose list is asked by name,
-        :func:`app.clients.status.find_named`). Sets ``resource_id`` and returns ``True`` if
-        found; a user-given name is never adopted. Nothing is asked of the cloud on a
+        redelivered task must not create a second one): :meth:`earlier` finds it. Sets
+        ``resource_id`` and returns ``True`` if found. Nothing is asked of the cloud on a
         ``first_attempt`` (no earlier attempt can have made one)."""
-        if self.resource_id or self.properties.get(prop) or self.stack is None \
-                or self.first_attempt:
+        if self.resource_id or self.stack is None or self.first_attempt:
             return bool(self.resource_id)
+        found = self.earlier(find, prop)
+        if found is not None:
+            self.resource_id = found
+        return found is not None
+
+    def earlier(self, find: Any, prop: str = "name") -> str | None:
+        """The id of the object an earlier try of this create made, or None. With Heat's
+        physical name (unique to this resource; no ``prop`` given) ``find(name,
+        ignore_missing=True)`` finds it (``find``: an SDK ``find_*``, or a
+        :class:`app.clients.status.Kind` whose list is asked by name); an object with a
+        user-given name is found by its intent marker (:meth:`find_marked`).
+
+        :raises errors.CloudError: a transient error of the lookup."""
+        if self.stack is None:
+            return None
+        if self.properties.get(prop) or find is None:
+            return self.find_marked()
         try:
             if isinstance(find, status.Kind):
                 named = status.find_named(self.cloud(), find, self.physical_resource_name())
-                if named is not None:
-                    self.resource_id = str(named["id"])
-                return named is not None
+                return None if named is None else str(named["id"])
             found = find(self.physical_resource_name(), ignore_missing=True)
         except errors.CloudError as exc:
             if exc.transient:
                 raise
-            return False    # e.g. several objects of that name: not ours to choose
-        if found is None:
-            return False
-        self.resource_id = str(found.id)
-        return True
+            return None    # e.g. several objects of that name: not ours to choose
+        return None if found is None else str(found.id)
+
+    def lookup(self, find: Any, get: Any, prop: str = "name") -> Any:
+        """The ``find`` of :meth:`app.clients.retry.Cloud.create` for this create: asked before
+        a failed POST is sent again, it returns what :meth:`earlier` finds as ``get(id)`` (the
+        create's answer) or None. None when nothing can tell an earlier try's object apart (a
+        user-given name without a marker): then only a 503 is retried."""
+        if self.stack is None or ((self.properties.get(prop) or find is None)
+                                  and not self.marked()):
+            return None
+
+        def earlier_object() -> Any:
+            found = self.earlier(find, prop)
+            return None if found is None else get(found)
+        return earlier_object
+
+    def marked(self) -> bool:
+        """Whether what this create makes carries the intent marker
+        (:mod:`app.clients.intent`); False for types that put none."""
+        return False
+
+    def find_marked(self) -> str | None:
+        """The id of the object an earlier try made that carries this resource's intent marker
+        (:mod:`app.clients.intent`); None: none, or this type puts no marker on what it makes."""
+        return None
 
     def value_specs(self, attrs: dict[str, Any], prop: str = "value_specs") -> dict[str, Any]:
         """``attrs`` with the ``value_specs`` map merged in (Heat's ``prepare_properties``)."""
         specs = self.properties.get(prop) or {}
         return {**attrs, **specs}
+
+
+_faults.ride_out(CloudResource)
