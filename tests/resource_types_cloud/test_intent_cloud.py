@@ -163,3 +163,14 @@ def test_a_request_the_cloud_holds_past_cloud_timeout_is_a_transient_error(
         sandbox.admin("PUT", "behaviour", json={"latency": []})
         time.sleep(2.0)               # the held request ends before the next test
         clients.reset_cache()
+
+
+def test_a_security_group_rule_answered_500_after_it_was_made_is_not_made_twice(
+        driver: Any, sandbox: Any, faults: Any) -> None:
+    faults({"match": "network.POST.security-group-rules", "status": 500, "times": 1,
+            "after": True})
+    group = driver.create("OS::Neutron::SecurityGroup", "sg", {"rules": [
+        {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22}]})
+    rules = (group.show_resource() or {})["security_group_rules"]
+    assert [r["port_range_min"] for r in rules if r["direction"] == "ingress"] == [22]
+    driver.delete(group)
