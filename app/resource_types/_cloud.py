@@ -9,7 +9,12 @@
   ``None`` once it is gone) and attributes default to the ``show`` key of the same name;
 * a robust delete: nothing to do without a physical id; a 404 counts as deleted; a 409
   (Neutron's "in use", Octavia's "immutable while pending") is retried at the next poll, up to
-  :data:`CONFLICT_POLLS` polls; ``check_delete_complete`` waits until the object is gone.
+  :data:`CONFLICT_POLLS` polls; ``check_delete_complete`` waits until the object is gone;
+* transient cloud errors of polls and deletes are polled again (:mod:`._faults`);
+* a create adopts what an earlier try made (:meth:`CloudResource.adopt`, before its POST, in a
+  later run of the step) and gives the client the lookup it asks before a retry
+  (:meth:`CloudResource.lookup`): by Heat's physical name, or by the intent marker a type puts
+  on a user-named object (:meth:`CloudResource.marked`, :mod:`app.clients.intent`).
 
 Plugins implement ``_fetch()`` (the SDK object or raise) and ``_delete()`` (start deleting), and
 call ``self.cloud()`` for everything else. Never sleeps; never imports openstacksdk.
@@ -24,6 +29,7 @@ from app import errors
 from app.clients import constraints, is_conflict, is_not_found, status
 from app.resource_types import _faults
 from app.resource_types import schema as _s
+from app.resource_types._adoption import Adoption
 from app.resource_types.base import NotSupported, Resource
 
 #: Polls a delete keeps retrying a 409 before failing with the cloud's message.
@@ -54,7 +60,7 @@ UNLISTED_DESCRIPTION: dict[str, dict[str, Any]] = {
     "description": _s.prop("string", "Description of the resource.", update_allowed=True)}
 
 
-class CloudResource(Resource):
+class CloudResource(Resource, Adoption):
     """A resource backed by a cloud object whose id is ``resource_id``."""
 
     poll_initial: ClassVar[float] = 0.1
@@ -380,65 +386,6 @@ class CloudResource(Resource):
         """The ``name`` property, or Heat's physical resource name when it is not given."""
         value = self.properties.get(prop)
         return str(value) if value else self.physical_resource_name()
-
-    def adopt(self, find: Any, prop: str = "name") -> bool:
-        """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
-        redelivered task must not create a second one): :meth:`earlier` finds it. Sets
-        ``resource_id`` and returns ``True`` if found. Nothing is asked of the cloud on a
-        ``first_attempt`` (no earlier attempt can have made one)."""
-        if self.resource_id or self.stack is None or self.first_attempt:
-            return bool(self.resource_id)
-        found = self.earlier(find, prop)
-        if found is not None:
-            self.resource_id = found
-        return found is not None
-
-    def earlier(self, find: Any, prop: str = "name") -> str | None:
-        """The id of the object an earlier try of this create made, or None. With Heat's
-        physical name (unique to this resource; no ``prop`` given) ``find(name,
-        ignore_missing=True)`` finds it (``find``: an SDK ``find_*``, or a
-        :class:`app.clients.status.Kind` whose list is asked by name); an object with a
-        user-given name is found by its intent marker (:meth:`find_marked`).
-
-        :raises errors.CloudError: a transient error of the lookup."""
-        if self.stack is None:
-            return None
-        if self.properties.get(prop) or find is None:
-            return self.find_marked()
-        try:
-            if isinstance(find, status.Kind):
-                named = status.find_named(self.cloud(), find, self.physical_resource_name())
-                return None if named is None else str(named["id"])
-            found = find(self.physical_resource_name(), ignore_missing=True)
-        except errors.CloudError as exc:
-            if exc.transient:
-                raise
-            return None    # e.g. several objects of that name: not ours to choose
-        return None if found is None else str(found.id)
-
-    def lookup(self, find: Any, get: Any, prop: str = "name") -> Any:
-        """The ``find`` of :meth:`app.clients.retry.Cloud.create` for this create: asked before
-        a failed POST is sent again, it returns what :meth:`earlier` finds as ``get(id)`` (the
-        create's answer) or None. None when nothing can tell an earlier try's object apart (a
-        user-given name without a marker): then only a 503 is retried."""
-        if self.stack is None or ((self.properties.get(prop) or find is None)
-                                  and not self.marked()):
-            return None
-
-        def earlier_object() -> Any:
-            found = self.earlier(find, prop)
-            return None if found is None else get(found)
-        return earlier_object
-
-    def marked(self) -> bool:
-        """Whether what this create makes carries the intent marker
-        (:mod:`app.clients.intent`); False for types that put none."""
-        return False
-
-    def find_marked(self) -> str | None:
-        """The id of the object an earlier try made that carries this resource's intent marker
-        (:mod:`app.clients.intent`); None: none, or this type puts no marker on what it makes."""
-        return None
 
     def value_specs(self, attrs: dict[str, Any], prop: str = "value_specs") -> dict[str, Any]:
         """``attrs`` with the ``value_specs`` map merged in (Heat's ``prepare_properties``)."""
