@@ -15,6 +15,10 @@ second POST makes a second one. So a create (an SDK ``create_*`` method, a raw `
 retried blindly only after a 503 (Service Unavailable: the service did not take the request);
 after any other transient error it is retried only through :meth:`Cloud.create`, which first
 asks ``find()`` for what the earlier try made and returns that instead.
+
+A transient error raised by a call that may be sent again as it is (a read, a delete, an
+update: :func:`idempotent`) says so (``err.data["idempotent"]``): the engine then polls it
+again rather than failing (``app.resource_types._faults``); an action's or a create's does not.
 """
 from __future__ import annotations
 
@@ -31,6 +35,15 @@ from app.clients.errors import translate
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF = 2.0
+#: SDK proxy methods that read, delete or set state (sent again, the same result)
+IDEMPOTENT_PREFIXES = ("get_", "find_", "delete_", "update_", "set_")
+
+
+def idempotent(name: str) -> bool:
+    """Whether a call may be sent again as it is: an HTTP ``GET``, ``HEAD``, ``PUT`` or
+    ``DELETE``, or an SDK proxy method that reads, deletes or sets (:data:`IDEMPOTENT_PREFIXES`);
+    not a create or an action (``resize_server``...)."""
+    return name in ("GET", "HEAD", "PUT", "DELETE") or name.startswith(IDEMPOTENT_PREFIXES)
 
 
 class Cloud:
@@ -57,6 +70,11 @@ class Cloud:
         """
         return self._retried(fn, args, kwargs, None)
 
+    def call_idempotent(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`call` of a call that may be sent again as it is: its transient error says
+        so (``err.data["idempotent"]``)."""
+        return self._retried(fn, args, kwargs, None, repeatable=True)
+
     def create(self, fn: Callable[..., Any], *args: Any,
                find: Callable[[], Any] | None = None, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)``, a create. A transient error is retried (``retry_limit``
@@ -69,7 +87,7 @@ class Cloud:
         return self._retried(fn, args, kwargs, find or _NOT_LOOKED)
 
     def _retried(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-                 find: Callable[[], Any] | None) -> Any:
+                 find: Callable[[], Any] | None, *, repeatable: bool = False) -> Any:
         attempt = 0
         while True:
             try:
@@ -81,6 +99,8 @@ class Cloud:
                 err = translate(exc)
                 if not err.transient or attempt >= self.retry_limit \
                         or (find is _NOT_LOOKED and err.status != 503):
+                    if err.transient:   # (what an inner read said is not this call's)
+                        err.data["idempotent"] = repeatable
                     raise err from exc
                 delay = min(MAX_BACKOFF, self.backoff * (2 ** attempt))
                 log.info("cloud: %s failed (%s), retry %d/%d in %.2fs", getattr(fn, "__name__", fn),
@@ -119,6 +139,8 @@ class Cloud:
                 return resp.text
         if method == "POST":
             return self.create(go, find=find)
+        if idempotent(method):
+            return self.call_idempotent(go)
         return self.call(go)
 
 
@@ -139,6 +161,9 @@ class _Service:
         if name.startswith("create_"):
             def guarded(*args: Any, **kwargs: Any) -> Any:
                 return self._cloud.create(target, *args, **kwargs)
+        elif idempotent(name) or not name.count("_"):   # (a listing: ``ports``)
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                return self._cloud.call_idempotent(target, *args, **kwargs)
         else:
             def guarded(*args: Any, **kwargs: Any) -> Any:
                 return self._cloud.call(target, *args, **kwargs)

@@ -1,8 +1,9 @@
 """Cloud faults ridden out by polling: a transient cloud error (5xx, timeout, refused
-connection, left after the client's own retries, :mod:`app.clients.retry`) met by a cloud
-type's handler is looked at again at the next poll, with the engine's back-off, until the
-action ends or the stack's timeout fails it, never a failure at once; a permanent refusal
-(4xx) fails as before. :func:`ride_out` wraps a class's own handlers (``CloudResource`` and
+connection, left after the client's own retries, :mod:`app.clients.retry`) of a call that
+may be sent again as it is (a read, a delete, an update: ``err.data["idempotent"]``) met by a
+cloud type's handler is looked at again at the next poll, with the engine's back-off, until
+the action ends or the stack's timeout fails it, never a failure at once; a permanent refusal
+(4xx), and a create's or an action's error (sent again, it could act twice), fail as before. :func:`ride_out` wraps a class's own handlers (``CloudResource`` and
 each subclass, at class creation).
 """
 from __future__ import annotations
@@ -13,6 +14,10 @@ from typing import Any
 from app import errors
 
 log = logging.getLogger(__name__)
+
+
+def _again(exc: errors.CloudError) -> bool:
+    return exc.transient and bool(exc.data.get("idempotent"))
 
 #: Handle key of an action that met a transient cloud error before it started: started again
 #: at the next poll (the count of tries so far); ``"h"``: the started action's own handle
@@ -38,7 +43,7 @@ def ride_out(cls: type) -> None:
             try:
                 return start(self)
             except errors.CloudError as exc:
-                if not exc.transient:
+                if not _again(exc):
                     raise
                 log.info("%s: %s met %s; started again at the next poll", self.name,
                          start.__name__, exc.message)
@@ -66,7 +71,7 @@ def ride_out(cls: type) -> None:
             try:
                 return check(self, inner)
             except errors.CloudError as exc:
-                if not exc.transient:
+                if not _again(exc):
                     raise
                 log.info("%s: %s met %s; looked at again at the next poll", self.name,
                          check.__name__, exc.message)

@@ -159,7 +159,9 @@ class Volume(CloudResource, VolumeActions):
             storage.update_volume(volume, name=self.name_or_physical())
         if "metadata" in changed:
             new = {k: str(v) for k, v in (self.properties.get("metadata") or {}).items()}
-            removed = [k for k in (old.get("metadata") or {}) if k not in new]
+            held = read_volume(self.cloud(), str(volume)).get("metadata") or {}
+            removed = [k for k in held if k not in new      # the intent marker goes too
+                       and (k in (old.get("metadata") or {}) or k == intent.METADATA_KEY)]
             if removed:
                 storage.delete_volume_metadata(volume, removed)
             if new:

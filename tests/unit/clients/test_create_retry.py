@@ -131,3 +131,33 @@ def test_a_raw_post_is_a_create() -> None:
     assert cloud.request("alarming", "POST", "/v2/alarms", json={}, find=find) == \
         {"alarm": {"id": "a0"}}
     assert Conn.alarming.sent == ["POST"] and looked == [1]
+
+
+def test_only_a_call_that_may_be_sent_again_says_so_when_it_gives_up() -> None:
+    """The engine polls again after what a read, a delete or an update gave up on, never after
+    a create or an action (``resize_server``: sent again, it could act twice)."""
+    class Compute:
+        def get_server(self, sid: str) -> None:
+            raise cloud_error("down", 500)
+
+        def delete_server(self, sid: str) -> None:
+            raise cloud_error("down", 502)
+
+        def resize_server(self, sid: str, flavor: str) -> None:
+            raise cloud_error("down", 500)
+
+        def create_server(self, **attrs: Any) -> None:
+            raise cloud_error("down", 503)
+
+    class Conn:
+        compute = Compute()
+    cloud = _cloud(Conn())
+    said = {}
+    for name, call in (("get", lambda: cloud.compute.get_server("s")),
+                       ("delete", lambda: cloud.compute.delete_server("s")),
+                       ("resize", lambda: cloud.compute.resize_server("s", "f")),
+                       ("create", lambda: cloud.compute.create_server(name="s"))):
+        with pytest.raises(errors.CloudError) as info:
+            call()
+        said[name] = info.value.data.get("idempotent")
+    assert said == {"get": True, "delete": True, "resize": False, "create": False}
