@@ -148,17 +148,20 @@ def _pooled(conn: Any) -> Any:
 
 
 def _build(st: config.Settings, project: str) -> Any:
+    """A connection whose every request is bounded by ``cloud_timeout`` (openstacksdk's
+    ``api_timeout``: its session's ``timeout``; a request the cloud holds longer raises a
+    timeout, translated as a transient ``CloudError``)."""
     import openstack
 
     scope: dict[str, Any] = {"project_id": project} if _HEX_ID.match(project) else {
         "project_name": project, "project_domain_name": st.cloud_project_domain}
     try:
         if st.cloud_name:
-            return openstack.connect(cloud=st.cloud_name, timeout=st.cloud_timeout, **scope)
+            return openstack.connect(cloud=st.cloud_name, api_timeout=st.cloud_timeout, **scope)
         return openstack.connection.Connection(
             auth_url=st.cloud_auth_url, username=st.cloud_username, password=st.cloud_password,
             user_domain_name=st.cloud_user_domain, region_name=st.cloud_region,
-            timeout=st.cloud_timeout, **scope)
+            api_timeout=st.cloud_timeout, **scope)
     except Exception as exc:  # translated at the boundary
         raise translate(exc) from exc
 

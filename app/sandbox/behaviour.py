@@ -77,7 +77,7 @@ def checked_fault(rule: Any) -> dict[str, Any]:
     """A fault rule (the module doc) as given, or ``RuleError`` saying what is wrong with it:
     a rule the sandbox could not apply is refused when it is added, never at a request."""
     out = _rule(rule, "fault", frozenset({"match", "rate", "times", "kind", "status", "message",
-                                          "type", "resource", "fired"}))
+                                          "type", "resource", "fired", "after"}))
     if out.get("kind", "error") not in FAULT_KINDS:
         raise RuleError(f"'kind' must be one of {', '.join(FAULT_KINDS)}, not {out['kind']!r}")
     _number(out, "rate", 0.0, 1.0)
@@ -86,6 +86,8 @@ def checked_fault(rule: Any) -> dict[str, Any]:
                                           or isinstance(out["status"], bool)
                                           or not 400 <= out["status"] <= 599):
         raise RuleError(f"'status' must be an HTTP error status (400-599), not {out['status']!r}")
+    if not isinstance(out.get("after", False), bool):
+        raise RuleError(f"'after' must be true or false, not {out['after']!r}")
     for key in ("message", "type", "resource"):
         if out.get(key) is not None and not isinstance(out[key], str):
             raise RuleError(f"'{key}' must be a string, not {out[key]!r}")
@@ -188,11 +190,13 @@ class Behaviour:
         if seconds > 0:
             time.sleep(seconds)
 
-    def fault_for(self, operation: str, kinds: tuple[str, ...] = ("error", "quota")) -> dict[str, Any] | None:
-        """The fault rule that fires for ``operation`` now (consuming one of its ``times``), or None."""
+    def fault_for(self, operation: str, kinds: tuple[str, ...] = ("error", "quota"), *,
+                  after: bool = False) -> dict[str, Any] | None:
+        """The fault rule that fires for ``operation`` now (consuming one of its ``times``), or
+        None; ``after``: the rules that fire once the request was carried out."""
         with self._lock:
             for rule in self.faults:
-                if rule.get("kind", "error") not in kinds:
+                if rule.get("kind", "error") not in kinds or bool(rule.get("after")) != after:
                     continue
                 if not fnmatch.fnmatchcase(operation, rule.get("match", "*")):
                     continue
