@@ -1,27 +1,11 @@
 """Intent markers: a create's object made findable as its resource's before the POST.
 
-A worker can die, or a request time out, after the cloud made an object and before its id was
-stored; the next try must find that object, not make a second one. An object with Heat's
-physical name (unique to the resource) is found by that name. An object with a name the user
-gave carries a marker the cloud keeps and lists by, as AWS CloudFormation tags what it makes
-(``aws:cloudformation:logical-id``):
+An object with Heat's physical name is found by that name; one with a name the user gave
+carries a marker the cloud keeps and lists by (a Nova or Neutron tag, a Cinder volume
+metadata key ``stoker-resource-<uuid>`` of the resource row), as AWS CloudFormation tags what it
+makes. A cloud without the feature gets no marker, and its user-named objects are not adopted.
 
-=========  ==============================================  ==========================================
-kind       the marker, in the create request               the lookup
-=========  ==============================================  ==========================================
-Nova       server tag ``stoker-resource-<uuid>``           ``GET /servers/detail?name=^name$&tags=``
-           (the POST's ``tags``, microversion 2.52+)       (microversion 2.26+)
-Neutron    tag ``stoker-resource-<uuid>`` (the POST's      ``GET /<collection>?name=&tags=``
-           ``tags``: the ``tag-creation`` extension, or
-           ``tag-ports-during-bulk-creation`` for ports)
-Cinder     volume metadata ``stoker-resource: <uuid>``     ``GET /volumes/detail?name=``, the
-                                                           metadata compared here
-=========  ==============================================  ==========================================
-
-``<uuid>`` is the resource row's uuid (a replacement is a new row, a new uuid). A cloud without
-the feature gets no marker, and its user-named objects are not adopted (nothing tells them
-apart from the user's own). Every lookup compares the marker itself too, so a cloud that
-ignored a filter cannot make another object look like ours.
+More in docs/code/clients.md (app.clients.intent).
 """
 from __future__ import annotations
 

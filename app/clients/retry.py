@@ -2,23 +2,12 @@
 
     cloud = Cloud(conn, retry_limit=2, backoff=0.1)
     net = cloud.network.create_network(name="n")        # an openstack.network.v2.network.Network
-    ports = cloud.network.ports(device_id=server_id)      # generators come back as lists
 
 A call is tried ``1 + retry_limit`` times (Heat's ``client_retry_limit``) while it fails with a
-transient :class:`app.errors.CloudError` (5xx, connection error, timeout), waiting ``backoff``,
-``2*backoff``... seconds in between (capped at :data:`MAX_BACKOFF`): a short back-off inside one
-HTTP exchange, as Heat's client plugins do, never a wait for a cloud *action* (those are polled
-by the engine). Permanent errors (4xx) are raised at once. Whatever is raised is a ``CloudError``.
+transient :class:`app.errors.CloudError`; a create is retried blindly only after a 503, else
+only through :meth:`Cloud.create`, which first looks for what the earlier try made.
 
-A create is not idempotent: a 500 or a timeout may come after the cloud made the object, and a
-second POST makes a second one. So a create (an SDK ``create_*`` method, a raw ``POST``) is
-retried blindly only after a 503 (Service Unavailable: the service did not take the request);
-after any other transient error it is retried only through :meth:`Cloud.create`, which first
-asks ``find()`` for what the earlier try made and returns that instead.
-
-A transient error raised by a call that may be sent again as it is (a read, a delete, an
-update: :func:`idempotent`) says so (``err.data["idempotent"]``): the engine then polls it
-again rather than failing (``app.resource_types._faults``); an action's or a create's does not.
+More in docs/code/clients.md (app.clients.retry).
 """
 from __future__ import annotations
 

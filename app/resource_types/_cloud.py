@@ -45,6 +45,7 @@ UNLISTED_DESCRIPTION: dict[str, dict[str, Any]] = {
     "description": _s.prop("string", "Description of the resource.", update_allowed=True)}
 
 
+@_faults.ride_out
 class CloudResource(Resource, Adoption):
     """A resource backed by a cloud object whose id is ``resource_id``."""
 
@@ -377,5 +378,3 @@ class CloudResource(Resource, Adoption):
         specs = self.properties.get(prop) or {}
         return {**attrs, **specs}
 
-
-_faults.ride_out(CloudResource)

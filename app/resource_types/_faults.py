@@ -9,7 +9,7 @@ each subclass, at class creation).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 from app import errors
 
@@ -24,7 +24,10 @@ def _again(exc: errors.CloudError) -> bool:
 AGAIN = "_again"
 
 
-def ride_out(cls: type) -> None:
+_C = TypeVar("_C", bound=type)
+
+
+def ride_out(cls: _C) -> _C:
     """Wrap ``cls``'s own handlers so that a transient cloud error (5xx, timeout, refused
     connection, after the client's retries) is polled again with the engine's back-off,
     not a failure (the stack's timeout bounds it):
@@ -90,3 +93,4 @@ def ride_out(cls: type) -> None:
         own = cls.__dict__.get(name)
         if own is not None and not getattr(own, "_rides_out", False):
             setattr(cls, name, looks(own, start_name))
+    return cls
