@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
+from app.convergence import event_retention
 from app.convergence.rows import table
 from app.engine.states import Status
 from app.models import Event, Resource, after_commit, utcnow
@@ -34,6 +35,7 @@ def observe(callback: Callable[[dict[str, Any]], None]) -> None:
 
 
 def _written(s: Session, rows: list[dict[str, Any]]) -> None:
+    event_retention.written(s, rows)
     if _observers:
         after_commit(s, lambda: [cb(r) for cb in _observers for r in rows])
 
