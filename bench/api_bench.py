@@ -24,7 +24,6 @@ import argparse
 import os
 import random
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,7 +61,7 @@ def _redis_db() -> tuple[str, Any]:
         key = f"stoker-test:db{db}"
         if admin.set(key, os.getpid(), nx=True, ex=3 * 3600):
             redis.Redis.from_url(f"{REDIS}/{db}").flushdb()
-            return f"{REDIS}/{db}", lambda: admin.delete(key)
+            return f"{REDIS}/{db}", lambda claimed=key: admin.delete(claimed)
     raise RuntimeError("no free Redis database")
 
 
