@@ -7,9 +7,10 @@ import datetime as dt
 from collections.abc import Iterator
 
 from sqlalchemy import event, insert, select
+from sqlalchemy.engine import Engine
 
 from app.context import RequestContext
-from app.models import Event, Stack, base, read_session, session
+from app.models import Event, Stack, read_session, session
 from app.services import stacks
 from tests.fixtures.stacks import final, none_stack
 
@@ -25,14 +26,11 @@ def counting() -> Iterator[list[str]]:
     def record(conn, cursor, statement, *args) -> None:
         if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA", "COMMIT", "ROLLBACK")):
             seen.append(statement)
-    engines = {id(e): e for e in (base._engine, base._read_engine) if e is not None}
-    for eng in engines.values():
-        event.listen(eng, "before_cursor_execute", record)
+    event.listen(Engine, "before_cursor_execute", record)  # every engine
     try:
         yield seen
     finally:
-        for eng in engines.values():
-            event.remove(eng, "before_cursor_execute", record)
+        event.remove(Engine, "before_cursor_execute", record)
 
 
 def _created(name: str, n: int) -> Stack:
