@@ -39,14 +39,15 @@ def written(s: Session, rows: Iterable[dict[str, Any]]) -> None:
     due = [sid for sid, n in per_stack.items()
            if any(random.random() < chance for _ in range(n))]
     if due:
-        after_commit(s, lambda: [_purge_logged(sid) for sid in due])
+        after_commit(s, lambda: _purge_logged(due))
 
 
-def _purge_logged(stack_id: str) -> None:
-    try:
-        purge_oldest(stack_id)
-    except Exception as exc:  # Heat: "Failed to purge events", and the write stands
-        log.error("Failed to purge events of stack %s: %s", stack_id, exc)
+def _purge_logged(stack_ids: list[str]) -> None:
+    for stack_id in stack_ids:
+        try:
+            purge_oldest(stack_id)
+        except Exception as exc:  # Heat: "Failed to purge events", and the write stands
+            log.error("Failed to purge events of stack %s: %s", stack_id, exc)
 
 
 def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = None) -> int:
