@@ -85,8 +85,8 @@ def test_statements_per_request_do_not_grow_with_stacks_resources_or_events(clie
     small = _created("small", 1)
     big = _created("big", 40)
     alone = _counts(client, small)
-    _copies(small, 200)
-    _more_events(big, 300)
+    _copies(small, 1000)
+    _more_events(big, 1000)
     crowded = _counts(client, big)
     assert crowded == alone
     assert 1 <= min(alone.values()) and max(alone.values()) <= 6, alone
