@@ -91,6 +91,7 @@ task_routes = {
     "stoker.stack_timeout": {"queue": MAINTENANCE_QUEUE},
     "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},
     "stoker.reconcile": {"queue": MAINTENANCE_QUEUE},
+    "stoker.purge_deleted": {"queue": MAINTENANCE_QUEUE},
 }
 
 # ---- beat ---------------------------------------------------------------------------------
@@ -99,3 +100,14 @@ beat_schedule = {
     "stoker-reconcile": {"task": "stoker.reconcile",
                          "schedule": float(_settings.reconcile_interval)},  # STOKER_RECONCILE_INTERVAL
 }
+
+# ---- purge of deleted stacks: off, as Heat's (operators run `heat-manage purge_deleted` from
+# cron; `stoker db purge-deleted` is the same by hand). To have beat run it, set the seconds
+# between runs and the age a deleted stack is kept (Heat's defaults: 90 days, 20 stacks a
+# transaction), e.g. PURGE_DELETED_EVERY = 86400.0.
+PURGE_DELETED_EVERY: float | None = None
+PURGE_DELETED_KWARGS = {"age": 90, "granularity": "days", "project_id": None, "batch_size": 20}
+if PURGE_DELETED_EVERY:
+    beat_schedule["stoker-purge-deleted"] = {"task": "stoker.purge_deleted",
+                                             "schedule": float(PURGE_DELETED_EVERY),
+                                             "kwargs": PURGE_DELETED_KWARGS}

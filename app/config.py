@@ -65,7 +65,8 @@ class Settings:
     max_resources_per_stack: int = 1000
     max_stacks_per_tenant: int = 100
     max_nested_stack_depth: int = 5
-    max_events_per_stack: int = 1000
+    max_events_per_stack: int = 1000    # 0: unlimited; checked 200/event_purge_batch_size % of writes
+    event_purge_batch_size: int = 200   # the oldest events removed a purge
     stack_action_timeout: int = 3600    # seconds
     action_retry_limit: int = 5
     client_retry_limit: int = 2

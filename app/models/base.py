@@ -208,10 +208,11 @@ def init(url: str) -> Engine:
         return _engine
     if _engine is not None:
         _engine.dispose(close=_engine_pid == os.getpid())
-        if _read_engine is not _engine and _read_engine is not None:
+        if _read_engine is not None and _read_engine.pool is not _engine.pool:
             _read_engine.dispose(close=_engine_pid == os.getpid())
     _engine = make_engine(url)
-    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") else _engine
+    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") \
+        else _engine.execution_options(isolation_level="AUTOCOMMIT")
     path = _engine.url.database if _engine.dialect.name == "sqlite" else None
     _writer.attach(os.path.abspath(path) if path and path != ":memory:" else None)
     _engine_pid = os.getpid()
@@ -361,7 +362,11 @@ def session() -> Iterator[Session]:
 
 @contextlib.contextmanager
 def read_session() -> Iterator[Session]:
-    """A session for reads (still one transaction; nothing to commit)."""
+    """A session for reads (nothing to commit). On PostgreSQL its statements run in autocommit
+    on the same pool: each is one round trip, without the BEGIN and ROLLBACK a transaction
+    costs (two more), and sees what READ COMMITTED would show it in a transaction (a snapshot
+    per statement). On SQLite, one deferred transaction of a second engine (WAL readers never
+    wait for the writer)."""
     get_engine()
     assert _read_factory is not None
     with _read_factory() as s:

@@ -69,6 +69,10 @@ class Stack(Base):
         # A live stack's name is unique in its tenant; a deleted stack's name can be reused.
         Index("uq_stack_live_name", "tenant", "name", unique=True,
               sqlite_where=text("deleted_at IS NULL"), postgresql_where=text("deleted_at IS NULL")),
+        # GET /stacks in its default order (a project's, every project's), purge by age
+        Index("ix_stack_tenant_created", "tenant", "created_at", "id"),
+        Index("ix_stack_created", "created_at", "id"),
+        Index("ix_stack_deleted_at", "deleted_at"),
     )
 
     @property

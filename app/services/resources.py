@@ -186,7 +186,8 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
     ``nested_depth``: also the events of the nested stacks down to that many levels, in the
     same order, as Heat's ``list_events(nested_depth=N)``; filters, ``resource_name``, marker
     and limit apply to the merged list. A nested stack's event is a copy of the row that also
-    carries ``stack_name`` (every event carries ``stack_id``). O(events of the stacks in scope).
+    carries ``stack_name`` (every event carries ``stack_id``). Paged by keyset on ``Event.id``
+    (index ``ix_event_stack``): O(page) rows read with a limit, whatever the stack's events.
     :raises NotFound: ``resource_name`` is not a resource (or the name) of a stack in scope, or
         a bad marker.
     :raises BadRequest: an unknown sort direction.
@@ -208,16 +209,17 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
                "resource_name": Event.resource_name, "resource_type": Event.resource_type}.get(key)
         if col is not None:
             q = q.where(col.in_(values))
-    q = q.order_by(Event.id.desc() if sort_dir == "desc" else Event.id.asc())
+    desc = sort_dir.lower() == "desc"
     with read_session() as s:
+        if marker:  # the marker must be an event the same query lists
+            after = s.execute(q.with_only_columns(Event.id).where(Event.uuid == marker)).scalar()
+            if after is None:
+                raise errors.NotFound("Event", marker)
+            q = q.where(Event.id < after if desc else Event.id > after)
+        q = q.order_by(Event.id.desc() if desc else Event.id.asc())
+        if limit is not None:
+            q = q.limit(max(0, int(limit)))
         rows: list[Any] = list(s.execute(q).scalars())
-    if marker:
-        uuids = [e.uuid for e in rows]
-        if marker not in uuids:
-            raise errors.NotFound("Event", marker)
-        rows = rows[uuids.index(marker) + 1:]
-    if limit is not None:
-        rows = rows[:max(0, int(limit))]
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
 
 

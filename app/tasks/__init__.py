@@ -11,7 +11,7 @@ Tasks: ``stoker.check_resource`` (a node whose prerequisites finished; ``stoker.
 carries several of a wide fan-out), ``stoker.poll_resource``
 (the same step re-checked after a countdown: a cloud action's poll, a busy lock), on their own
 queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
-and ``stoker.reconcile`` (maintenance). Each message names its stack and resource in
+``stoker.reconcile`` and ``stoker.purge_deleted`` (maintenance). Each message names its stack and resource in
 ``argsrepr`` (:mod:`app.tasks.labels`) and carries the API's request id in its headers.
 A single-step task then runs the first ready successor its step enqueued itself, and so on
 along a chain (:class:`app.tasks.dispatcher.Continuation`); delivered again, it re-drives that
@@ -32,7 +32,7 @@ from celery.utils.imports import import_from_cwd
 from app import config, logs, models
 from app.convergence import runtime
 from app.resource_types import registry
-from app.services import engine, wiring
+from app.services import engine, purge, wiring
 from app.tasks import broker_watch, profiling, transport
 from app.tasks.dispatcher import (
     CONTINUE_MAX_STEPS,
@@ -298,3 +298,12 @@ def check_timeouts() -> None:
 def reconcile() -> None:
     """Beat: re-drive in-progress traversals from the database (Redis may have lost messages)."""
     engine.reconcile()
+
+
+@celery_app.task(name="stoker.purge_deleted")
+def purge_deleted(age: int = purge.DEFAULT_AGE, granularity: str = "days",
+                  project_id: str | None = None,
+                  batch_size: int = purge.DEFAULT_BATCH_SIZE) -> dict[str, int]:
+    """Beat (when ``celeryconfig.py`` schedules it): Heat's ``purge_deleted`` of the stacks
+    deleted more than ``age`` ``granularity`` ago (:func:`app.services.purge.purge_deleted`)."""
+    return purge.purge_deleted(age, granularity, project_id, batch_size)

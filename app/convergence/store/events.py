@@ -13,6 +13,7 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
 from app.convergence import runtime
+from app.convergence.store import event_retention
 from app.convergence.store.rows import table
 from app.engine.states import Status
 from app.models import Event, Resource, after_commit, utcnow
@@ -26,6 +27,7 @@ _INSERT = insert(ET)
 def _written(s: Session, rows: list[dict[str, Any]]) -> None:
     """Hand ``rows`` to the runtime's event observers (the event sinks) once ``s`` commits,
     never when it rolls back."""
+    event_retention.written(s, rows)
     observers = runtime.current().event_observers
     if observers:
         after_commit(s, lambda: [cb(r) for cb in observers for r in rows])

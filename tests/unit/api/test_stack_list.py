@@ -161,3 +161,23 @@ def test_a_stack_whose_tags_are_sql_null_counts_as_untagged(client, tagged):
         s.execute(update(Stack).where(Stack.id == tagged["s0"]).values(tags=null()))
     assert "s0" in _names(client, "not_tags_any=a") and "s0" in _names(client, "not_tags=a,b")
     assert "s0" not in _names(client, "tags_any=a,b,c")
+
+
+@pytest.mark.parametrize("order", ["", "sort_keys=stack_status&sort_dir=desc",
+                                   "sort_keys=creation_time&sort_keys=stack_status",
+                                   "sort_keys=updated_time&sort_dir=asc"])
+def test_paging_through_ties_in_the_sort_keys_lists_every_stack_once(client, order):
+    import datetime as dt
+    ids = {_create(client, f"t{i}") for i in range(11)}
+    with session() as s:  # every sort key ties: one creation time, one status, no update
+        s.execute(update(Stack).values(created_at=dt.datetime(2030, 1, 1)))
+    seen: list[str] = []
+    marker = ""
+    for _ in range(20):
+        resp = client.get(f"/v1/admin/stacks?{order}&limit=3"
+                          + (f"&marker={marker}" if marker else "")).get_json()
+        if not resp["stacks"]:
+            break
+        seen += [st["id"] for st in resp["stacks"]]
+        marker = resp["stacks"][-1]["id"]
+    assert sorted(seen) == sorted(ids)
