@@ -2,12 +2,15 @@
 events go in batches, the newest stay, and no event of the operation in progress goes."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from sqlalchemy import select
 
 from app import config
 from app.context import RequestContext
-from app.convergence.store import event_retention, events
+from app.convergence import runtime
+from app.convergence.store import event_retention
 from app.models import Event, read_session
 from app.services import stacks, updates
 from tests.fixtures.stacks import hot, knob
@@ -32,7 +35,7 @@ def written(rec, monkeypatch) -> list[dict]:
     monkeypatch.setattr(config, "_current", config.get().replace(
         max_events_per_stack=KEEP, event_purge_batch_size=BATCH))
     rows: list[dict] = []
-    monkeypatch.setattr(events, "_observers", [rows.append])
+    runtime.configure(dataclasses.replace(runtime.current(), event_observers=(rows.append,)))
     return rows
 
 
