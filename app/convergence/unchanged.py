@@ -16,18 +16,19 @@ nodes out of the plan; the resources after it get its data at the start.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from graphlib import TopologicalSorter
 from typing import Any
 
 from sqlalchemy import bindparam, tuple_, update
 from sqlalchemy.orm import Session
 
-from app.convergence import attrdata, groups
+from app.convergence import attrdata, changes
 from app.convergence.definitions import Loaded
 from app.convergence.rows import REPLACED, table
-from app.engine import update_plan
+from app.engine import change, update_plan
 from app.engine.plan import Plan
-from app.engine.states import Action, Status
+from app.engine.states import Status
 from app.models import Resource
 from app.resource_types import registry
 
@@ -49,18 +50,30 @@ def properties(loaded: Loaded, name: str, data: dict[str, Any]) -> dict[str, Any
     return dict(props)
 
 
-def _quiet(r: Resource, rdef: Any) -> bool:
-    """Whether row ``r`` is settled as far as the row goes: COMPLETE after an action that
-    left a resource (not INIT, not DELETE), unlocked, with stored properties and data, nothing
-    replaced, the same built-in type, no nested stack, and the same ``external_id``."""
-    data = r.rsrc_data or {}
-    impl = getattr(rdef, "implementation", rdef.type)
-    return (r.status == Status.COMPLETE and r.action not in (Action.INIT, Action.DELETE)
-            and r.engine_id is None and r.properties_data is not None and bool(r.attr_data)
-            and not data.get(REPLACED) and not data.get("nested") and not groups.kind(rdef)
-            and impl == str(data.get("_impl") or r.type)
-            and data.get("_external_id") == (None if rdef.external_id is None
-                                              else str(rdef.external_id)))
+def _quiet(r: Resource) -> bool:
+    """Whether row ``r`` is one whose step, given an UNCHANGED verdict, would write nothing:
+    COMPLETE (a FAILED one is marked COMPLETE), unlocked, with attributes stored and nothing
+    replaced (its cleanup node deletes that)."""
+    return (r.status == Status.COMPLETE and r.engine_id is None and bool(r.attr_data)
+            and not (r.rsrc_data or {}).get(REPLACED))
+
+
+class _ByClass:
+    """A plugin's hooks as far as its class tells, without building it (no cloud client, no
+    stack): a class that may always update (or no registry class: a nested kind) is left to
+    its step, which asks the plugin itself."""
+
+    def __init__(self, cls: Any) -> None:
+        self.cls = cls
+
+    def needs_replace_failed(self) -> bool:
+        return True
+
+    def always_updates(self, new: Mapping[str, Any]) -> bool:
+        return self.cls is None or hasattr(self.cls, "always_updates")
+
+    def diff(self, new: Mapping[str, Any]) -> change.PropDiff:
+        raise AssertionError("the settling decides before the plugin's diff")
 
 
 def _pre_update(loaded: Loaded, name: str) -> bool:
@@ -82,22 +95,28 @@ def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     found: set[str] = set()
     for name in TopologicalSorter(requires).static_order():
         r, rdef = rows.get(name), defn.resources.get(name)
-        if r is None or rdef is None or not _quiet(r, rdef) or _pre_update(loaded, name) \
+        if r is None or rdef is None or not _quiet(r) or _pre_update(loaded, name) \
                 or any(q not in found for q in requires[name]) \
                 or defn.referenced_attributes(name):
             continue
-        if _same(loaded, name, r, {q: rows[q].attr_data for q in requires[name]}):
+        if _unchanged(loaded, name, r, rdef, {q: rows[q].attr_data for q in requires[name]}):
             found.add(name)
     return found
 
 
-def _same(loaded: Loaded, name: str, r: Resource, data: dict[str, Any]) -> bool:
-    """Whether ``name``'s new properties resolve to what row ``r`` stores (False when they do
-    not resolve: its step reports that)."""
+def _unchanged(loaded: Loaded, name: str, r: Resource, rdef: Any, data: dict[str, Any]
+               ) -> bool:
+    """Whether the classifier's verdict on row ``r`` for ``rdef`` is UNCHANGED, its new
+    properties resolved with ``data`` (False when they do not resolve: its step reports
+    that)."""
+    props = changes.memo(lambda: properties(loaded, name, data))
+    says = _ByClass(registry.get(getattr(rdef, "implementation", rdef.type)))
     try:
-        return properties(loaded, name, data) == r.properties_data
-    except Exception:
+        verdict = change.settled_before_diff(changes.stored(r),
+                                             changes.wanted(name, rdef, props), says)
+    except changes.Unresolved:
         return False
+    return isinstance(verdict, change.Verdict) and verdict.change is change.Change.UNCHANGED
 
 
 def settle(s: Session, loaded: Loaded, rows: dict[str, Resource], p: Plan
