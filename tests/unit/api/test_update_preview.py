@@ -287,3 +287,21 @@ def test_a_never_created_resource_is_previewed_as_the_update_treats_it(api, froz
     assert st["stack_status"] == "UPDATE_FAILED"
     assert "Update to properties size of late (Test::Frozen) is not supported." in \
         st["stack_status_reason"]
+
+
+def test_a_handle_replaced_on_every_update_is_previewed_and_updated_so(api):
+    """Heat's UpdateWaitConditionHandle is replaced on every stack update, its template
+    unchanged (``_needs_update`` raises UpdateReplace), so that a new round of signals is
+    awaited; the preview lists it replaced and the update replaces it."""
+    t = T({"h": {"type": "OS::Heat::UpdateWaitConditionHandle"}, "n": {"type": "OS::Heat::None"}})
+    base = api.create("uwch", t)
+    before = api.resources(base)
+    got = api.c.put(f"{base}/preview", json={"template": t})
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": ["h"],
+                                     "unchanged": ["n"], "updated": []}
+    assert api.c.put(base, json={"template": t}).status_code == 202
+    st = api.stack(base)
+    assert st["stack_status"] == "UPDATE_COMPLETE", st["stack_status_reason"]
+    after = api.resources(base)
+    assert after["h"]["physical_resource_id"] != before["h"]["physical_resource_id"]
+    assert after["n"]["physical_resource_id"] == before["n"]["physical_resource_id"]
