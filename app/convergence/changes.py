@@ -34,21 +34,26 @@ class Invalid(Exception):
 def created(r: ResourceRow | Any) -> bool:
     """Whether row ``r`` (a :class:`ResourceRow` or a ``Resource``) has (or had, FAILED) a
     physical resource: not INIT, not DELETE_COMPLETE, something stored."""
-    return not (r.action == Action.INIT
-                or (r.action == Action.DELETE and r.status == Status.COMPLETE)
-                or (r.properties_data is None and not r.physical_resource_id))
+    return _created(r.action, r.status, r.properties_data, r.physical_resource_id)
+
+
+def _created(action: str, status: str, props: Any, physical_id: str | None) -> bool:
+    return not (action == Action.INIT or (action == Action.DELETE and status == Status.COMPLETE)
+                or (props is None and not physical_id))
 
 
 def stored(r: ResourceRow | Any) -> change.Stored:
-    """Row ``r``'s facts (a :class:`ResourceRow` or a ``Resource``) for the classifier."""
+    """Row ``r``'s facts (a :class:`ResourceRow` or a ``Resource``) for the classifier; each
+    column read once (an ORM attribute costs a descriptor call)."""
     data = r.rsrc_data or {}
+    action, status, props, physical_id = (r.action, r.status, r.properties_data,
+                                          r.physical_resource_id)
     nested = str(data.get("nested") or "")
-    return change.Stored(
-        impl=str(data.get("_impl") or r.type), kind=nested, created=created(r),
-        failed=r.status == Status.FAILED,
-        check_failed=r.status == Status.FAILED and r.action == Action.CHECK,
-        child=bool(nested and r.physical_resource_id),
-        external_id=data.get(EXTERNAL_ID), properties=r.properties_data)
+    failed = status == Status.FAILED
+    return change.Stored(str(data.get("_impl") or r.type), nested,
+                         _created(action, status, props, physical_id), failed,
+                         failed and action == Action.CHECK, bool(nested and physical_id),
+                         data.get(EXTERNAL_ID), props)
 
 
 def wanted(name: str, rdef: Any, resolve: Callable[[], Mapping[str, Any]]) -> change.Wanted:
@@ -116,6 +121,9 @@ class PluginSays:
         plugin = self.old()
         before = dict(self.old_properties or {})
         names = tuple(sorted(k for k in set(before) | set(new) if before.get(k) != new.get(k)))
+        if not hasattr(plugin, "update_diff"):  # a nested-stack driver: its child decides
+            self.changed = {k: new.get(k) for k in names}
+            return change.PropDiff(names)
         try:
             self.changed = dict(plugin.update_diff(new))
         except base.NotSupported as exc:

@@ -6,13 +6,14 @@ cleanup node of a resource that stays and replaced nothing. Most of a large upda
 (a flavor change of 200 servers leaves their 200 ports, 200 volumes, the network and the subnet
 alone), and each cost a step and, on the critical path, a hop before the first real change.
 
-:func:`settle` decides them at the start instead, by the very comparison the forward step makes
-(:func:`properties`, the step's ``props == properties_data``) with the inputs the step would be
+:func:`settle` decides them at the start instead, by the forward step's own verdict
+(:func:`app.engine.change.settled_before_diff`: UNCHANGED) with the inputs the step would be
 given: the stored reference ids of the resources before it, which are settled too. A resource is
 settled only when nothing in the new template reads one of its attributes (the step would read
-them again from the cloud, as Heat resolves them live), when it is COMPLETE, holds no lock,
-replaced nothing and is no nested stack. :func:`app.engine.update_plan.settle` then takes its
-nodes out of the plan; the resources after it get its data at the start.
+them again from the cloud, as Heat resolves them live), when it is COMPLETE, holds no lock and
+replaced nothing, and when no ``pre-update`` hook is set on it.
+:func:`app.engine.update_plan.settle` then takes its nodes out of the plan; the resources after
+it get its data at the start.
 """
 from __future__ import annotations
 
@@ -64,13 +65,13 @@ class _ByClass:
     its step, which asks the plugin itself."""
 
     def __init__(self, cls: Any) -> None:
-        self.cls = cls
+        self.may_always_update = cls is None or hasattr(cls, "always_updates")
 
     def needs_replace_failed(self) -> bool:
         return True
 
     def always_updates(self, new: Mapping[str, Any]) -> bool:
-        return self.cls is None or hasattr(self.cls, "always_updates")
+        return self.may_always_update
 
     def diff(self, new: Mapping[str, Any]) -> change.PropDiff:
         raise AssertionError("the settling decides before the plugin's diff")
@@ -93,24 +94,27 @@ def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     requires = {n: [q for q in loaded.requires.get(n, ()) if q in defn.resources]
                 for n in defn.resources}
     found: set[str] = set()
+    by_type: dict[str, _ByClass] = {}
     for name in TopologicalSorter(requires).static_order():
         r, rdef = rows.get(name), defn.resources.get(name)
         if r is None or rdef is None or not _quiet(r) or _pre_update(loaded, name) \
                 or any(q not in found for q in requires[name]) \
                 or defn.referenced_attributes(name):
             continue
-        if _unchanged(loaded, name, r, rdef, {q: rows[q].attr_data for q in requires[name]}):
+        impl = getattr(rdef, "implementation", rdef.type)
+        says = by_type.get(impl) or by_type.setdefault(impl, _ByClass(registry.get(impl)))
+        if _unchanged(loaded, name, r, rdef, {q: rows[q].attr_data for q in requires[name]},
+                      says):
             found.add(name)
     return found
 
 
-def _unchanged(loaded: Loaded, name: str, r: Resource, rdef: Any, data: dict[str, Any]
-               ) -> bool:
+def _unchanged(loaded: Loaded, name: str, r: Resource, rdef: Any, data: dict[str, Any],
+               says: _ByClass) -> bool:
     """Whether the classifier's verdict on row ``r`` for ``rdef`` is UNCHANGED, its new
     properties resolved with ``data`` (False when they do not resolve: its step reports
     that)."""
     props = changes.memo(lambda: properties(loaded, name, data))
-    says = _ByClass(registry.get(getattr(rdef, "implementation", rdef.type)))
     try:
         verdict = change.settled_before_diff(changes.stored(r),
                                              changes.wanted(name, rdef, props), says)

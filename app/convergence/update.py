@@ -129,6 +129,8 @@ def forward(node: Node) -> Outcome:
         lambda p: nested.driver_for(r, node.stack, dict(p), loaded).validate())
     try:
         verdict = change.classify(changes.stored(r), changes.wanted(r.name, rdef, props), says)
+        if verdict.why is Why.NESTED:
+            props()  # resolved before the hook, as every other update's are
     except changes.Unresolved as exc:  # a property check starts and fails it
         return create.not_started(r.name, exc.cause, Action.UPDATE)
     except changes.Invalid as exc:
@@ -188,7 +190,7 @@ def _update(node: Node, says: changes.PluginSays, props: dict[str, Any]) -> Outc
     plugin = says.old()
     start = Start(Action.UPDATE, props)
     try:
-        if r.nested_kind() and r.physical_resource_id:
+        if r.nested_kind():
             handle = plugin.handle_update(node.traversal_id, props)
         else:
             # kept: an update that fails keeps the properties it had

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 
 class Change(enum.StrEnum):
@@ -69,10 +69,10 @@ class Verdict:
     refusal: str | None = None
 
 
-@dataclass(frozen=True)
-class Stored:
-    """The resource as stored. ``impl``: its built-in type; ``kind``: its nested kind ("" for
-    none); ``created``: a physical resource (or child stack) was made and not deleted;
+class Stored(NamedTuple):
+    """The resource as stored (a tuple: one is made per node of every update). ``impl``: its
+    built-in type; ``kind``: its nested kind ("" for none); ``created``: a physical resource
+    (or child stack) was made and not deleted;
     ``failed`` / ``check_failed``: status FAILED / CHECK_FAILED; ``child``: a nested stack
     that exists; ``properties``: the stored, resolved properties."""
     impl: str
@@ -85,16 +85,28 @@ class Stored:
     properties: Mapping[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Wanted:
-    """The new definition. ``properties``: resolves and validates its properties (called once,
-    at rule 7; may raise the resolution's errors, which :func:`classify` lets through)."""
+class Wanted(NamedTuple):
+    """The new definition (a tuple, as :class:`Stored`). ``properties``: resolves and
+    validates its properties (called once, at rule 7; may raise the resolution's errors,
+    which :func:`classify` lets through)."""
     name: str
     type: str
     impl: str
     kind: str
     external_id: str | None
     properties: Callable[[], Mapping[str, Any]]
+
+
+#: the verdicts that name no property, made once
+ADDED = Verdict(Change.ADD, Why.ADDED)
+REMOVED = Verdict(Change.REMOVE, Why.REMOVED)
+NOT_CREATED = Verdict(Change.REPLACE, Why.NOT_CREATED)
+TYPE_CHANGED = Verdict(Change.REPLACE, Why.TYPE)
+EXTERNAL = Verdict(Change.UNCHANGED, Why.EXTERNAL_ID_KEPT)
+CHECK_FAILED = Verdict(Change.REPLACE, Why.CHECK_FAILED)
+FAILED = Verdict(Change.REPLACE, Why.FAILED)
+NESTED = Verdict(Change.UPDATE, Why.NESTED)
+SAME = Verdict(Change.UNCHANGED, Why.SAME)
 
 
 @dataclass(frozen=True)
@@ -151,26 +163,26 @@ def settled_before_diff(old: Stored | None, new: Wanted | None,
     the settling at traversal start needs no more (it settles UNCHANGED only)."""
     if old is None:
         assert new is not None
-        return Verdict(Change.ADD, Why.ADDED)
+        return ADDED
     if new is None:
-        return Verdict(Change.REMOVE, Why.REMOVED)
+        return REMOVED
     if not old.created:
-        return Verdict(Change.REPLACE, Why.NOT_CREATED)
+        return NOT_CREATED
     if old.impl != new.impl or old.kind != new.kind:
-        return Verdict(Change.REPLACE, Why.TYPE)
+        return TYPE_CHANGED
     if old.external_id != new.external_id:
         return Verdict(Change.UPDATE, Why.EXTERNAL_ID_CHANGED, ("external_id",),
                        f"Update to property external_id of {new.name} ({new.type})")
     if new.external_id is not None:
-        return Verdict(Change.UNCHANGED, Why.EXTERNAL_ID_KEPT)
+        return EXTERNAL
     if old.failed and not old.child:
         if old.check_failed:
-            return Verdict(Change.REPLACE, Why.CHECK_FAILED)
+            return CHECK_FAILED
         if plugin.needs_replace_failed():
-            return Verdict(Change.REPLACE, Why.FAILED)
+            return FAILED
     if old.child:
-        return Verdict(Change.UPDATE, Why.NESTED)
+        return NESTED
     props = new.properties()
     if props == (old.properties or {}) and not plugin.always_updates(props):
-        return Verdict(Change.UNCHANGED, Why.SAME)
+        return SAME
     return props

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -84,7 +83,7 @@ def test_added_and_removed():
 def test_a_never_created_resource_is_replaced_whatever_its_definition():
     """Heat's ``_needs_update``: UpdateReplace for INIT_COMPLETE and DELETE_COMPLETE (the
     update creates it), even with another type or external_id, nothing else asked."""
-    never = replace(OLD, created=False, failed=True, properties=None)
+    never = OLD._replace(created=False, failed=True, properties=None)
     other = wanted(impl="OS::Heat::None", external_id="x", properties=unresolvable)
     assert classify(never, other, Never()) == Verdict(Change.REPLACE, Why.NOT_CREATED)
 
@@ -106,7 +105,7 @@ def test_external_id_changed_is_refused_and_kept_is_left_as_it_is():
     added = classify(OLD, wanted(external_id="e1", properties=unresolvable), Never())
     assert added == Verdict(Change.UPDATE, Why.EXTERNAL_ID_CHANGED, ("external_id",),
                             "Update to property external_id of r (OS::Heat::TestResource)")
-    adopted = replace(OLD, external_id="e1", failed=True)
+    adopted = OLD._replace(external_id="e1", failed=True)
     assert classify(adopted, wanted(properties={"value": "b"}), Never()).why \
         is Why.EXTERNAL_ID_CHANGED
     assert classify(adopted, wanted(external_id="e2", properties=unresolvable), Never()).why \
@@ -119,8 +118,8 @@ def test_external_id_changed_is_refused_and_kept_is_left_as_it_is():
 def test_a_failed_resource_is_replaced_on_a_check_failure_or_when_its_plugin_says_so():
     """Heat's ``_needs_update``: FAILED and (CHECK with ``always_replace_on_check_failed``, or
     ``needs_replace_failed``) → UpdateReplace; else its properties decide."""
-    failed = replace(OLD, failed=True)
-    checked = replace(failed, check_failed=True)
+    failed = OLD._replace(failed=True)
+    checked = failed._replace(check_failed=True)
     assert classify(checked, wanted(properties=unresolvable), Never()) \
         == Verdict(Change.REPLACE, Why.CHECK_FAILED)
     assert classify(failed, wanted(properties=unresolvable), Says(replace_failed=True)) \
@@ -131,10 +130,10 @@ def test_a_failed_resource_is_replaced_on_a_check_failure_or_when_its_plugin_say
 
 def test_an_existing_nested_stack_is_always_updated_failed_or_not():
     """Heat's ``StackResource``: the child stack is updated, its members decide."""
-    child = replace(OLD, kind="template", child=True)
+    child = OLD._replace(kind="template", child=True)
     new = wanted(kind="template", properties=unresolvable)
     assert classify(child, new, Never()) == Verdict(Change.UPDATE, Why.NESTED)
-    assert classify(replace(child, failed=True), new, Never()).why is Why.NESTED
+    assert classify(child._replace(failed=True), new, Never()).why is Why.NESTED
 
 
 def test_the_same_properties_are_unchanged_unless_the_plugin_always_updates():
@@ -146,7 +145,7 @@ def test_the_same_properties_are_unchanged_unless_the_plugin_always_updates():
     every = Says(always=True, diff=PropDiff((), replace=True))
     assert classify(OLD, wanted(), every) == Verdict(Change.REPLACE, Why.PLUGIN_RULE)
     # no stored properties compare as none
-    assert classify(replace(OLD, properties=None), wanted(properties={}),
+    assert classify(OLD._replace(properties=None), wanted(properties={}),
                     Says(always=False)).change is Change.UNCHANGED
 
 
