@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.convergence import plugins
 from app.convergence.groups import kind
 from app.convergence.rows import EXTERNAL_ID, ResourceRow
 from app.engine import change
@@ -109,8 +110,7 @@ class PluginSays:
             return True
 
     def always_updates(self, new: Mapping[str, Any]) -> bool:
-        check = getattr(self.build(dict(new)), "always_updates", None)
-        return bool(check()) if callable(check) else False
+        return plugins.always_updates(self.build(dict(new)))
 
     def diff(self, new: Mapping[str, Any]) -> change.PropDiff:
         if self.check is not None:
