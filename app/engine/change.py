@@ -5,7 +5,8 @@ Heat's rules (``Resource.update_convergence``, ``Resource.update``, ``_needs_upd
 ``update_template_diff_properties``), in this order:
 
 1. only in the new template → ADD; only in the old one → REMOVE;
-2. never created (INIT, DELETE_COMPLETE, nothing made) → REPLACE (``_needs_update``);
+2. never created (INIT, DELETE_COMPLETE, nothing made) → REPLACE: the update creates it
+   (Heat's ``check_resource_update`` creates an INIT one, ``_needs_update`` replaces the rest);
 3. another built-in type or nested kind → REPLACE (``update_convergence``);
 4. ``external_id`` changed → refused (``NotSupported``); kept → UNCHANGED (Heat skips it);
 5. FAILED and no existing nested stack: a CHECK failure (``always_replace_on_check_failed``)
