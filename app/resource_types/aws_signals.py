@@ -60,6 +60,10 @@ class UpdateWaitConditionHandle(WaitConditionHandle):
     type_name = "OS::Heat::UpdateWaitConditionHandle"
     support_status = s.support_status("2014.1")
 
+    def always_updates(self) -> bool:
+        """Its diff is taken on every update, unchanged or not (Heat's ``_needs_update``)."""
+        return True
+
     def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
         """:raises UpdateReplace: always."""
         raise UpdateReplace(self.name)

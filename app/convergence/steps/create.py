@@ -15,6 +15,7 @@ from app.convergence.nested.groups import GROUP, TEMPLATE
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.convergence.steps import hooks, waits
 from app.convergence.store import attrdata
+from app.convergence.store.rows import EXTERNAL_ID
 from app.engine.states import Action, Status
 from app.resource_types import failures, registry
 from app.templates import properties as tproperties
@@ -152,10 +153,6 @@ def _failed_attr_data(plugin: Any, node: Node) -> dict[str, Any] | None:
         except Exception:
             return None
     return None
-
-
-#: ``rsrc_data`` key of the ``external_id`` a resource was adopted with (the update rule)
-EXTERNAL_ID = "_external_id"
 
 
 def adopt(node: Node, external_id: str) -> Outcome:

@@ -1,16 +1,13 @@
 """The steps of an UPDATE traversal's nodes (Heat's convergence update), called by
 :func:`app.convergence.check.check_resource`.
 
-Forward node of resource ``x`` (it is in the new template):
-
-- never created (INIT, deleted by a rollback) → create it, as a CREATE traversal would;
-- FAILED, or its type changed → replace it (Heat replaces a failed resource on update);
-- a nested stack → update the child stack (Heat always does: the members decide);
-- properties unchanged → nothing, no event (its attributes are re-read for the new template);
-  (these verdicts are :mod:`app.engine.change`'s, which the update preview shares)
-- else UPDATE_IN_PROGRESS and the plugin's :meth:`update_diff`: ``NotSupported`` (an
-  ``immutable`` property changed) → UPDATE_FAILED; ``UpdateReplace`` → replace; otherwise
-  ``handle_update`` / ``check_update_complete`` (polled) → UPDATE_COMPLETE.
+The forward node of resource ``x`` (in the new template) carries out the verdict of
+:func:`app.engine.change.classify` (which the settling of unchanged nodes and the preview
+share): never created → create it; replaced → create the new one on the row; refused
+(``NotSupported``) → UPDATE_IN_PROGRESS, UPDATE_FAILED; unchanged → nothing, no event (its
+attributes are re-read); updated → UPDATE_IN_PROGRESS, the plugin's ``handle_update`` /
+``check_update_complete`` (polled) → UPDATE_COMPLETE. A ``pre-update`` hook pauses it first
+unless its type changed, it was never created or it is an external resource (Heat).
 
 Replacing moves the old physical resource into ``rsrc_data["_replaced"]`` and creates the new
 one on the same row (CREATE_IN_PROGRESS / CREATE_COMPLETE), so the dependents that run after this
@@ -31,11 +28,12 @@ from app.convergence import plugins, unchanged
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.steps import create, hooks
+from app.convergence.steps import changes, create, hooks
 from app.convergence.store import attrdata, events
 from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import change
+from app.engine.change import Change, Why
 from app.engine.states import Action, Status
 from app.models import Resource, new_id, session, utcnow
 from app.resource_types import base
@@ -51,27 +49,6 @@ def _row(rid: int) -> ResourceRow:
         row = s.execute(select(RT).where(RT.c.id == rid)).first()
     assert row is not None
     return ResourceRow.of(row)
-
-
-def existing(r: ResourceRow, rdef: Any) -> change.Existing:
-    """The facts of row ``r`` that :mod:`app.engine.change` decides on, for the new
-    definition ``rdef``."""
-    is_nested = r.nested_kind()
-    return change.Existing(
-        same_kind=getattr(rdef, "implementation", rdef.type) == r.impl()
-        and kind(rdef) == is_nested,
-        failed=r.status == Status.FAILED,
-        check_failed=r.status == Status.FAILED and r.action == Action.CHECK,
-        nested=bool(is_nested and r.physical_resource_id))
-
-
-def replace_failed(st: Any, r: Any, loaded: Any) -> bool:
-    """Heat's ``needs_replace_failed`` for a FAILED row (a cloud error while asking: yes)."""
-    try:
-        return bool(nested.driver_for(ResourceRow.of(r), st, r.properties_data, loaded)
-                    .needs_replace_failed())
-    except Exception:
-        return True
 
 
 def new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -143,79 +120,94 @@ def forward(node: Node) -> Outcome:
         if isinstance(handle, dict) and "prep" in handle:  # freeing things for a replacement
             return _prepare_then_replace(node, rdef, handle["prep"], Reset.REPLACE_ANNOUNCED)
         return _poll_update(node)
-    never = r.action == Action.INIT or (r.action == Action.DELETE
-                                        and r.status == Status.COMPLETE) \
-        or (r.properties_data is None and not r.physical_resource_id)
-    if never or r.status == Status.IN_PROGRESS:  # a create (or an interrupted one) goes on
-        if never and r.physical_resource_id:
-            node.resource = _reset(r, rdef, Reset.AFRESH)
+    if r.status == Status.IN_PROGRESS:  # a create (or an interrupted one) goes on
         return create.step(node)
-    new_impl = getattr(rdef, "implementation", rdef.type)
-    is_nested = r.nested_kind()
-    row = existing(r, rdef)
-    if r.rsrc_data.get(REPLACED):
-        restored = _restore_previous(node, new_impl)
+    if changes.created(r) and r.rsrc_data.get(REPLACED):
+        restored = _restore_previous(node, getattr(rdef, "implementation", rdef.type))
         if restored is not None:
             return restored
-    if change.replaced_as_is(row, lambda: replace_failed(node.stack, r, loaded)):
-        return _prepare_then_replace(node, rdef, None, Reset.REPLACE)
-    external = _external_id_update(node, r, rdef)
-    if external is not None:
-        return external
+    props = changes.memo(lambda: new_props(node.stack, r, loaded, node.inputs))
+    says = changes.PluginSays(
+        lambda p: nested.driver_for(r, node.stack, p, loaded), r.properties_data,
+        lambda p: nested.driver_for(r, node.stack, dict(p), loaded).validate())
     try:
-        props = new_props(node.stack, r, loaded, node.inputs)
-    except Exception as exc:  # a property check starts and fails it; else it never starts
-        return create.not_started(r.name, exc, Action.UPDATE)
-    paused = hooks.pause(node, "pre-update", "UPDATE",
-                         nested.driver_for(r, node.stack, r.properties_data or {}, loaded))
-    if paused is not None:   # Heat breaks before comparing (an unchanged resource pauses too)
-        return paused
-    if change.by_properties(
-            row, props == (r.properties_data or {}) and not is_nested,
-            lambda: plugins.always_updates(nested.driver_for(r, node.stack, props, loaded))
-    ) is change.Change.UNCHANGED:
-        # unchanged: nothing to do, but its attributes are read again (the cloud may have
-        # changed them: a volume attached since, an address), as Heat resolves them live
-        plugin = nested.driver_for(r, node.stack, props, loaded)
+        verdict = change.classify(changes.stored(r), changes.wanted(r.name, rdef, props), says)
+        if verdict.why is Why.NESTED:
+            props()  # resolved before the hook, as every other update's are
+    except changes.Unresolved as exc:  # a property check starts and fails it
+        return create.not_started(r.name, exc.cause, Action.UPDATE)
+    except changes.Invalid as exc:
+        return _refused(node, says, props(), exc.cause)
+    return _act(node, rdef, verdict, says, props)
+
+
+def _act(node: Node, rdef: Any, verdict: change.Verdict, says: changes.PluginSays,
+         props: Any) -> Outcome:
+    """Carry out ``verdict`` on the row (``props()``: its new properties, resolved once)."""
+    r = node.resource
+    if verdict.why is Why.NOT_CREATED:
+        if r.physical_resource_id:
+            node.resource = _reset(r, rdef, Reset.AFRESH)
+        return create.step(node)
+    if verdict.why is Why.TYPE:
+        return _prepare_then_replace(node, rdef, None, Reset.REPLACE)
+    if verdict.why is Why.EXTERNAL_ID_CHANGED:  # Heat fails it before anything else
+        return _refused(node, says, dict(r.properties_data or {}),
+                        base.NotSupported(str(verdict.refusal)))
+    if verdict.why is not Why.EXTERNAL_ID_KEPT:
+        paused = hooks.pause(node, "pre-update", "UPDATE", says.old())
+        if paused is not None:  # Heat breaks before comparing (an unchanged one pauses too)
+            return paused
+    if verdict.change is Change.UNCHANGED:
+        # nothing to do, but its attributes are read again (the cloud may have changed
+        # them: a volume attached since, an address), as Heat resolves them live
+        plugin = says.old() if verdict.why is Why.EXTERNAL_ID_KEPT \
+            else nested.driver_for(r, node.stack, props(), node.loaded)
         if r.status == Status.FAILED:  # healthy and as wanted: Heat marks it COMPLETE
             return Done(plugin, action=Action(r.action), reason=FAILED_TO_COMPLETE)
         return Done(plugin, record=Record.UNTOUCHED)
-    plugin = nested.driver_for(r, node.stack, r.properties_data, loaded)
+    if verdict.change is Change.REPLACE:
+        announced = verdict.why in (Why.NOT_UPDATE_ALLOWED, Why.PLUGIN_RULE)
+        return _prepare_then_replace(node, rdef, None,
+                                     Reset.REPLACE_ANNOUNCED if announced else Reset.REPLACE)
+    if verdict.refusal is not None:
+        return _refused(node, says, props(), base.NotSupported(verdict.refusal))
+    return _update(node, says, props())
+
+
+def _refused(node: Node, says: changes.PluginSays, props: dict[str, Any],
+             exc: Exception) -> Outcome:
+    """UPDATE_IN_PROGRESS, then UPDATE_FAILED for ``exc``; the row keeps the properties it
+    had."""
+    r = node.resource
+    plugin = says.old()
+    plugin.data[PROPS_BEFORE] = dict(r.properties_data or {})
+    return Failed(plugins.reason_of(r.name, exc), plugin=plugin,
+                  start=Start(Action.UPDATE, props), action=Action.UPDATE)
+
+
+def _update(node: Node, says: changes.PluginSays, props: dict[str, Any]) -> Outcome:
+    """Update in place: the child stack of a nested resource, else the plugin's
+    ``handle_update`` with its diff, polled by ``check_update_complete``."""
+    r = node.resource
+    plugin = says.old()
     start = Start(Action.UPDATE, props)
     try:
-        if is_nested:
+        if r.nested_kind():
             handle = plugin.handle_update(node.traversal_id, props)
         else:
-            # kept before the check: an update that fails it keeps the properties it had
+            # kept: an update that fails keeps the properties it had
             plugin.data[PROPS_BEFORE] = dict(r.properties_data or {})
-            nested.driver_for(r, node.stack, props, loaded).validate()
-            changed = plugin.update_diff(props)
-            handle = plugin.handle_update(props, changed)
+            handle = plugin.handle_update(props, says.changed)
         done = plugin.check_update_complete(handle)
     except base.UpdateReplace:
-        return _prepare_then_replace(node, rdef, None, Reset.REPLACE_ANNOUNCED)
+        assert node.loaded is not None
+        return _prepare_then_replace(node, node.loaded.definition.resources[r.name], None,
+                                     Reset.REPLACE_ANNOUNCED)
     except Exception as exc:
         return Failed(plugins.reason_of(r.name, exc), plugin=plugin, start=start,
                       action=Action.UPDATE)
     return _finish_update(node, plugin, handle, done, start)
-
-
-def _external_id_update(node: Node, r: ResourceRow, rdef: Any) -> Outcome | None:
-    """Heat's rule for ``external_id`` in an update (``Resource.update``): a changed (added,
-    removed or different) external id fails the resource with ``NotSupported`` "Update to
-    property external_id of <name> (<type>)"; an unchanged one skips the update (the
-    resource stays as adopted); None when the resource has none."""
-    before = r.rsrc_data.get(create.EXTERNAL_ID)
-    after = None if rdef.external_id is None else str(rdef.external_id)
-    if before == after and after is None:
-        return None
-    plugin = nested.driver_for(r, node.stack, r.properties_data or {}, node.loaded)
-    if before != after:
-        exc = base.NotSupported(f"Update to property external_id of {r.name} ({rdef.type})")
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin,
-                      start=Start(Action.UPDATE, dict(r.properties_data or {})),
-                      action=Action.UPDATE)
-    return Done(plugin, record=Record.UNTOUCHED)
 
 
 def _restore_previous(node: Node, impl: str) -> Outcome | None:

@@ -15,6 +15,8 @@ from sqlalchemy import CursorResult, Result, Table
 #: ``rsrc_data`` key of the physical resources a row replaced, queued for its cleanup node
 #: (:mod:`app.convergence.steps.replaced`)
 REPLACED = "_replaced"
+#: ``rsrc_data`` key of the ``external_id`` a resource was adopted with (the update rule)
+EXTERNAL_ID = "_external_id"
 
 
 @dataclass

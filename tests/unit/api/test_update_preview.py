@@ -255,3 +255,53 @@ def test_reading_an_in_place_updated_resource(api):
     got = api.c.put(f"{base}/preview", json={"template": tmpl("two")})
     assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": [],
                                      "unchanged": ["z"], "updated": ["x", "y"]}
+
+
+def test_a_never_created_resource_is_previewed_as_the_update_treats_it(api, frozen_type):
+    """``late`` was never created (the create failed before it: INIT_COMPLETE). Heat's update
+    replaces such a resource (``_needs_update``: UpdateReplace for INIT_COMPLETE), so a change
+    to its ``immutable`` property is no refusal: the update creates it. The preview gives the
+    update's verdict, ``replaced``, instead of a 400 NotSupported for an update that works."""
+    def tmpl(fail: bool, size: int) -> dict[str, Any]:
+        return T({"first": TR("v", fail=fail),
+                  "late": {"type": "Test::Frozen", "properties": {"size": size},
+                           "depends_on": ["first"]}})
+    base = api.create("late", tmpl(True, 1))
+    assert api.stack(base)["stack_status"] == "CREATE_FAILED"
+    assert api.resources(base)["late"]["resource_status"] == "INIT_COMPLETE"
+    got = api.c.put(f"{base}/preview", json={"template": tmpl(False, 2)})
+    assert got.status_code == 200, got.get_json()
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": ["first", "late"],
+                                     "unchanged": [], "updated": []}
+    resp = api.c.put(base, json={"template": tmpl(False, 2)})
+    assert resp.status_code == 202
+    st = api.stack(base)
+    assert st["stack_status"] == "UPDATE_COMPLETE", st["stack_status_reason"]
+    assert api.resources(base)["late"]["resource_status"] == "CREATE_COMPLETE"
+    # a created one whose immutable property changes: the preview and the update both refuse
+    msg = fault(api.c.put(f"{base}/preview", json={"template": tmpl(False, 3)}), 400,
+                "NotSupported")
+    assert msg == "Update to properties size of late (Test::Frozen) is not supported."
+    api.c.put(base, json={"template": tmpl(False, 3)})
+    st = api.stack(base)
+    assert st["stack_status"] == "UPDATE_FAILED"
+    assert "Update to properties size of late (Test::Frozen) is not supported." in \
+        st["stack_status_reason"]
+
+
+def test_a_handle_replaced_on_every_update_is_previewed_and_updated_so(api):
+    """Heat's UpdateWaitConditionHandle is replaced on every stack update, its template
+    unchanged (``_needs_update`` raises UpdateReplace), so that a new round of signals is
+    awaited; the preview lists it replaced and the update replaces it."""
+    t = T({"h": {"type": "OS::Heat::UpdateWaitConditionHandle"}, "n": {"type": "OS::Heat::None"}})
+    base = api.create("uwch", t)
+    before = api.resources(base)
+    got = api.c.put(f"{base}/preview", json={"template": t})
+    assert names(got.get_json()) == {"added": [], "deleted": [], "replaced": ["h"],
+                                     "unchanged": ["n"], "updated": []}
+    assert api.c.put(base, json={"template": t}).status_code == 202
+    st = api.stack(base)
+    assert st["stack_status"] == "UPDATE_COMPLETE", st["stack_status_reason"]
+    after = api.resources(base)
+    assert after["h"]["physical_resource_id"] != before["h"]["physical_resource_id"]
+    assert after["n"]["physical_resource_id"] == before["n"]["physical_resource_id"]

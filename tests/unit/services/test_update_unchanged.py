@@ -129,3 +129,19 @@ def test_a_row_locked_and_changed_since_it_was_judged_is_not_settled(rec):
         out = unchanged.settle(s, loaded, by_name, p)
     assert out.settled == {"b"}
     assert ("a", True) in out.plan.expected
+
+
+def test_a_plugin_that_acts_on_every_update_is_not_settled(rec):
+    """The settling gives the classifier's verdict: a plugin whose class may act with its
+    properties unchanged (Heat's ``_needs_update`` overrides: an UpdateWaitConditionHandle is
+    replaced on every update) keeps its node, and its step replaces it."""
+    template = hot({"h": {"type": "OS::Heat::UpdateWaitConditionHandle"}, "a": knob("one")})
+    st = stacks.create_stack(CTX, stack_name="unchanged-handle", template=template)
+    rec.run_all()
+    before = rows(st.id)
+    ran, st = _update(rec, st, template)
+    assert st.stack_status == "UPDATE_COMPLETE", st.status_reason
+    assert ("h", True) in ran and ("a", True) not in ran
+    after = rows(st.id)
+    assert after["h"].physical_resource_id != before["h"].physical_resource_id
+    assert after["a"].updated_at == before["a"].updated_at
