@@ -1,23 +1,10 @@
-"""What an update does to one resource (pure): the verdict and its reason, for the update's
-forward step, the settling of unchanged nodes at traversal start and the update preview.
+"""What an update does to one resource (pure): the verdict (ADD, REMOVE, REPLACE, UPDATE,
+UNCHANGED or refused) and its reason, for the update's forward step, the settling of unchanged
+nodes at traversal start and the update preview, by Heat's rules (``Resource.update_convergence``,
+``Resource.update``, ``_needs_update``, ``update_template_diff_properties``) in Heat's order. The
+plugin's facts are asked only when their rule is reached. O(properties) per resource.
 
-Heat's rules (``Resource.update_convergence``, ``Resource.update``, ``_needs_update``,
-``update_template_diff_properties``), in this order:
-
-1. only in the new template → ADD; only in the old one → REMOVE;
-2. never created (INIT, DELETE_COMPLETE, nothing made) → REPLACE: the update creates it
-   (Heat's ``check_resource_update`` creates an INIT one, ``_needs_update`` replaces the rest);
-3. another built-in type or nested kind → REPLACE (``update_convergence``);
-4. ``external_id`` changed → refused (``NotSupported``); kept → UNCHANGED (Heat skips it);
-5. FAILED and no existing nested stack: a CHECK failure (``always_replace_on_check_failed``)
-   or the plugin's ``needs_replace_failed`` → REPLACE;
-6. an existing nested stack → UPDATE (Heat's ``StackResource``: its members decide);
-7. the same properties → UNCHANGED, unless the plugin always updates; then, or when they
-   differ, the plugin's diff: an ``immutable`` one changed → refused; ``UpdateReplace`` (a
-   property not ``update_allowed``, or the plugin's own rule) → REPLACE; else UPDATE.
-
-The plugin's facts come through :class:`Plugin`, each asked only when its rule is reached;
-the new properties are resolved (:attr:`Wanted.properties`) only from rule 7 on.
+More in docs/code/engine.md (app.engine.change).
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app import errors
 from app.convergence import plugins
 from app.convergence.nested.groups import kind
 from app.convergence.store.rows import EXTERNAL_ID, ResourceRow
@@ -16,7 +17,7 @@ from app.engine.states import Action, Status
 from app.resource_types import base
 
 
-class Unresolved(Exception):
+class Unresolved(errors.StokerError):
     """The new properties could not be resolved or validated (``cause``: why)."""
 
     def __init__(self, cause: Exception) -> None:
@@ -24,7 +25,7 @@ class Unresolved(Exception):
         self.cause = cause
 
 
-class Invalid(Exception):
+class Invalid(errors.StokerError):
     """The plugin's own checks refused the new properties before its diff (``cause``)."""
 
     def __init__(self, cause: Exception) -> None:
