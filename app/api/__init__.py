@@ -1,22 +1,6 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``create_app(settings, dispatcher=...)`` builds the Flask app and composes the process's runtime
-(:func:`app.services.wiring.compose`: dispatcher, nested stacks, scaling, event sinks); the entry
-gunicorn serves is ``app.cli.wsgi:create_app()``, which hands it Celery's dispatcher (the API
-may not import ``app.tasks``). One blueprint per noun
-(stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
-build_info, versions); views are short and call ``app.services`` only. Per request:
-
-1. ``x-openstack-request-id`` (``req-<uuid>``) is chosen and set on every response, errors too;
-2. the ``{tenant_id}`` of ``/v1/{tenant_id}/...`` and the headers become a
-   :class:`app.context.RequestContext` in ``flask.g.context`` (``app.auth``); in keystone mode
-   keystonemiddleware's auth_token wraps the app and validated the token first (no valid
-   token: 401; another project's URL: 403), then the route's Heat policy rule is enforced;
-3. a JSON body is size-checked (``Settings.max_json_body_size`` → 400 ``RequestLimitExceeded``,
-   as heat-api's ``JSONRequestDeserializer``) and parsed (malformed → 400 ``HTTPBadRequest``);
-4. any error is rendered as Heat's fault body (``app.api.errors``).
-
-The OpenAPI document is served at ``/v1/openapi.json``.
+More in docs/code/api.md (app.api).
 """
 from __future__ import annotations
 

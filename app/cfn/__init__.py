@@ -1,28 +1,6 @@
 """app.cfn — heat-api-cfn on port 8000: the CloudFormation-compatible query API.
 
-``create_app(settings, dispatcher=...)`` builds the app and composes the process's runtime
-(:func:`app.services.wiring.compose`); the entry gunicorn serves is
-``'app.cli.wsgi:create_cfn_app()'`` (the Procfile's ``cfn`` line, started by ``stoker up`` on
-``Settings.cfn_port``), which hands it Celery's dispatcher. Requests are AWS query requests: form
-POST or GET to ``/v1`` (also ``/``) with ``Action=<name>&Version=2010-05-15`` and the action's
-parameters, signed with EC2 signature version 4 or 2 (:mod:`app.cfn.signing`). Per request:
-
-1. the body is size-checked (``Settings.max_json_body_size`` → ``RequestLimitExceeded``);
-2. the signature is checked (Keystone's ec2tokens in keystone mode; any key in noauth) and
-   becomes the :class:`app.context.RequestContext` — before the action is looked at, as Heat's
-   ``EC2Token`` middleware sits before its router;
-3. in keystone mode, Heat's ``cloudformation:<Action>`` policy rule (:mod:`app.auth.policy`,
-   overridable by ``STOKER_POLICY_FILE``) for the token's credentials on the token's project: a
-   reader lists and describes, a member also creates, updates and deletes, a
-   ``heat_stack_user`` may only DescribeStackResource; a refusal is ``AccessDenied`` (403,
-   ``Action <Action> not allowed for user``), as heat-api-cfn's ``StackController._enforce``;
-4. the action (:data:`ACTIONS`) calls the services and is answered as
-   ``<ActionResponse><ActionResult>...`` XML (:mod:`app.cfn.xml`); any error as AWS's
-   ``<ErrorResponse>`` (:mod:`app.cfn.faults`), with Heat's HTTP status.
-
-``GET /`` without an Action answers the version document. The wait-condition and signal
-endpoints (``PUT /v1/waitcondition/<arn>``, ``POST /v1/signal/<arn>``) belong beside these, as
-blueprints registered by :func:`create_app` (see :func:`_blueprints`).
+More in docs/code/cfn.md (app.cfn).
 """
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
 """The resources an UPDATE leaves as they are, found before its traversal starts.
 
-Heat's convergence runs a task for every node of an update; the forward node of a resource whose
-resolved properties are unchanged does nothing (no event, no cloud call), and so does the
-cleanup node of a resource that stays and replaced nothing. Most of a large update is such nodes
-(a flavor change of 200 servers leaves their 200 ports, 200 volumes, the network and the subnet
-alone), and each cost a step and, on the critical path, a hop before the first real change.
-
-:func:`settle` decides them at the start instead, by the forward step's own verdict
-(:func:`app.engine.change.settled_before_diff`: UNCHANGED) with the inputs the step would be
-given: the stored reference ids of the resources before it, which are settled too. A resource is
-settled only when nothing in the new template reads one of its attributes (the step would read
-them again from the cloud, as Heat resolves them live), when it is COMPLETE, holds no lock and
-replaced nothing, and when no ``pre-update`` hook is set on it.
-:func:`app.engine.update_plan.settle` then takes its nodes out of the plan; the resources after
-it get its data at the start.
+More in docs/code/convergence.md (app.convergence.unchanged).
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """The steps of an UPDATE traversal's nodes (Heat's convergence update), called by
 :func:`app.convergence.check.check_resource`.
 
-The forward node of resource ``x`` (in the new template) carries out the verdict of
-:func:`app.engine.change.classify` (which the settling of unchanged nodes and the preview
-share): never created → create it; replaced → create the new one on the row; refused
-(``NotSupported``) → UPDATE_IN_PROGRESS, UPDATE_FAILED; unchanged → nothing, no event (its
-attributes are re-read); updated → UPDATE_IN_PROGRESS, the plugin's ``handle_update`` /
-``check_update_complete`` (polled) → UPDATE_COMPLETE. A ``pre-update`` hook pauses it first
-unless its type changed, it was never created or it is an external resource (Heat).
-
-Replacing moves the old physical resource into ``rsrc_data["_replaced"]`` and creates the new
-one on the same row (CREATE_IN_PROGRESS / CREATE_COMPLETE), so the dependents that run after this
-node see the replacement. The cleanup node of ``x`` (:mod:`app.convergence.steps.cleanup`) later
-deletes what ``_replaced`` holds (DELETE_IN_PROGRESS / DELETE_COMPLETE events with the old
-physical id, honouring the old deletion policy); the cleanup node of a resource that left the
-template deletes it.
+More in docs/code/convergence.md (app.convergence.steps.update).
 """
 from __future__ import annotations
 
