@@ -16,7 +16,7 @@ from app.context import RequestContext
 from app.convergence import check, dispatch, finishing, locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="group")
 WIDE = 24

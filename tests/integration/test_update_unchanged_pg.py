@@ -12,7 +12,7 @@ from app.context import RequestContext
 from app.convergence import dispatch, locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="race")
 

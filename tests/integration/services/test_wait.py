@@ -17,7 +17,7 @@ from app.models import Stack, session, utcnow
 from app.services import stacks
 from app.tasks.dispatcher import CeleryDispatcher
 from tests.fixtures.stacks import rows
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="wait")
 CHILD = ("heat_template_version: 2018-08-31\nresources:\n"

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 import pytest
 
 from app.resource_types import _ec2sign
-from tests.unit.cfn.test_cfn_signals import _put, _reference, _stack
+from tests.integration.cfn.test_cfn_signals import _put, _reference, _stack
 
 
 @pytest.fixture()
