@@ -8,8 +8,6 @@ from urllib.parse import parse_qs, quote, urlencode, urlparse
 
 import pytest
 
-from app.resource_types import _ec2sign
-
 CFN_TEMPLATE = {
     "AWSTemplateFormatVersion": "2010-09-09",
     "Resources": {
@@ -33,7 +31,6 @@ def _stack(api, name: str) -> tuple[str, dict]:  # type: ignore[no-untyped-def]
     assert resp.status_code == 201, resp.get_json()
     base = f"/v1/admin/stacks/{name}/{resp.get_json()['stack']['id']}"
     return base, api.get(base).get_json()["stack"]
-
 
 
 def _reference(api, base: str) -> str:  # type: ignore[no-untyped-def]
@@ -102,20 +99,3 @@ def test_a_changed_signature_key_or_path_is_refused(apis):
     assert resp.status_code == 400 and b"IncompleteSignature" in resp.data
     assert api.get(f"{base}/resources/H/metadata").get_json() == {"metadata": {}}
     assert api.get(base).get_json()["stack"]["stack_status"] == "CREATE_IN_PROGRESS"
-
-
-def test_presigned_url_matches_keystoneclients_v2_signer():
-    from keystoneclient.contrib.ec2.utils import Ec2Signer
-    arn = _ec2sign.resource_arn("t", "s", "id-1", "h")
-    url = _ec2sign.presigned_url("http://Host:8000/v1", arn, "AK", "secret",
-                                 "2026-12-01T10:00:00Z")
-    parts = urlparse(url)
-    params = {k: v[0] for k, v in parse_qs(parts.query).items()}
-    sig = params.pop("Signature")
-    path = "/v1/waitcondition/" + arn
-    assert Ec2Signer("secret").generate({"host": "host:8000", "verb": "PUT", "path": path,
-                                         "params": dict(params)}) == sig
-    assert _ec2sign.verify("secret", "PUT", "host:8000", path, {**params, "Signature": sig})
-    assert not _ec2sign.verify("other", "PUT", "host:8000", path, {**params, "Signature": sig})
-    assert _ec2sign.arn_of_url(url) == ("t", "s", "id-1", "h")
-    assert _ec2sign.parse_arn("arn:openstack:heat::t:stacks/s") is None

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from app import config, convergence
+from app import convergence
 from app.context import RequestContext
 from app.convergence import dispatch, timeouts
 from app.models import Stack, session, utcnow
 from app.services import stacks
-from app.tasks.dispatcher import CeleryDispatcher
 from tests.fixtures.stacks import rows
 from tests.integration.services.conftest import Recorder
 
@@ -116,28 +115,3 @@ def test_an_early_stack_timer_rearms_for_the_time_left_and_a_late_one_times_out(
     convergence.timer_fired(st.id, tid)
     st = stacks.get_by_id(CTX, st.id)
     assert (st.stack_status, st.status_reason) == ("CREATE_FAILED", "Timed out")
-
-
-class _App:
-    """A Celery app that records what it is asked to send."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, tuple[Any, ...], Any]] = []
-
-    def send_task(self, name: str, args: tuple[Any, ...], countdown: Any = None,
-                  **_: Any) -> None:
-        self.sent.append((name, args, countdown))
-
-
-def test_the_celery_dispatcher_caps_countdowns_instead_of_dropping_them(settings):
-    config.set_current(settings.replace(visibility_timeout=300))
-    app = _App()
-    d = CeleryDispatcher(app)  # type: ignore[arg-type]
-    d.stack_timeout("s", "t", 3600.0)
-    d.check_resource("s", "t", 1, True, countdown=900.0)
-    d.safety_poll("s", "t", 1, True, 300.0)
-    d.check_resource("s", "t", 2, False)
-    assert app.sent == [("stoker.stack_timeout", ("s", "t"), 240.0),
-                        ("stoker.poll_resource", ("s", "t", 1, True), 240.0),
-                        ("stoker.poll_resource", ("s", "t", 1, True), 240.0),
-                        ("stoker.check_resource", ("s", "t", 2, False), None)]
