@@ -3,9 +3,11 @@
 Every test here gets engines that cannot connect: ``app.models`` may build one (``build_app``
 does, lazily), but the first connection — a session, a query, a migration — raises
 :class:`DatabaseInUnitTest`, and the test fails at teardown even if the code under test caught
-that error (an API turning it into a 500, a step into a retry). A test about persistence, the
-API over a real store or the runtime against it belongs in ``tests/integration/``, whose
-fixtures (``db``, ``app``, ``client``) give it one.
+that error (an API turning it into a 500, a step into a retry). Here ``app`` and ``client``
+are the API over such engines (what a request answers before the services reach the store) and
+``db`` fails at once. A test about persistence, the API over a real store or the runtime
+against it belongs in ``tests/integration/``, whose fixtures (``db``, ``app``, ``client``,
+tests/conftest.py) give it one.
 """
 from __future__ import annotations
 
@@ -59,3 +61,25 @@ def _no_database(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     if used:
         pytest.fail(MESSAGE.format(url=used[0][0], where=used[0][1]), pytrace=False)
+
+
+@pytest.fixture()
+def db() -> None:
+    """No database here: a test that asks for one belongs in tests/integration/."""
+    pytest.fail("tests/unit has no database: the `db` fixture (and what builds on it) is for "
+                "tests/integration/", pytrace=False)
+
+
+@pytest.fixture()
+def app(settings: Any) -> Any:
+    """The Orchestration API for ``settings`` (tasks in-process) whose engines refuse to
+    connect: what a request answers before the services reach the store."""
+    from app.api import build_app
+    flask_app = build_app(settings)
+    flask_app.config["TESTING"] = True
+    return flask_app
+
+
+@pytest.fixture()
+def client(app: Any) -> Any:
+    return app.test_client()
