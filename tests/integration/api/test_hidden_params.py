@@ -71,13 +71,6 @@ def test_a_nested_stack_shows_its_hidden_parameter_masked(client):
     assert env["parameter_defaults"]["deflt"] == SECRET
 
 
-def test_preview_masks_hidden_parameters(client):
-    resp = client.post("/v1/admin/stacks/preview", json={"stack_name": "pv", **BODY})
-    assert resp.status_code == 200, resp.get_json()
-    params = resp.get_json()["stack"]["parameters"]
-    assert params["secret"] == "******" and params["plain"] == "shown"
-
-
 def test_stack_list_never_carries_parameter_values(client):
     _create(client)
     listed = client.get("/v1/admin/stacks").get_data(as_text=True)
