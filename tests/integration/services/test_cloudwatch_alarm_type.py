@@ -15,6 +15,8 @@ from app.models import Stack, read_session
 from app.services import stacks
 
 CTX = RequestContext(tenant_id="admin")
+
+
 def test_a_bad_comparison_operator_is_refused_before_anything_is_written(db):
     tmpl = {"AWSTemplateFormatVersion": "2010-09-09", "Resources": {"A": {
         "Type": "AWS::CloudWatch::Alarm", "Properties": {

@@ -8,6 +8,8 @@ from app.services import environments
 T = {"heat_template_version": "2018-08-31",
      "parameters": {"p": {"type": "string", "default": "d"}},
      "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "p"}}}}}
+
+
 def test_two_files_with_different_sinks_keep_both_in_order():
     files = {"a.yaml": "event_sinks: [{type: zaqar-queue, target: a}]",
              "b.yaml": "event_sinks: [{type: zaqar-queue, target: b}, "

@@ -7,6 +7,8 @@ from app.cli import files as cli_files
 from tests.fixtures.stacks import GREETING
 
 V1 = GREETING
+
+
 def test_update_body_is_heatclients(tmp_path: Path):
     tpl = tmp_path / "t.yaml"
     tpl.write_text(V1)
