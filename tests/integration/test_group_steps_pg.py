@@ -18,7 +18,7 @@ from app.convergence.store import locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.fixtures.wiring import use_dispatcher
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="group")
 WIDE = 24

@@ -13,7 +13,7 @@ from app.convergence.store import locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.fixtures.wiring import use_dispatcher
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="race")
 

@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 
 from app import config
 from app.models import Stack, read_session
-from tests.unit.cfn.conftest import Answer
-from tests.unit.cfn.test_cfn_api import PARAMS, TEMPLATE
+from tests.integration.cfn.conftest import Answer
+from tests.integration.cfn.test_cfn_api import PARAMS, TEMPLATE
 
 PROJECT = "p" * 32
 
@@ -33,7 +33,7 @@ def ks_cfn(db: config.Settings, monkeypatch: Any) -> Iterator[Callable[..., Any]
     from app.auth import policy, trusts
     from app.cfn import create_app, signing
     from app.context import RequestContext
-    from tests.unit.cfn.conftest import sign
+    from tests.integration.cfn.conftest import sign
 
     trusts_made: list[str] = []
     monkeypatch.setattr(trusts, "create_for_stack",

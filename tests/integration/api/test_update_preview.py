@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from app.models import RawTemplate, read_session
 from tests.fixtures.engine import Dropper
 from tests.fixtures.wiring import use_dispatcher, use_inline
-from tests.unit.api.test_stack_update import BASE, TR, Api, T, fault
+from tests.integration.api.test_stack_update import BASE, TR, Api, T, fault
 
 NEW = copy.deepcopy(BASE)
 NEW["resources"]["rep"] = TR("y", update_replace=True)

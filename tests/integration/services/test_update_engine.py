@@ -16,7 +16,7 @@ from app.convergence.steps.replaced import REPLACED
 from app.models import Event, RawTemplate, Stack, read_session
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
-from tests.unit.services.conftest import Recorder
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="upd")
 HOT = "2018-08-31"

@@ -18,7 +18,7 @@ from app.models import Stack, session, utcnow
 from app.services import software, stacks
 from tests.fixtures.stacks import rows
 from tests.fixtures.wiring import use_dispatcher
-from tests.unit.services.test_wait import Timers
+from tests.integration.services.test_wait import Timers
 
 CTX = RequestContext(tenant_id="sdto")
 TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
