@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
+from app import errors
 from app.convergence import (
     actions,
     adopt,
@@ -32,6 +33,7 @@ from app.convergence import (
     definitions,
     delete,
     dispatch,
+    lease,
     locks,
     outcome,
     stopped,
@@ -121,7 +123,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     not counted yet and re-enqueues only successors that fired but have not finished; a call for a superseded
     traversal does nothing.
     """
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     with locks.working([resource_id]):
         _check_resource(stack_id, traversal_id, resource_id, is_update)
 
@@ -148,7 +150,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
                     try:
                         inputs = syncpoints.inputs(c, traversal_id, is_update, resource_id)
                     except Exception:  # the lock committed on its own (PostgreSQL)
-                        locks.release(resource_id)
+                        locks.release(resource_id, row.atomic_key)
                         raise
     if stale:  # superseded; a stopped traversal's action still running may finish
         stopped.settle(stack_id, traversal_id, resource_id, is_update)
@@ -175,7 +177,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
             if is_update and st.expected:
                 inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
         if current != traversal_id:  # superseded meanwhile
-            locks.release(resource_id)
+            locks.release(resource_id, None if row is None else row.atomic_key)
             stopped.settle(stack_id, traversal_id, resource_id, is_update)
             return
         if row is None:
@@ -184,11 +186,14 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
 
 
 def _run(node: Node) -> None:
-    """The locked node's step and its outcome; the lock is released if either raises."""
+    """The locked node's step and its outcome; the lock is released if either raises. A step
+    whose lock was taken over (its lease ran out: :class:`errors.LeaseLost`) stops quietly."""
     try:
         outcome.apply(node, _step(node))
+    except errors.LeaseLost:
+        return  # logged by the fence: the engine that took it over runs it
     except Exception:
-        locks.release(node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         raise
 
 
@@ -245,8 +250,8 @@ def _lock_fired(c: Connection, stack_id: str, traversal_id: str,
         given = syncpoints.inputs_many(c, traversal_id, [
             key for key, r in fired.items() if key[1] and r.expected and key[0] in rows])
     except Exception:
-        for rid in rows:
-            locks.release(rid)
+        for rid, r in rows.items():
+            locks.release(rid, r.atomic_key)
         raise
     return {key: (r, rows[key[0]], given.get(key, {})) for key, r in fired.items()
             if key[0] in rows}
@@ -291,7 +296,7 @@ def _run_locked(stack_id: str, traversal_id: str,
                 nodes: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
     """Run the batch's FIRED nodes whose locks were free, all locked in one transaction;
     :returns: the nodes left for the one-by-one path, in their order."""
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     with locks.working(sorted({rid for rid, _ in nodes})):
         return _run_fired(stack_id, traversal_id, nodes)
 
@@ -313,11 +318,13 @@ def _run_fired(stack_id: str, traversal_id: str,
                     inputs=dict(given))
         try:
             results.append((node, _step(node)))
+        except errors.LeaseLost:
+            continue  # logged by the fence: the engine that took it over runs it
         except Exception:
-            locks.release(key[0])
+            locks.release(key[0], node.resource.atomic_key)
             requeue(stack_id, traversal_id, *key)
     for node in outcome.apply_many(results):
-        locks.release(node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         requeue(stack_id, traversal_id, *node.key)
     return rest
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, plugins, syncpoints, traversal
+from app.convergence import dispatch, events, locks, pacing, plugins, syncpoints, traversal
 from app.convergence.group_commit import GroupCommit, indexes_by
 from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
 from app.convergence.traversal import PROPS_BEFORE
@@ -28,11 +28,14 @@ log = logging.getLogger(__name__)
 
 
 def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
-         event: str | None, timing: dict[str, float] | None = None) -> None:
+         event: str | None, timing: dict[str, float] | None = None) -> bool:
     """Persist progress (and the IN_PROGRESS state if this step started the action) and
     release the lock, in one transaction (on PostgreSQL, shared with the steps of this
     process that park together: :data:`PARKS`). ``timing``: the poll's ``since`` and
-    ``last`` (:mod:`app.convergence.pacing`), stored beside the handle."""
+    ``last`` (:mod:`app.convergence.pacing`), stored beside the handle.
+
+    :returns: False if nothing was written: the lock was no longer this step's (fencing,
+        :func:`locks.held`)."""
     r = node.resource
     stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id, **(timing or {})}
     if event is not None:
@@ -40,46 +43,56 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
     values = {"row_id": r.id, "handle": stored, "physical_resource_id": plugin.resource_id,
               "rsrc_data": plugin.data, "poll_attempt": r.next_attempt(start),
               "engine_id": None, "updated_at": utcnow()}
-    if concurrent_writers() and PARKS.submit((node, start, values)):
-        return
+    if concurrent_writers():
+        got = PARKS.submit((node, start, values))
+        if got is not None:
+            return got
     with session() as s:
+        if not locks.held(s, {r.id: r.atomic_key}):
+            return False
         if start is not None:
             events.write_start(s, r, start.action, start.properties)
         s.connection().execute(SET_ROW, values)
+    return True
 
 
 _Parked = tuple[Node, Start | None, dict[str, Any]]
 
 
-def park_group(items: list[_Parked]) -> list[bool | BaseException]:
+def park_group(items: list[_Parked]) -> list[bool | None | BaseException]:
     """:data:`PARKS`'s write (PostgreSQL): the parked steps of this process that arrived
-    together in one transaction: each row's values in one ``executemany`` per shape (a step
-    that started its action has the started state's columns under its own, as if written one
-    after the other), the IN_PROGRESS events in one insert.
+    together in one transaction: the locks they still hold checked (:func:`locks.held`),
+    each row's values in one ``executemany`` per shape (a step that started its action has
+    the started state's columns under its own, as if written one after the other), the
+    IN_PROGRESS events in one insert.
 
-    :returns: True for each item; False for all if the transaction failed (each is then
-        written on its own)."""
-    rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    started: list[dict[str, Any]] = []
-    for node, start, values in items:
-        if start is not None:
-            values = {**events.start_values(start.action, start.properties), **values}
-            started.append(events.start_event(node.resource, start.action))
-        rows.setdefault(tuple(sorted(values)), []).append(values)
+    :returns: per item True (written) or False (its lock was lost: nothing written); None for
+        all if the transaction failed (each is then written on its own)."""
     try:
         with session() as s:
+            kept = locks.held(s, {node.resource.id: node.resource.atomic_key
+                                  for node, _, _ in items})
+            rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+            started: list[dict[str, Any]] = []
+            for node, start, values in items:
+                if node.resource.id not in kept:
+                    continue
+                if start is not None:
+                    values = {**events.start_values(start.action, start.properties), **values}
+                    started.append(events.start_event(node.resource, start.action))
+                rows.setdefault(tuple(sorted(values)), []).append(values)
             for same_shape in rows.values():
                 s.connection().execute(SET_ROW, same_shape)
             events.add_events(s, started)
     except Exception:
         log.exception("%d parked steps could not be written together; writing them one by "
                       "one", len(items))
-        return [False] * len(items)
-    return [True] * len(items)
+        return [None] * len(items)
+    return [node.resource.id in kept for node, _, _ in items]
 
 
 #: The steps of this process that park together share a transaction
-PARKS: GroupCommit[_Parked, bool] = GroupCommit(park_group)
+PARKS: GroupCommit[_Parked, bool | None] = GroupCommit(park_group)
 
 
 def successors(node: Node) -> list[NodeKey]:
@@ -97,6 +110,8 @@ def done(node: Node, d: Done) -> None:
         done_alone(node, prepared)
         return
     ended, ready = got
+    if prepared.fenced:
+        return  # logged: the engine that took it over finishes it
     if ready:
         dispatch.get().check_resources(node.stack.id, node.traversal_id, ready)
     if not ended:
@@ -114,6 +129,8 @@ def done_alone(node: Node, prepared: Finished) -> None:
             enqueue_after_commit(s, node.stack.id, node.traversal_id, ready[node.key])
         if ended and not later:
             count(s, node, len(ended))
+    if prepared.fenced:
+        return
     if ended and later:
         count_committed(node, ended)
     elif later:
@@ -198,6 +215,8 @@ class Finished:
     values: dict[str, Any]
     events: list[dict[str, Any]]
     data: Any
+    #: set when it was not written: its lock was lost (:func:`write_finished`)
+    fenced: bool = False
 
 
 def prepare(node: Node, d: Done) -> Finished:
@@ -237,11 +256,20 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     their DONE states in one statement, their rows in one ``executemany`` per shape, their
     successors' sync points in one more (:func:`syncpoints.report_all`). A node that had
     already ended (a redelivery) only has its lock released: nothing is counted and its
-    events are dropped.
+    events are dropped; a node whose lock is no longer its own at its token (its lease ran
+    out, :func:`locks.held`) writes nothing at all.
 
     :returns: the nodes that ended, and per node the successors that became ready because
         of it (a successor two of them completed goes to the first)."""
     traversal_id = prepared[0][0].traversal_id
+    kept = locks.held(s, {n.resource.id: n.resource.atomic_key for n, _ in prepared})
+    fenced = [(n, f) for n, f in prepared if n.resource.id not in kept]
+    for _, f in fenced:  # lease lost: nothing of it is written (:func:`locks.held`)
+        f.events.clear()
+        f.fenced = True
+    prepared = [(n, f) for n, f in prepared if n.resource.id in kept]
+    if not prepared:
+        return [], {}
     moved = syncpoints.mark_done_many(s, traversal_id, [n.key for n, _ in prepared])
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     reports: list[tuple[int, bool, str, Any]] = []
@@ -250,7 +278,7 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     for node, f in prepared:
         r, is_update = node.resource, node.is_update
         if node.key not in moved:
-            traversal.release_lock(s, r.id)
+            locks.release_in(s, r.id, r.atomic_key)
             f.events.clear()
             continue
         ended.append(node.key)

@@ -24,7 +24,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, syncpoints, timeouts, traversal
+from app import errors
+from app.convergence import dispatch, events, locks, pacing, syncpoints, timeouts, traversal
 from app.convergence.finishing import (
     count,
     count_committed,
@@ -70,7 +71,9 @@ def apply(node: Node, outcome: Outcome) -> None:
         delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
-        park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None, timing)
+        if not park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
+                    timing):
+            return  # its lease ran out: the engine that took it over polls it
         dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
     else:
@@ -83,14 +86,14 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        with session() as s:
-            traversal.release_lock(s, node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         return
     if left <= 0:
         _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
                              plugin=w.plugin, start=w.start, stack_action=default_action(node)))
         return
-    park(node, w.plugin, w.handle, w.start, w.owner, w.event)
+    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event):
+        return  # its lease ran out: the engine that took it over polls it
     dispatch.get().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
 
@@ -132,6 +135,8 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     for n, o in [*finished, *alone]:
         try:
             apply(n, o)
+        except errors.LeaseLost:
+            continue  # logged: the engine that took it over runs it
         except Exception:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
@@ -163,8 +168,10 @@ def _failed(node: Node, f: Failed) -> None:
     if f.attr_data is not None:
         values["attr_data"] = f.attr_data
     with session() as s:
+        if not locks.held(s, {r.id: r.atomic_key}):
+            return  # its lease ran out: the engine that took it over decides
         if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
-            traversal.release_lock(s, r.id)
+            locks.release_in(s, r.id, r.atomic_key)
             return
         if f.start is not None:
             events.write_start(s, r, f.start.action, f.start.properties)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app import config
-from app.convergence import dispatch, timeouts, traversal
+from app.convergence import dispatch, locks, timeouts, traversal
 from app.convergence.dispatch import NodeKey
 from app.engine.states import NodeState, Status
 from app.models import (
@@ -78,18 +78,26 @@ def redrive() -> int:
     steps of an operation the API accepted then). A node whose message survived runs twice:
     its step is idempotent (DESIGN.md, invariant 1) and finds it locked or ended.
     O(in-flight nodes). :returns: how many were enqueued."""
-    now = utcnow()
-    n = _enqueue_idle(now, now)
+    n = enqueue_in_flight()
     if n:
         log.warning("re-enqueued %d in-flight steps after the broker's return", n)
     return n
+
+
+def enqueue_in_flight() -> int:
+    """Enqueue at once every fired node of an in-progress traversal that no live engine
+    holds, waiting ones too, and on PostgreSQL every finished node not counted yet
+    (:func:`redrive`'s set; also what an engine whose lease ran out may have held the messages
+    of, :mod:`app.convergence.lease`). O(in-flight nodes). :returns: how many."""
+    now = utcnow()
+    return _enqueue_idle(now, now)
 
 
 def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
     """Enqueue the nodes of in-progress traversals that fired (or finished, not counted, on
     PostgreSQL) and whose resources no live engine holds and nobody touched since ``idle``
     (``parked`` for a node waiting for an event). :returns: how many."""
-    stale = utcnow() - dt.timedelta(seconds=config.get().lock_stale_seconds)
+    stale = utcnow() - locks.lease()
     with read_session() as s:
         live = set(s.execute(select(WorkerHeartbeat.engine_id)
                              .where(WorkerHeartbeat.last_seen >= stale)).scalars())

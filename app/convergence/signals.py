@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from app import errors
-from app.convergence import events, locks, plugins, wakeups
+from app.convergence import events, lease, locks, plugins, wakeups
 from app.convergence.rows import ResourceRow, table
 from app.engine.states import Action
 from app.models import Resource, after_commit, read_session, session
@@ -60,7 +60,7 @@ def _lock(resource_id: int) -> None:
     """Take the resource's lock, waiting up to :data:`LOCK_WAIT_SECONDS` for its holder.
 
     :raises errors.Conflict: still held by a live engine."""
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     waited, step = 0.0, 0.02
     while locks.acquire(resource_id) is False:
         if waited >= LOCK_WAIT_SECONDS:
