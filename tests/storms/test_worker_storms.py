@@ -86,10 +86,14 @@ def _resumed(storm: Storm, stack_id: str, names: set[str], since: float,
 
 def _kill_and_measure(storm: Storm, stack_id: str, victims: list[str],
                       restart_after: float | None = None) -> dict[str, float]:
-    """SIGKILL ``victims`` (workers holding resources of ``stack_id``); with ``restart_after``,
+    """SIGKILL ``victims`` once they hold resources of ``stack_id``; with ``restart_after``,
     start them again that many seconds later. :returns: per resource they held, the seconds
-    from their death (or their restart) to its next change of state."""
-    held = _held_by(storm, stack_id, victims)
+    from their death (or, restarted, from their answering again) to its next change of
+    state."""
+    deadline = time.monotonic() + 20
+    while not (held := _held_by(storm, stack_id, victims)):  # a loaded machine starts late
+        assert time.monotonic() < deadline, "the workers never held anything of the stack"
+        time.sleep(0.2)
     for v in victims:
         storm.signal(v, signal.SIGKILL)
     since = time.monotonic()
@@ -97,10 +101,12 @@ def _kill_and_measure(storm: Storm, stack_id: str, victims: list[str],
         storm.named[v].wait(10)
     if restart_after is not None:
         time.sleep(restart_after)
+        restarted = time.monotonic()
         for v in victims:
             storm.spawn(v)
+        storm.wait_workers()
         since = time.monotonic()
-    assert held, "the killed workers held nothing of the stack: nothing was tested"
+        print(f"{'+'.join(victims)} restarted: up after {since - restarted:.1f} s")
     resumed = _resumed(storm, stack_id, held, since)
     print(f"{'+'.join(victims)} killed holding {sorted(held)}: resumed "
           f"{ {n: round(t, 1) for n, t in sorted(resumed.items())} } s after the "
@@ -109,29 +115,21 @@ def _kill_and_measure(storm: Storm, stack_id: str, victims: list[str],
     return resumed
 
 
-def test_a_worker_killed_mid_create_and_mid_delete_is_taken_over(storm: Storm):
+def test_killed_workers_are_taken_over_mid_create_and_mid_delete(storm: Storm):
     template = chains(width=4, depth=3, wait=1.0)
     sid = storm.create("killed", template).json()["stack"]["id"]
-    time.sleep(1.5)
-    resumed = _kill_and_measure(storm, sid, ["worker1"])
-    assert max(resumed.values()) <= RESUME
+    assert max(_kill_and_measure(storm, sid, ["worker1"]).values()) <= RESUME
     storm.settled(sid, timeout=30)
     assert_created_once(storm, sid, template)
     storm.spawn("worker1")
     storm.wait_workers()
-    assert storm.get(storm.path(sid)).status_code == 200
     requests.delete(storm.api(storm.path(sid)), headers={"X-Auth-Token": "x"}, timeout=30)
-    time.sleep(1.5)
-    resumed = _kill_and_measure(storm, sid, ["worker2"])
-    assert max(resumed.values()) <= RESUME
+    assert max(_kill_and_measure(storm, sid, ["worker2"]).values()) <= RESUME
     st, _ = storm.settled(sid, timeout=30)
     assert st["stack_status"] == "DELETE_COMPLETE", st["stack_status_reason"]
-
-
-def test_both_workers_killed_at_once_resume_after_their_restart(storm: Storm):
-    template = chains(width=4, depth=3, wait=1.0)
+    storm.spawn("worker2")  # both killed at once, then started again
+    storm.wait_workers()
     sid = storm.create("both", template).json()["stack"]["id"]
-    time.sleep(1.5)
     resumed = _kill_and_measure(storm, sid, ["worker1", "worker2"], restart_after=2.0)
     assert max(resumed.values()) <= RESUME
     storm.settled(sid, timeout=30)
@@ -156,7 +154,7 @@ def test_a_rolling_restart_under_an_update_loses_and_repeats_nothing(storm: Stor
     template = chains(width=2, depth=6, wait=0.0)
     sid = storm.create("rolling", template).json()["stack"]["id"]
     storm.settled(sid, timeout=30)
-    resp = requests.put(storm.api(storm.path(sid)), json={"template": _longer(template, 3.5)},
+    resp = requests.put(storm.api(storm.path(sid)), json={"template": _longer(template, 4.0)},
                         headers={"X-Auth-Token": "x"}, timeout=30)
     assert resp.status_code == 202, resp.text
     start = time.monotonic()
@@ -192,9 +190,8 @@ def test_a_stopped_worker_is_taken_over_and_its_late_writes_are_fenced(storm: St
     sid = storm.create("stopped", template).json()["stack"]["id"]
     engine = f"{socket.gethostname()}:{storm.named['worker1'].pid}"
     deadline = time.monotonic() + 20
-    while not (locked := [r[0] for r in _sql(
-            storm, "SELECT name FROM resource WHERE stack_id = %s AND engine_id = %s",
-            sid, engine)]):
+    while not _sql(storm, "SELECT name FROM resource WHERE stack_id = %s AND engine_id = %s",
+                   sid, engine):
         assert time.monotonic() < deadline, "worker1 never held a lock"
         time.sleep(0.02)
     storm.signal("worker1", signal.SIGSTOP)  # mid-step: a cloud call under its lock
