@@ -17,7 +17,8 @@ def test_services_lists_engines_up_and_down(client: Any) -> None:
                               last_seen=utcnow() - dt.timedelta(seconds=3 * interval)))
     r = client.get("/v1/t1/services")
     assert r.status_code == 200
-    services = r.get_json()["services"]
+    services = [x for x in r.get_json()["services"]  # this process beats too, if it stepped
+                if x["engine_id"] in ("hostA:101", "hostB:202")]
     assert [(x["engine_id"], x["status"]) for x in services] == [("hostA:101", "up"),
                                                                  ("hostB:202", "down")]
     a = services[0]
@@ -25,7 +26,8 @@ def test_services_lists_engines_up_and_down(client: Any) -> None:
                       "report_interval", "created_at", "updated_at", "deleted_at", "status"}
     assert (a["binary"], a["topic"], a["host"], a["hostname"], a["report_interval"],
             a["deleted_at"]) == ("heat-engine", "engine", "hostA", "hostA", interval, None)
-    assert client.get("/v1/t1/services").get_json()["services"][0]["id"] == a["id"]  # stable
+    again = client.get("/v1/t1/services").get_json()["services"]
+    assert [x["id"] for x in again if x["engine_id"] == "hostA:101"] == [a["id"]]  # stable
 
 
 def test_services_are_for_system_admins_under_heats_policy(tmp_path: Any) -> None:

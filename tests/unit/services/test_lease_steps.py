@@ -13,8 +13,7 @@ from sqlalchemy import select, update
 from app import config, convergence
 from app.context import RequestContext
 from app.convergence import check, lease, locks
-from app.models import Event, Resource, Stack, SyncPoint, WorkerHeartbeat, read_session, session
-from app.models import utcnow
+from app.models import Event, Resource, Stack, SyncPoint, WorkerHeartbeat, read_session, session, utcnow
 from app.services import stacks
 
 CTX = RequestContext(tenant_id="lease")
