@@ -34,22 +34,6 @@ from app.convergence.wakeups import child_stack_event, wake
 
 InlineDispatcher = inline.InlineDispatcher
 
-__all__ = [
-    "InlineDispatcher",
-    "check_resource",
-    "check_resources",
-    "check_timeouts",
-    "child_stack_event",
-    "reconcile",
-    "redrive",
-    "requeue",
-    "stack_timeout",
-    "start_create",
-    "start_lease",
-    "start_reverse",
-    "start_update",
-    "start_update_rollback",
-    "timer_fired",
-    "unsettled_after",
-    "wake",
-]
+__all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
+           "reconcile", "redrive", "requeue", "stack_timeout", "start_create", "start_lease", "start_reverse", "start_update",
+           "start_update_rollback", "timer_fired", "unsettled_after", "wake"]
