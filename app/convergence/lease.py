@@ -16,9 +16,11 @@ resource locks back (``engine_id`` := NULL, ``atomic_key`` + 1: its fencing toke
 :mod:`app.convergence.locks`), then re-enqueues every node of an in-progress traversal that
 fired and that no live engine holds (:func:`app.convergence.reconciler.enqueue_in_flight`):
 the steps it ran, and the polls and continued steps whose messages it held (the broker gives
-those back only after ``visibility_timeout``). They are sent before the commit, so a sweeper
-that dies leaves the row for the next; a node enqueued twice runs once (DESIGN.md,
-invariant 1). A node of the dead engine therefore runs again within a lease, a heartbeat and a
+those back only after ``visibility_timeout``). On PostgreSQL they are sent before the commit,
+so a sweeper that dies leaves the row for the next (on SQLite after it: its one writer is not
+held while the broker takes them); a node enqueued twice runs once (DESIGN.md, invariant 1).
+On SQLite an engine of this host whose process runs is not dead, however late its heartbeat
+(:func:`app.convergence.locks.running_here`). A node of the dead engine therefore runs again within a lease, a heartbeat and a
 hop of its death. The workers sweep, not beat: beat is one process and may die with them, and
 a worker sweeps as soon as it starts (both workers killed and restarted).
 """
@@ -36,7 +38,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
 from app.convergence import locks, reconciler
-from app.models import WorkerHeartbeat, read_session, session, side_engine, utcnow
+from app.models import (
+    WorkerHeartbeat,
+    concurrent_writers,
+    read_session,
+    session,
+    side_engine,
+    utcnow,
+)
 
 log = logging.getLogger(__name__)
 RT = locks.RT
@@ -71,8 +80,9 @@ def sweep() -> int:
     cutoff = utcnow() - locks.lease()
     me = locks.engine_id()
     with read_session() as s:
-        dead = list(s.execute(select(WorkerHeartbeat.engine_id).where(
-            WorkerHeartbeat.last_seen < cutoff, WorkerHeartbeat.engine_id != me)).scalars())
+        dead = [e for e in s.execute(select(WorkerHeartbeat.engine_id).where(
+            WorkerHeartbeat.last_seen < cutoff, WorkerHeartbeat.engine_id != me)).scalars()
+            if concurrent_writers() or not locks.running_here(e)]
     if not dead:
         return 0
     with session() as s:
@@ -84,6 +94,10 @@ def sweep() -> int:
         freed = list(s.execute(update(RT).where(RT.c.engine_id.in_(claimed))
                                .values(engine_id=None, atomic_key=RT.c.atomic_key + 1)
                                .returning(RT.c.id)).scalars())
+        # PostgreSQL: sent before the commit (a sweeper that dies leaves the rows for the
+        # next); SQLite: after it, not holding its single writer while the broker takes them
+        sent = reconciler.enqueue_in_flight() if concurrent_writers() else 0
+    if not concurrent_writers():
         sent = reconciler.enqueue_in_flight()
     log.warning("engines %s lost their lease: %d resource locks taken back, %d in-flight "
                 "steps enqueued again", ", ".join(sorted(claimed)), len(freed), sent)

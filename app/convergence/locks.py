@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from app import config, errors
 from app.convergence.rows import changed, table
-from app.models import Resource, WorkerHeartbeat, session, utcnow
+from app.models import Resource, WorkerHeartbeat, concurrent_writers, session, utcnow
 
 log = logging.getLogger(__name__)
 #: Resources a step of this process works on now (how many steps each), and resources whose
@@ -141,7 +141,8 @@ def acquire(resource_id: int) -> bool | None:
             return None
         last = s.execute(select(WorkerHeartbeat.last_seen)
                          .where(WorkerHeartbeat.engine_id == holder)).scalar()
-        if last is not None and utcnow() - last < lease():
+        if last is not None and utcnow() - last < lease() \
+                or not concurrent_writers() and running_here(holder):
             return False
         if changed(s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == holder,
                                       RT.c.atomic_key == key)
@@ -150,6 +151,24 @@ def acquire(resource_id: int) -> bool | None:
                         resource_id, holder)
             return None  # taken over from a dead engine: its last writes may be newer
         return False
+
+
+def running_here(engine: str) -> bool:
+    """Whether ``engine`` (``host:pid``) is a process of this host that runs. On SQLite (one
+    host, one writer) a heartbeat waits its turn behind every other write, and under a burst
+    it may come late from a live engine: there, only an engine that does not run is dead (on
+    PostgreSQL a heartbeat has a connection of its own, and a late one means a dead, stopped or
+    cut-off engine). A stopped (SIGSTOP), traced or zombie process, one that is gone, or one of
+    another host is not known to run. Linux's ``/proc/<pid>/stat``; elsewhere, never."""
+    host, _, pid = engine.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            state = f.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("T", "t", "Z", "X", "x")
 
 
 def lease() -> dt.timedelta:

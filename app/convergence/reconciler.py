@@ -113,7 +113,7 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
                   & (SyncPoint.traversal_id == Stack.current_traversal))
             .join(Resource, Resource.id == SyncPoint.entity_id)
             .where(Stack.status == Status.IN_PROGRESS, wanted)).all()
-    n = 0
+    todo: dict[tuple[str, str], list[NodeKey]] = {}
     for r in rows:
         touched = r.updated_at or r.created_at
         if r.state == NodeState.DONE:  # its step, delivered again, counts it
@@ -122,9 +122,11 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
             abandoned = (r.engine_id is None or r.engine_id not in live) \
                 and touched <= (parked if _waiting(r.handle) else idle)
         if abandoned:
-            dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
-            n += 1
-    return n
+            todo.setdefault((r.id, r.current_traversal), []).append(
+                (r.entity_id, bool(r.is_update)))
+    for (stack_id, traversal_id), nodes in todo.items():  # a wide one in batched messages
+        dispatch.get().check_resources(stack_id, traversal_id, nodes)
+    return sum(len(nodes) for nodes in todo.values())
 
 
 def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int) -> list[NodeKey]:
