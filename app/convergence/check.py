@@ -191,10 +191,18 @@ def _run(node: Node) -> None:
     try:
         outcome.apply(node, _step(node))
     except errors.LeaseLost:
-        return  # logged by the fence: the engine that took it over runs it
+        lost(node)
     except Exception:
         locks.release(node.resource.id, node.resource.atomic_key)
         raise
+
+
+def lost(node: Node) -> None:
+    """Log that ``node``'s step lost its lock: its lease ran out and another engine took the
+    node over (nothing of the step was written)."""
+    log.warning("resource %s: this engine's lock (key %s) was taken over after its lease ran "
+                "out; its step stops and writes nothing", node.resource.id,
+                node.resource.atomic_key)
 
 
 _Started = tuple[Any, Any, dict[str, Any]] | None
@@ -319,7 +327,7 @@ def _run_fired(stack_id: str, traversal_id: str,
         try:
             results.append((node, _step(node)))
         except errors.LeaseLost:
-            continue  # logged by the fence: the engine that took it over runs it
+            lost(node)
         except Exception:
             locks.release(key[0], node.resource.atomic_key)
             requeue(stack_id, traversal_id, *key)

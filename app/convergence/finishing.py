@@ -17,9 +17,18 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import errors
 from app.convergence import dispatch, events, locks, pacing, plugins, syncpoints, traversal
 from app.convergence.group_commit import GroupCommit, indexes_by
-from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
+from app.convergence.results import (
+    Done,
+    Node,
+    NodeKey,
+    Record,
+    Start,
+    default_action,
+    write_held,
+)
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Stack, after_commit, autocommit, concurrent_writers, session, utcnow
@@ -35,7 +44,7 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
     ``last`` (:mod:`app.convergence.pacing`), stored beside the handle.
 
     :returns: False if nothing was written: the lock was no longer this step's (fencing,
-        :func:`locks.held`)."""
+        :func:`write_held`)."""
     r = node.resource
     stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id, **(timing or {})}
     if event is not None:
@@ -47,13 +56,21 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
         got = PARKS.submit((node, start, values))
         if got is not None:
             return got
-    with session() as s:
-        if not locks.held(s, {r.id: r.atomic_key}):
-            return False
-        if start is not None:
-            events.write_start(s, r, start.action, start.properties)
-        s.connection().execute(SET_ROW, values)
+    try:
+        with session() as s:
+            if start is not None:
+                events.write_start(s, r, start.action, start.properties)
+            write_held(s, [held(node, values)])
+    except errors.LeaseLost:
+        return False
     return True
+
+
+def held(node: Node, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` of :data:`SET_HELD_ROW` for ``node``'s row: written only while its lock is
+    still the one its step took (:func:`write_held`)."""
+    return {**values, "row_id": node.resource.id, "held_by": locks.engine_id(),
+            "held_at": node.resource.atomic_key}
 
 
 _Parked = tuple[Node, Start | None, dict[str, Any]]
@@ -61,34 +78,33 @@ _Parked = tuple[Node, Start | None, dict[str, Any]]
 
 def park_group(items: list[_Parked]) -> list[bool | None | BaseException]:
     """:data:`PARKS`'s write (PostgreSQL): the parked steps of this process that arrived
-    together in one transaction: the locks they still hold checked (:func:`locks.held`),
-    each row's values in one ``executemany`` per shape (a step that started its action has
-    the started state's columns under its own, as if written one after the other), the
+    together in one transaction: each row's values in one ``executemany`` per shape (a step
+    that started its action has the started state's columns under its own, as if written one
+    after the other; each row only while its lock is its step's, :func:`write_held`), the
     IN_PROGRESS events in one insert.
 
-    :returns: per item True (written) or False (its lock was lost: nothing written); None for
-        all if the transaction failed (each is then written on its own)."""
+    :returns: True for each item; None for all if the transaction failed, or a lock was lost
+        (each is then written on its own)."""
+    rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    started: list[dict[str, Any]] = []
+    for node, start, values in items:
+        if start is not None:
+            values = {**events.start_values(start.action, start.properties), **values}
+            started.append(events.start_event(node.resource, start.action))
+        values = held(node, values)
+        rows.setdefault(tuple(sorted(values)), []).append(values)
     try:
         with session() as s:
-            kept = locks.held(s, {node.resource.id: node.resource.atomic_key
-                                  for node, _, _ in items})
-            rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-            started: list[dict[str, Any]] = []
-            for node, start, values in items:
-                if node.resource.id not in kept:
-                    continue
-                if start is not None:
-                    values = {**events.start_values(start.action, start.properties), **values}
-                    started.append(events.start_event(node.resource, start.action))
-                rows.setdefault(tuple(sorted(values)), []).append(values)
             for same_shape in rows.values():
-                s.connection().execute(SET_ROW, same_shape)
+                write_held(s, same_shape)
             events.add_events(s, started)
+    except errors.LeaseLost:  # the others are written one by one, without it
+        return [None] * len(items)
     except Exception:
         log.exception("%d parked steps could not be written together; writing them one by "
                       "one", len(items))
         return [None] * len(items)
-    return [node.resource.id in kept for node, _, _ in items]
+    return [True] * len(items)
 
 
 #: The steps of this process that park together share a transaction
@@ -110,8 +126,6 @@ def done(node: Node, d: Done) -> None:
         done_alone(node, prepared)
         return
     ended, ready = got
-    if prepared.fenced:
-        return  # logged: the engine that took it over finishes it
     if ready:
         dispatch.get().check_resources(node.stack.id, node.traversal_id, ready)
     if not ended:
@@ -129,8 +143,6 @@ def done_alone(node: Node, prepared: Finished) -> None:
             enqueue_after_commit(s, node.stack.id, node.traversal_id, ready[node.key])
         if ended and not later:
             count(s, node, len(ended))
-    if prepared.fenced:
-        return
     if ended and later:
         count_committed(node, ended)
     elif later:
@@ -155,6 +167,8 @@ def write_group(items: list[tuple[Node, Finished]]) -> list[Written | BaseExcept
             with session() as s:
                 ended, ready = write_finished(s, part)
                 events.add_events(s, [e for _, f in part for e in f.events])
+        except errors.LeaseLost:  # the others are written one by one, without it
+            continue
         except Exception:
             log.exception("%d finished steps could not be written together; "
                           "writing them one by one", len(part))
@@ -215,8 +229,6 @@ class Finished:
     values: dict[str, Any]
     events: list[dict[str, Any]]
     data: Any
-    #: set when it was not written: its lock was lost (:func:`write_finished`)
-    fenced: bool = False
 
 
 def prepare(node: Node, d: Done) -> Finished:
@@ -256,20 +268,14 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     their DONE states in one statement, their rows in one ``executemany`` per shape, their
     successors' sync points in one more (:func:`syncpoints.report_all`). A node that had
     already ended (a redelivery) only has its lock released: nothing is counted and its
-    events are dropped; a node whose lock is no longer its own at its token (its lease ran
-    out, :func:`locks.held`) writes nothing at all.
+    events are dropped. Each row is written only while its lock is its step's
+    (:func:`write_held`).
+
+    :raises LeaseLost: one's lock moved on (its lease ran out): ``s`` must roll back.
 
     :returns: the nodes that ended, and per node the successors that became ready because
         of it (a successor two of them completed goes to the first)."""
     traversal_id = prepared[0][0].traversal_id
-    kept = locks.held(s, {n.resource.id: n.resource.atomic_key for n, _ in prepared})
-    fenced = [(n, f) for n, f in prepared if n.resource.id not in kept]
-    for _, f in fenced:  # lease lost: nothing of it is written (:func:`locks.held`)
-        f.events.clear()
-        f.fenced = True
-    prepared = [(n, f) for n, f in prepared if n.resource.id in kept]
-    if not prepared:
-        return [], {}
     moved = syncpoints.mark_done_many(s, traversal_id, [n.key for n, _ in prepared])
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     reports: list[tuple[int, bool, str, Any]] = []
@@ -282,7 +288,8 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
             f.events.clear()
             continue
         ended.append(node.key)
-        rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
+        values = held(node, f.values)
+        rows.setdefault(tuple(sorted(values)), []).append(values)
         key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
         for sid, upd in successors(node):
             reports.append((sid, upd, key, f.data if is_update and upd else None))
@@ -291,7 +298,7 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     for succ in syncpoints.report_all(s, traversal_id, reports):
         ready.setdefault(reporter[succ], []).append(succ)
     for same_shape in rows.values():
-        s.connection().execute(SET_ROW, same_shape)
+        write_held(s, same_shape)
     return ended, ready
 
 

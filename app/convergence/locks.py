@@ -7,9 +7,12 @@ same two columns). A lock whose holder's lease ran out (no heartbeat for
 compare-and-swap on ``(engine_id, atomic_key)``.
 
 Fencing: the ``atomic_key`` a step's lock was taken at is its token. Every transaction in which
-a step writes what it did (its row, its events, its successors' sync points, the release)
-first checks, row-locked, that the lock is still ``(this engine, token)`` (:func:`hold`,
-:func:`held`); one whose lease ran out and whose node another engine took over writes nothing.
+a step writes what it did (its row, its events, its successors' sync points, the release) is
+conditioned on the lock being still ``(this engine, token)``: the outcome's row write is itself
+a compare-and-swap on them (:func:`app.convergence.results.write_held`: no statement more),
+whose miss rolls the whole transaction back; a write made during a step first checks, row
+locked (:func:`hold`). One whose lease ran out and whose node another engine took over writes
+nothing.
 
 A lock is held only while a step of this process works on its resource (:func:`working`
 marks that span, from before the lock is taken to after it is let go). A lock that names this
@@ -203,15 +206,11 @@ def held(s: Session, tokens: Mapping[int, int]) -> set[int]:
     """Of ``{resource id: fencing token}``, the resources whose locks this engine still holds
     at their tokens, in transaction ``s``; on PostgreSQL their rows stay locked until it ends
     (a takeover waits for it, then finds the lock released). One statement.
-    Those left out lost their lease: logged, and the caller writes nothing of theirs."""
+    Those left out lost their lease: the caller writes nothing of theirs."""
     if not tokens:
         return set()
-    ids = set(s.connection().execute(_HELD, {"keys": list(tokens.items()),
-                                             "eid": engine_id()}).scalars())
-    for rid in sorted(set(tokens) - ids):
-        log.warning("resource %s: this engine's lock (key %s) was taken over after its lease "
-                    "ran out; its step stops and writes nothing", rid, tokens[rid])
-    return ids
+    return set(s.connection().execute(_HELD, {"keys": list(tokens.items()),
+                                              "eid": engine_id()}).scalars())
 
 
 def hold(s: Session, resource_id: int, key: int) -> None:

@@ -32,6 +32,7 @@ from app.convergence.finishing import (
     done,
     ended_again,
     enqueue_after_commit,
+    held,
     park,
     prepare,
     reenqueue_successors,
@@ -49,6 +50,7 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
+    write_held,
 )
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
@@ -122,6 +124,8 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
                 if ended and not later:
                     count(s, finished[0][0], len(ended))
             written, finished = finished, []
+        except errors.LeaseLost:  # the others are written one by one, without it
+            pass
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(finished))
@@ -136,7 +140,9 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
         try:
             apply(n, o)
         except errors.LeaseLost:
-            continue  # logged: the engine that took it over runs it
+            log.warning("resource %s: this engine's lock (key %s) was taken over after its "
+                        "lease ran out; its step stops and writes nothing", n.resource.id,
+                        n.resource.atomic_key)
         except Exception:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
@@ -168,14 +174,12 @@ def _failed(node: Node, f: Failed) -> None:
     if f.attr_data is not None:
         values["attr_data"] = f.attr_data
     with session() as s:
-        if not locks.held(s, {r.id: r.atomic_key}):
-            return  # its lease ran out: the engine that took it over decides
         if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
             locks.release_in(s, r.id, r.atomic_key)
             return
         if f.start is not None:
             events.write_start(s, r, f.start.action, f.start.properties)
-        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+        write_held(s, [held(node, values)])  # its lease lost: all of it rolls back
         if f.record is not Record.UNTOUCHED:
             events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
                              Status.FAILED, f.reason)
