@@ -62,6 +62,8 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
                 events.write_start(s, r, start.action, start.properties)
             write_held(s, [held(node, values)])
     except errors.LeaseLost:
+        log.warning("resource %s: this engine's lock (key %s) was taken over after its lease "
+                    "ran out; its step stops and writes nothing", r.id, r.atomic_key)
         return False
     return True
 
