@@ -76,8 +76,12 @@ class Settings:
     max_software_configs_per_tenant: int = 4096      # Heat's limits of the software config API
     max_software_deployments_per_tenant: int = 4096
     # Engine tuning.
-    lock_stale_seconds: int = 60       # a resource lock whose holder's heartbeat is older is taken over
-    heartbeat_seconds: int = 10
+    # Engine leases (app/convergence/store/lease.py): each worker process writes its heartbeat every
+    # heartbeat_seconds; one whose heartbeat is older than engine_lease_seconds is dead (Heat asks
+    # a lock holder whether it lives, with engine_life_check_timeout = 2 s): every live engine's
+    # sweep takes its resource locks back and re-enqueues its in-flight nodes.
+    heartbeat_seconds: int = 1
+    engine_lease_seconds: float = 5.0
     # A wide fan-out's ready nodes go out in messages of up to this many steps once there are
     # more than twice as many as the fleet runs at once (workers x worker_concurrency): the
     # broker's per-message cost is paid once a batch (app.convergence.dispatch.batches).

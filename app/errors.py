@@ -175,6 +175,14 @@ class CloudError(StokerError):
         self.status = status
 
 
+class LeaseLost(StokerError):
+    """A step's resource lock is no longer this engine's at the fencing token it took
+    (``engine_id``, ``atomic_key``): its lease ran out and another engine took the node over.
+    The step writes nothing more and stops (:mod:`app.convergence.store.lease`)."""
+    http_status = 409
+    heat_type = "LeaseLost"
+
+
 class ServiceUnavailable(StokerError):
     """A service the API needs cannot be reached now (the database): webob's 503, with the
     name of the failure in ``error.type`` as Heat's FaultWrapper gives an unmapped error's

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from app import errors
 from app.convergence import runtime, timeouts, traversal
 from app.convergence.finishing import (
     count,
@@ -17,6 +18,7 @@ from app.convergence.finishing import (
     done,
     ended_again,
     enqueue_after_commit,
+    held,
     park,
     prepare,
     reenqueue_successors,
@@ -34,8 +36,9 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
+    write_held,
 )
-from app.convergence.store import events, pacing, syncpoints
+from app.convergence.store import events, locks, pacing, syncpoints
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
 from app.engine.states import Status
@@ -57,7 +60,9 @@ def apply(node: Node, outcome: Outcome) -> None:
         delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
-        park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None, timing)
+        if not park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
+                    timing):
+            return  # its lease ran out: the engine that took it over polls it
         runtime.dispatcher().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
     else:
@@ -70,14 +75,14 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        with session() as s:
-            traversal.release_lock(s, node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         return
     if left <= 0:
         _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
                              plugin=w.plugin, start=w.start, stack_action=default_action(node)))
         return
-    park(node, w.plugin, w.handle, w.start, w.owner, w.event)
+    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event):
+        return  # its lease ran out: the engine that took it over polls it
     runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
 
@@ -106,6 +111,8 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
                 if ended and not later:
                     count(s, finished[0][0], len(ended))
             written, finished = finished, []
+        except errors.LeaseLost:  # the others are written one by one, without it
+            pass
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(finished))
@@ -119,6 +126,10 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     for n, o in [*finished, *alone]:
         try:
             apply(n, o)
+        except errors.LeaseLost:
+            log.warning("resource %s: this engine's lock (key %s) was taken over after its "
+                        "lease ran out; its step stops and writes nothing", n.resource.id,
+                        n.resource.atomic_key)
         except Exception:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
@@ -151,11 +162,11 @@ def _failed(node: Node, f: Failed) -> None:
         values["attr_data"] = f.attr_data
     with session() as s:
         if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
-            traversal.release_lock(s, r.id)
+            locks.release_in(s, r.id, r.atomic_key)
             return
         if f.start is not None:
             events.write_start(s, r, f.start.action, f.start.properties)
-        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+        write_held(s, [held(node, values)])  # its lease lost: all of it rolls back
         if f.record is not Record.UNTOUCHED:
             events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
                              Status.FAILED, f.reason)

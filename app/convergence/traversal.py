@@ -409,8 +409,3 @@ def _cancel_deployments(s: Session, physical_ids: list[str]) -> None:
                          SoftwareDeployment.status == "IN_PROGRESS")
                   .values(status="FAILED", status_reason="Deployment cancelled.",
                           updated_at=utcnow()))
-
-
-def release_lock(s: Session, resource_id: int) -> None:
-    """Clear a resource's lock in the caller's transaction (a step that changed nothing)."""
-    s.execute(update(RT).where(RT.c.id == resource_id).values(engine_id=None))

@@ -9,6 +9,7 @@ from app.models.base import (
     isotime,
     read_session,
     session,
+    side_engine,
     unavailable,
     utcnow,
 )
@@ -48,6 +49,7 @@ __all__ = [
                                "new_id",
                                "read_session",
                                "session",
+                               "side_engine",
                                "unavailable",
                                "utcnow",
 ]

@@ -234,6 +234,17 @@ def get_engine() -> Engine:
     return _engine
 
 
+def side_engine() -> Engine:
+    """An engine of at most one connection to the process's database, for a native thread
+    of its own (the heartbeat under gevent, :mod:`app.convergence.store.lease`): it shares no pool,
+    lock or connection with the greenlets of the process."""
+    url = get_engine().url.render_as_string(hide_password=False)
+    if url.startswith("sqlite"):
+        return make_engine(url)
+    return create_engine(url, pool_size=1, max_overflow=0, pool_pre_ping=True,
+                         connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+
+
 def concurrent_writers() -> bool:
     """Whether transactions write side by side (PostgreSQL), so a row that many of them update
     is a queue: its lock is held from the statement to the commit, across client round trips.

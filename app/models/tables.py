@@ -159,8 +159,8 @@ class SyncInput(Base):
 
 
 class WorkerHeartbeat(Base):
-    """Liveness of one engine (worker process); a lock held by an engine whose ``last_seen`` is
-    older than ``lock_stale_seconds`` may be taken over."""
+    """Liveness of one engine (worker process): an engine whose ``last_seen`` is older than
+    ``engine_lease_seconds`` is dead, and its locks are taken over (:mod:`app.convergence.store.lease`)."""
     __tablename__ = "worker_heartbeat"
     engine_id: Mapped[str] = mapped_column(String(255), primary_key=True)
     last_seen: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

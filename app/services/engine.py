@@ -47,6 +47,13 @@ def redrive() -> int:
     return convergence.redrive()
 
 
+def start_lease() -> None:
+    """Start this process's heartbeat and dead-engine sweep (:mod:`app.convergence.store.lease`)
+    now rather than at its first step: a worker started after every other died takes their
+    work over at once."""
+    convergence.start_lease()
+
+
 def wake(stack_id: str, resource_id: int, event: str) -> int:
     """An outside event for a waiting node (:func:`app.convergence.wake`)."""
     return convergence.wake(stack_id, resource_id, event)

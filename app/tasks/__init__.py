@@ -140,10 +140,11 @@ def compose() -> None:
 
 @signals.worker_init.connect
 def _init_worker(**_: object) -> None:
-    """Every worker (any pool): its runtime (:func:`compose`), and the watch of its broker
+    """Every worker (any pool): its runtime (:func:`compose`), the watch of its broker
     (:mod:`.broker_watch`: the in-flight work is sent again at once when the broker lost
-    messages). The plugin modules are imported now, not in the first task (the threads pool,
-    as ``stoker up`` runs it, sends no ``worker_process_init``)."""
+    messages) and its lease (its heartbeat, and the sweep that takes dead workers' work over).
+    The plugin modules are imported now, not in the first task (the threads pool, as ``stoker
+    up`` runs it, sends no ``worker_process_init``)."""
     compose()
     registry.types()
     profiling.install()
@@ -151,6 +152,10 @@ def _init_worker(**_: object) -> None:
     if url.startswith(f"{transport.ALIAS}+"):
         url = "redis+" + url.removeprefix(f"{transport.ALIAS}+")
     broker_watch.start(url, engine.redrive, f"{socket.gethostname()}:{os.getpid()}")
+    try:
+        engine.start_lease()
+    except Exception:  # the database is not there yet: the first step starts it
+        log.warning("the engine lease could not start yet", exc_info=True)
 
 
 @signals.beat_init.connect

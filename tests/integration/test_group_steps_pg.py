@@ -14,7 +14,7 @@ from typing import Any
 from app import convergence
 from app.context import RequestContext
 from app.convergence import check, finishing
-from app.convergence.store import locks
+from app.convergence.store import lease, locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.fixtures.wiring import use_dispatcher
@@ -64,7 +64,7 @@ def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_d
     steps = list(rec.queue)
     rec.queue.clear()
     assert len(steps) == WIDE
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     real_engine_id = locks.engine_id
     held = threading.Event()
 
@@ -129,7 +129,7 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     st = stacks.create_stack(CTX, stack_name="parks", template=hot(slow))
     steps = list(rec.queue)
     rec.queue.clear()
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     real_park_group = finishing.PARKS._write
     held = threading.Event()
 

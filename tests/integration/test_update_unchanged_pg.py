@@ -9,7 +9,7 @@ import threading
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence.store import locks
+from app.convergence.store import lease, locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.fixtures.wiring import use_dispatcher
@@ -28,7 +28,7 @@ def test_a_superseded_step_caught_mid_read_leaves_a_settled_row_alone(pg_db, mon
     updates.update_stack(CTX, st.name, st.id, template=hot({"x": knob("two")}))
     (u1_step,) = rec.queue
     rec.queue.clear()
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     read, go = threading.Event(), threading.Event()
     real_engine_id = locks.engine_id
     stepper = {}

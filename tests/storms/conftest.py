@@ -180,6 +180,9 @@ class Storm:
         self.child_env: dict[str, str] = {}
         self.port, self.sandbox_port = free_port(), free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.named: dict[str, subprocess.Popen[bytes]] = {}
+        self.argvs: dict[str, list[str]] = {}
+        self.env: dict[str, str] = {}
         self.database = f"storm_{uuid.uuid4().hex[:10]}"
         self.probe = Probe()
         self.names: dict[str, str] = {}
@@ -225,9 +228,9 @@ class Storm:
             argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),
                                 "--latency", self.sandbox_latency]
         (self.home / "data").mkdir(parents=True, exist_ok=True)
-        self.argvs, self.child_env = argvs, env
+        self.argvs, self.child_env, self.env = argvs, env, env
         for name in argvs:
-            self.respawn(name)
+            self.spawn(name)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -262,6 +265,25 @@ class Storm:
                                 f"{path.lstrip('/')}", timeout=30, **kwargs)
         resp.raise_for_status()
         return resp.json()
+
+    def spawn(self, name: str) -> subprocess.Popen[bytes]:
+        """Start process ``name`` of the topology (``api``, ``worker1``, ``worker2``, ``beat``)
+        in a session of its own, appending to its log; a worker's engine id is
+        ``<host>:<its pid>`` (``stoker worker`` execs Celery in place)."""
+        log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
+        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        self.named[name] = proc
+        return proc
+
+    def signal(self, name: str, sig: int) -> None:
+        """Send ``sig`` to process ``name``'s session (the process and any child of it)."""
+        os.killpg(self.named[name].pid, sig)
+
+    def wait_workers(self) -> None:
+        """Wait until two workers answer a ping (at most 60 s)."""
+        self._wait_workers()
 
     def _wait_workers(self) -> None:
         import redis

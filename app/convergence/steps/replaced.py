@@ -16,7 +16,7 @@ from app import auth
 from app.convergence import plugins
 from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Failed, Node, Outcome, Poll, Record
-from app.convergence.store import definitions, events
+from app.convergence.store import definitions, events, locks
 from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.engine.states import Action, Status
 from app.models import Resource, session, utcnow
@@ -63,6 +63,7 @@ def drain(node: Node) -> Outcome | None:
         queue.pop(0)
     rest = {k: v for k, v in r.rsrc_data.items() if k != REPLACED}
     with session() as s:
+        locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=rest))
         events.add_events(s, rows)
     r.rsrc_data = rest
@@ -81,6 +82,7 @@ def _save_queue(r: ResourceRow, queue: list[dict[str, Any]], rows: list[dict[str
     """Persist the drain's progress (one transaction)."""
     r.rsrc_data = {**r.rsrc_data, REPLACED: queue}
     with session() as s:
+        locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=r.rsrc_data,
                                                            updated_at=utcnow()))
         events.add_events(s, rows)

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 
 from app import errors
 from app.convergence import plugins, wakeups
-from app.convergence.store import events, locks
+from app.convergence.store import events, lease, locks
 from app.convergence.store.rows import ResourceRow, table
 from app.engine.states import Action
 from app.models import Resource, after_commit, read_session, session
@@ -61,7 +61,7 @@ def _lock(resource_id: int) -> None:
     """Take the resource's lock, waiting up to :data:`LOCK_WAIT_SECONDS` for its holder.
 
     :raises errors.Conflict: still held by a live engine."""
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     waited, step = 0.0, 0.02
     while locks.acquire(resource_id) is False:
         if waited >= LOCK_WAIT_SECONDS:
@@ -91,12 +91,14 @@ def deliver(st: Any, resource_id: int, details: Any) -> str | None:
 def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
     _lock(resource_id)
     released = False
+    token: int | None = None
     try:
         with read_session() as s:
             found = s.execute(select(RT).where(RT.c.id == resource_id)).first()
         if found is None:
             raise errors.NotFound("Resource", str(resource_id))
         r = ResourceRow.of(found)
+        token = r.atomic_key
         if r.action in NO_SIGNAL_ACTIONS:
             with session() as s:
                 events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type,
@@ -114,6 +116,7 @@ def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
         reason = signal_reason(result, details)
         ref = plugin.get_reference_id()
         with session() as s:
+            locks.hold(s, resource_id, r.atomic_key)  # 409 if its lease ran out meanwhile
             s.execute(update(RT).where(RT.c.id == resource_id,
                                        RT.c.engine_id == locks.engine_id())
                       .values(rsrc_data=plugin.data, engine_id=None))
@@ -124,7 +127,7 @@ def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
         return reason
     finally:
         if not released:
-            locks.release(resource_id)
+            locks.release(resource_id, token)
 
 
 def pull_handle(st: Any, ref: str) -> bool:

@@ -16,7 +16,7 @@ from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
 from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
 from app.convergence.steps import changes, create, hooks
-from app.convergence.store import attrdata, events
+from app.convergence.store import attrdata, events, locks
 from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import change
@@ -62,6 +62,7 @@ def _settle(node: Node) -> ResourceRow | Outcome:
     action = r.action
     if action == Action.UPDATE and isinstance(handle, dict) and "prep" in handle:
         with session() as s:  # the replacement is this traversal's to make
+            locks.hold(s, r.id, r.atomic_key)
             s.execute(update(RT).where(RT.c.id == r.id).values(
                 handle={**r.handle, "t": node.traversal_id}))
         return _row(r.id)
@@ -81,6 +82,7 @@ def _settle(node: Node) -> ResourceRow | Outcome:
         return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin,
                     owner=r.handle["t"])
     with session() as s:
+        locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(
             status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
             physical_resource_id=plugin.resource_id, rsrc_data=plugin.data,
@@ -222,6 +224,7 @@ def _restore_previous(node: Node, impl: str) -> Outcome | None:
         queue.append(_entry(r, current))
     restored = {**(old.get("rsrc_data") or {}), **({REPLACED: queue} if queue else {})}
     with session() as s:
+        locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(
             uuid=old.get("uuid") or r.uuid, type=old["type"],
             physical_resource_id=old.get("physical_resource_id"),
@@ -286,6 +289,7 @@ def _reset(r: ResourceRow, rdef: Any, how: Reset) -> ResourceRow:
         data["nested"] = kind(rdef)
     values: dict[str, Any] = {"uuid": new_id()} if keep else {}  # a new resource, as Heat's
     with session() as s:
+        locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(
             **values, type=rdef.type, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", physical_resource_id=None, properties_data=None, attr_data=None,

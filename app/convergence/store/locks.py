@@ -1,10 +1,18 @@
-"""Resource locks by compare-and-swap, and worker heartbeats.
+"""Resource locks by compare-and-swap, and their fencing.
 
 A resource is held by one engine (worker process) at a time: ``engine_id`` is set from NULL by
 an ``UPDATE ... WHERE engine_id IS NULL`` that bumps ``atomic_key`` (Heat's convergence uses the
-same two columns). A lock whose holder has not written a heartbeat for ``lock_stale_seconds`` is
-taken over by a second compare-and-swap on ``(engine_id, atomic_key)`` — that is how a SIGKILLed
-worker's resources are recovered when its tasks are redelivered.
+same two columns). A lock whose holder's lease ran out (no heartbeat for
+``engine_lease_seconds``, :mod:`app.convergence.store.lease`) is taken over by a second
+compare-and-swap on ``(engine_id, atomic_key)``.
+
+Fencing: the ``atomic_key`` a step's lock was taken at is its token. Every transaction in which
+a step writes what it did (its row, its events, its successors' sync points, the release) is
+conditioned on the lock being still ``(this engine, token)``: the outcome's row write is itself
+a compare-and-swap on them (:func:`app.convergence.results.write_held`: no statement more),
+whose miss rolls the whole transaction back; a write made during a step first checks, row
+locked (:func:`hold`). One whose lease ran out and whose node another engine took over writes
+nothing.
 
 A lock is held only while a step of this process works on its resource (:func:`working`
 marks that span, from before the lock is taken to after it is let go). A lock that names this
@@ -22,23 +30,17 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections import Counter
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
-from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy.orm import Session
 
-from app import config
+from app import config, errors
 from app.convergence.store.rows import changed, table
-from app.models import Resource, WorkerHeartbeat, session, utcnow
+from app.models import Resource, WorkerHeartbeat, concurrent_writers, session, utcnow
 
 log = logging.getLogger(__name__)
-_hb_thread: threading.Thread | None = None
-_hb_pid: int | None = None
-#: s between two looks for orphaned locks to release (when there are any)
-ORPHAN_RETRY_SECONDS = 0.5
 #: Resources a step of this process works on now (how many steps each), and resources whose
 #: lock a step may have left behind; both guarded by ``_registry``
 _working: Counter[int] = Counter()
@@ -71,6 +73,11 @@ def working(resource_ids: list[int]) -> Iterator[None]:
                 _orphans.update(resource_ids)
 
 
+def has_orphans() -> bool:
+    """Whether a step of this process may have left a lock behind (:func:`release_orphans`)."""
+    return bool(_orphans)
+
+
 def release_orphans() -> int:
     """Release the locks this engine left behind (:func:`working`) that no step of it works
     on now; :returns: how many were released. While the statement runs, a step of this
@@ -101,52 +108,6 @@ def release_orphans() -> int:
 def engine_id() -> str:
     """This process's engine id, ``host:pid`` (recomputed after a fork)."""
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def beat() -> None:
-    """Write this engine's heartbeat now (an upsert: safe from any thread)."""
-    me, now = engine_id(), utcnow()
-    with session() as s:
-        ins: Any = (postgresql.insert if s.get_bind().dialect.name == "postgresql"
-                    else sqlite.insert)(WorkerHeartbeat).values(engine_id=me, last_seen=now)
-        s.execute(ins.on_conflict_do_update(index_elements=["engine_id"],
-                                            set_={"last_seen": now}))
-
-
-_hb_lock = threading.Lock()
-
-
-def ensure_heartbeat() -> None:
-    """Start (once per process) a daemon thread that beats every ``heartbeat_seconds``."""
-    if _hb_thread is not None and _hb_pid == os.getpid():
-        return
-    with _hb_lock:
-        if _hb_thread is not None and _hb_pid == os.getpid():
-            return
-        _start_heartbeat()
-
-
-def _start_heartbeat() -> None:
-    global _hb_thread, _hb_pid
-    beat()
-    period = config.get().heartbeat_seconds
-
-    def loop() -> None:
-        due = time.monotonic() + period
-        while True:
-            time.sleep(ORPHAN_RETRY_SECONDS if _orphans else max(0.0, due - time.monotonic()))
-            try:
-                if _orphans:
-                    release_orphans()
-                if time.monotonic() >= due:
-                    due = time.monotonic() + period
-                    beat()
-            except Exception:  # the database may be briefly unavailable; try again soon
-                pass
-
-    _hb_pid = os.getpid()
-    _hb_thread = threading.Thread(target=loop, name="stoker-heartbeat", daemon=True)
-    _hb_thread.start()
 
 
 RT = table(Resource)
@@ -183,18 +144,79 @@ def acquire(resource_id: int) -> bool | None:
             return None
         last = s.execute(select(WorkerHeartbeat.last_seen)
                          .where(WorkerHeartbeat.engine_id == holder)).scalar()
-        stale_after = dt.timedelta(seconds=config.get().lock_stale_seconds)
-        if last is not None and utcnow() - last < stale_after:
+        if last is not None and utcnow() - last < lease() \
+                or not concurrent_writers() and running_here(holder):
             return False
         if changed(s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == holder,
                                       RT.c.atomic_key == key)
                      .values(engine_id=me, atomic_key=key + 1))):
+            log.warning("resource %s: its lock, held by %s whose lease ran out, taken over",
+                        resource_id, holder)
             return None  # taken over from a dead engine: its last writes may be newer
         return False
 
 
-def release(resource_id: int) -> None:
-    """Release this engine's lock of ``resource_id`` (no-op if another engine took it over)."""
+def running_here(engine: str) -> bool:
+    """Whether ``engine`` (``host:pid``) is a process of this host that runs. On SQLite (one
+    host, one writer) a heartbeat waits its turn behind every other write, and under a burst
+    it may come late from a live engine: there, only an engine that does not run is dead (on
+    PostgreSQL a heartbeat has a connection of its own, and a late one means a dead, stopped or
+    cut-off engine). A stopped (SIGSTOP), traced or zombie process, one that is gone, or one of
+    another host is not known to run. Linux's ``/proc/<pid>/stat``; elsewhere, never."""
+    host, _, pid = engine.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            state = f.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("T", "t", "Z", "X", "x")
+
+
+def lease() -> dt.timedelta:
+    """How old an engine's last heartbeat may be while it lives (``engine_lease_seconds``)."""
+    return dt.timedelta(seconds=config.get().engine_lease_seconds)
+
+
+def release(resource_id: int, key: int | None = None) -> None:
+    """Release this engine's lock of ``resource_id`` — at fencing token ``key`` when given (a
+    no-op if another engine took it over, or its key moved on)."""
     with session() as s:
-        s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == engine_id())
-                  .values(engine_id=None))
+        release_in(s, resource_id, key)
+
+
+def release_in(s: Session, resource_id: int, key: int | None) -> None:
+    """:func:`release` in the caller's transaction ``s``."""
+    where = [RT.c.id == resource_id, RT.c.engine_id == engine_id()]
+    if key is not None:
+        where.append(RT.c.atomic_key == key)
+    s.execute(update(RT).where(*where).values(engine_id=None))
+
+
+#: Of several ``(id, atomic_key)``, the rows still locked by engine ``eid`` at that key, row
+#: locked until the transaction ends on PostgreSQL (built once)
+_HELD = (select(RT.c.id).where(tuple_(RT.c.id, RT.c.atomic_key)
+                               .in_(bindparam("keys", expanding=True)),
+                               RT.c.engine_id == bindparam("eid"))
+         .with_for_update())
+
+
+def held(s: Session, tokens: Mapping[int, int]) -> set[int]:
+    """Of ``{resource id: fencing token}``, the resources whose locks this engine still holds
+    at their tokens, in transaction ``s``; on PostgreSQL their rows stay locked until it ends
+    (a takeover waits for it, then finds the lock released). One statement.
+    Those left out lost their lease: the caller writes nothing of theirs."""
+    if not tokens:
+        return set()
+    return set(s.connection().execute(_HELD, {"keys": list(tokens.items()),
+                                              "eid": engine_id()}).scalars())
+
+
+def hold(s: Session, resource_id: int, key: int) -> None:
+    """Check in transaction ``s`` that this engine still holds ``resource_id``'s lock at
+    fencing token ``key`` (:func:`held`).
+
+    :raises LeaseLost: it does not (the caller's transaction must write nothing)."""
+    if not held(s, {resource_id: key}):
+        raise errors.LeaseLost(f"resource {resource_id}: lock lost at key {key}")
