@@ -28,19 +28,3 @@ def test_services_lists_engines_up_and_down(client: Any) -> None:
             a["deleted_at"]) == ("heat-engine", "engine", "hostA", "hostA", interval, None)
     again = client.get("/v1/t1/services").get_json()["services"]
     assert [x["id"] for x in again if x["engine_id"] == "hostA:101"] == [a["id"]]  # stable
-
-
-def test_services_are_for_system_admins_under_heats_policy(tmp_path: Any) -> None:
-    """Heat's ``service:index``: system-scoped admins only (heat/policies/service.py)."""
-    from app.auth import policy
-    policy.reset()
-    try:
-        ks = config.load({}, data_dir=str(tmp_path), auth_strategy="keystone")
-        base = {"user_id": "u" * 32, "project_id": "p" * 32, "is_admin_project": True}
-        project_admin = dict(base, roles=["admin", "member", "reader"], system_scope=None)
-        system_admin = dict(base, project_id=None, roles=["admin", "member", "reader"],
-                            system_scope="all")
-        assert not policy.check(ks, "service:index", project_admin, "p" * 32)
-        assert policy.check(ks, "service:index", system_admin, "p" * 32)
-    finally:
-        policy.reset()
