@@ -14,10 +14,10 @@ from urllib.parse import quote
 import click
 import requests
 
-from app import config, errors
+from app import config
 
 
-class CliError(errors.StokerError, click.ClickException):
+class CliError(click.ClickException):
     """A user-facing failure: one line on stderr, exit status 2 (bad input, API unreachable,
     API fault)."""
 

@@ -6,10 +6,8 @@ from app.models.base import (
     concurrent_writers,
     get_engine,
     init,
-    isotime,
     read_session,
     session,
-    side_engine,
     unavailable,
     utcnow,
 )
@@ -45,11 +43,9 @@ __all__ = [
                                "concurrent_writers",
                                "get_engine",
                                "init",
-                               "isotime",
                                "new_id",
                                "read_session",
                                "session",
-                               "side_engine",
                                "unavailable",
                                "utcnow",
 ]

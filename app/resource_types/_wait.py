@@ -13,8 +13,6 @@ import copy
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from app import errors
-
 #: Key of a resource's live metadata in its ``data`` (Heat's ``rsrc_metadata`` column).
 METADATA = "_metadata"
 SUCCESS, FAILURE = "SUCCESS", "FAILURE"
@@ -35,17 +33,20 @@ NATIVE = Keys("data", "reason", "status", "id")
 CFN = Keys("Data", "Reason", "Status", "UniqueId")
 
 
-class WaitConditionFailure(errors.StokerError):
+class NoActionRequired(Exception):
+    """Heat's ``resource.NoActionRequired``: the signal changes nothing (a repeated signal with
+    the same id and content); no event is written."""
+
+
+class WaitConditionFailure(Exception):
     """A FAILURE signal arrived: the reasons of the FAILURE signals joined by ``;``."""
-    heat_type = "WaitConditionFailure"
 
     def __init__(self, signals: Mapping[str, Any]) -> None:
         super().__init__(";".join(reasons(signals, FAILURE)))
 
 
-class WaitConditionTimeout(errors.StokerError):
+class WaitConditionTimeout(Exception):
     """Heat's message: ``"<n> of <count> received"`` (then ``" - <reasons>"`` if any)."""
-    heat_type = "WaitConditionTimeout"
 
     def __init__(self, signals: Mapping[str, Any], count: int) -> None:
         got = reasons(signals, SUCCESS)
@@ -87,14 +88,14 @@ def merge(signal: Mapping[str, Any], signals: Mapping[str, Any],
 
     :raises ValueError: "Metadata format invalid" (keys other than ``keys``, or a status that
         is not SUCCESS/FAILURE), as Heat's ``_metadata_format_ok``.
-    :raises errors.NoActionRequired: the same id was stored with the same content already.
+    :raises NoActionRequired: the same id was stored with the same content already.
     """
     if set(signal) != set(keys) or signal.get(keys.status) not in STATUSES:
         raise ValueError("Metadata format invalid")
     entry = dict(signal)
     unique_id = str(entry.pop(keys.id))
     if signals.get(unique_id) == entry:
-        raise errors.NoActionRequired(reason=f"signal {unique_id} was received already")
+        raise NoActionRequired(unique_id)
     new = copy.deepcopy(dict(signals))
     new[unique_id] = entry
     return new, f"status:{entry[keys.status]} reason:{entry[keys.reason]}"
