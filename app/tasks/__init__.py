@@ -172,6 +172,17 @@ def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: objec
 def _unbind_ids(**_: object) -> None:
     logs.clear()
 
+def _step_task(task: Any, stack_id: str, traversal_id: str, resource_id: int,
+               is_update: bool) -> None:
+    """The body of the one-step tasks: the step and its continuation; a database error is
+    retried until the database answers (:func:`_database_retry`), anything else re-raised."""
+    try:
+        _step_and_continue(stack_id, traversal_id, resource_id, is_update,
+                           again=_again(task.request))
+    except Exception as exc:
+        _database_retry(task, exc)
+        raise
+
 
 @celery_app.task(name="stoker.check_resource", autoretry_for=(Exception,),
                  retry_backoff=0.2, retry_backoff_max=10, max_retries=10)
@@ -181,12 +192,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     The database unreachable: tried again until it answers (:func:`_database_retry`). Another
     unexpected error is retried with backoff; after the retries the beat reconciler re-drives
     the node from the database."""
-    try:
-        _step_and_continue(stack_id, traversal_id, resource_id, is_update,
-                           again=_again(check_resource.request))
-    except Exception as exc:
-        _database_retry(check_resource, exc)
-        raise
+    _step_task(check_resource, stack_id, traversal_id, resource_id, is_update)
 
 
 #: s before a step the database failed under runs again: doubling from the first, at most
@@ -266,12 +272,7 @@ def check_resources(stack_id: str, traversal_id: str, nodes: list[list[Any]]) ->
 def poll_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
     """The same step as :func:`check_resource`, enqueued after a countdown (a poll of a cloud
     action, a busy lock): its own queue, so that polls never queue behind fresh steps."""
-    try:
-        _step_and_continue(stack_id, traversal_id, resource_id, is_update,
-                           again=_again(poll_resource.request))
-    except Exception as exc:
-        _database_retry(poll_resource, exc)
-        raise
+    _step_task(poll_resource, stack_id, traversal_id, resource_id, is_update)
 
 
 @celery_app.task(name="stoker.stack_timeout")
