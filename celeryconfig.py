@@ -43,7 +43,7 @@ worker_prefetch_multiplier = 4        # messages a worker thread reserves ahead
 task_ignore_result = True             # the database is the truth; nothing waits on results
 # One result backend object a process, not one a thread: under the gevent pool every greenlet
 # (one a task) is a thread to Celery's thread-local, so every task built a RedisBackend of its
-# own (3 % of a worker's CPU in the cloud bench). Nothing waits on results, and redis-py's
+# own (docs/decisions.md). Nothing waits on results, and redis-py's
 # client is thread-safe.
 result_backend_thread_safe = True
 task_serializer = "json"
@@ -60,18 +60,11 @@ task_time_limit = 360
 # monkey-patch gevent before anything is imported). `stoker up`, `stoker worker` and the Procfile
 # pass STOKER_WORKER_POOL and STOKER_WORKER_CONCURRENCY; unset, the database chooses
 # (app.config.Settings): gevent x 200 on PostgreSQL, threads x 16 on SQLite.
-# Why, measured (bench/cloud_bench.py, 802 resources, 1 s per mutating cloud call, 2 workers,
-# pg): threads x 16 create/update/delete 40.0/23.7/32.6 s (4.5/3.8/4.3x the one-server ideal),
-# bound by threads, each blocked for its whole cloud call; gevent x 100 17.6/19.3/16.5 s
-# (2.0/3.0/2.2x), bound by the 2 cores' CPU (21-26 ms of worker CPU a resource). Before the
-# stack's pending count left the finishing node's transaction
-# (app.convergence.syncpoints.count_finished), gevent x 100 queued on that row's lock (delete
-# 43 s) and ran out of database connections. SQLite keeps threads: its single writer queues
+# Why (the measurements are in docs/decisions.md): a greenlet per cloud call, not a thread, so
+# a worker is bound by its CPU rather than by threads blocked for a whole cloud call; 200 of
+# them, as 200 servers resizing or deleting at once hold 200 greenlets for each call, and polls
+# falling due meanwhile must find one free. SQLite keeps threads: its single writer queues
 # processes on an flock, and a greenlet waiting on it blocks its whole process.
-# 200 greenlets, not 100 (session 16, same bench, a faster host): 10.1/5.3/9.1 s -> 8.9/4.9/7.8 s.
-# Every greenlet blocks for its whole cloud call, and 200 servers resizing or deleting at once
-# hold 200 of them for each 1 s call: at 100, polls due meanwhile waited for a free greenlet
-# (up to 1.3 s late). Worker RSS 155 -> 159 MB; 2,002 resources ran at 7/4/6 ms CPU a resource.
 # A hand-written worker command passes both itself: `celery -A app.tasks worker --pool gevent -c 200`.
 
 # ---- events, for Flower and `celery events` ---------------------------------------------------
@@ -98,6 +91,7 @@ task_routes = {
     "stoker.stack_timeout": {"queue": MAINTENANCE_QUEUE},
     "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},
     "stoker.reconcile": {"queue": MAINTENANCE_QUEUE},
+    "stoker.purge_deleted": {"queue": MAINTENANCE_QUEUE},
 }
 
 # ---- beat ---------------------------------------------------------------------------------
@@ -106,3 +100,14 @@ beat_schedule = {
     "stoker-reconcile": {"task": "stoker.reconcile",
                          "schedule": float(_settings.reconcile_interval)},  # STOKER_RECONCILE_INTERVAL
 }
+
+# ---- purge of deleted stacks: off, as Heat's (operators run `heat-manage purge_deleted` from
+# cron; `stoker db purge-deleted` is the same by hand). To have beat run it, set the seconds
+# between runs and the age a deleted stack is kept (Heat's defaults: 90 days, 20 stacks a
+# transaction), e.g. PURGE_DELETED_EVERY = 86400.0.
+PURGE_DELETED_EVERY: float | None = None
+PURGE_DELETED_KWARGS = {"age": 90, "granularity": "days", "project_id": None, "batch_size": 20}
+if PURGE_DELETED_EVERY:
+    beat_schedule["stoker-purge-deleted"] = {"task": "stoker.purge_deleted",
+                                             "schedule": float(PURGE_DELETED_EVERY),
+                                             "kwargs": PURGE_DELETED_KWARGS}

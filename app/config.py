@@ -51,10 +51,8 @@ class Settings:
     # `stoker worker`; celeryconfig.py gives the measurements). Empty: chosen by the database —
     # "gevent" (greenlets: a cloud call's wait holds no thread) on PostgreSQL, "threads" on
     # SQLite, whose single writer queues processes on an flock that would block a whole gevent
-    # process. worker_concurrency: threads or greenlets per worker; 0: 200 greenlets or 16
-    # threads (bench/cloud_bench.py, 802 resources at 1 s a cloud call, 2 workers, pg:
-    # threads x 16 create 40 s, gevent x 100 17.6 s; session 16: gevent x 100 10.1 s, x 200
-    # 8.9 s, as a resize or a delete holds its greenlet for each 1 s call).
+    # process. worker_concurrency: threads or greenlets per worker; 0: 200 greenlets (a resize
+    # or a delete holds its greenlet for each cloud call) or 16 threads (docs/decisions.md).
     worker_pool: str = ""
     worker_concurrency: int = 0
     default_user: str = "admin"
@@ -67,7 +65,8 @@ class Settings:
     max_resources_per_stack: int = 1000
     max_stacks_per_tenant: int = 100
     max_nested_stack_depth: int = 5
-    max_events_per_stack: int = 1000
+    max_events_per_stack: int = 1000    # 0: unlimited; checked 200/event_purge_batch_size % of writes
+    event_purge_batch_size: int = 200   # the oldest events removed a purge
     stack_action_timeout: int = 3600    # seconds
     action_retry_limit: int = 5
     client_retry_limit: int = 2
@@ -77,8 +76,12 @@ class Settings:
     max_software_configs_per_tenant: int = 4096      # Heat's limits of the software config API
     max_software_deployments_per_tenant: int = 4096
     # Engine tuning.
-    lock_stale_seconds: int = 60       # a resource lock whose holder's heartbeat is older is taken over
-    heartbeat_seconds: int = 10
+    # Engine leases (app/convergence/store/lease.py): each worker process writes its heartbeat every
+    # heartbeat_seconds; one whose heartbeat is older than engine_lease_seconds is dead (Heat asks
+    # a lock holder whether it lives, with engine_life_check_timeout = 2 s): every live engine's
+    # sweep takes its resource locks back and re-enqueues its in-flight nodes.
+    heartbeat_seconds: int = 1
+    engine_lease_seconds: float = 5.0
     # A wide fan-out's ready nodes go out in messages of up to this many steps once there are
     # more than twice as many as the fleet runs at once (workers x worker_concurrency): the
     # broker's per-message cost is paid once a batch (app.convergence.dispatch.batches).
@@ -109,7 +112,7 @@ class Settings:
     celery_config: str = "celeryconfig"  # the module holding the Celery settings
     flower_port: int = 5555
     # Celery task events (worker_send_task_events, task_send_sent_event). Off by default: they
-    # cost three Redis publishes a step (bench/engine_bench.py: 20 % of a step's CPU), and a
+    # cost three Redis publishes a step (docs/decisions.md), and a
     # running Flower turns the workers' events on itself (its enable_events, every 5 s);
     # `stoker up --flower` turns both on for its children from the start.
     task_events: bool = False

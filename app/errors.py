@@ -149,6 +149,19 @@ class ResourceFailure(StokerError):
     heat_type = "ResourceFailure"
 
 
+class NoActionRequired(StokerError):
+    """Heat's ``resource.NoActionRequired``: a signal that changes nothing (a scaling signal in
+    cooldown or with no change, a wait-condition signal repeated with the same id and content);
+    the signal is answered normally and no event is written. Message as Heat's:
+    ``"The resource <res_name> could not perform scaling action: <reason>"``."""
+    heat_type = "NoActionRequired"
+
+    def __init__(self, res_name: str = "Unknown", reason: str = "") -> None:
+        super().__init__(f"The resource {res_name} could not perform scaling action: {reason}",
+                         res_name=res_name, reason=reason)
+        self.res_name, self.reason = res_name, reason
+
+
 class CloudError(StokerError):
     """A cloud call failed. ``transient`` errors (5xx, timeouts, 409 conflicts that clear) are
     retried with backoff up to ``client_retry_limit``; permanent ones fail the resource."""
@@ -160,6 +173,14 @@ class CloudError(StokerError):
         super().__init__(message, **data)
         self.transient = transient
         self.status = status
+
+
+class LeaseLost(StokerError):
+    """A step's resource lock is no longer this engine's at the fencing token it took
+    (``engine_id``, ``atomic_key``): its lease ran out and another engine took the node over.
+    The step writes nothing more and stops (:mod:`app.convergence.store.lease`)."""
+    http_status = 409
+    heat_type = "LeaseLost"
 
 
 class ServiceUnavailable(StokerError):

@@ -1,17 +1,6 @@
 """One logging setup for the API, the workers and beat: text, or JSON lines on request.
 
-Each record carries the ids known where it is logged: ``request_id`` (the API's
-``x-openstack-request-id``, ``req-<uuid>``, as Heat's request-id middleware sets it; it travels
-to the workers in the task headers and on to every task they enqueue), ``stack_id``,
-``traversal`` and ``resource``. They live in context variables, so threads (the workers'
-``--pool threads``) and requests never see each other's ids::
-
-    logs.setup(settings)                      # STOKER_LOG_FORMAT=text|json, STOKER_LOG_LEVEL
-    logs.bind(request_id="req-...", stack_id="...")
-    log.info("created")   # {"time": ..., "level": "INFO", "logger": ..., "message": "created",
-                          #  "request_id": "req-...", "stack_id": "...", "process": "worker", ...}
-
-Text lines: ``2026-12-01 10:00:00,123 INFO app.x [req-... stack=... traversal=... resource=7] msg``.
+More in docs/code/app.md (app.logs).
 """
 from __future__ import annotations
 

@@ -374,7 +374,7 @@ def timeline(stack_id: str, action: str, since: float) -> None:
     by: dict[tuple[str, str], list[float]] = {}
     for rtype, status, at in ev:
         if rtype:
-            t = at.replace(tzinfo=at.tzinfo or dt.timezone.utc).timestamp() - since
+            t = at.replace(tzinfo=at.tzinfo or dt.UTC).timestamp() - since
             by.setdefault((rtype, status), []).append(t)
     print(f"  {action} timeline (s after the request at epoch {since:.2f}: first / median / last)")
     for rtype in sorted({k[0] for k in by}, key=lambda r: min(by.get((r, "IN_PROGRESS"), [0]))):
@@ -459,14 +459,15 @@ def fleet_size(env_vars: dict[str, str], workers: int, threads: int, pool: str) 
     (:func:`app.convergence.dispatch.batches`), and a batch runs its steps one after another,
     so a fleet larger than the settings say would get its cloud calls in series."""
     from app import config
-    from app.convergence import dispatch
+    from app.convergence import runtime
+    from app.services import wiring
     from app.tasks import celery_app
     from app.tasks.dispatcher import CeleryDispatcher
     env_vars.update(STOKER_WORKERS=str(workers), STOKER_WORKER_CONCURRENCY=str(threads),
                     STOKER_WORKER_POOL=pool)
     os.environ.update(env_vars)
     config.set_current(config.load())
-    dispatch.set_dispatcher(CeleryDispatcher(celery_app))
+    runtime.configure(wiring.compose(config.get(), CeleryDispatcher(celery_app)))
 
 
 def run(a: argparse.Namespace) -> list[dict[str, Any]]:

@@ -183,11 +183,13 @@ def hop_latency_ms(stack_id: str) -> float | None:
 
 
 def init_engine(env_vars: dict[str, str]) -> None:
-    """This process as an API process would be: settings, schema, database, Celery dispatcher."""
+    """This process as an API process would be: settings, schema, database, its runtime
+    composed with Celery's dispatcher."""
     os.environ.update(env_vars)
     from app import config, models
-    from app.convergence import dispatch
+    from app.convergence import runtime
     from app.models import migrate
+    from app.services import wiring
     from app.tasks import celery_app, configure
     from app.tasks.dispatcher import CeleryDispatcher
     settings = config.load()
@@ -195,7 +197,7 @@ def init_engine(env_vars: dict[str, str]) -> None:
     migrate.upgrade(settings.database_url)
     models.init(settings.database_url)
     configure(settings)
-    dispatch.set_dispatcher(CeleryDispatcher(celery_app))
+    runtime.configure(wiring.compose(settings, CeleryDispatcher(celery_app)))
 
 
 def _wait(stacks, ctx, stack_id: str) -> None:
@@ -280,11 +282,14 @@ def profile(n: int, top: int = 15) -> None:
     import pstats
 
     from app import config, models
+    from app.convergence import runtime
     from app.models import migrate
+    from app.services import wiring
     tmp = tempfile.mkdtemp(prefix="stoker-bench-profile-")
     settings = config.load({}, data_dir=tmp, always_eager=True,
                            max_resources_per_stack=max(1000, n))
     config.set_current(settings)
+    runtime.configure(wiring.compose(settings))
     migrate.upgrade(settings.database_url)
     models.init(settings.database_url)
     from app.context import RequestContext

@@ -1,21 +1,6 @@
 """app.api — the Orchestration API v1, wire-compatible with heat-api (port 8004).
 
-``build_app(settings)`` builds the Flask app around the dispatcher the caller installed; the one
-entry to serve is ``app.cli.wsgi:create_app()``
-(which adds Celery's dispatcher). One blueprint per noun
-(stacks, stack_update, outputs, resources, events, validate, template_versions, resource_types,
-build_info, versions); views are short and call ``app.services`` only. Per request:
-
-1. ``x-openstack-request-id`` (``req-<uuid>``) is chosen and set on every response, errors too;
-2. the ``{tenant_id}`` of ``/v1/{tenant_id}/...`` and the headers become a
-   :class:`app.context.RequestContext` in ``flask.g.context`` (``app.auth``); in keystone mode
-   keystonemiddleware's auth_token wraps the app and validated the token first (no valid
-   token: 401; another project's URL: 403), then the route's Heat policy rule is enforced;
-3. a JSON body is size-checked (``Settings.max_json_body_size`` → 400 ``RequestLimitExceeded``,
-   as heat-api's ``JSONRequestDeserializer``) and parsed (malformed → 400 ``HTTPBadRequest``);
-4. any error is rendered as Heat's fault body (``app.api.errors``).
-
-The OpenAPI document is served at ``/v1/openapi.json``.
+More in docs/code/api.md (app.api).
 """
 from __future__ import annotations
 
@@ -28,7 +13,7 @@ from typing import Any, cast
 from flask import Flask, g, request
 from flask_smorest import Api  # type: ignore[import-untyped]
 
-from app import auth, config, errors, logs, models
+from app import auth, config, errors, logs
 from app.api import (
     abandon,
     actions,
@@ -53,7 +38,8 @@ from app.api import (
 )
 from app.api.blueprint import is_json_body, is_json_media
 from app.api.schemas import FaultSchema
-from app.services import engine, event_sinks
+from app.convergence.dispatch import Dispatcher
+from app.services import serving
 
 API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
@@ -75,23 +61,20 @@ def _blueprints() -> list[Any]:
             snapshots.blp, software.blp]
 
 
-def build_app(settings: config.Settings | None = None) -> Flask:
-    """Build the API application (served through ``app.cli.wsgi:create_app()``, which installs
-    Celery's dispatcher first).
+def create_app(settings: config.Settings | None = None, *,
+               dispatcher: Dispatcher | None = None) -> Flask:
+    """Build the API application and the process around it: its runtime is composed here
+    (:func:`app.services.wiring.compose`) and made the process's.
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
-    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager`` (every create
-        would fail), or identity settings that cannot work.
+    :param dispatcher: how stack work is enqueued (``app.cli.wsgi:create_app()`` hands Celery's);
+        None: the in-process one, only under ``always_eager``.
+    :raises app.errors.StokerError: no dispatcher outside ``always_eager`` (``NoDispatcher``:
+        every create would fail), or identity settings that cannot work.
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    if settings is None:
-        settings = config.get()
-    else:
-        config.set_current(settings)
-    auth.check_settings(settings)
-    engine.require_dispatcher(settings)
-    models.init(settings.database_url)
+    settings = serving.prepare(settings, dispatcher)
 
     app = Flask("stoker.api")
     app.config.update(
@@ -115,7 +98,6 @@ def build_app(settings: config.Settings | None = None) -> Flask:
     app.after_request(_stamp_request_id)
     logs.setup(settings)
     logs.install_flask(app, _request_id)  # request ids in log lines and task headers
-    event_sinks.install()                 # events written here reach their stack's sinks
     # as Heat's pipeline: version negotiation, then authentication, then the API
     app.wsgi_app = version_negotiation.wrap(  # type: ignore[method-assign]
         auth.wrap_wsgi(app.wsgi_app, settings))

@@ -1,18 +1,6 @@
 """Events of a stack and of its resources (heat-api's ``EventController``).
 
-- ``GET /stacks/{name}/{id}/events`` and ``GET .../resources/{r}/events`` → ``{"events": [...]}``
-  in Heat's summary form, newest first by default; query ``limit``, ``marker`` (an event id),
-  ``sort_keys`` (Heat's ``event_time``, ``resource_type``; others ignored), ``sort_dir`` and
-  filters ``resource_status``, ``resource_action``, ``resource_name``,
-  ``resource_type`` (repeatable), and ``nested_depth``: the events of nested stacks down to that
-  depth too, in the same order, each linking (``self``, ``resource``, ``stack``) into its own
-  stack; with ``nested_depth`` every event also links to the stack asked for as ``root_stack``
-  (heatclient's sign that the server did the nesting: it then names each event's stack from its
-  ``stack`` link instead of walking the nested stacks itself). Not an integer → 400.
-  A resource with no events is a 404 ``HTTPNotFound`` "No events found for resource r".
-- ``GET .../resources/{r}/events/{event_id}`` → ``{"event": {...}}`` with ``resource_type`` and
-  ``resource_properties``; unknown: 404 ``HTTPNotFound`` "No event <id> found".
-Stack-level events carry the stack's name as resource name and its id as physical id.
+More in docs/code/api.md (app.api.events).
 """
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
 """One error path: everything the API raises becomes Heat's fault body.
 
-heat-api's ``FaultWrapper`` (``heat/api/middleware/fault.py``) renders every error as::
-
-    {"code": 404, "title": "Not Found", "explanation": "...",
-     "error": {"type": "EntityNotFound", "traceback": null, "message": "..."}}
-
-- :class:`app.errors.StokerError` → its ``http_status`` and ``heat_type``;
-- werkzeug HTTP exceptions (unknown route, wrong method, body too large) → the same shape with
-  heat-api's webob names (``HTTPNotFound``, ``HTTPMethodNotAllowed``...), keeping ``Allow``;
-- the database unreachable (refused, lost, closed by the server: :func:`app.models.unavailable`)
-  → 503 ``DBConnectionError``, with ``Retry-After``: nothing was done, the request may be sent
-  again; the next request checks out a fresh connection;
-- anything else → 500 with the traceback logged, never sent;
-- what the HTTP server turns down before the app sees it (gunicorn: a request line or header
-  too long, a malformed request) → the same shape, as raw JSON bytes (:func:`server_fault`).
+More in docs/code/api.md (app.api.faults).
 """
 from __future__ import annotations
 

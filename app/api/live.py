@@ -1,24 +1,7 @@
 """The live stack page: a stack's resources as a dependency graph coloured by status, updated
-as events are written, with the event list. Served by the API process (port 8004):
+as events are written, with the event list. Served by the API process (port 8004).
 
-- ``GET /live/{tenant_id}/stacks/{stack_name}/{stack_id}``: the page (HTML, no data in it).
-  In keystone mode it asks for a token (or takes ``#token=<token>`` from the URL's fragment,
-  which never reaches a server or a log) and sends it as ``X-Auth-Token`` on the data requests.
-- ``GET /v1/{tenant_id}/stacks/{stack_name}/{stack_id}/live/graph`` → ``{"stack": {"name",
-  "id", "stack_status", "stack_status_reason"}, "resources": [{"name", "type", "action",
-  "status", "status_reason", "physical_resource_id", "requires": [names], "layer": n}]}``;
-  ``layer`` is the length of the longest chain of requirements below the resource (0: needs
-  nothing), the page's columns.
-- ``GET /v1/{tenant_id}/stacks/{stack_name}/{stack_id}/live/events?after=<event id>``:
-  server-sent events (``text/event-stream``) read from the event table, oldest first: each
-  ``event: stack-event`` carries ``{"id", "seq", "resource_name", "resource_action",
-  "resource_status", "resource_status_reason", "physical_resource_id", "event_time"}``;
-  a ``: keep-alive`` comment every :data:`KEEPALIVE` seconds. A stream holds one of the API's
-  threads, so it ends after :data:`STREAM_SECONDS`, or once the stack is no longer IN_PROGRESS
-  and :data:`IDLE_SECONDS` passed without an event; the page reconnects from its last event id.
-
-The data routes are ``/v1/{tenant_id}/...`` routes: the same auth, tenancy (another tenant's
-stack is a 404) and fault bodies as the rest of the API.
+More in docs/code/api.md (app.api.live).
 """
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
 """Software configs and deployments (heat-api's ``SoftwareConfigController`` and
-``SoftwareDeploymentController``, heat/api/openstack/v1/software_{configs,deployments}.py):
+``SoftwareDeploymentController``, heat/api/openstack/v1/software_{configs,deployments}.py).
 
-- ``GET /v1/{tenant}/software_configs[?limit=&marker=]`` → ``{"software_configs": [{id, name,
-  group, creation_time}]}``; ``POST`` ``{name, group, config, inputs, outputs, options}`` →
-  200 ``{"software_config": {id, name, group, creation_time, config, inputs, outputs,
-  options}}``; ``GET .../software_configs/{id}`` → ``{"software_config": {...}}``; ``DELETE``
-  → 204.
-- ``GET /v1/{tenant}/software_deployments[?server_id=]`` → ``{"software_deployments": [...]}``;
-  ``POST`` ``{config_id, server_id, input_values, action, status, status_reason,
-  stack_user_project_id}`` → 200 ``{"software_deployment": {id, server_id, config_id,
-  input_values, output_values, action, status, status_reason, creation_time[,
-  updated_time]}}``; ``GET/PUT/DELETE .../software_deployments/{id}`` (PUT sets the body's
-  non-null fields; 200; DELETE 204); ``GET .../software_deployments/metadata/{server_id}`` →
-  ``{"metadata": [derived configs by name]}``.
-
-An unknown id is a 404 (``NotFound``, "Software config with id X not found" / "Deployment with
-id X not found"); a body that is not a JSON object, or bad inputs/outputs, a 400.
+More in docs/code/api.md (app.api.software).
 """
 from __future__ import annotations
 

@@ -1,22 +1,8 @@
 """Stack update and update preview, as heat-api's ``StackController.update``, ``update_patch``,
 ``preview_update`` and ``preview_update_patch`` (``heat/api/openstack/v1/stacks.py``) and the
-api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
+api-ref (https://docs.openstack.org/api-ref/orchestration/v1/).
 
-- ``PUT /stacks/{name}/{id}`` → 202 with webob's ``HTTPAccepted`` JSON body (heat-api raises
-  ``HTTPAccepted``; no Location); the body's template, files, environment and parameters
-  replace the stack's;
-- ``PATCH /stacks/{name}/{id}`` → 202: Heat's ``existing`` update: the template may be left
-  out, parameters not sent are kept (minus ``clear_parameters``);
-- ``PUT|PATCH /stacks/{name}/{id}/preview[?show_nested=true]`` → 200
-  ``{"resource_changes": {"added", "deleted", "replaced", "unchanged", "updated"}}``, each a
-  list of resources in the engine's ``format_stack_resource`` form (heat-api returns the
-  engine's answer as it is). Nothing is written.
-
-Errors are Heat's faults: 400 (bad template, parameters or arguments; ``NotSupported`` while
-the stack is being deleted), 404 (unknown or deleted stack). An update of a stack whose create
-or update is in progress supersedes it (Heat's convergence), so there is no 409.
-``/stacks/{name}`` redirects PUT and PATCH here (302, :mod:`app.api.stacks`), and heatclient
-repeats the method on the new location.
+More in docs/code/api.md (app.api.stack_update).
 """
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
 """Version negotiation in front of the API, as heat-api's ``VersionNegotiationFilter``
 (heat/api/middleware/version_negotiation.py), outside authentication as in Heat's pipeline.
 
-The first path segment decides:
-
-- ``versions``: the versions document, ``300 Multiple Choices`` (``/`` is the app's own
-  versions route, :mod:`app.api.versions`);
-- a version, ``v<major>[.<minor>]`` (matched at the segment's start, as Heat's
-  ``^v(\\d+)\\.?(\\d+)?``): 1.0 (``v1``, ``v1.0``) is served, as ``/v1/...``; any other version
-  (``v2``, ``v1.1``) gets the versions document with 300;
-- no version: an ``Accept: application/vnd.openstack.orchestration-v<major>[.<minor>]...``
-  header of version 1.0 serves the path as ``/v1/<path>``, any other version gets the versions
-  document with 300; anything else passes through unchanged (Heat answers 404 there; Stoker's
-  own unversioned pages, ``/live/...``, keep working).
+More in docs/code/api.md (app.api.version_negotiation).
 """
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ link as an absolute URL from the request's own host (``heat.api.openstack.v1.uti
 """
 from __future__ import annotations
 
-import datetime as dt
 import html
 from collections.abc import Iterable
 from typing import Any
@@ -17,6 +16,7 @@ from flask import Response, current_app, g, json, request
 # The use cases the views call, as ``services.<module>.<function>`` (resolved at call time, so
 # tests patch a function with ``monkeypatch.setattr``).
 from app import services  # noqa: F401  (re-exported: the views' one name for the use cases)
+from app.models import isotime  # noqa: F401  (re-exported: the views' one time format)
 from app.services import (  # noqa: F401  (imported for services.<module>)
     environments,
     resource_attrs,
@@ -26,15 +26,6 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
     updates,
     validation,
 )
-
-
-def isotime(value: dt.datetime | None) -> str | None:
-    """``2026-11-29T08:06:07Z`` for a naive-UTC (or aware) datetime; ``None`` stays ``None``."""
-    if value is None:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _q(part: str) -> str:

@@ -1,20 +1,6 @@
 """app.auth — identity of API requests and of the stacks' deferred work (DESIGN.md "Auth").
 
-The rest of Stoker calls only these functions; each is a no-op (or today's behaviour) in
-``noauth`` mode, the embedded default:
-
-- API: :func:`wrap_wsgi` (keystonemiddleware in front), :func:`check_settings` (start-up
-  errors), :func:`context_from_headers` (the request's :class:`RequestContext`, Heat's
-  tenant-local rule), :func:`authorize` (Heat's policy rule of the route);
-- services: :func:`stack_created` (the stack's trust), :func:`stack_deleted` (the trust and
-  the stack users go), :func:`is_stack_user_project` (a stack user's request reaches its stack),
-  :func:`clients_for` (the cloud clients of a stack: scoped by its trust in keystone mode).
-
-``noauth``: any ``X-Auth-Token`` (or none) is accepted, the user from ``X-User-Id``, the project
-from ``X-Auth-Project`` / ``X-Project-Id`` else ``Settings.tenant`` (never the URL), no policy
-but Heat's tenant check (heat-api's noauth pipeline, :mod:`app.auth.noauth`); cloud calls use
-the configured credential.
-``keystone``: see :mod:`app.auth.keystone`, :mod:`app.auth.policy`, :mod:`app.auth.trusts`.
+More in docs/code/auth.md (app.auth).
 """
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """The ``noauth`` strategy: identity from request headers, one project for the whole system.
 
-The embedded default (``Settings.auth_strategy == "noauth"``), as heat-api's ``noauth`` paste
-pipeline (``heat/common/noauth.py``) followed by its ``registered_policy_enforce``
-(``heat/api/openstack/v1/util.py``):
-
-- any ``X-Auth-Token`` (or none) is accepted and never validated;
-- the project is ``X-Auth-Project`` (heat's noauth header) or ``X-Project-Id``, else
-  ``Settings.tenant`` (``admin``, Heat's noauth default) — never the URL: Heat keys stacks by the
-  context's project, so ``/v1/admin`` (the README's URL) and ``/v1/<project id>`` (the URL the
-  sandbox's Keystone catalog advertises, which ``openstack --os-cloud sandbox`` uses) reach the
-  same stacks;
-- the user comes from ``X-User-Id`` / ``X-User-Name`` (or Heat's ``X-Auth-User``), falling back
-  to ``Settings.default_user``; roles from ``X-Roles`` (comma separated), default ``admin``;
-- an admin (``admin`` role, Heat's ``context_is_admin``) acts in the context's project whatever
-  tenant the URL names (heat-api replaces the URL's tenant by the context's project for admins);
-  a non-admin naming another project in the URL gets Heat's 403.
+More in docs/code/auth.md (app.auth.noauth).
 """
 from __future__ import annotations
 

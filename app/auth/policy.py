@@ -1,17 +1,6 @@
 """Heat's policy, enforced with ``oslo.policy`` (keystone mode).
 
-The rules are Heat's (:mod:`app.auth.policy_rules`); an operator's file (``STOKER_POLICY_FILE``,
-YAML or JSON, oslo.policy's format) overrides any of them. The new, scope-aware defaults are
-enforced (oslo.policy's ``enforce_new_defaults`` and ``enforce_scope``), so a ``reader`` lists
-and shows, a ``member`` also creates, updates and deletes, a ``heat_stack_user`` may only look
-up, read metadata and signal.
-
-Credentials are the token's, as oslo.context's ``to_policy_values`` gives them::
-
-    {"user_id", "project_id", "roles": [...], "is_admin_project", "system_scope",
-     "domain_id" (domain-scoped tokens only), "user_domain_id", "project_domain_id"}
-
-The target is ``{"project_id": <the URL's tenant_id>}``, as Heat's ``registered_policy_enforce``.
+More in docs/code/auth.md (app.auth.policy).
 """
 from __future__ import annotations
 

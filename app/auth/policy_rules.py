@@ -2,18 +2,7 @@
 current, scope-aware defaults; Heat keeps the pre-Wallaby ``deny_stack_user`` rules only as
 deprecated fallbacks, which Stoker does not register, so the new defaults always apply).
 
-Personas, as ``heat/policies/base.py``::
-
-    PROJECT_READER  role:reader and project_id:%(project_id)s
-    PROJECT_MEMBER  role:member and project_id:%(project_id)s
-    stack user      role:heat_stack_user and project_id:%(project_id)s
-
-``%(project_id)s`` is the target: the ``{tenant_id}`` of the request's URL (on the CFN API,
-which has no tenant in its URL, the EC2-validated token's project).
-
-One deliberate difference: ``stacks:global_index`` (``GET /stacks?global_tenant=true``) is
-``rule:context_is_admin`` here, where Heat ships ``!`` (nobody); the mission lets admins list
-across projects. An operator's policy file can set it back to ``"!"``.
+More in docs/code/auth.md (app.auth.policy_rules).
 """
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
 """app.cfn — heat-api-cfn on port 8000: the CloudFormation-compatible query API.
 
-``build_app()`` builds the app; the one entry to serve is ``'app.cli.wsgi:create_cfn_app()'``
-(the Procfile's ``cfn`` line, started by ``stoker up`` on ``Settings.cfn_port``), which also
-installs Celery's dispatcher. Requests are AWS query requests: form
-POST or GET to ``/v1`` (also ``/``) with ``Action=<name>&Version=2010-05-15`` and the action's
-parameters, signed with EC2 signature version 4 or 2 (:mod:`app.cfn.signing`). Per request:
-
-1. the body is size-checked (``Settings.max_json_body_size`` → ``RequestLimitExceeded``);
-2. the signature is checked (Keystone's ec2tokens in keystone mode; any key in noauth) and
-   becomes the :class:`app.context.RequestContext` — before the action is looked at, as Heat's
-   ``EC2Token`` middleware sits before its router;
-3. in keystone mode, Heat's ``cloudformation:<Action>`` policy rule (:mod:`app.auth.policy`,
-   overridable by ``STOKER_POLICY_FILE``) for the token's credentials on the token's project: a
-   reader lists and describes, a member also creates, updates and deletes, a
-   ``heat_stack_user`` may only DescribeStackResource; a refusal is ``AccessDenied`` (403,
-   ``Action <Action> not allowed for user``), as heat-api-cfn's ``StackController._enforce``;
-4. the action (:data:`ACTIONS`) calls the services and is answered as
-   ``<ActionResponse><ActionResult>...`` XML (:mod:`app.cfn.xml`); any error as AWS's
-   ``<ErrorResponse>`` (:mod:`app.cfn.faults`), with Heat's HTTP status.
-
-``GET /`` without an Action answers the version document. The wait-condition and signal
-endpoints (``PUT /v1/waitcondition/<arn>``, ``POST /v1/signal/<arn>``) belong beside these, as
-blueprints registered by :func:`build_app` (see :func:`_blueprints`).
+More in docs/code/cfn.md (app.cfn).
 """
 from __future__ import annotations
 
@@ -33,10 +12,11 @@ from typing import Any
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from app import auth, config, errors, models
+from app import auth, config, errors
 from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
 from app.context import RequestContext
-from app.services import engine
+from app.convergence.dispatch import Dispatcher
+from app.services import serving
 
 LOG = logging.getLogger(__name__)
 XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
@@ -66,24 +46,20 @@ def _blueprints() -> list[Any]:
     return [signals.blp]
 
 
-def build_app(settings: config.Settings | None = None) -> Flask:
-    """Build the CFN API application (served through ``app.cli.wsgi:create_cfn_app()``, which
-    installs Celery's dispatcher first).
-
-    :raises app.errors.StokerError: no dispatcher installed outside ``always_eager``; identity
-        settings that cannot work (app.auth.check_settings).
+def create_app(settings: config.Settings | None = None, *,
+               dispatcher: Dispatcher | None = None) -> Flask:
+    """Build the CFN API application and the process around it: its runtime is composed here
+    (:func:`app.services.wiring.compose`) and made the process's.
 
     :param settings: configuration; default the process-wide :func:`app.config.get`. When given,
         it is installed as the process-wide settings so that the services see the same ones.
+    :param dispatcher: how stack work is enqueued (``app.cli.wsgi:create_cfn_app()`` hands
+        Celery's); None: the in-process one, only under ``always_eager``.
+    :raises app.errors.StokerError: no dispatcher outside ``always_eager`` (``NoDispatcher``);
+        identity settings that cannot work (app.auth.check_settings).
     Initialises the database engine for ``settings.database_url`` (no schema changes).
     """
-    if settings is None:
-        settings = config.get()
-    else:
-        config.set_current(settings)
-    auth.check_settings(settings)  # keystone mode: a key and a policy that load, or a clear error
-    engine.require_dispatcher(settings)
-    models.init(settings.database_url)
+    settings = serving.prepare(settings, dispatcher)
     app = Flask("stoker.cfn", static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=settings.max_json_body_size, STOKER_SETTINGS=settings)
     app.add_url_rule("/", "root", _root, methods=["GET", "POST"])
@@ -149,7 +125,6 @@ def _enforce(settings: config.Settings, ctx: RequestContext, action: str) -> Non
     :raises faults.AccessDenied: the policy refuses (also a token of the wrong scope).
     :raises faults.InternalFailure: the check itself failed (``Error authorizing action``).
     """
-    from app import auth
     if not auth.keystone_mode(settings):
         return
     from app.auth import keystone, policy

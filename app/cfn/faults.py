@@ -1,17 +1,6 @@
 """AWS errors of the CFN API, as heat-api-cfn answers them (``heat/api/aws/exception.py``).
 
-Every failure is an :class:`CfnError` rendered as::
-
-    <ErrorResponse><Error><Type>Sender</Type><Code>MissingParameter</Code>
-      <Message>A mandatory input parameter is missing:StackName</Message></Error>
-    </ErrorResponse>
-
-with Heat's HTTP status, code and message (``<explanation>:<detail>``). :func:`from_stoker`
-translates the services' errors once, as Heat's ``map_remote_error`` does, with two codes taken
-from AWS CloudFormation's model instead of Heat's because boto3 and the AWS CLI act on them
-(``client.exceptions.AlreadyExistsException``; the ``stack_*_complete`` waiters read
-``ValidationError``): what Heat answers ``InvalidParameterValue`` is ``ValidationError`` here,
-and ``AlreadyExists`` is ``AlreadyExistsException``. The HTTP status and the message are Heat's.
+More in docs/code/cfn.md (app.cfn.faults).
 """
 from __future__ import annotations
 
@@ -21,25 +10,22 @@ from app import errors
 from app.cfn import xml
 
 
-class CfnError(Exception):
-    """One AWS error. Subclasses set ``code`` (HTTP), ``title`` (the AWS ``Code``),
-    ``explanation`` and ``err_type`` (``Sender`` or ``Server``), as Heat's ``HeatAPIException``.
+class CfnError(errors.StokerError):
+    """One AWS error. Subclasses set ``code`` (HTTP, also ``http_status``), ``title`` (the AWS
+    ``Code``, also ``heat_type``), ``explanation`` and ``err_type`` (``Sender`` or ``Server``),
+    as Heat's ``HeatAPIException``.
 
     :param detail: appended to the explanation after ``:`` (Heat's message form).
     """
 
-    code = 400
-    title = "InternalFailure"
+    code = http_status = 400
+    title = heat_type = "InternalFailure"
     explanation = ""
     err_type = "Sender"
 
     def __init__(self, detail: str | None = None) -> None:
-        super().__init__(detail or self.explanation)
+        super().__init__(f"{self.explanation}:{detail}" if detail else self.explanation)
         self.detail = detail
-
-    @property
-    def message(self) -> str:
-        return f"{self.explanation}:{self.detail}" if self.detail else self.explanation
 
     def body(self, request_id: str | None = None) -> bytes:
         doc: dict[str, Any] = {"Error": {"Type": self.err_type, "Code": self.title,
@@ -51,7 +37,8 @@ class CfnError(Exception):
 
 def _error(name: str, code: int, title: str, explanation: str,
            err_type: str = "Sender") -> type[CfnError]:
-    return type(name, (CfnError,), {"code": code, "title": title, "explanation": explanation,
+    return type(name, (CfnError,), {"code": code, "http_status": code, "title": title,
+                                     "heat_type": title, "explanation": explanation,
                                      "err_type": err_type, "__doc__": explanation})
 
 

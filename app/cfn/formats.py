@@ -9,24 +9,15 @@ Heat's ``isotime`` (``2026-12-01T10:00:00Z``).
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from typing import Any
 from urllib.parse import quote, unquote
 
+from app.models import isotime
 from app.resource_types import _wait
 
 ARN_RE = re.compile(r"arn:openstack:heat::([^:]*):stacks/([^/]+)/([^/]+)(/.*)?")
-
-
-def isotime(value: dt.datetime | None) -> str | None:
-    """``2026-11-29T08:06:07Z`` for a naive-UTC or aware datetime; None stays None."""
-    if value is None:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def stack_arn(tenant: str, stack_name: str, stack_id: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.cfn import faults, formats, lookup
+from app.cfn import faults, formats
 from app.cfn.params import required
 from app.cfn.stack_actions import identify
 from app.context import RequestContext
@@ -43,7 +43,7 @@ def describe_resources(ctx: RequestContext, params: Mapping[str, str]) -> dict[s
             "Use `StackName` or `PhysicalResourceId` but not both")
     if not name and not physical:
         raise faults.MissingParameter("StackName or PhysicalResourceId")
-    st = identify(ctx, name) if name else lookup.stack_of_physical(ctx, str(physical))
+    st = identify(ctx, name) if name else resources.stack_of_physical(ctx, str(physical))
     logical = params.get("LogicalResourceId")
     return {"StackResources": [formats.resource(st, row)
                                for row, _ in resources.list_resources(ctx, st)

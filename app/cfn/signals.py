@@ -3,33 +3,7 @@
 <name>, "metadata": {...}}``, the handle's signals after this one) and ``POST /v1/signal/<arn>``
 (200, no body).
 
-The URL's EC2 version-2 signature is checked as heat-api-cfn checks it: no signature → 400
-``IncompleteSignature``, no access key → 403 ``MissingAuthenticationToken``.
-
-- keystone mode: through Keystone's ``/v3/ec2tokens`` (:func:`app.cfn.signing.authenticate`):
-  the URL is signed with the EC2 credential of the resource's stack user, so the token is the
-  stack user's, scoped to the stack's stack-user project (which reaches the stack, see
-  :func:`app.auth.is_stack_user_project`); Keystone refuses a changed URL or signature
-  (``SignatureDoesNotMatch``), an unknown key (``InvalidClientTokenId``) and a ``Timestamp``
-  older than its ``[credential] auth_ttl`` (15 minutes; ``AccessDenied``, as Heat's
-  ``EC2Token`` answers Keystone's 401).
-- noauth mode: against the access key and secret the resource keeps
-  (:mod:`app.resource_types._ec2sign`): another key, a changed URL or signature →
-  ``SignatureDoesNotMatch``; a ``Timestamp`` older than ``Settings.ec2_auth_ttl`` minutes →
-  403 ``AccessDenied``, as Keystone would.
-
-Either way the access key must be the resource's own (else ``SignatureDoesNotMatch``). The
-signal then runs as the API's (:mod:`app.services.signals`); its errors are answered as AWS
-error XML.
-
-The body is the signal's details only when heat-api-cfn's ``JSONRequestDeserializer`` takes it
-(``heat/common/wsgi.py`` ``is_json_content_type``): a ``Content-Type`` of ``application/json``,
-``text/plain`` or none, and text that starts with ``{``; any other body is ignored (the signal
-has no details: "No signal details provided"); ``{`` that does not parse is a 400. A
-``ContentType=JSON`` query parameter (part of what the URL's signature covers, so it must have
-been signed with it: appended to a pre-signed URL it is a 403 ``SignatureDoesNotMatch``) makes
-the answer JSON, as heat-api-cfn's ``Resource`` serialises it: ``null`` for a signal, the
-``ErrorResponse`` document for an error (see :func:`json_error`).
+More in docs/code/cfn.md (app.cfn.signals).
 """
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
 """Who is asking: the EC2 signature of a CFN request, checked as heat-api-cfn's ``EC2Token``
 middleware (``heat/api/aws/ec2token.py``) checks it.
 
-The signature and the access key come from where each AWS signing version puts them: version 2
-in the ``Signature`` / ``AWSAccessKeyId`` parameters, version 4 (boto3's and the AWS CLI's
-default) in the ``Authorization: AWS4-HMAC-SHA256 Credential=<access>/..., SignedHeaders=...,
-Signature=...`` header or the ``X-Amz-Signature`` / ``X-Amz-Credential`` parameters. No
-signature → ``IncompleteSignature``; no access key → ``MissingAuthenticationToken`` (both 4xx
-before anything else, in either strategy).
-
-- ``auth_strategy = keystone``: the request (access, signature, host, verb, path, parameters but
-  ``Signature``, headers, SHA-256 of the body) is posted to Keystone's ``/v3/ec2tokens``, which
-  recomputes the signature with the credential's secret and answers a token scoped to the
-  credential's project; the context carries the token's user, roles, project and domains
-  (``project_id`` = ``tenant_id``) and ``is_admin`` (Heat's ``context_is_admin``), the
-  credentials :mod:`app.auth.policy` checks. Keystone's 401 becomes ``InvalidClientTokenId`` (unknown access key),
-  ``SignatureDoesNotMatch`` (signature absent or wrong) or ``AccessDenied`` (anything else),
-  as Heat reads Keystone's reason; Keystone unreachable → 503 ``ServiceUnavailable``.
-- ``auth_strategy = noauth`` (embedded default): there is no secret to check a signature
-  against, so any key and any signature are accepted (the shapes above are still required, so a
-  client that works here also works against Keystone) and the request acts as
-  ``Settings.default_user`` with the ``admin`` role in the project ``Settings.tenant`` — the one
-  the ``stoker`` CLI and ``/v1/<tenant>`` act in by default, so stacks are visible through both.
+More in docs/code/cfn.md (app.cfn.signing).
 """
 from __future__ import annotations
 

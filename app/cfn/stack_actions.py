@@ -13,9 +13,10 @@ from typing import Any
 
 import yaml
 
-from app.cfn import faults, formats, lookup
+from app.cfn import faults, formats
 from app.cfn.params import flag, integer, member_list, parameter_pairs, required
 from app.context import RequestContext
+from app.services import stack_actions as stack_services
 from app.services import stacks, updates, validation
 
 NO_TEMPLATE = "TemplateBody or TemplateUrl were not given."
@@ -189,7 +190,7 @@ def cancel_update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, A
     """CancelUpdateStack → an empty result; an update in progress rolls back to the previous
     template (Heat's ``stack_cancel_update(cancel_with_rollback=True)``)."""
     st = identify(ctx, required(params, "StackName"))
-    lookup.cancel_update(ctx, st)
+    stack_services.cancel_update(ctx, st.name, st.id, rollback=True)
     return {}
 
 

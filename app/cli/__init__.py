@@ -1,7 +1,7 @@
 """The ``stoker`` command (console script ``stoker = app.cli:main``).
 
 Server side: ``up`` (the whole embedded system in the foreground, :mod:`app.cli.up`), ``demo``
-(:mod:`app.cli.demo`), ``db upgrade``, ``api``, ``worker``, ``sandbox``. Client side, against the
+(:mod:`app.cli.demo`), ``db upgrade``, ``db purge-deleted``, ``api``, ``worker``, ``sandbox``. Client side, against the
 Orchestration API v1: ``stack create|list|show|delete|event-list|resource-list|output-show|
 template-show`` and ``validate`` (:mod:`app.cli.stack`).
 
@@ -49,6 +49,29 @@ def db_upgrade(revision: str) -> None:
     except Exception as exc:
         raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
     click.echo(f"database {settings.database_url} upgraded to {revision}")
+
+
+@db.command("purge-deleted")
+@click.option("--age", default="90", show_default=True,
+              help="How long to keep deleted stacks, in --granularity units.")
+@click.option("-g", "--granularity", default="days", show_default=True,
+              type=click.Choice(["days", "hours", "minutes", "seconds"]))
+@click.option("-p", "--project", "project_id", default=None,
+              help="Only the deleted stacks of this project.")
+@click.option("-b", "--batch-size", default="20", show_default=True,
+              help="Stacks removed a transaction.")
+def db_purge_deleted(age: str, granularity: str, project_id: str | None, batch_size: str) -> None:
+    """Remove the stacks deleted more than --age ago, with their resources, events, sync points,
+    snapshot records and unreferenced templates (Heat's heat-manage purge_deleted); safe while
+    the API and workers run."""
+    from app import errors
+    from app.services import purge
+    _settings()
+    try:
+        removed = purge.purge_deleted(age, granularity, project_id, batch_size)
+    except errors.StokerError as exc:
+        raise CliError(str(exc)) from None
+    click.echo(", ".join(f"{key} {removed[key]}" for key in purge.COUNTED))
 
 
 @cli.command("up")

@@ -14,10 +14,10 @@ from urllib.parse import quote
 import click
 import requests
 
-from app import config
+from app import config, errors
 
 
-class CliError(click.ClickException):
+class CliError(errors.StokerError, click.ClickException):
     """A user-facing failure: one line on stderr, exit status 2 (bad input, API unreachable,
     API fault)."""
 

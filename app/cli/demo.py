@@ -1,18 +1,7 @@
 """``stoker demo`` (what ``make demo`` runs): the embedded system with the sandbox cloud, a real
 multi-tier template created live and deleted, everything stopped again.
 
-It reuses ``stoker up``'s machinery in-process (:func:`app.cli.up.start_all`); the children's output
-goes to ``<data_dir>/logs/demo.log`` so that the terminal shows only the stack's progress.
-
-With the sandbox cloud (the default), the demo runs ``examples/multi_tier.yaml`` (from the public
-Heat corpus: a network, subnet, router and interface, a security group, two servers with ports
-and floating IPs, a volume attached to one of them) in project ``admin`` — the noauth tenant the
-CLI uses, which the workers' connections are scoped to (``cloud_scope_to_stack``) — with the
-sandbox's values: image ``cirros``, flavor ``m1.tiny``, a key pair the demo creates and the
-external network ``public``. Once created, the stack is updated (``--existing``, flavor
-``m1.small``: the servers are resized in place, after a preview). After the delete it prints the sandbox's inventory of what the stack
-had created (nothing may be left). Without the sandbox (``--no-sandbox``) it runs the cloud-free
-``examples/demo.yaml``.
+More in docs/code/cli.md (app.cli.demo).
 """
 from __future__ import annotations
 

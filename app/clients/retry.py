@@ -2,13 +2,12 @@
 
     cloud = Cloud(conn, retry_limit=2, backoff=0.1)
     net = cloud.network.create_network(name="n")        # an openstack.network.v2.network.Network
-    ports = cloud.network.ports(device_id=server_id)      # generators come back as lists
 
 A call is tried ``1 + retry_limit`` times (Heat's ``client_retry_limit``) while it fails with a
-transient :class:`app.errors.CloudError` (5xx, connection error, timeout), waiting ``backoff``,
-``2*backoff``... seconds in between (capped at :data:`MAX_BACKOFF`): a short back-off inside one
-HTTP exchange, as Heat's client plugins do, never a wait for a cloud *action* (those are polled
-by the engine). Permanent errors (4xx) are raised at once. Whatever is raised is a ``CloudError``.
+transient :class:`app.errors.CloudError`; a create is retried blindly only after a 503, else
+only through :meth:`Cloud.create`, which first looks for what the earlier try made.
+
+More in docs/code/clients.md (app.clients.retry).
 """
 from __future__ import annotations
 
@@ -25,6 +24,15 @@ from app.clients.errors import translate
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF = 2.0
+#: SDK proxy methods that read, delete or set state (sent again, the same result)
+IDEMPOTENT_PREFIXES = ("get_", "find_", "delete_", "update_", "set_")
+
+
+def idempotent(name: str) -> bool:
+    """Whether a call may be sent again as it is: an HTTP ``GET``, ``HEAD``, ``PUT`` or
+    ``DELETE``, or an SDK proxy method that reads, deletes or sets (:data:`IDEMPOTENT_PREFIXES`);
+    not a create or an action (``resize_server``...)."""
+    return name in ("GET", "HEAD", "PUT", "DELETE") or name.startswith(IDEMPOTENT_PREFIXES)
 
 
 class Cloud:
@@ -49,6 +57,26 @@ class Cloud:
 
         :raises app.errors.CloudError: the last error, translated.
         """
+        return self._retried(fn, args, kwargs, None)
+
+    def call_idempotent(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`call` of a call that may be sent again as it is: its transient error says
+        so (``err.data["idempotent"]``)."""
+        return self._retried(fn, args, kwargs, None, repeatable=True)
+
+    def create(self, fn: Callable[..., Any], *args: Any,
+               find: Callable[[], Any] | None = None, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``, a create. A transient error is retried (``retry_limit``
+        times, with the back-off) only after ``find()`` (idempotent reads, retried as
+        :meth:`call`) found nothing: what it finds, the earlier try's object, is returned
+        instead of POSTing again. Without ``find`` only a 503 is retried.
+
+        :raises app.errors.CloudError: the last error, translated.
+        """
+        return self._retried(fn, args, kwargs, find or _NOT_LOOKED)
+
+    def _retried(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                 find: Callable[[], Any] | None, *, repeatable: bool = False) -> Any:
         attempt = 0
         while True:
             try:
@@ -58,7 +86,10 @@ class Cloud:
                 return result
             except Exception as exc:  # translated here, once
                 err = translate(exc)
-                if not err.transient or attempt >= self.retry_limit:
+                if not err.transient or attempt >= self.retry_limit \
+                        or (find is _NOT_LOOKED and err.status != 503):
+                    if err.transient:   # (what an inner read said is not this call's)
+                        err.data["idempotent"] = repeatable
                     raise err from exc
                 delay = min(MAX_BACKOFF, self.backoff * (2 ** attempt))
                 log.info("cloud: %s failed (%s), retry %d/%d in %.2fs", getattr(fn, "__name__", fn),
@@ -66,14 +97,22 @@ class Cloud:
                 attempt += 1
                 if delay:
                     self._sleep(delay)
+                if find is not None and find is not _NOT_LOOKED:
+                    found = self.call(find)
+                    if found is not None:
+                        log.info("cloud: %s: adopted what the failed try made",
+                                 getattr(fn, "__name__", fn))
+                        return found
 
     def request(self, service: str, method: str, path: str, **kwargs: Any) -> Any:
         """A raw REST call on ``service``'s endpoint (for APIs the SDK has no proxy for, e.g.
-        Aodh): the decoded JSON body (``None`` for an empty one).
+        Aodh): the decoded JSON body (``None`` for an empty one). A ``POST`` is a create
+        (:meth:`create`; ``find=``: its lookup).
 
         :raises app.errors.CloudError: a status >= 400 (message from the error body).
         """
         adapter = getattr(self.raw, service)
+        find = kwargs.pop("find", None)
         lean = method in ("GET", "DELETE") and set(kwargs) <= {"params"}
 
         def go() -> Any:
@@ -83,11 +122,19 @@ class Cloud:
                 resp = adapter.request(path, method, raise_exc=True, **kwargs)
             if not resp.content:
                 return None
-            try:  # orjson: a listing's JSON was the largest single cost of a polling worker
+            try:  # orjson: a listing's JSON is the largest single cost of a polling worker
                 return orjson.loads(resp.content)
             except orjson.JSONDecodeError:
                 return resp.text
+        if method == "POST":
+            return self.create(go, find=find)
+        if idempotent(method):
+            return self.call_idempotent(go)
         return self.call(go)
+
+
+def _NOT_LOOKED() -> None:
+    """The ``find`` of a create that has no lookup (only a 503 is retried)."""
 
 
 class _Service:
@@ -100,7 +147,14 @@ class _Service:
         if not callable(target):
             return target
 
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            return self._cloud.call(target, *args, **kwargs)
+        if name.startswith("create_"):
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                return self._cloud.create(target, *args, **kwargs)
+        elif idempotent(name) or not name.count("_"):   # (a listing: ``ports``)
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                return self._cloud.call_idempotent(target, *args, **kwargs)
+        else:
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                return self._cloud.call(target, *args, **kwargs)
         guarded.__name__ = f"{self._name}.{name}"
         return guarded

@@ -1,21 +1,12 @@
 """Heat's stack users: Keystone users of a stack, made for its signals and AWS::IAM::User.
 
-As Heat's ``heat_keystoneclient`` (``create_stack_domain_project``, ``create_stack_domain_user``,
-``create_stack_domain_user_keypair``, ``stack_domain_user_token``, ``delete_*``): everything is
-done by the stack domain's admin (``stack_domain_admin`` / ``stack_domain_admin_password``, a
-token scoped to the domain ``stack_user_domain_id`` or ``stack_user_domain_name``). Each stack
-has a project in that domain named ``<stack's project id>-<stack id>`` (cut to 64 characters,
-description ``Heat stack user project``); a stack user is a user of the domain whose default
-project is that one, with the ``heat_stack_user_role`` role on it and nothing else (so a
-credential deployed on a server reaches only its stack's signals and metadata); an EC2
-keypair is a Keystone ``ec2`` credential of the user in that project (``{"access": 32 hex,
-"secret": ...}``).
-
 :class:`KeystoneStackUsers` is keystone mode; :class:`LocalStackUsers` is noauth mode's local
 equivalent (Heat's legacy path without a stack domain: the stack's own project; ids and
 secrets are made here, nothing is called). Both have the same methods. Every Keystone error
 comes out as an :class:`app.errors.CloudError` (``translate``); a 404 on a delete counts as
 done, as Heat's.
+
+More in docs/code/clients.md (app.clients.stack_users).
 """
 from __future__ import annotations
 

@@ -1,31 +1,9 @@
 """Status reads for polls: one object's JSON, no SDK resource built, concurrent reads batched.
 
-A poll (``check_create_complete``, ``check_delete_complete``...) needs a server's or a volume's
-status, not an ``openstack.resource.Resource``: building one runs the SDK's attribute machinery
-over every field of the body (most of a worker's CPU in the cloud bench, issue 18). Here a read
-is the API's own JSON (``GET /servers/{id}`` -> the ``server`` object, as Nova sends it)::
-
-    shown = status.server(cloud, server_id)      # {"id": ..., "status": "BUILD", ...}
-    shown = status.volume(cloud, volume_id)      # Cinder's ``volume`` object
-
 :raises app.errors.CloudError: as the single GET would: 404 when the object is gone (a read
     never answers for an object the cloud did not list or show).
 
-Batching (one worker process, one connection, one kind): a read that finds no request of its
-kind in flight sends one at once; reads that come while one is in flight wait for it to end and
-then share the next request (a "group commit": no delay added to a lone read, and under load
-one request serves every poll that queued behind the previous one). A batch of one id is the
-single GET; a batch of several is the API's detailed list (Nova ``GET /servers/detail``,
-Cinder ``GET /volumes/detail``, Neutron's ``GET /ports?id=..&id=..``: only the batch's ids;
-pages followed), and an id the list does not hold is read by
-the single GET of its own poll, so "gone" is always the cloud's own 404. A detailed list holds
-every object of the project, not only the batch's (Nova and Cinder filter lists by id for
-administrators only), so a batch that is small beside the last list's length (under one in
-:data:`LIST_SHARE`) is read by each poll's own single GET, side by side: at 200 servers a list
-costs the client and the cloud as much JSON as about a dozen single reads (measured in the
-cloud bench, where decoding listings was the largest single cost of a worker). A request serves only
-reads queued before it was sent, so no poll sees a state older than its own call. An error of
-the shared request is raised to every read of its batch. Thread- and greenlet-safe (one lock).
+More in docs/code/clients.md (app.clients.status).
 """
 from __future__ import annotations
 

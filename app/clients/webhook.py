@@ -17,18 +17,19 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
+from app import errors
 
-class WebhookRefused(Exception):
+
+class WebhookRefused(errors.BadRequest):
     """The URL may not be used: another scheme than http(s), no host, or (without private
     addresses allowed) a host that is or resolves to a non-global address. Permanent."""
 
 
-class WebhookFailed(Exception):
+class WebhookFailed(errors.CloudError):
     """The webhook answered, but not with a 2xx status (``status``)."""
 
     def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status=status, transient=status >= 500)
 
 
 def check_url(url: str, allow_private: bool) -> None:

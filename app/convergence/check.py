@@ -24,24 +24,14 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
 
-from app.convergence import (
-    actions,
-    adopt,
-    cleanup,
-    create,
-    definitions,
-    delete,
-    dispatch,
-    locks,
-    outcome,
-    stopped,
-    syncpoints,
-    traversal,
-)
-from app.convergence import update as updating
-from app.convergence.group_commit import GroupCommit, indexes_by
+from app import errors
+from app.convergence import outcome, runtime, traversal
 from app.convergence.outcome import Node, Outcome
-from app.convergence.rows import ResourceRow, StepStack, table
+from app.convergence.steps import actions, adopt, cleanup, create, delete, stopped
+from app.convergence.steps import update as updating
+from app.convergence.store import definitions, lease, locks, syncpoints
+from app.convergence.store.group_commit import GroupCommit, indexes_by
+from app.convergence.store.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
 from app.models import (
     Resource,
@@ -121,7 +111,7 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
     not counted yet and re-enqueues only successors that fired but have not finished; a call for a superseded
     traversal does nothing.
     """
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     with locks.working([resource_id]):
         _check_resource(stack_id, traversal_id, resource_id, is_update)
 
@@ -148,7 +138,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
                     try:
                         inputs = syncpoints.inputs(c, traversal_id, is_update, resource_id)
                     except Exception:  # the lock committed on its own (PostgreSQL)
-                        locks.release(resource_id)
+                        locks.release(resource_id, row.atomic_key)
                         raise
     if stale:  # superseded; a stopped traversal's action still running may finish
         stopped.settle(stack_id, traversal_id, resource_id, is_update)
@@ -165,7 +155,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
     if row is None:  # held: by a live engine (retry soon) or a dead one (take it over); or
         # its key moved since the read (another step came and went, or a newer traversal)
         if locks.acquire(resource_id) is False:
-            dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+            runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                           countdown=LOCK_RETRY_SECONDS)
             return
         with read_session() as s:
@@ -175,7 +165,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
             if is_update and st.expected:
                 inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
         if current != traversal_id:  # superseded meanwhile
-            locks.release(resource_id)
+            locks.release(resource_id, None if row is None else row.atomic_key)
             stopped.settle(stack_id, traversal_id, resource_id, is_update)
             return
         if row is None:
@@ -184,12 +174,23 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
 
 
 def _run(node: Node) -> None:
-    """The locked node's step and its outcome; the lock is released if either raises."""
+    """The locked node's step and its outcome; the lock is released if either raises. A step
+    whose lock was taken over (its lease ran out: :class:`errors.LeaseLost`) stops quietly."""
     try:
         outcome.apply(node, _step(node))
+    except errors.LeaseLost:
+        lost(node)
     except Exception:
-        locks.release(node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         raise
+
+
+def lost(node: Node) -> None:
+    """Log that ``node``'s step lost its lock: its lease ran out and another engine took the
+    node over (nothing of the step was written)."""
+    log.warning("resource %s: this engine's lock (key %s) was taken over after its lease ran "
+                "out; its step stops and writes nothing", node.resource.id,
+                node.resource.atomic_key)
 
 
 _Started = tuple[Any, Any, dict[str, Any]] | None
@@ -245,15 +246,15 @@ def _lock_fired(c: Connection, stack_id: str, traversal_id: str,
         given = syncpoints.inputs_many(c, traversal_id, [
             key for key, r in fired.items() if key[1] and r.expected and key[0] in rows])
     except Exception:
-        for rid in rows:
-            locks.release(rid)
+        for rid, r in rows.items():
+            locks.release(rid, r.atomic_key)
         raise
     return {key: (r, rows[key[0]], given.get(key, {})) for key, r in fired.items()
             if key[0] in rows}
 
 
 #: The steps of this process that start together read and lock in one group
-#: (:mod:`app.convergence.group_commit`)
+#: (:mod:`app.convergence.store.group_commit`)
 _STARTS: GroupCommit[tuple[str, str, int, bool], _Started] = GroupCommit(_start_group)
 
 
@@ -283,7 +284,7 @@ def requeue(stack_id: str, traversal_id: str, resource_id: int, is_update: bool)
     then apply). Call it from an ``except`` block."""
     log.exception("step of resource %s in traversal %s failed; enqueued again alone",
                   resource_id, traversal_id)
-    dispatch.get().check_resource(stack_id, traversal_id, resource_id, is_update,
+    runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                   countdown=LOCK_RETRY_SECONDS)
 
 
@@ -291,7 +292,7 @@ def _run_locked(stack_id: str, traversal_id: str,
                 nodes: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
     """Run the batch's FIRED nodes whose locks were free, all locked in one transaction;
     :returns: the nodes left for the one-by-one path, in their order."""
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     with locks.working(sorted({rid for rid, _ in nodes})):
         return _run_fired(stack_id, traversal_id, nodes)
 
@@ -313,11 +314,13 @@ def _run_fired(stack_id: str, traversal_id: str,
                     inputs=dict(given))
         try:
             results.append((node, _step(node)))
+        except errors.LeaseLost:
+            lost(node)
         except Exception:
-            locks.release(key[0])
+            locks.release(key[0], node.resource.atomic_key)
             requeue(stack_id, traversal_id, *key)
     for node in outcome.apply_many(results):
-        locks.release(node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         requeue(stack_id, traversal_id, *node.key)
     return rest
 

@@ -1,16 +1,14 @@
 """The Dispatcher: how the runtime enqueues its work without importing Celery.
 
-A process installs one with :func:`set_dispatcher`: Celery's (``app.tasks.dispatcher``) in API,
-worker and beat processes, :class:`app.convergence.inline.InlineDispatcher` in tests and with
-the ``always_eager`` setting (the inline module registers itself as the fallback for that
-setting). The runtime calls :func:`get` and never blocks on work.
+A process's composition holds one (:class:`app.convergence.runtime.Runtime`): Celery's
+(``app.tasks.dispatcher``) in API, worker and beat processes,
+:class:`app.convergence.inline.InlineDispatcher` in tests and with the ``always_eager``
+setting. The runtime calls :func:`app.convergence.runtime.dispatcher` and never blocks on work.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Protocol
-
-from app import config
 
 NodeKey = tuple[int, bool]  # (resource id, is_update)
 
@@ -65,40 +63,3 @@ def batches(nodes: list[NodeKey], parallelism: int, largest: int,
         out.append(nodes[at:at + step])
         at += step
     return out
-
-
-_dispatcher: Dispatcher | None = None
-_fallback: Callable[[], Dispatcher] | None = None
-
-
-def set_dispatcher(d: Dispatcher | None) -> None:
-    """Install ``d`` for this process (None: back to the fallback)."""
-    global _dispatcher
-    _dispatcher = d
-
-
-def installed() -> bool:
-    """Whether a dispatcher is installed in this process."""
-    return _dispatcher is not None
-
-
-def set_fallback(factory: Callable[[], Dispatcher]) -> None:
-    """The dispatcher :func:`get` builds under ``always_eager`` when none is installed."""
-    global _fallback
-    _fallback = factory
-
-
-def get() -> Dispatcher:
-    """The installed dispatcher; with none installed and ``always_eager``, the fallback's.
-
-    :raises RuntimeError: none installed and not ``always_eager`` (a process that enqueues
-        work must install Celery's: ``app.tasks`` does in workers, ``app.cli.wsgi`` in the API).
-    """
-    global _dispatcher
-    if _dispatcher is None:
-        if config.get().always_eager and _fallback is not None:
-            _dispatcher = _fallback()
-        else:
-            raise RuntimeError("no Dispatcher installed in this process (see "
-                               "app.convergence.dispatch)")
-    return _dispatcher

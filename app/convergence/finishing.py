@@ -3,7 +3,7 @@ and the stack-level count, :func:`done`) and parked ones (an action in progress,
 and poll timing, :func:`park`).
 
 On PostgreSQL the steps of one worker process that finish, or park, together share one
-transaction (:mod:`app.convergence.group_commit`): under gevent a hundred steps each waited on
+transaction (:mod:`app.convergence.store.group_commit`): under gevent a hundred steps each waited on
 their own BEGIN, writes and COMMIT; a burst now writes in a few statements. Each step still
 enqueues its own successors and polls. A group whose transaction fails is written step by
 step, as on SQLite, where every step writes alone (one writer).
@@ -17,9 +17,19 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, plugins, syncpoints, traversal
-from app.convergence.group_commit import GroupCommit, indexes_by
-from app.convergence.results import SET_ROW, Done, Node, NodeKey, Record, Start, default_action
+from app import errors
+from app.convergence import plugins, runtime, traversal
+from app.convergence.results import (
+    Done,
+    Node,
+    NodeKey,
+    Record,
+    Start,
+    default_action,
+    write_held,
+)
+from app.convergence.store import events, locks, pacing, syncpoints
+from app.convergence.store.group_commit import GroupCommit, indexes_by
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Stack, after_commit, autocommit, concurrent_writers, session, utcnow
@@ -28,11 +38,14 @@ log = logging.getLogger(__name__)
 
 
 def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
-         event: str | None, timing: dict[str, float] | None = None) -> None:
+         event: str | None, timing: dict[str, float] | None = None) -> bool:
     """Persist progress (and the IN_PROGRESS state if this step started the action) and
     release the lock, in one transaction (on PostgreSQL, shared with the steps of this
     process that park together: :data:`PARKS`). ``timing``: the poll's ``since`` and
-    ``last`` (:mod:`app.convergence.pacing`), stored beside the handle."""
+    ``last`` (:mod:`app.convergence.store.pacing`), stored beside the handle.
+
+    :returns: False if nothing was written: the lock was no longer this step's (fencing,
+        :func:`write_held`)."""
     r = node.resource
     stored: dict[str, Any] = {"h": handle, "t": owner or node.traversal_id, **(timing or {})}
     if event is not None:
@@ -40,46 +53,65 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
     values = {"row_id": r.id, "handle": stored, "physical_resource_id": plugin.resource_id,
               "rsrc_data": plugin.data, "poll_attempt": r.next_attempt(start),
               "engine_id": None, "updated_at": utcnow()}
-    if concurrent_writers() and PARKS.submit((node, start, values)):
-        return
-    with session() as s:
-        if start is not None:
-            events.write_start(s, r, start.action, start.properties)
-        s.connection().execute(SET_ROW, values)
+    if concurrent_writers():
+        got = PARKS.submit((node, start, values))
+        if got is not None:
+            return got
+    try:
+        with session() as s:
+            if start is not None:
+                events.write_start(s, r, start.action, start.properties)
+            write_held(s, [held(node, values)])
+    except errors.LeaseLost:
+        log.warning("resource %s: this engine's lock (key %s) was taken over after its lease "
+                    "ran out; its step stops and writes nothing", r.id, r.atomic_key)
+        return False
+    return True
+
+
+def held(node: Node, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` of :data:`SET_HELD_ROW` for ``node``'s row: written only while its lock is
+    still the one its step took (:func:`write_held`)."""
+    return {**values, "row_id": node.resource.id, "held_by": locks.engine_id(),
+            "held_at": node.resource.atomic_key}
 
 
 _Parked = tuple[Node, Start | None, dict[str, Any]]
 
 
-def park_group(items: list[_Parked]) -> list[bool | BaseException]:
+def park_group(items: list[_Parked]) -> list[bool | None | BaseException]:
     """:data:`PARKS`'s write (PostgreSQL): the parked steps of this process that arrived
     together in one transaction: each row's values in one ``executemany`` per shape (a step
     that started its action has the started state's columns under its own, as if written one
-    after the other), the IN_PROGRESS events in one insert.
+    after the other; each row only while its lock is its step's, :func:`write_held`), the
+    IN_PROGRESS events in one insert.
 
-    :returns: True for each item; False for all if the transaction failed (each is then
-        written on its own)."""
+    :returns: True for each item; None for all if the transaction failed, or a lock was lost
+        (each is then written on its own)."""
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     started: list[dict[str, Any]] = []
     for node, start, values in items:
         if start is not None:
             values = {**events.start_values(start.action, start.properties), **values}
             started.append(events.start_event(node.resource, start.action))
+        values = held(node, values)
         rows.setdefault(tuple(sorted(values)), []).append(values)
     try:
         with session() as s:
             for same_shape in rows.values():
-                s.connection().execute(SET_ROW, same_shape)
+                write_held(s, same_shape)
             events.add_events(s, started)
+    except errors.LeaseLost:  # the others are written one by one, without it
+        return [None] * len(items)
     except Exception:
         log.exception("%d parked steps could not be written together; writing them one by "
                       "one", len(items))
-        return [False] * len(items)
+        return [None] * len(items)
     return [True] * len(items)
 
 
 #: The steps of this process that park together share a transaction
-PARKS: GroupCommit[_Parked, bool] = GroupCommit(park_group)
+PARKS: GroupCommit[_Parked, bool | None] = GroupCommit(park_group)
 
 
 def successors(node: Node) -> list[NodeKey]:
@@ -98,7 +130,7 @@ def done(node: Node, d: Done) -> None:
         return
     ended, ready = got
     if ready:
-        dispatch.get().check_resources(node.stack.id, node.traversal_id, ready)
+        runtime.dispatcher().check_resources(node.stack.id, node.traversal_id, ready)
     if not ended:
         ended_again(node)
 
@@ -138,6 +170,8 @@ def write_group(items: list[tuple[Node, Finished]]) -> list[Written | BaseExcept
             with session() as s:
                 ended, ready = write_finished(s, part)
                 events.add_events(s, [e for _, f in part for e in f.events])
+        except errors.LeaseLost:  # the others are written one by one, without it
+            continue
         except Exception:
             log.exception("%d finished steps could not be written together; "
                           "writing them one by one", len(part))
@@ -157,7 +191,7 @@ def write_group(items: list[tuple[Node, Finished]]) -> list[Written | BaseExcept
 
 
 #: The finished steps of this process that arrive together share a transaction
-#: (:mod:`app.convergence.group_commit`)
+#: (:mod:`app.convergence.store.group_commit`)
 GROUP: GroupCommit[tuple[Node, Finished], Written] = GroupCommit(write_group)
 
 
@@ -237,7 +271,10 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     their DONE states in one statement, their rows in one ``executemany`` per shape, their
     successors' sync points in one more (:func:`syncpoints.report_all`). A node that had
     already ended (a redelivery) only has its lock released: nothing is counted and its
-    events are dropped.
+    events are dropped. Each row is written only while its lock is its step's
+    (:func:`write_held`).
+
+    :raises LeaseLost: one's lock moved on (its lease ran out): ``s`` must roll back.
 
     :returns: the nodes that ended, and per node the successors that became ready because
         of it (a successor two of them completed goes to the first)."""
@@ -250,11 +287,12 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     for node, f in prepared:
         r, is_update = node.resource, node.is_update
         if node.key not in moved:
-            traversal.release_lock(s, r.id)
+            locks.release_in(s, r.id, r.atomic_key)
             f.events.clear()
             continue
         ended.append(node.key)
-        rows.setdefault(tuple(sorted(f.values)), []).append({"row_id": r.id, **f.values})
+        values = held(node, f.values)
+        rows.setdefault(tuple(sorted(values)), []).append(values)
         key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
         for sid, upd in successors(node):
             reports.append((sid, upd, key, f.data if is_update and upd else None))
@@ -263,13 +301,13 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     for succ in syncpoints.report_all(s, traversal_id, reports):
         ready.setdefault(reporter[succ], []).append(succ)
     for same_shape in rows.values():
-        s.connection().execute(SET_ROW, same_shape)
+        write_held(s, same_shape)
     return ended, ready
 
 
 def enqueue_after_commit(s: Session, stack_id: str, traversal_id: str,
                           ready: list[NodeKey]) -> None:
-    after_commit(s, lambda: dispatch.get().check_resources(stack_id, traversal_id, ready))
+    after_commit(s, lambda: runtime.dispatcher().check_resources(stack_id, traversal_id, ready))
 
 
 def count(s: Session, node: Node, ended: int) -> None:
@@ -286,4 +324,4 @@ def reenqueue_successors(node: Node) -> None:
         todo = [(i, upd) for upd in (True, False) for i in syncpoints.fired_not_done(
             s, node.traversal_id, upd, [i for i, u in succ if u == upd])]
     if todo:
-        dispatch.get().check_resources(node.stack.id, node.traversal_id, todo)
+        runtime.dispatcher().check_resources(node.stack.id, node.traversal_id, todo)

@@ -1,8 +1,8 @@
 """The in-process Dispatcher: tests and the ``always_eager`` setting.
 
 :class:`InlineDispatcher` runs enqueued work in the calling thread, in due-time order, honouring
-countdowns by waiting in the draining thread (it is the test driver, not a worker). Importing
-this module registers it as :mod:`app.convergence.dispatch`'s fallback for ``always_eager``.
+countdowns by waiting in the draining thread (it is the test driver, not a worker). The
+composition (``app.services.wiring.compose``) chooses it under ``always_eager``.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from app.convergence import check, dispatch, traversal
+from app.convergence import check, traversal
 from app.convergence.dispatch import NodeKey
 
 
@@ -75,5 +75,3 @@ class InlineDispatcher:
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
         self._push(countdown, lambda: traversal.timer_fired(stack_id, traversal_id), True)
 
-
-dispatch.set_fallback(InlineDispatcher)

@@ -1,20 +1,6 @@
 """Step outcomes, and the one function that applies them (:func:`apply`).
 
-Every step of a node returns one of:
-
-- :class:`Done` — the resource reached its target: record it, tell the successors, count it;
-- :class:`Failed` — it failed with ``reason``: record it, skip every descendant, fail the stack;
-- :class:`Poll` — a cloud action is in progress: persist its ``handle``, look again in ``delay``
-  seconds (a task re-enqueued with a countdown, never a sleeping worker);
-- :class:`Wait` — it waits for an outside ``event`` (a child stack finishing, a signal): persist
-  the handle and hold no task; :func:`app.convergence.wakeups.wake` enqueues the step when the event
-  comes; one slow safety poll is the only timer, and the ``deadline`` fails it.
-
-A node ends in ONE transaction: the resource row, its events, the successors' sync points and
-the stack-level pending count change together, so a crash leaves all or nothing and a
-redelivered task can tell (its sync point is no longer FIRED). Successors that became ready are
-enqueued after the commit, together (one batch per step). As Terraform's walker, this module
-owns the graph's state; steps only report.
+More in docs/code/convergence.md (app.convergence.outcome).
 """
 from __future__ import annotations
 
@@ -24,13 +10,15 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch, events, pacing, syncpoints, timeouts, traversal
+from app import errors
+from app.convergence import runtime, timeouts, traversal
 from app.convergence.finishing import (
     count,
     count_committed,
     done,
     ended_again,
     enqueue_after_commit,
+    held,
     park,
     prepare,
     reenqueue_successors,
@@ -48,7 +36,9 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
+    write_held,
 )
+from app.convergence.store import events, locks, pacing, syncpoints
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
 from app.engine.states import Status
@@ -70,8 +60,10 @@ def apply(node: Node, outcome: Outcome) -> None:
         delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
-        park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None, timing)
-        dispatch.get().check_resource(node.stack.id, node.traversal_id, node.resource.id,
+        if not park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
+                    timing):
+            return  # its lease ran out: the engine that took it over polls it
+        runtime.dispatcher().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
     else:
         _wait(node, outcome)
@@ -83,15 +75,15 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        with session() as s:
-            traversal.release_lock(s, node.resource.id)
+        locks.release(node.resource.id, node.resource.atomic_key)
         return
     if left <= 0:
         _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
                              plugin=w.plugin, start=w.start, stack_action=default_action(node)))
         return
-    park(node, w.plugin, w.handle, w.start, w.owner, w.event)
-    dispatch.get().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
+    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event):
+        return  # its lease ran out: the engine that took it over polls it
+    runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
 
 
@@ -119,6 +111,8 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
                 if ended and not later:
                     count(s, finished[0][0], len(ended))
             written, finished = finished, []
+        except errors.LeaseLost:  # the others are written one by one, without it
+            pass
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(finished))
@@ -132,6 +126,10 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     for n, o in [*finished, *alone]:
         try:
             apply(n, o)
+        except errors.LeaseLost:
+            log.warning("resource %s: this engine's lock (key %s) was taken over after its "
+                        "lease ran out; its step stops and writes nothing", n.resource.id,
+                        n.resource.atomic_key)
         except Exception:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
@@ -164,11 +162,11 @@ def _failed(node: Node, f: Failed) -> None:
         values["attr_data"] = f.attr_data
     with session() as s:
         if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
-            traversal.release_lock(s, r.id)
+            locks.release_in(s, r.id, r.atomic_key)
             return
         if f.start is not None:
             events.write_start(s, r, f.start.action, f.start.properties)
-        s.connection().execute(SET_ROW, {"row_id": r.id, **values})
+        write_held(s, [held(node, values)])  # its lease lost: all of it rolls back
         if f.record is not Record.UNTOUCHED:
             events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
                              Status.FAILED, f.reason)

@@ -1,8 +1,9 @@
 """Resource plugins for rows: building one, the reasons it fails with, the data it passes on.
 
 A plugin (``app.resource_types``) is built per step from the row and the resolved properties,
-with the stack's cloud client; persisting what it did is the runtime's job (STYLE lesson 7).
-Nested-stack resources have their own driver (:mod:`app.convergence.nested`).
+with the stack's cloud client (a scaling policy also with the process's scaling adjuster,
+:mod:`app.convergence.runtime`); persisting what it did is the runtime's job (STYLE lesson 7).
+Nested-stack resources have their own driver (:mod:`app.convergence.nested.stacks`).
 """
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import json
 from typing import Any
 
 from app import auth, errors
-from app.convergence import definitions, software, stack_lookups, waits
-from app.convergence.rows import ResourceRow
+from app.convergence import runtime
+from app.convergence.steps import software, waits
+from app.convergence.store import definitions, stack_lookups
+from app.convergence.store.rows import ResourceRow
 from app.resource_types import failures, registry
 
 
-class NestedFailed(Exception):
+class NestedFailed(errors.ResourceFailure):
     """A child stack failed; ``reason`` is the parent resource's reason, Heat's wording."""
 
     def __init__(self, reason: str) -> None:
@@ -31,9 +34,11 @@ def registry_plugin(r: ResourceRow, st: Any, properties: dict[str, Any] | None) 
     if cls is None:
         raise errors.ResourceFailure(f"The Resource Type ({r.type}) could not be found.")
     ident = definitions.identity(st.name, st.id, st.tenant)
-    plugin = cls(r.name, dict(properties or {}), resource_id=r.physical_resource_id,
-                 data=dict(r.rsrc_data or {}), stack=ident, clients=auth.clients_for(ident),
-                 uuid=r.uuid)
+    plugin: Any = cls(r.name, dict(properties or {}), resource_id=r.physical_resource_id,
+                      data=dict(r.rsrc_data or {}), stack=ident,
+                      clients=auth.clients_for(ident), uuid=r.uuid)
+    if hasattr(cls, "adjuster"):  # a scaling policy: what its signal resizes the group with
+        plugin.adjuster = runtime.current().scaling_adjuster
     return stack_lookups.attach(software.attach(waits.attach(plugin, st.id), st.tenant), st.id)
 
 
@@ -51,7 +56,7 @@ def reason_of(name: str, exc: BaseException) -> str:
 
 
 def attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
-    """What a finished resource passes on (:mod:`app.convergence.attrdata`): its reference id
+    """What a finished resource passes on (:mod:`app.convergence.store.attrdata`): its reference id
     and the attributes that dependents and outputs reference (``names``: attribute paths; an
     empty path means every attribute). An attribute that cannot be resolved reads as null."""
     if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)

@@ -13,8 +13,9 @@ from typing import Any
 from sqlalchemy import select
 
 from app import config
-from app.convergence import dispatch, timeouts, traversal
+from app.convergence import runtime, timeouts, traversal
 from app.convergence.dispatch import NodeKey
+from app.convergence.store import locks
 from app.engine.states import NodeState, Status
 from app.models import (
     Resource,
@@ -78,18 +79,26 @@ def redrive() -> int:
     steps of an operation the API accepted then). A node whose message survived runs twice:
     its step is idempotent (DESIGN.md, invariant 1) and finds it locked or ended.
     O(in-flight nodes). :returns: how many were enqueued."""
-    now = utcnow()
-    n = _enqueue_idle(now, now)
+    n = enqueue_in_flight()
     if n:
         log.warning("re-enqueued %d in-flight steps after the broker's return", n)
     return n
+
+
+def enqueue_in_flight() -> int:
+    """Enqueue at once every fired node of an in-progress traversal that no live engine
+    holds, waiting ones too, and on PostgreSQL every finished node not counted yet
+    (:func:`redrive`'s set; also what an engine whose lease ran out may have held the messages
+    of, :mod:`app.convergence.store.lease`). O(in-flight nodes). :returns: how many."""
+    now = utcnow()
+    return _enqueue_idle(now, now)
 
 
 def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
     """Enqueue the nodes of in-progress traversals that fired (or finished, not counted, on
     PostgreSQL) and whose resources no live engine holds and nobody touched since ``idle``
     (``parked`` for a node waiting for an event). :returns: how many."""
-    stale = utcnow() - dt.timedelta(seconds=config.get().lock_stale_seconds)
+    stale = utcnow() - locks.lease()
     with read_session() as s:
         live = set(s.execute(select(WorkerHeartbeat.engine_id)
                              .where(WorkerHeartbeat.last_seen >= stale)).scalars())
@@ -105,7 +114,7 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
                   & (SyncPoint.traversal_id == Stack.current_traversal))
             .join(Resource, Resource.id == SyncPoint.entity_id)
             .where(Stack.status == Status.IN_PROGRESS, wanted)).all()
-    n = 0
+    todo: dict[tuple[str, str], list[NodeKey]] = {}
     for r in rows:
         touched = r.updated_at or r.created_at
         if r.state == NodeState.DONE:  # its step, delivered again, counts it
@@ -114,9 +123,11 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
             abandoned = (r.engine_id is None or r.engine_id not in live) \
                 and touched <= (parked if _waiting(r.handle) else idle)
         if abandoned:
-            dispatch.get().check_resource(r.id, r.current_traversal, r.entity_id, r.is_update)
-            n += 1
-    return n
+            todo.setdefault((r.id, r.current_traversal), []).append(
+                (r.entity_id, bool(r.is_update)))
+    for (stack_id, traversal_id), nodes in todo.items():  # a wide one in batched messages
+        runtime.dispatcher().check_resources(stack_id, traversal_id, nodes)
+    return sum(len(nodes) for nodes in todo.values())
 
 
 def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int) -> list[NodeKey]:
@@ -128,12 +139,9 @@ def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int)
     have been lost) or, on PostgreSQL, were not counted yet. ``node`` itself is not included
     (its own step repeated that).
 
-    Why: a task continues the chain of successors it enqueued itself
-    (``app.tasks.dispatcher.Continuation``), so a node deep in that chain had no message of its
-    own; if the worker died there, only the task's first message is delivered again, and this
-    finds where the chain stopped. At most ``limit`` DONE nodes are visited (the longest such
-    chain), one query each: O(limit). What lies beyond is the reconciler's (:func:`reconcile`).
-    Nothing when the traversal is no longer the stack's current one, or has ended.
+    At most ``limit`` DONE nodes are visited, one query each: O(limit); beyond is the
+    reconciler's. Nothing when the traversal is no longer current, or has ended. Why:
+    docs/code/tasks.md (app.tasks.dispatcher.Continuation).
 
     :returns: those nodes, ``(resource id, is_update)``, in the walk's order."""
     counts = concurrent_writers()  # SQLite counts a node in its own transaction

@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, update
+from sqlalchemy.orm import Session
 
-from app.convergence import events, pacing, timeouts
-from app.convergence.definitions import Loaded
-from app.convergence.rows import ResourceRow, StepStack, table
+from app import errors
+from app.convergence import timeouts
+from app.convergence.store import events, pacing
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import ResourceRow, StepStack, changed, table
 from app.engine.states import Action
 from app.models import Resource, utcnow
 
@@ -23,7 +26,24 @@ RT = table(Resource)
 #: One prebuilt statement writes a node's resource row: the columns set are the keys given
 #: besides ``row_id`` (SQLAlchemy derives the SET clause from the parameters)
 SET_ROW = update(RT).where(RT.c.id == bindparam("row_id"))
+#: :data:`SET_ROW` fenced: only while the row's lock is still ``held_by`` at key ``held_at``
+#: (the step's fencing token, :mod:`app.convergence.store.locks`)
+SET_HELD_ROW = update(RT).where(RT.c.id == bindparam("row_id"),
+                                RT.c.engine_id == bindparam("held_by"),
+                                RT.c.atomic_key == bindparam("held_at"))
 NodeKey = tuple[int, bool]
+
+
+def write_held(s: Session, rows: list[dict[str, Any]]) -> None:
+    """Write resource rows (:data:`SET_HELD_ROW`'s parameters, all of one shape) in ``s``, each
+    only while its lock is still the one its step took: the compare-and-swap that fences a
+    step's transaction, in the statement it makes anyway.
+
+    :raises LeaseLost: a row's lock moved on (its step's lease ran out); the caller's
+        transaction must roll back, so that nothing of it is written."""
+    if len(rows) != changed(s.connection().execute(SET_HELD_ROW, rows)):
+        raise errors.LeaseLost(f"a lock of resources {sorted(r['row_id'] for r in rows)} "
+                               "was taken over")
 
 
 class Record(enum.Enum):

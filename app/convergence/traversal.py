@@ -18,23 +18,12 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import (
-    attrdata,
-    checked,
-    definitions,
-    dispatch,
-    events,
-    groups,
-    plugins,
-    retain,
-    snapshots,
-    syncpoints,
-    timeouts,
-    unchanged,
-    wakeups,
-)
-from app.convergence.definitions import Loaded
-from app.convergence.rows import ResourceRow, table
+from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
+from app.convergence.nested import groups
+from app.convergence.steps import checked, retain, snapshots
+from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import ResourceRow, table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason
@@ -87,7 +76,7 @@ def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
     limit = timeouts.limit_seconds(st.timeout_mins)
 
     def kick() -> None:
-        d = dispatch.get()
+        d = runtime.dispatcher()
         try:
             d.check_resources(sid, tid, start)
             d.stack_timeout(sid, tid, limit)
@@ -373,7 +362,7 @@ def timer_fired(stack_id: str, traversal_id: str) -> None:
         left = timeouts.seconds_left(
             timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
     if left > 0:
-        dispatch.get().stack_timeout(stack_id, traversal_id, left)
+        runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
     else:
         stack_timeout(stack_id, traversal_id)
 
@@ -420,8 +409,3 @@ def _cancel_deployments(s: Session, physical_ids: list[str]) -> None:
                          SoftwareDeployment.status == "IN_PROGRESS")
                   .values(status="FAILED", status_reason="Deployment cancelled.",
                           updated_at=utcnow()))
-
-
-def release_lock(s: Session, resource_id: int) -> None:
-    """Clear a resource's lock in the caller's transaction (a step that changed nothing)."""
-    s.execute(update(RT).where(RT.c.id == resource_id).values(engine_id=None))

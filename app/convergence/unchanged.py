@@ -1,33 +1,23 @@
 """The resources an UPDATE leaves as they are, found before its traversal starts.
 
-Heat's convergence runs a task for every node of an update; the forward node of a resource whose
-resolved properties are unchanged does nothing (no event, no cloud call), and so does the
-cleanup node of a resource that stays and replaced nothing. Most of a large update is such nodes
-(a flavor change of 200 servers leaves their 200 ports, 200 volumes, the network and the subnet
-alone), and each cost a step and, on the critical path, a hop before the first real change.
-
-:func:`settle` decides them at the start instead, by the very comparison the forward step makes
-(:func:`properties`, the step's ``props == properties_data``) with the inputs the step would be
-given: the stored reference ids of the resources before it, which are settled too. A resource is
-settled only when nothing in the new template reads one of its attributes (the step would read
-them again from the cloud, as Heat resolves them live), when it is COMPLETE, holds no lock,
-replaced nothing and is no nested stack. :func:`app.engine.update_plan.settle` then takes its
-nodes out of the plan; the resources after it get its data at the start.
+More in docs/code/convergence.md (app.convergence.unchanged).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from graphlib import TopologicalSorter
 from typing import Any
 
 from sqlalchemy import bindparam, tuple_, update
 from sqlalchemy.orm import Session
 
-from app.convergence import attrdata, groups
-from app.convergence.definitions import Loaded
-from app.convergence.rows import REPLACED, table
-from app.engine import update_plan
+from app.convergence.steps import changes
+from app.convergence.store import attrdata
+from app.convergence.store.definitions import Loaded
+from app.convergence.store.rows import REPLACED, table
+from app.engine import change, update_plan
 from app.engine.plan import Plan
-from app.engine.states import Action, Status
+from app.engine.states import Status
 from app.models import Resource
 from app.resource_types import registry
 
@@ -49,18 +39,30 @@ def properties(loaded: Loaded, name: str, data: dict[str, Any]) -> dict[str, Any
     return dict(props)
 
 
-def _quiet(r: Resource, rdef: Any) -> bool:
-    """Whether row ``r`` is settled as far as the row goes: COMPLETE after an action that
-    left a resource (not INIT, not DELETE), unlocked, with stored properties and data, nothing
-    replaced, the same built-in type, no nested stack, and the same ``external_id``."""
-    data = r.rsrc_data or {}
-    impl = getattr(rdef, "implementation", rdef.type)
-    return (r.status == Status.COMPLETE and r.action not in (Action.INIT, Action.DELETE)
-            and r.engine_id is None and r.properties_data is not None and bool(r.attr_data)
-            and not data.get(REPLACED) and not data.get("nested") and not groups.kind(rdef)
-            and impl == str(data.get("_impl") or r.type)
-            and data.get("_external_id") == (None if rdef.external_id is None
-                                              else str(rdef.external_id)))
+def _quiet(r: Resource) -> bool:
+    """Whether row ``r`` is one whose step, given an UNCHANGED verdict, would write nothing:
+    COMPLETE (a FAILED one is marked COMPLETE), unlocked, with attributes stored and nothing
+    replaced (its cleanup node deletes that)."""
+    return (r.status == Status.COMPLETE and r.engine_id is None and bool(r.attr_data)
+            and not (r.rsrc_data or {}).get(REPLACED))
+
+
+class _ByClass:
+    """A plugin's hooks as far as its class tells, without building it (no cloud client, no
+    stack): a class that may always update (or no registry class: a nested kind) is left to
+    its step, which asks the plugin itself."""
+
+    def __init__(self, cls: Any) -> None:
+        self.may_always_update = cls is None or hasattr(cls, "always_updates")
+
+    def needs_replace_failed(self) -> bool:
+        return True
+
+    def always_updates(self, new: Mapping[str, Any]) -> bool:
+        return self.may_always_update
+
+    def diff(self, new: Mapping[str, Any]) -> change.PropDiff:
+        raise AssertionError("the settling decides before the plugin's diff")
 
 
 def _pre_update(loaded: Loaded, name: str) -> bool:
@@ -80,24 +82,33 @@ def candidates(loaded: Loaded, rows: dict[str, Resource]) -> set[str]:
     requires = {n: [q for q in loaded.requires.get(n, ()) if q in defn.resources]
                 for n in defn.resources}
     found: set[str] = set()
+    by_type: dict[str, _ByClass] = {}
     for name in TopologicalSorter(requires).static_order():
         r, rdef = rows.get(name), defn.resources.get(name)
-        if r is None or rdef is None or not _quiet(r, rdef) or _pre_update(loaded, name) \
+        if r is None or rdef is None or not _quiet(r) or _pre_update(loaded, name) \
                 or any(q not in found for q in requires[name]) \
                 or defn.referenced_attributes(name):
             continue
-        if _same(loaded, name, r, {q: rows[q].attr_data for q in requires[name]}):
+        impl = getattr(rdef, "implementation", rdef.type)
+        says = by_type.get(impl) or by_type.setdefault(impl, _ByClass(registry.get(impl)))
+        if _unchanged(loaded, name, r, rdef, {q: rows[q].attr_data for q in requires[name]},
+                      says):
             found.add(name)
     return found
 
 
-def _same(loaded: Loaded, name: str, r: Resource, data: dict[str, Any]) -> bool:
-    """Whether ``name``'s new properties resolve to what row ``r`` stores (False when they do
-    not resolve: its step reports that)."""
+def _unchanged(loaded: Loaded, name: str, r: Resource, rdef: Any, data: dict[str, Any],
+               says: _ByClass) -> bool:
+    """Whether the classifier's verdict on row ``r`` for ``rdef`` is UNCHANGED, its new
+    properties resolved with ``data`` (False when they do not resolve: its step reports
+    that)."""
+    props = changes.memo(lambda: properties(loaded, name, data))
     try:
-        return properties(loaded, name, data) == r.properties_data
-    except Exception:
+        verdict = change.settled_before_diff(changes.stored(r),
+                                             changes.wanted(name, rdef, props), says)
+    except changes.Unresolved:
         return False
+    return isinstance(verdict, change.Verdict) and verdict.change is change.Change.UNCHANGED
 
 
 def settle(s: Session, loaded: Loaded, rows: dict[str, Resource], p: Plan

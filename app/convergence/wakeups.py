@@ -8,14 +8,13 @@ wakes the conditions that name it (:func:`wake_signal_waiters`). Cost: one query
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import dispatch
-from app.convergence.rows import table
+from app.convergence import runtime
+from app.convergence.store.rows import table
 from app.engine.states import NodeState
 from app.models import Resource, Stack, SyncPoint, after_commit, read_session
 from app.resource_types import registry
@@ -50,7 +49,7 @@ def wake(stack_id: str, resource_id: int, event: str) -> int:
         tid, nodes = _waiting_nodes(s, stack_id, resource_id)
     if tid is None:
         return 0
-    d = dispatch.get()
+    d = runtime.dispatcher()
     for is_update in nodes:
         d.check_resource(stack_id, tid, resource_id, is_update)
     return len(nodes)
@@ -61,20 +60,10 @@ def wake_after_commit(s: Session, stack_id: str, resource_id: int, event: str) -
     after_commit(s, lambda: _ignore(wake(stack_id, resource_id, event)))
 
 
-#: called as ``fn(parent_stack_id, resource_id)`` when a child stack ends and no node of its
-#: parent waits for it (a scaling group's resize: ``app.services.scaling`` installs it)
-_unclaimed: Callable[[str, int], None] | None = None
-
-
-def set_unclaimed(fn: Callable[[str, int], None]) -> None:
-    """Install what runs when a child stack ends with no parent node waiting for it."""
-    global _unclaimed
-    _unclaimed = fn
-
-
 def child_finished(s: Session, child: Any) -> None:
     """A child stack's traversal ended (inside that transaction): wake its parent's node (or,
-    when none waits, tell the :func:`set_unclaimed` hook), once the transaction committed."""
+    when none waits, tell the runtime's ``child_unclaimed`` hook: a scaling group's resize),
+    once the transaction committed."""
     info = child.nested_info or {}
     if child.parent_id and "resource_id" in info:
         parent_id, rid, event = child.parent_id, int(info["resource_id"]), \
@@ -83,8 +72,8 @@ def child_finished(s: Session, child: Any) -> None:
 
 
 def _after_child(parent_id: str, resource_id: int, event: str) -> None:
-    if wake(parent_id, resource_id, event) == 0 and _unclaimed is not None:
-        _unclaimed(parent_id, resource_id)
+    if wake(parent_id, resource_id, event) == 0:
+        runtime.current().child_unclaimed(parent_id, resource_id)
 
 
 def _waiter_types() -> dict[str, str]:

@@ -1,18 +1,6 @@
 """Poll cadence from a resource's own expected duration (pure: no I/O, no clock).
 
-Heat polls a cloud action (``check_create_complete``) at fixed, slowly growing intervals from
-its start; every look that comes too early is a task, a database round trip and a cloud read
-spent for nothing. Here the first look is due when the action *should* be done — its expected
-duration, learnt from the same kind of action finishing before (:class:`Durations`) — and only
-an action that runs late is looked at often, backing off as it overruns. The plugin's own
-interval (``poll_initial``) is the floor of every delay and its ``poll_max`` the ceiling::
-
-    >>> next_delay(elapsed=0.0, expected=1.0, floor=0.1, cap=2.0)    # look at 1.0 s
-    1.0
-    >>> next_delay(elapsed=1.05, expected=1.0, floor=0.1, cap=2.0)   # late: look again soon
-    0.1
-    >>> next_delay(elapsed=9.0, expected=1.0, floor=0.1, cap=2.0)    # very late: back off
-    2.0
+More in docs/code/engine.md (app.engine.cadence).
 """
 from __future__ import annotations
 

@@ -11,19 +11,13 @@ import datetime as dt
 import math
 from typing import Any
 
+from app import errors
+
 ADJUSTMENT_TYPES = (EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACITY) = (
     "exact_capacity", "change_in_capacity", "percent_change_in_capacity")
 CFN_ADJUSTMENT_TYPES = (CFN_EXACT_CAPACITY, CFN_CHANGE_IN_CAPACITY,
                         CFN_PERCENT_CHANGE_IN_CAPACITY) = (
     "ExactCapacity", "ChangeInCapacity", "PercentChangeInCapacity")
-
-
-class NoActionRequired(Exception):
-    """No scaling happens (Heat's ``resource.NoActionRequired``): ``reason`` says why."""
-
-    def __init__(self, res_name: str, reason: str) -> None:
-        super().__init__(f"The resource {res_name} could not perform scaling action: {reason}")
-        self.res_name, self.reason = res_name, reason
 
 
 def _min_step(adjustment: int, min_adjustment_step: int | None) -> int:
@@ -66,22 +60,22 @@ def check_allowed(name: str, metadata: dict[str, Any], cooldown: float | None,
                   now: dt.datetime) -> dict[str, Any]:
     """Heat's ``_check_scaling_allowed``: :returns: the metadata marked scaling in progress.
 
-    :raises NoActionRequired: "due to scaling activity" (one is in progress) or "due to
+    :raises errors.NoActionRequired: "due to scaling activity" (one is in progress) or "due to
         cooldown, cooldown <n>" (the cooldown has not ended)."""
     meta = dict(metadata)
     if meta.get("scaling_in_progress"):
-        raise NoActionRequired(name, "due to scaling activity")
+        raise errors.NoActionRequired(name, "due to scaling activity")
     seconds = sanitize_cooldown(cooldown)
     shown = cooldown if cooldown is not None else 0
     if "cooldown" not in meta and "cooldown_end" not in meta:
         meta.pop("scaling_in_progress", None)
         if meta and seconds != 0 and not _older_than(next(iter(meta)), seconds, now):
-            raise NoActionRequired(name, f"due to cooldown, cooldown {shown}")
+            raise errors.NoActionRequired(name, f"due to cooldown, cooldown {shown}")
     elif "cooldown_end" in meta:
         if now.isoformat() < next(iter(meta["cooldown_end"])):
-            raise NoActionRequired(name, f"due to cooldown, cooldown {shown}")
+            raise errors.NoActionRequired(name, f"due to cooldown, cooldown {shown}")
     elif seconds != 0 and not _older_than(next(iter(meta["cooldown"])), seconds, now):
-        raise NoActionRequired(name, f"due to cooldown, cooldown {shown}")
+        raise errors.NoActionRequired(name, f"due to cooldown, cooldown {shown}")
     meta["scaling_in_progress"] = True
     return meta
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app import errors
 from app.engine.plan import Node, Plan
 from app.engine.states import NodeEvent, NodeState, transition
 
 
-class TransitionRefused(ValueError):
+class TransitionRefused(errors.Conflict):
     """The node state machine does not allow this event in the node's current state."""
 
 

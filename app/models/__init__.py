@@ -6,8 +6,10 @@ from app.models.base import (
     concurrent_writers,
     get_engine,
     init,
+    isotime,
     read_session,
     session,
+    side_engine,
     unavailable,
     utcnow,
 )
@@ -43,9 +45,11 @@ __all__ = [
                                "concurrent_writers",
                                "get_engine",
                                "init",
+                               "isotime",
                                "new_id",
                                "read_session",
                                "session",
+                               "side_engine",
                                "unavailable",
                                "utcnow",
 ]

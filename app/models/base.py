@@ -29,9 +29,8 @@ from sqlalchemy.types import TypeDecorator
 
 
 def json_loads(data: str | bytes | bytearray | memoryview) -> Any:
-    """A JSON column's value (what ``json.loads`` gives), decoded by orjson: reading 4,000
-    resource property documents from PostgreSQL took 35-37 ms this way against 40-43 ms with
-    the stdlib (an 802-resource update's start reads that many). orjson reads an integer wider
+    """A JSON column's value (what ``json.loads`` gives), decoded by orjson, faster than the
+    stdlib on the property documents an update's start reads. orjson reads an integer wider
     than 64 bits as a float and refuses NaN, where the stdlib (and a template) keeps them: a
     document with a run of 19 or more digits, or that orjson refuses, goes to the stdlib."""
     raw = bytes(data) if isinstance(data, memoryview) else data
@@ -50,6 +49,16 @@ _LONG_DIGIT_BYTES = re.compile(rb"[0-9]{19}")
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def isotime(value: dt.datetime | None) -> str | None:
+    """Heat's ``timeutils.isotime``: ``2026-11-29T08:06:07Z`` for a naive-UTC (or aware)
+    datetime; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -132,8 +141,8 @@ def _check_on_checkout(eng: Engine) -> None:
     readable while idle, :func:`_server_spoke`) or one idle for more than
     :data:`PING_AFTER_IDLE_SECONDS` (a proxy may have dropped it silently) is pinged, and a
     dead one is replaced before use, as ``pool_pre_ping`` does, without a round trip before
-    every transaction of a busy worker (a step has three or four: the pings were 6 % of a
-    gevent worker's CPU under the cloud bench, and as many statements for the server). So a
+    every transaction of a busy worker (a step has three or four, each ping costing CPU and a
+    statement for the server). So a
     restarted server costs no request and no step an error. A connection that dies while in
     use raises, and the pool discards it (SQLAlchemy's disconnect handling); the task's retry
     runs the step again (:func:`unavailable`). SQLAlchemy's documented custom checkout ping
@@ -199,10 +208,11 @@ def init(url: str) -> Engine:
         return _engine
     if _engine is not None:
         _engine.dispose(close=_engine_pid == os.getpid())
-        if _read_engine is not _engine and _read_engine is not None:
+        if _read_engine is not None and _read_engine.pool is not _engine.pool:
             _read_engine.dispose(close=_engine_pid == os.getpid())
     _engine = make_engine(url)
-    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") else _engine
+    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") \
+        else _engine.execution_options(isolation_level="AUTOCOMMIT")
     path = _engine.url.database if _engine.dialect.name == "sqlite" else None
     _writer.attach(os.path.abspath(path) if path and path != ":memory:" else None)
     _engine_pid = os.getpid()
@@ -222,6 +232,17 @@ def get_engine() -> Engine:
         init(config.get().database_url)
     assert _engine is not None
     return _engine
+
+
+def side_engine() -> Engine:
+    """An engine of at most one connection to the process's database, for a native thread
+    of its own (the heartbeat under gevent, :mod:`app.convergence.store.lease`): it shares no pool,
+    lock or connection with the greenlets of the process."""
+    url = get_engine().url.render_as_string(hide_password=False)
+    if url.startswith("sqlite"):
+        return make_engine(url)
+    return create_engine(url, pool_size=1, max_overflow=0, pool_pre_ping=True,
+                         connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
 
 
 def concurrent_writers() -> bool:
@@ -274,17 +295,11 @@ class _Writer:
     processes sharing a database file on an ``flock`` of ``<database>-writer.lock``, instead of
     in SQLite's busy handler: that handler sleeps 1 to 100 ms between tries, so the write lock
     sits idle after its holder commits, and a process whose threads hand it to each other keeps
-    the other processes out (their CPUs idle; CERN's shape in ``bench/engine_bench.py`` took
-    about 1.2x as long, paired runs). A waiter in ``flock`` is woken as the holder lets go; the kernel drops the
-    lock of a process that dies. Reentrant (an inline dispatcher's step runs inside the
-    transaction that enqueued it): the file lock is taken by the outermost acquisition and
-    dropped by the outermost release. Without a lock file (``:memory:``, a directory it cannot
-    be created in, or before :meth:`attach`) only the mutex is used, and other processes meet
-    SQLite's busy handler as before.
-
-    One difference from the busy handler: a process *stopped* (not killed) inside a write
-    transaction holds the other processes' writers until it goes on or dies, where the busy
-    handler failed them after its 60 s timeout ("database is locked")."""
+    the other processes out, their CPUs idle. A waiter in ``flock`` is woken as the holder lets
+    go; the kernel drops the lock of a process that dies. Reentrant: the file lock is taken by
+    the outermost acquisition. Without a lock file (``:memory:``, or before :meth:`attach`)
+    only the mutex is used. A process *stopped* (not killed) inside a write transaction holds
+    the others' writers until it goes on or dies (the busy handler failed them after 60 s)."""
 
     def __init__(self) -> None:
         self._mutex = threading.RLock()
@@ -358,7 +373,11 @@ def session() -> Iterator[Session]:
 
 @contextlib.contextmanager
 def read_session() -> Iterator[Session]:
-    """A session for reads (still one transaction; nothing to commit)."""
+    """A session for reads (nothing to commit). On PostgreSQL its statements run in autocommit
+    on the same pool: each is one round trip, without the BEGIN and ROLLBACK a transaction
+    costs (two more), and sees what READ COMMITTED would show it in a transaction (a snapshot
+    per statement). On SQLite, one deferred transaction of a second engine (WAL readers never
+    wait for the writer)."""
     get_engine()
     assert _read_factory is not None
     with _read_factory() as s:

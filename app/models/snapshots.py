@@ -1,6 +1,6 @@
 """Stack snapshots (Heat's ``snapshot`` table): a stack's data at one moment, to restore later.
 
-``data`` is the stack's abandon data (``app.convergence.stack_data``) with its resources;
+``data`` is the stack's abandon data (``app.convergence.store.stack_data``) with its resources;
 ``action`` / ``status`` are the snapshot's own (CREATE IN_PROGRESS → COMPLETE or FAILED).
 """
 from __future__ import annotations

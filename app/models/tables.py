@@ -69,6 +69,10 @@ class Stack(Base):
         # A live stack's name is unique in its tenant; a deleted stack's name can be reused.
         Index("uq_stack_live_name", "tenant", "name", unique=True,
               sqlite_where=text("deleted_at IS NULL"), postgresql_where=text("deleted_at IS NULL")),
+        # GET /stacks in its default order (a project's, every project's), purge by age
+        Index("ix_stack_tenant_created", "tenant", "created_at", "id"),
+        Index("ix_stack_created", "created_at", "id"),
+        Index("ix_stack_deleted_at", "deleted_at"),
     )
 
     @property
@@ -155,8 +159,8 @@ class SyncInput(Base):
 
 
 class WorkerHeartbeat(Base):
-    """Liveness of one engine (worker process); a lock held by an engine whose ``last_seen`` is
-    older than ``lock_stale_seconds`` may be taken over."""
+    """Liveness of one engine (worker process): an engine whose ``last_seen`` is older than
+    ``engine_lease_seconds`` is dead, and its locks are taken over (:mod:`app.convergence.store.lease`)."""
     __tablename__ = "worker_heartbeat"
     engine_id: Mapped[str] = mapped_column(String(255), primary_key=True)
     last_seen: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

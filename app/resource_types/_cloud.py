@@ -1,18 +1,8 @@
 """The base of plugins that drive a cloud through ``self.clients`` (``app.clients``).
 
-:class:`CloudResource` adds to Heat's plugin contract what every cloud type shares:
+:class:`CloudResource` adds to Heat's plugin contract what every cloud type shares.
 
-* ``validate()`` checks the cloud-backed custom constraints (``nova.flavor``, ``neutron.network``...,
-  nested list/map properties included) against the cloud, failing with Heat's wording
-  ``"Property error: resources.r.properties.flavor: Error validating value 'x': ..."``;
-* ``show`` is the cloud's view of the object (``_fetch``, cached for the life of the instance,
-  ``None`` once it is gone) and attributes default to the ``show`` key of the same name;
-* a robust delete: nothing to do without a physical id; a 404 counts as deleted; a 409
-  (Neutron's "in use", Octavia's "immutable while pending") is retried at the next poll, up to
-  :data:`CONFLICT_POLLS` polls; ``check_delete_complete`` waits until the object is gone.
-
-Plugins implement ``_fetch()`` (the SDK object or raise) and ``_delete()`` (start deleting), and
-call ``self.cloud()`` for everything else. Never sleeps; never imports openstacksdk.
+More in docs/code/resource_types.md (app.resource_types._cloud).
 """
 from __future__ import annotations
 
@@ -22,7 +12,9 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.clients import constraints, is_conflict, is_not_found, status
+from app.resource_types import _faults
 from app.resource_types import schema as _s
+from app.resource_types._adoption import Adoption
 from app.resource_types.base import NotSupported, Resource
 
 #: Polls a delete keeps retrying a 409 before failing with the cloud's message.
@@ -53,7 +45,8 @@ UNLISTED_DESCRIPTION: dict[str, dict[str, Any]] = {
     "description": _s.prop("string", "Description of the resource.", update_allowed=True)}
 
 
-class CloudResource(Resource):
+@_faults.ride_out
+class CloudResource(Resource, Adoption):
     """A resource backed by a cloud object whose id is ``resource_id``."""
 
     poll_initial: ClassVar[float] = 0.1
@@ -91,6 +84,7 @@ class CloudResource(Resource):
             handle_update.__doc__ = own.__doc__
             handle_update._translates = True  # type: ignore[attr-defined]
             cls.handle_update = handle_update  # type: ignore[method-assign]
+        _faults.ride_out(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -379,34 +373,8 @@ class CloudResource(Resource):
         value = self.properties.get(prop)
         return str(value) if value else self.physical_resource_name()
 
-    def adopt(self, find: Any, prop: str = "name") -> bool:
-        """Adopt the object an earlier attempt of this create made (DESIGN invariant 1: a
-        redelivered task must not create a second one): when the name is Heat's physical name
-        (unique to this resource), ``find(name, ignore_missing=True)`` finds it (``find``: an
-        SDK ``find_*``, or a :class:`app.clients.status.Kind` whose list is asked by name,
-        :func:`app.clients.status.find_named`). Sets ``resource_id`` and returns ``True`` if
-        found; a user-given name is never adopted. Nothing is asked of the cloud on a
-        ``first_attempt`` (no earlier attempt can have made one)."""
-        if self.resource_id or self.properties.get(prop) or self.stack is None \
-                or self.first_attempt:
-            return bool(self.resource_id)
-        try:
-            if isinstance(find, status.Kind):
-                named = status.find_named(self.cloud(), find, self.physical_resource_name())
-                if named is not None:
-                    self.resource_id = str(named["id"])
-                return named is not None
-            found = find(self.physical_resource_name(), ignore_missing=True)
-        except errors.CloudError as exc:
-            if exc.transient:
-                raise
-            return False    # e.g. several objects of that name: not ours to choose
-        if found is None:
-            return False
-        self.resource_id = str(found.id)
-        return True
-
     def value_specs(self, attrs: dict[str, Any], prop: str = "value_specs") -> dict[str, Any]:
         """``attrs`` with the ``value_specs`` map merged in (Heat's ``prepare_properties``)."""
         specs = self.properties.get(prop) or {}
         return {**attrs, **specs}
+

@@ -2,18 +2,7 @@
 Heat's ``NeutronResource`` pattern done once, over Neutron's REST API (``cloud().request``; the
 SDK has no proxy for several of these APIs, FWaaS v1 and L2 gateways among them).
 
-A type declares its collection (``path``, under the network endpoint, ``{parent}`` for a
-nested one, and the body ``key``) and how properties become the body (``renames``,
-``lookups`` of names-or-ids through custom constraints, ``omit``); then, as Heat's plugins:
-
-* create: ``POST path {key: body}`` with every non-null property (``name`` defaults to the
-  physical resource name, ``value_specs`` merged), the id kept as ``resource_id``;
-* complete once the status is one of ``built`` (none: at once); ``ERROR`` fails with Heat's
-  ``ResourceInError``;
-* update in place: ``PUT path/id {key: changed}`` with the changed ``update_allowed``
-  properties (others replace the resource);
-* delete: ``DELETE path/id``, a 404 counting as deleted, then wait until it is gone;
-* attributes: the object's key of the same name (``_show_resource``); reference id: the id.
+More in docs/code/resource_types.md (app.resource_types._neutron_ext).
 """
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
 """Which interfaces of a server an update of its ``networks`` keeps, detaches and attaches, as
 Heat's ``ServerNetworkMixin.calculate_networks`` decides it.
 
-Entries are maps with Heat's network keys (:data:`NETWORK_KEYS`, ids already resolved).
-Interfaces are ``{"port", "network", "fixed_ip", "subnet"}`` maps (Nova's ``os-interface``:
-the port, its network and its first fixed IP and subnet).
-
-1. Each old entry is completed from the interface it designates (best match on its port,
-   network, fixed IP and subnet), so that ``{network: N}`` now also carries the port, the
-   address and the subnet Neutron gave it.
-2. Each new entry is matched against the completed old ones, its unset port / network /
-   fixed IP / subnet ignored (every other key must be equal): a match keeps the interface. So
-   ``{network: N}`` -> ``{subnet: S}`` (S on N), ``-> {port: <its port>}``, ``-> {network: N,
-   fixed_ip: <its address>}`` keep the port; a changed ``floating_ip`` or ``tag`` does not.
-3. Old entries left are detached; new entries left are attached.
+More in docs/code/resource_types.md (app.resource_types._nova_networks).
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """In-place updates of OS::Nova::Server, as Heat's ``Server.handle_update`` (the base of
 :class:`app.resource_types.nova.Server`).
 
-* ``name``, ``metadata`` (replaced: removed keys are deleted), ``admin_pass``, ``tags``: one call.
-* ``flavor`` with ``flavor_update_policy: RESIZE``: resize, wait for VERIFY_RESIZE, confirm,
-  wait for ACTIVE. ``REPLACE`` replaces the server.
-* ``image`` with ``image_update_policy: REBUILD`` (or ``REBUILD_PRESERVE_EPHEMERAL``): rebuild,
-  wait for ACTIVE. ``REPLACE`` replaces.
-* ``user_data`` with ``user_data_update_policy``: ``REPLACE`` replaces, ``IGNORE`` keeps the
-  server, ``REBUILD`` rebuilds it with the new user data.
-* ``networks``: matched as Heat matches them (:mod:`app.resource_types._nova_networks`): an
-  interface a new entry still describes is kept, the others are detached (Stoker's internal
-  ports deleted, floating IPs disassociated), new entries left are attached (ports created as
-  at create, floating IPs associated). ``allocate_network`` changes are not supported.
-
-The long steps are a queue in the handle (``{"todo": [{"action": "resize", ...}]}``) worked
-through by ``check_update_complete``, one poll at a time.
+More in docs/code/resource_types.md (app.resource_types._nova_update).
 """
 from __future__ import annotations
 

@@ -2,31 +2,7 @@
 ``server_base.py`` ``_populate_deployments_metadata`` / ``_create_transport_credentials`` and
 ``server.py``'s ``get_software_config``).
 
-With ``user_data_format: SOFTWARE_CONFIG`` (always, for a DeployedServer) the server's live
-metadata (``data["_metadata"]``, what ``GET .../resources/<server>/metadata`` and the CFN API's
-DescribeStackResource show) is the resource's template ``metadata`` (resolved; the engine gives
-the plugin ``template_metadata()``) with ``"deployments": [...]`` and ``"os-collect-config":
-{...}`` beside it (a Server's template ``metadata`` may not have ``deployments``: Heat's
-``Server.validate``, :func:`check_template_metadata`): the
-deployments are written there by the software deployment service as they are created;
-``os-collect-config`` tells the server how to poll them, per ``software_config_transport``,
-with the credentials of the server's stack user (:mod:`app.resource_types._stack_user`: a
-Keystone user in the stack-user project in keystone mode, local in noauth):
-
-* ``POLL_SERVER_HEAT``: a stack user with a password; ``{"heat": {user_id, password,
-  auth_url, project_id (the stack-user project), stack_id ("<name>/<id>"), resource_name,
-  region_name}, "collectors": ["heat", "local"]}``;
-* ``POLL_SERVER_CFN``: a stack user with an EC2 keypair; ``{"cfn": {metadata_url,
-  access_key_id, secret_access_key, stack_name, path ("<server>.Metadata")}, "collectors":
-  ["cfn", "local"]}``;
-* ``ZAQAR_MESSAGE``: a stack user with a password and a Zaqar queue of the server's in the
-  stack-user project (:mod:`app.resource_types._zaqar_signal`); ``{"zaqar": {user_id,
-  password, auth_url, project_id, queue_id, region_name}, "collectors": ["zaqar", "local"]}``;
-  the metadata is posted to the queue now and at each change of the deployments;
-* ``POLL_TEMP_URL`` (Swift: not built here): ``{"collectors": ["local"]}``.
-
-The same metadata goes to a Nova server in its user data (``cfn-init-data``). The stack user
-is deleted with the server (:func:`app.resource_types._stack_user.delete_user`).
+More in docs/code/resource_types.md (app.resource_types._server_software).
 """
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """Server user data as Heat builds it for each ``user_data_format`` (pure, stdlib only).
 
-* ``RAW`` -- the text as given.
-* ``SOFTWARE_CONFIG`` -- a MIME multipart message as Heat's ``build_userdata`` makes it: the
-  ``cloud-config``, ``boothook.sh`` (``cloud-boothook``) and ``part-handler.py`` parts, then the
-  user data (each part of it when it is a multipart message itself, else one part), then the
-  server's metadata -- its ``deployments`` and ``os-collect-config`` settings -- as
-  ``cfn-init-data``, which the in-server agents read. (The server swaps a software config id
-  for its config first.) The boothook and part handler are short ones of Stoker's, not Heat's
-  files.
-* ``HEAT_CFNTOOLS`` -- a MIME multipart message for cloud-init, with the parts heat-cfntools
-  needs: ``cloud-config``, the user data as ``cfn-userdata`` (``text/x-cfninitdata``), a
-  ``loguserdata.py``-style shell part that runs it when it is a script, the resource metadata as
-  ``cfn-init-data``, and the metadata server URL as ``cfn-metadata-server`` when one is known.
-  Heat ships its own helper scripts (part handler, boothook); these are not reproduced.
-
-The result is text; Nova wants it base64-encoded (:func:`encode`).
+More in docs/code/resource_types.md (app.resource_types._userdata).
 """
 from __future__ import annotations
 

@@ -13,6 +13,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from app import errors
+
 #: Key of a resource's live metadata in its ``data`` (Heat's ``rsrc_metadata`` column).
 METADATA = "_metadata"
 SUCCESS, FAILURE = "SUCCESS", "FAILURE"
@@ -33,20 +35,17 @@ NATIVE = Keys("data", "reason", "status", "id")
 CFN = Keys("Data", "Reason", "Status", "UniqueId")
 
 
-class NoActionRequired(Exception):
-    """Heat's ``resource.NoActionRequired``: the signal changes nothing (a repeated signal with
-    the same id and content); no event is written."""
-
-
-class WaitConditionFailure(Exception):
+class WaitConditionFailure(errors.StokerError):
     """A FAILURE signal arrived: the reasons of the FAILURE signals joined by ``;``."""
+    heat_type = "WaitConditionFailure"
 
     def __init__(self, signals: Mapping[str, Any]) -> None:
         super().__init__(";".join(reasons(signals, FAILURE)))
 
 
-class WaitConditionTimeout(Exception):
+class WaitConditionTimeout(errors.StokerError):
     """Heat's message: ``"<n> of <count> received"`` (then ``" - <reasons>"`` if any)."""
+    heat_type = "WaitConditionTimeout"
 
     def __init__(self, signals: Mapping[str, Any], count: int) -> None:
         got = reasons(signals, SUCCESS)
@@ -88,14 +87,14 @@ def merge(signal: Mapping[str, Any], signals: Mapping[str, Any],
 
     :raises ValueError: "Metadata format invalid" (keys other than ``keys``, or a status that
         is not SUCCESS/FAILURE), as Heat's ``_metadata_format_ok``.
-    :raises NoActionRequired: the same id was stored with the same content already.
+    :raises errors.NoActionRequired: the same id was stored with the same content already.
     """
     if set(signal) != set(keys) or signal.get(keys.status) not in STATUSES:
         raise ValueError("Metadata format invalid")
     entry = dict(signal)
     unique_id = str(entry.pop(keys.id))
     if signals.get(unique_id) == entry:
-        raise NoActionRequired(unique_id)
+        raise errors.NoActionRequired(reason=f"signal {unique_id} was received already")
     new = copy.deepcopy(dict(signals))
     new[unique_id] = entry
     return new, f"status:{entry[keys.status]} reason:{entry[keys.reason]}"

@@ -2,20 +2,7 @@
 signal_responder.py): a resource's signals are messages posted to a Zaqar queue of its own, in
 the stack-user project, that the engine pops and delivers as signals.
 
-* :func:`queue_id` (Heat's ``_get_zaqar_signal_queue_id``): the queue, named after the
-  resource's physical name (Zaqar's 64-character limit), made once with the stack user's
-  token and kept in ``data["zaqar_signal_queue_id"]``; the user is made first (with a
-  password: the signal credentials hand it out).
-* :func:`pop` (Heat's ``_service_zaqar_signal``): the waiting messages' bodies, removed from
-  the queue (``DELETE .../messages?pop=``); none when the queue is gone.
-* :func:`delete_queue` (Heat's ``_delete_zaqar_signal_queue``).
-* A server's ``ZAQAR_MESSAGE`` metadata queue (``data["metadata_queue_id"]``) is made the
-  same way; :func:`post` sends it each new metadata (Heat's ``server_base`` and
-  ``_push_metadata_software_deployments``).
-
-Requests go to the stack's ``messaging`` endpoint as the stack user (its token, its project) in
-keystone mode; in noauth mode, where stack users are local, as the stack's own credentials (the
-stack-user project is then the stack's).
+More in docs/code/resource_types.md (app.resource_types._zaqar_signal).
 """
 from __future__ import annotations
 

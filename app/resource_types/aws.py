@@ -1,20 +1,7 @@
 """The CloudFormation-compatible EC2 types, on the same clouds as Heat maps them
-(``heat/engine/resources/aws/ec2/``):
+(``heat/engine/resources/aws/ec2/``).
 
-==========================  =====================================================================
-AWS::EC2::Instance          a Nova server (``OS::Nova::Server`` underneath): ImageId/InstanceType
-                            /KeyName, ``SubnetId`` or ``NetworkInterfaces`` as ports, UserData in
-                            HEAT_CFNTOOLS format, Tags as metadata, ``Volumes`` attached once the
-                            server is ACTIVE (detached before it is deleted). Ref: server id.
-AWS::EC2::SecurityGroup     a Neutron security group; ingress/egress rules mapped as Heat does.
-                            Ref: the group's name (the physical name) unless ``VpcId`` is set.
-AWS::EC2::EIP               a Neutron floating IP on the (single) external network, associated
-                            with ``InstanceId``'s first port. Ref: the address; AllocationId: id.
-AWS::EC2::EIPAssociation    associates an EIP (by address or AllocationId) with an instance or a
-                            port, disassociates on delete. Ref: the physical name.
-AWS::EC2::Volume            a Cinder volume (``SnapshotId`` is a Cinder backup, restored).
-AWS::EC2::VolumeAttachment  Nova's volume attachment (as OS::Cinder::VolumeAttachment).
-==========================  =====================================================================
+More in docs/code/resource_types.md (app.resource_types.aws).
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ ScalingPolicy (schemas as heat-reference/resource_types.json).
 The groups are nested stacks of ``AWS::EC2::Instance`` members built from the launch
 configuration's properties (Heat's heat/engine/resources/openstack/heat/instance_group.py
 ``_get_conf_properties``, heat/engine/resources/aws/autoscaling/autoscaling_group.py), realised
-by the engine's nested-stack machinery (``app.convergence.scaling_group``); the policy's signal
-resizes its group through :func:`app.resource_types.heat_autoscaling.set_adjuster`'s adjuster.
+by the engine's nested-stack machinery (``app.convergence.nested.scaling_group``); the policy's signal
+resizes its group through the adjuster the engine hands it (its ``adjuster`` attribute).
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class InstanceGroup(Resource):
     """Heat's ``OS::Heat::InstanceGroup``: ``Size`` instances of a launch configuration."""
 
     type_name = "OS::Heat::InstanceGroup"
+    nested_kind = "scaling_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     properties_schema = _group_props(size=True)
@@ -154,6 +155,8 @@ class AWSScalingPolicy(Resource):
     """Heat's ``AWS::AutoScaling::ScalingPolicy``: a signal adjusts ``AutoScalingGroupName``."""
 
     type_name = "AWS::AutoScaling::ScalingPolicy"
+    #: what a signal calls to resize the group (handed by the engine)
+    adjuster: heat_autoscaling.Adjuster | None = None
     properties_schema = {
         "AdjustmentType": s.prop("string", "Type of adjustment (absolute or percentage).",
                                  required=True, update_allowed=True,

@@ -1,18 +1,10 @@
-"""AWS::ElasticLoadBalancing::LoadBalancer (schema as heat-reference/resource_types.json), as
-Heat's heat/engine/resources/aws/lb/loadbalancer.py realises it: a nested stack holding an
-HAProxy instance (``LB_instance``, an ``AWS::EC2::Instance`` whose
-``AWS::CloudFormation::Init`` metadata carries ``/etc/haproxy/haproxy.cfg`` listing the
-``Instances``' addresses), a wait condition (``WaitHandle`` / ``WaitCondition``) that the
-instance's user data signals once HAProxy runs, and a ``latency_watcher``
-``AWS::CloudWatch::Alarm``. On the sandbox the instance boots from the parent stack's
-``LbImageId`` (Heat's "magic" parameters ``KeyName``, ``LbFlavor``, ``LBTimeout``,
-``LbImageId`` pass through when the parent has them) and the sandbox agent runs its user data's
-``cfn-signal``. Heat's ``CfnLBUser`` (``AWS::IAM::User``) and ``CfnLBAccessKey`` (its
-``AWS::IAM::AccessKey``) are a stack user of the child and its EC2 keypair, written into the
-instance's ``/etc/cfn/cfn-credentials`` for cfn-hup; they go with the child. An update of ``Instances`` (or an autoscaling
-group's ``LoadBalancerNames`` after a resize: :mod:`app.services.scaling`) updates the child
-with the new configuration; ``DNSName`` is the instance's ``PublicIp``, the other attributes
-``""`` (Heat's), the reference id the resource's name.
+"""AWS::ElasticLoadBalancing::LoadBalancer, as Heat's heat/engine/resources/aws/lb/loadbalancer.py
+realises it: a nested stack of an HAProxy ``AWS::EC2::Instance`` listing the ``Instances``'
+addresses, a wait condition its user data signals once HAProxy runs, and a latency alarm.
+An update of ``Instances`` updates the child; ``DNSName`` is the instance's ``PublicIp``, the
+other attributes ``""`` (Heat's), the reference id the resource's name.
+
+More in docs/code/resource_types.md (app.resource_types.aws_elb).
 """
 from __future__ import annotations
 
@@ -183,6 +175,7 @@ class LoadBalancer(Resource):
     """Heat's ``AWS::ElasticLoadBalancing::LoadBalancer`` (see module doc)."""
 
     type_name = TYPE
+    nested_kind = "stack"
     nested_stack: ClassVar[bool] = True
     support_status = s.support_status(None)
     properties_schema = {

@@ -1,17 +1,6 @@
 """AWS::IAM::User and AWS::IAM::AccessKey (Heat's ``heat/engine/resources/aws/iam/user.py``).
 
-A User is a stack user (:mod:`app.resource_types._stack_user`): a Keystone user of the stack
-user domain, in the stack's stack-user project, with only the ``heat_stack_user`` role (keystone
-mode; noauth keeps a local id). Its reference is its physical name (the Keystone user's name),
-its physical id the Keystone user id. ``Policies`` name OS::Heat::AccessPolicy resources of the
-stack (other values are ignored, as Heat's); one that names anything else fails the create
-with Heat's ``InvalidTemplateAttribute``.
-
-An AccessKey is an EC2 keypair of the User its ``UserName`` references (a Keystone ``ec2``
-credential): its reference is the access key id, ``SecretAccessKey`` the secret (Heat's
-``000-000-000`` while there is none), ``UserName`` the property. Heat keeps the keypair in the
-User's data; here the key keeps it (a plugin writes only its own data) and deletes it with
-itself; deleting the User deletes its credentials too.
+More in docs/code/resource_types.md (app.resource_types.aws_iam).
 """
 from __future__ import annotations
 

@@ -18,7 +18,11 @@ from app.resource_types import _ec2sign
 from app.resource_types import schema as s
 from app.resource_types._signal_urls import cfn_url, sign
 from app.resource_types.base import Resource, UpdateReplace
-from app.resource_types.heat_signals import BaseWaitConditionHandle, HeatWaitCondition
+from app.resource_types.heat_signals import (
+    BaseWaitConditionHandle,
+    HeatWaitCondition,
+    wait_condition_schemas,
+)
 
 __all__ = ["UpdateWaitConditionHandle", "WaitCondition", "WaitConditionHandle", "cfn_url",
            "resource_mapping", "sign"]
@@ -56,6 +60,10 @@ class UpdateWaitConditionHandle(WaitConditionHandle):
     type_name = "OS::Heat::UpdateWaitConditionHandle"
     support_status = s.support_status("2014.1")
 
+    def always_updates(self) -> bool:
+        """Its diff is taken on every update, unchanged or not (Heat's ``_needs_update``)."""
+        return True
+
     def update_diff(self, new_properties: Mapping[str, Any]) -> dict[str, Any]:
         """:raises UpdateReplace: always."""
         raise UpdateReplace(self.name)
@@ -67,20 +75,8 @@ class WaitCondition(HeatWaitCondition):
     type_name = "AWS::CloudFormation::WaitCondition"
     support_status = s.support_status("2014.1")
     handle_property: ClassVar[str] = "Handle"
-    properties_schema: ClassVar[dict[str, Any]] = {
-        "Handle": s.prop("string", "A reference to the wait condition handle used to signal "
-                         "this wait condition.", required=True),
-        "Timeout": s.prop("integer", "The number of seconds to wait for the correct number "
-                          "of signals to arrive.", required=True,
-                          constraints=[s.value_range(1, 43200)]),
-        "Count": s.prop("integer", "The number of success signals that must be received "
-                        "before the stack creation process continues.", default=1,
-                        update_allowed=True, constraints=[s.value_range(min=1)]),
-    }
-    attributes_schema: ClassVar[dict[str, Any]] = {
-        "Data": s.attr("JSON string containing data associated with wait condition signals "
-                       "sent to the handle.", "string"),
-    }
+    properties_schema, attributes_schema = wait_condition_schemas(
+        "Handle", "Timeout", "Count", "Data", "integer")
 
     def _count(self) -> int:
         return int(self.get_property("Count"))

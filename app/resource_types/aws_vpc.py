@@ -1,26 +1,6 @@
-"""AWS::EC2 VPC types as Heat maps them onto Neutron (``heat/engine/resources/aws/ec2/``):
+"""AWS::EC2 VPC types as Heat maps them onto Neutron (``heat/engine/resources/aws/ec2/``).
 
-AWS::EC2::VPC          a network and a router of the same (physical) name; reference id: the
-                       network id. Complete when both are ACTIVE; deleted router first.
-AWS::EC2::Subnet       a subnet (IPv4, ``CidrBlock``) of the VPC's network, plugged into the
-                       VPC's router; unplugged before it is deleted. Attribute AvailabilityZone:
-                       the property.
-AWS::EC2::InternetGateway  nothing in the cloud (reference id: its physical name).
-AWS::EC2::VPCGatewayAttachment  sets the external network (the single ``router:external``
-                       network, Heat's "Expected 1 external network, found N" otherwise) as the
-                       gateway of the VPC's route tables; removes it when deleted. It waits for
-                       the route tables of its VPC in the template, as Heat's add_dependencies.
-AWS::EC2::RouteTable   a router; if the VPC's router has a gateway, the same gateway.
-AWS::EC2::SubnetRouteTableAssociation  moves the subnet from the VPC's router to the route
-                       table's router; moves it back when deleted.
-AWS::EC2::NetworkInterface  a port on the subnet's network (fixed IP ``PrivateIpAddress``,
-                       security groups ``GroupSet`` updated in place); attribute
-                       PrivateIpAddress.
-
-Heat's VPCGatewayAttachment reads the stack's RouteTable resources; a plugin here does not see
-the stack, so a route table's router carries its VPC in its ``description``
-(``AWS::EC2::RouteTable of VPC <id>``) and the attachment finds the routers by it.
-``Tags`` are accepted and ignored (Heat does not implement them).
+More in docs/code/resource_types.md (app.resource_types.aws_vpc).
 """
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
 """Barbican key manager: OS::Barbican::Secret, Order, GenericContainer, CertificateContainer and
 RSAContainer (Heat 27, ``heat/engine/resources/openstack/barbican/``).
 
-Requests go through ``Cloud.request("key_manager", ...)`` (Barbican v1). The physical id of each
-is the object's href (``.../v1/secrets/<uuid>``), as Heat stores it, so ``get_resource`` gives
-the reference other resources (containers, Octavia listeners) take. No property is
-``update_allowed``: every change replaces. Heat's checks run in ``validate``; Barbican's refusals
-fail the resource as barbicanclient words them (``HTTPClientError: <title>: <description>``).
-
-- Secret: created at once (a payload without a content type is sent as ``text/plain``, as
-  barbicanclient does); attributes ``status`` and ``decrypted_payload``.
-- Order: ``POST /orders {"type", "meta"}``, then polled until ACTIVE; ERROR fails with Heat's
-  ``Order '<name>' failed: <code> - <reason>``. Attributes ``secret_ref``, ``container_ref``,
-  ``order_ref``, ``status`` from the order; ``public_key``, ``private_key``, ``certificate``,
-  ``intermediates``: the payloads of the generated container's secrets. Deleting the order
-  leaves what it generated, as Barbican does.
-- Containers: ``POST /containers`` (type generic / certificate / rsa), complete when ACTIVE;
-  attributes ``status``, ``container_ref``, ``secret_refs`` (name -> href) and ``consumers``.
+More in docs/code/resource_types.md (app.resource_types.barbican).
 """
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
 """The resource plugin contract (Heat's ``heat.engine.resource.Resource``, without the engine).
 
-A plugin is a class with Heat's declarative ``properties_schema`` / ``attributes_schema`` (see
-:mod:`app.resource_types.schema`) and Heat's step methods. The engine owns state, persistence,
-locking and polling; a plugin instance lives for one step of one task::
-
-    res = cls(name, properties, resource_id=row.physical_id, data=row.data, stack=identity)
-    handle = res.handle_create()            # persist res.resource_id, res.data and handle
-    while not res.check_create_complete(handle):     # one call per task run: never sleep,
-        countdown = res.poll_delay(handle, attempt)  # the engine re-enqueues after countdown
-
-``handle_*`` return a JSON-serialisable handle that the engine stores and passes back, possibly
-to another instance in another process: state that must survive a redelivered task goes into
-``self.data`` (a JSON dict, Heat's ``resource_data``) or ``self.resource_id`` (the physical id).
-
-Failures: any exception out of a step fails the resource; the engine records
-:func:`app.resource_types.failures.failure_reason` (``"ValueError: resources.r: Test Resource failed r"``, Heat's wording).
-Updates: :meth:`Resource.update_diff` applies Heat's rules (immutable -> :class:`NotSupported`,
-not ``update_allowed`` -> :class:`UpdateReplace`).
-
-Plugins never import Flask, SQLAlchemy or Celery; cloud calls go through ``self.clients``.
+More in docs/code/resource_types.md (app.resource_types.base).
 """
 from __future__ import annotations
 
@@ -95,20 +77,13 @@ class ResourceActionNotSupported(errors.StokerError):
 class Resource:
     """Base class of every plugin; defaults are Heat's ``Resource`` defaults.
 
-    Class attributes a plugin sets:
-
-    * ``type_name`` -- e.g. ``"OS::Heat::RandomString"`` (the registry key).
-    * ``properties_schema`` / ``attributes_schema`` -- Heat's format; ``show`` is added to
-      ``attributes_schema`` automatically, as Heat adds ``base_attributes_schema``.
-    * ``support_status`` -- as ``resource_types.json`` gives it.
-    * ``accepts_any_properties`` / ``accepts_any_attributes`` -- OS::Heat::None's leniency.
-    * ``physical_resource_name_limit`` -- Heat's default 255; ``None`` for no limit.
-    * ``poll_initial`` / ``poll_max`` -- seconds, for the default :meth:`poll_delay` backoff.
-
-    Instance state: ``name``, ``properties`` (resolved, validated, defaults applied),
-    ``resource_id`` (physical id or ``None``), ``data`` (JSON dict, mutated in place), ``stack``,
-    ``clients``, ``uuid`` (the resource row's uuid, if the engine has one) and ``clock`` (a
-    ``() -> float`` of epoch seconds; tests inject a fake).
+    A plugin sets ``type_name`` (the registry key), ``properties_schema`` /
+    ``attributes_schema`` (Heat's format; ``show`` is added as Heat's ``base_attributes_schema``),
+    ``support_status``, and where Heat does: ``accepts_any_properties`` / ``_attributes``,
+    ``physical_resource_name_limit`` (255; ``None``: none), ``poll_initial`` / ``poll_max`` (s).
+    Instance state: ``name``, ``properties`` (resolved, validated, defaulted), ``resource_id``
+    (physical id or ``None``), ``data`` (JSON dict, mutated in place), ``stack``, ``clients``,
+    ``uuid`` and ``clock`` (``() -> float`` epoch seconds).
     """
 
     type_name: ClassVar[str] = ""
@@ -120,6 +95,9 @@ class Resource:
     #: shows; given, they are "Property <name> not implemented yet".
     unimplemented_properties: ClassVar[dict[str, dict[str, Any]]] = {}
     accepts_any_attributes: ClassVar[bool] = False
+    #: how the runtime realises this type as a child stack (``resource_group``,
+    #: ``resource_chain``, ``deployment_group``, ``scaling_group``, ``stack``); None: not nested
+    nested_kind: ClassVar[str | None] = None
     physical_resource_name_limit: ClassVar[int | None] = 255
     poll_initial: ClassVar[float] = 0.05
     poll_max: ClassVar[float] = 5.0

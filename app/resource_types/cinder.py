@@ -1,18 +1,7 @@
 """Cinder resource types: Volume, VolumeAttachment, VolumeType, EncryptedVolumeType (Heat 27's
 schemas, ``heat/engine/resources/openstack/cinder/``).
 
-* Volume: created empty or from an image, snapshot, volume or backup (restore); complete once
-  ``available`` (``read_only`` then applied), ``error`` fails with Heat's ResourceInError. Delete
-  polls until the volume is gone; a volume still in use is retried by the poll (Cinder's 400
-  "status must be available" is taken as a conflict). Attributes as Heat: ``display_name``,
-  ``metadata`` (JSON text) and ``metadata_values`` (map), ``attachments`` (JSON text) and
-  ``attachments_list``...
-* VolumeAttachment: Nova's ``os-volume_attachments`` (the reference id is the attachment id,
-  which Nova makes the volume id), complete once the volume is ``in-use``; delete detaches and
-  waits for the volume to be free again.
-* VolumeType / EncryptedVolumeType: admin objects, created and deleted synchronously.
-
-Not honoured: ``deletion_policy: Snapshot`` (the engine does not pass it on yet).
+More in docs/code/resource_types.md (app.resource_types.cinder).
 """
 from __future__ import annotations
 
@@ -21,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import is_not_found
+from app.clients import intent, is_not_found
 from app.clients.status import VOLUME
 from app.clients.status import volume as read_volume
 from app.resource_types._actions import VolumeActions
@@ -100,10 +89,24 @@ class Volume(CloudResource, VolumeActions):
             attrs["availability_zone"] = p["availability_zone"]
         if p.get("metadata"):
             attrs["metadata"] = {k: str(v) for k, v in p["metadata"].items()}
+        if self.marked():
+            attrs["metadata"] = {**(attrs.get("metadata") or {}), intent.METADATA_KEY: self.uuid}
         if p.get("scheduler_hints"):
             attrs["scheduler_hints"] = dict(p["scheduler_hints"])
-        volume = storage.create_volume(**{k: v for k, v in attrs.items() if v is not None})
+        volume = storage.create_volume(
+            find=self.lookup(VOLUME, storage.get_volume),
+            **{k: v for k, v in attrs.items() if v is not None})
         self.resource_id = volume.id
+
+    def marked(self) -> bool:
+        """Whether this volume carries the intent marker in its metadata (a user-given name:
+        :mod:`app.clients.intent`)."""
+        return bool(self.properties.get("name") and self.uuid and self.stack is not None)
+
+    def find_marked(self) -> str | None:
+        if not self.marked():
+            return None
+        return intent.find_volume(self.cloud(), str(self.properties["name"]), str(self.uuid))
 
     def check_create_complete(self, handle: Any) -> bool:
         shown = self.polled()
@@ -145,7 +148,9 @@ class Volume(CloudResource, VolumeActions):
             storage.update_volume(volume, name=self.name_or_physical())
         if "metadata" in changed:
             new = {k: str(v) for k, v in (self.properties.get("metadata") or {}).items()}
-            removed = [k for k in (old.get("metadata") or {}) if k not in new]
+            held = read_volume(self.cloud(), str(volume)).get("metadata") or {}
+            removed = [k for k in held if k not in new      # the intent marker goes too
+                       and (k in (old.get("metadata") or {}) or k == intent.METADATA_KEY)]
             if removed:
                 storage.delete_volume_metadata(volume, removed)
             if new:

@@ -2,18 +2,7 @@
 ``heat/engine/resources/openstack/designate/``), plus Heat's HIDDEN OS::Designate::Domain and
 OS::Designate::Record.
 
-Requests go through ``Cloud.request("dns", ...)`` (Designate v2). A zone is created with the
-properties that are set (``primaries`` is sent as ``masters``, Heat's translation of the
-deprecated name) and is complete once its status leaves PENDING; an update PATCHes the changed
-``email``, ``ttl``, ``description`` and ``masters``, and waits the same way; ERROR fails it with
-Heat's ``Error in zone``. A recordset is created in ``zone`` (an id or a name); a relative
-``name`` (default: the physical name) is completed with the zone's name, as designateclient does;
-``records``, ``ttl`` and ``description`` are updated in place (PUT). Deletes wait until the
-object is gone. Reference id: the zone / recordset id.
-
-Domain and Record were removed from Heat (10.0.0) and are HIDDEN placeholders there: like
-OS::Heat::None they accept any properties, create nothing in the cloud and resolve every
-attribute to ``None``; they are not listed by ``GET /resource_types``.
+More in docs/code/resource_types.md (app.resource_types.designate).
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """OS::Heat::AutoScalingGroup and OS::Heat::ScalingPolicy (schemas as
 heat-reference/resource_types.json).
 
-The group is a nested stack of members, realised by the engine's nested-stack machinery
-(``app.convergence.nested`` / ``scaling_group``), as Heat's
-heat/engine/resources/openstack/heat/autoscaling_group.py. The policy's signal resizes the group
-through an adjuster that ``app.services.scaling`` installs (:func:`set_adjuster`), so that
-imports keep pointing one way; as Heat's heat/engine/resources/openstack/heat/scaling_policy.py.
-
-A policy is a signal responder (Heat's heat/engine/resources/signal_responder.py): at create it
-keeps an EC2 keypair in its data (Heat's stack-user keypair; here a server-side secret the CFN
-endpoint checks signatures against) and its ``alarm_url`` is the never-expiring (no
-``Timestamp``) pre-signed EC2v2 URL of the CFN API's ``POST /v1/signal/<resource ARN>``
-(Heat's ``_get_ec2_signed_url(never_expire=True)``); its ``signal_url`` is the Orchestration
-API's ``.../stacks/<stack>/<id>/resources/<policy>/signal`` (Heat's ``_get_heat_signal_url``).
-A signal that scales nothing (cooldown, no change) is Heat's ``NoActionRequired``: the signal
-is answered normally and no event is written.
+More in docs/code/resource_types.md (app.resource_types.heat_autoscaling).
 """
 from __future__ import annotations
 
@@ -24,8 +11,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 
 from app import errors
-from app.engine import scaling
-from app.resource_types import _ec2sign, _wait
+from app.resource_types import _ec2sign
 from app.resource_types import schema as s
 from app.resource_types._signal_urls import delete_signals
 from app.resource_types.aws_signals import sign
@@ -35,15 +21,8 @@ from app.resource_types.heat_signals import heat_url
 ADJUSTMENT_TYPES = ["change_in_capacity", "exact_capacity", "percent_change_in_capacity"]
 
 #: ``adjuster(stack_id, group_ref, adjustment, adjustment_type, min_adjustment_step,
-#: cooldown) -> new size`` (installed by app.services.scaling)
+#: cooldown) -> new size`` (implemented by app.services.scaling)
 Adjuster = Callable[[str, str, float, str, "int | None", "float | None"], int]
-_adjuster: Adjuster | None = None
-
-
-def set_adjuster(fn: Adjuster) -> None:
-    """Install what a policy's signal calls to resize its group (``app.services`` does)."""
-    global _adjuster
-    _adjuster = fn
 
 
 def make_signal_urls(res: Resource) -> None:
@@ -63,16 +42,17 @@ def make_signal_urls(res: Resource) -> None:
 
 def run_adjuster(res: Resource, group: str, adjustment: Any, adjustment_type: str,
                  min_step: Any, cooldown: Any) -> int:
-    """Call the installed adjuster for ``res`` (a policy). :returns: the new size.
-    :raises _wait.NoActionRequired: nothing scaled (Heat's signal then answers normally).
-    :raises errors.NotFound: Heat's "Alarm <policy> could not find scaling group ..."."""
-    if _adjuster is None or res.stack is None:
-        raise RuntimeError("no scaling adjuster installed: import app.services first")
+    """Call the adjuster the engine handed ``res`` (a policy: its ``adjuster``).
+    :returns: the new size.
+    :raises errors.NoActionRequired: nothing scaled (Heat's signal then answers normally).
+    :raises errors.NotFound: Heat's "Alarm <policy> could not find scaling group ...".
+    :raises RuntimeError: no adjuster handed (a policy built outside the engine)."""
+    adjuster: Adjuster | None = getattr(res, "adjuster", None)
+    if adjuster is None or res.stack is None:
+        raise RuntimeError(f"{res.name}: no scaling adjuster handed to this policy")
     try:
-        return _adjuster(str(res.stack.stack_id), group, adjustment, adjustment_type,
+        return adjuster(str(res.stack.stack_id), group, adjustment, adjustment_type,
                          min_step, cooldown)
-    except scaling.NoActionRequired as exc:
-        raise _wait.NoActionRequired(str(exc)) from exc
     except errors.NotFound as exc:
         raise errors.NotFound("Resource", group, f"Alarm {res.name} could not find "
                               f'scaling group named "{group}"') from exc
@@ -83,6 +63,7 @@ class AutoScalingGroup(Resource):
     created at ``desired_capacity`` (else ``min_size``)."""
 
     type_name = "OS::Heat::AutoScalingGroup"
+    nested_kind = "scaling_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     support_status = s.support_status("2014.1")
@@ -143,6 +124,8 @@ class ScalingPolicy(Resource):
 
     type_name = "OS::Heat::ScalingPolicy"
     support_status = s.support_status(None)
+    #: what a signal calls to resize the group (handed by the engine)
+    adjuster: Adjuster | None = None
     properties_schema = {
         "adjustment_type": s.prop("string", "Type of adjustment (absolute or percentage).",
                                   required=True, update_allowed=True,
@@ -190,7 +173,7 @@ class ScalingPolicy(Resource):
         """Adjust the group (Heat's ``AutoScalingPolicy.handle_signal``), whatever the alarm
         state in ``details``. :returns: None, as Heat's (so the SIGNAL event's reason describes
         ``details``, e.g. "alarm state changed from ok to alarm (...)").
-        :raises _wait.NoActionRequired: cooldown, scaling in progress, no change.
+        :raises errors.NoActionRequired: cooldown, scaling in progress, no change.
         :raises errors.NotFound: the group is not in this stack."""
         run_adjuster(self, str(self.properties["auto_scaling_group_id"]),
                      self.properties["scaling_adjustment"],

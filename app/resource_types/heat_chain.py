@@ -3,7 +3,7 @@
 As Heat's ``heat/engine/resources/openstack/heat/resource_chain.py``: members "0", "1", ... of
 the listed types, all with ``resource_properties``, each depending on the one before unless
 ``concurrent``. The plugin declares the schema; the child stack is the engine's nested-stack
-machinery (``app.convergence.nested``, its template from ``app.convergence.groups``), and the
+machinery (``app.convergence.nested.stacks``, its template from ``app.convergence.nested.groups``), and the
 attributes (``refs``, ``attributes``, ``resource.<i>``, member attributes as lists) are read
 from the child's outputs as a ResourceGroup's are.
 """
@@ -19,6 +19,7 @@ class ResourceChain(Resource):
     """OS::Heat::ResourceChain (schema as heat-reference/resource_types.json)."""
 
     type_name = "OS::Heat::ResourceChain"
+    nested_kind = "resource_chain"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True  # member attributes as lists, resource.<i>
     support_status = s.support_status("6.0.0")

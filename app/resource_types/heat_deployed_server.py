@@ -4,25 +4,7 @@ can still configure. Nothing is created in a cloud: its physical id is the resou
 is a stack user (:mod:`app.resource_types._stack_user`) whose credentials its local agent
 (os-collect-config) uses to poll its deployments.
 
-At create (Heat's ``_create_transport_credentials`` and ``_populate_deployments_metadata``, shared
-with OS::Nova::Server: :func:`app.resource_types._server_software.deployments_metadata`) its
-live metadata (``data["_metadata"]``, what ``GET .../resources/<name>/metadata`` shows) becomes
-``{"deployments": [], "os-collect-config": {...}}`` for ``software_config_transport``:
-
-* ``POLL_SERVER_CFN`` (Heat's default): a stack user with an EC2 keypair; ``{"cfn":
-  {"metadata_url": "<CFN API>/v1/", "access_key_id", "secret_access_key", "stack_name", "path":
-  "<name>.Metadata"}, "collectors": ["cfn", "local"]}``;
-* ``POLL_SERVER_HEAT``: a stack user with a password; ``{"heat": {"user_id", "password",
-  "auth_url", "project_id" (the stack-user project), "stack_id": "<stack name>/<id>",
-  "resource_name", "region_name"}, "collectors": ["heat", "local"]}``;
-* ``ZAQAR_MESSAGE``: a stack user with a password and a Zaqar queue the metadata is posted
-  to; ``{"zaqar": {...}, "collectors": ["zaqar", "local"]}``;
-* ``POLL_TEMP_URL`` (Swift: not built here): ``{"collectors": ["local"]}``.
-
-Attributes: ``name`` (the ``name`` property, else the physical name) and ``os_collect_config``.
-An update of the transport makes the new transport's credentials and settings (the keys of
-the old one set to None, as Heat's); deleting the resource deletes the stack user. The
-``deployments`` list is the software deployment service's to fill.
+More in docs/code/resource_types.md (app.resource_types.heat_deployed_server).
 """
 from __future__ import annotations
 

@@ -2,27 +2,7 @@
 software_deployment.py``; OS::Heat::StructuredDeployment is in
 :mod:`app.resource_types.heat_structured`).
 
-For each lifecycle action named in ``actions`` (CREATE and UPDATE by default; a
-SoftwareComponent config names its own), the deployment derives a config from its ``config``:
-the source's inputs with this deployment's ``input_values``, plus Heat's ``deploy_*`` inputs
-(``deploy_server_id``, ``deploy_action``, ``deploy_stack_id``, ``deploy_resource_name``,
-``deploy_signal_transport`` and the transport's ``deploy_signal_id``/``deploy_signal_verb`` or
-``deploy_auth_url``... and, for ZAQAR_SIGNAL, ``deploy_queue_id``: a Zaqar queue of the
-deployment's stack user that the deployment pops at each look); it stores that config and a deployment record (id = this resource's
-physical id) IN_PROGRESS, which puts it in the server's ``deployments`` metadata. Then it
-WAITS (no task) for the server's signal — a resource signal (HEAT_SIGNAL), the pre-signed
-CFN URL (CFN_SIGNAL), or ``PUT software_deployments/{id}`` — whose ``deploy_status_code``
-other than 0 fails it: ``Error: resources.<name>: Deployment to server failed:
-deploy_status_code : Deployment exited with non-zero status code: 3``. NO_SIGNAL completes at
-once ("Not waiting for outputs signal"). Attributes: ``deploy_stdout``, ``deploy_stderr``,
-``deploy_status_code`` and each output the config declares.
-
-The signal credentials are the deployment's own stack user's (Heat's ``SignalResponder``,
-:mod:`app.resource_types._stack_user`): CFN_SIGNAL's pre-signed URL is signed with its EC2
-keypair; HEAT_SIGNAL's ``deploy_auth_url``/``deploy_username``/``deploy_user_id``/
-``deploy_password``/``deploy_project_id`` (the stack-user project; ``deploy_region_name`` when
-there is a region) log in as it. The user goes with the deployment (Heat's
-``_delete_resource``: ``_delete_signals``, ``_delete_user``).
+More in docs/code/resource_types.md (app.resource_types.heat_deployment).
 """
 from __future__ import annotations
 

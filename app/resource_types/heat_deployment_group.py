@@ -3,7 +3,7 @@
 heat/engine/resources/openstack/heat/software_deployment.py and structured_config.py).
 
 The plugins declare Heat's schemas; the engine's nested-stack machinery builds the member
-stack (:func:`app.convergence.groups.deployment_template`: member ``<name>`` is an
+stack (:func:`app.convergence.nested.groups.deployment_template`: member ``<name>`` is an
 OS::Heat::SoftwareDeployment / StructuredDeployment with the group's properties and
 ``server: servers[<name>]``) and computes the attributes: ``deploy_stdouts``,
 ``deploy_stderrs``, ``deploy_status_codes`` map member names to the members' ``deploy_*``, and
@@ -36,6 +36,7 @@ class SoftwareDeploymentGroup(Resource):
     """OS::Heat::SoftwareDeploymentGroup (see the module docstring)."""
 
     type_name = "OS::Heat::SoftwareDeploymentGroup"
+    nested_kind = "deployment_group"
     support_status = s.support_status("5.0.0")
     accepts_any_attributes = True   # any member attribute, as a map (Heat's get_attribute)
     properties_schema: ClassVar[dict[str, Any]] = {

@@ -1,14 +1,14 @@
 """OS::Heat::ResourceGroup: a nested stack of ``count`` copies of ``resource_def``.
 
 The plugin declares Heat's schema; creating, polling and deleting the member stack is the
-engine's nested-stack machinery (``app.convergence.nested``), as for template resources. The
+engine's nested-stack machinery (``app.convergence.nested.stacks``), as for template resources. The
 group's attributes (``refs``, ``refs_map``, ``attributes``, ``resource.N``, member attributes as
 lists, ``removed_rsrc_list``) are computed from the member stack by that machinery.
 
 ``removal_policies`` feed a name skiplist kept across updates (names are never reused;
 ``removal_policies_mode: update`` replaces it), and ``update_policy`` ``rolling_update`` /
 ``batch_create`` change the member stack in batches with ``pause_time`` between them
-(``app.convergence.group_batches``), as Heat's resource_group.py.
+(``app.convergence.nested.group_batches``), as Heat's resource_group.py.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class ResourceGroup(Resource):
     """Heat's ``OS::Heat::ResourceGroup`` (schema as heat-reference/resource_types.json)."""
 
     type_name = "OS::Heat::ResourceGroup"
+    nested_kind = "resource_group"
     nested_stack: ClassVar[bool] = True
     accepts_any_attributes = True
     support_status = s.support_status("2014.1")

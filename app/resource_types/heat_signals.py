@@ -55,7 +55,7 @@ class BaseWaitConditionHandle(Resource):
         """Validate and store one signal. :returns: Heat's ``"status:<s> reason:<r>"``.
 
         :raises ValueError: "Metadata format invalid".
-        :raises _wait.NoActionRequired: the same signal was stored already.
+        :raises errors.NoActionRequired: the same signal was stored already.
         """
         signals = _wait.metadata_of(self.data)
         new, reason = _wait.merge(self.normalise(details, signals), signals, self.signal_keys)
@@ -180,6 +180,26 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         return None
 
 
+def wait_condition_schemas(handle: str, timeout: str, count: str, data: str,
+                           timeout_type: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(properties_schema, attributes_schema)`` of a wait condition under the given names:
+    OS::Heat::WaitCondition's lower-case ones with a number ``timeout``, AWS's capitalised
+    ones with an integer ``Timeout`` (Heat's two schemas, the same otherwise)."""
+    properties = {
+        handle: s.prop("string", "A reference to the wait condition handle used to signal "
+                       "this wait condition.", required=True),
+        timeout: s.prop(timeout_type, "The number of seconds to wait for the correct number of "
+                        "signals to arrive.", required=True,
+                        constraints=[s.value_range(1, 43200)]),
+        count: s.prop("integer", "The number of success signals that must be received "
+                      "before the stack creation process continues.", default=1,
+                      update_allowed=True, constraints=[s.value_range(min=1)]),
+    }
+    attributes = {data: s.attr("JSON string containing data associated with wait condition "
+                               "signals sent to the handle.", "string")}
+    return properties, attributes
+
+
 class HeatWaitCondition(Resource):
     """OS::Heat::WaitCondition: completes when its handle has ``count`` SUCCESS signals; fails
     at a FAILURE signal (the reasons) or ``timeout`` seconds after it started
@@ -189,20 +209,8 @@ class HeatWaitCondition(Resource):
     support_status = s.support_status("2014.2")
     #: the property naming the handle (the engine wakes the condition when it is signalled)
     handle_property: ClassVar[str] = "handle"
-    properties_schema: ClassVar[dict[str, Any]] = {
-        "handle": s.prop("string", "A reference to the wait condition handle used to signal "
-                         "this wait condition.", required=True),
-        "timeout": s.prop("number", "The number of seconds to wait for the correct number of "
-                          "signals to arrive.", required=True,
-                          constraints=[s.value_range(1, 43200)]),
-        "count": s.prop("integer", "The number of success signals that must be received "
-                        "before the stack creation process continues.", default=1,
-                        update_allowed=True, constraints=[s.value_range(min=1)]),
-    }
-    attributes_schema: ClassVar[dict[str, Any]] = {
-        "data": s.attr("JSON string containing data associated with wait condition signals "
-                       "sent to the handle.", "string"),
-    }
+    properties_schema, attributes_schema = wait_condition_schemas(
+        "handle", "timeout", "count", "data", "number")
 
     #: set by the engine: the stored signals of the handle a reference names (None: no handle)
     signals_of: Callable[[str], dict[str, Any] | None] | None = None

@@ -2,7 +2,7 @@
 
 These classes declare the schemas (equal to ``resource_types.json``) and what the engine needs
 to know; the child stack itself is created, updated, deleted and read by the engine's nested
-driver (``app.convergence.nested``), as for provider templates, because a child stack is a
+driver (``app.convergence.nested.stacks``), as for provider templates, because a child stack is a
 stack of this service. Behaviour as Heat's ``heat/engine/resources/openstack/heat/
 remote_stack.py`` (OS::Heat::Stack: an inline ``template`` string, ``parameters``, ``timeout``
 in minutes, rollback disabled; attributes ``outputs`` {key: value} and ``stack_name``;
@@ -28,6 +28,7 @@ class RemoteStack(Resource):
     """OS::Heat::Stack (schema only; the engine's nested driver runs it)."""
 
     type_name = OS_STACK
+    nested_kind = "stack"
     support_status = s.support_status(None)
     properties_schema: ClassVar[dict[str, Any]] = {
         "context": s.prop("map", "Context for this stack.", update_allowed=True, schema={
@@ -81,6 +82,7 @@ class CfnStack(Resource):
     """AWS::CloudFormation::Stack (schema only; the engine's nested driver runs it)."""
 
     type_name = CFN_STACK
+    nested_kind = "stack"
     support_status = s.support_status(None)
     #: ``Outputs.<name>`` is any of the child's outputs (Heat's ``get_attribute`` override):
     #: names are checked when the child's outputs are read

@@ -3,25 +3,7 @@ longer lists (``GET /resource_types`` leaves them out, ``GET /resource_types/<ty
 "Not supported" error) but still accepts in templates, registered here through
 :func:`hidden_resource_mapping`.
 
-Most of them are, in Heat 27, placeholders: subclasses of ``OS::Heat::None`` (the service is
-retired — Sahara, Senlin, Monasca, Vitrage, Neutron LBaaS v1 and v2 — or the type was replaced:
-OS::Glance::Image by OS::Glance::WebImage, OS::Heat::HARestarter by a stack update, Aodh's
-combination alarm by OS::Aodh::CompositeAlarm). As Heat's ``NoneResource`` they accept any
-properties, resolve every attribute to ``None``, never update or replace, and their create makes
-nothing but a random physical id. Their ``support_status`` message names the replacement.
-
-Three keep their behaviour, as Heat's plugins do:
-
-* OS::Neutron::RouterGateway (replaced by the router's ``external_gateway_info``): sets
-  ``network`` (or the hidden ``network_id``) as the gateway of router ``router_id``; reference
-  id ``"<router>:<network>"``; the gateway is cleared when it is deleted. It waits for the
-  template's interfaces of the same router and subnets of the same network.
-* OS::Nova::FloatingIP (replaced by OS::Neutron::FloatingIP): a Neutron floating IP on ``pool``
-  (the single external network when not given; Heat's "Expected 1 external network, found N");
-  attributes ``pool`` (its network id) and ``ip``.
-* OS::Nova::FloatingIPAssociation (replaced by OS::Neutron::FloatingIPAssociation): associates
-  ``floating_ip`` (an id) with the first port of ``server_id``; updated in place; reference id:
-  the physical name.
+More in docs/code/resource_types.md (app.resource_types.hidden).
 """
 from __future__ import annotations
 

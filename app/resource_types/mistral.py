@@ -2,20 +2,7 @@
 (Heat 27, ``heat/engine/resources/openstack/mistral/``), through ``Cloud.request("workflow",
 ...)`` (catalog type ``workflowv2``).
 
-- Workflow: the definition is Heat's YAML (``version: '2.0'``, the workflow under its name with
-  ``type``, ``description``, ``tags``, ``output``, ``input`` as the list of its keys, ``tasks``
-  by name with ``_`` in keys written ``-``, ``task-defaults``), posted as text; the physical
-  id is the workflow's name. A signal starts an execution with the template's ``input`` and
-  ``params`` overridden by the signal's (or the whole body as input with
-  ``use_request_body_as_input``); ``executions`` lists them; ``alarm_url`` is a never-expiring
-  pre-signed URL of the CFN signal endpoint. Delete removes the executions first.
-- CronTrigger: ``POST /cron_triggers``; physical id the trigger's name. Its attributes (and
-  the workflow's ``executions``) change as Mistral runs: they are read live (resource show,
-  the stack's outputs).
-- ExternalResource: each action in ``actions`` starts an execution of its workflow; the step
-  polls it (holding no worker) until SUCCESS (its output merged into ``output``; an output
-  ``resource_id`` becomes the physical id) or ERROR/CANCELLED (the step fails with the
-  execution's ``state_info``).
+More in docs/code/resource_types.md (app.resource_types.mistral).
 """
 from __future__ import annotations
 

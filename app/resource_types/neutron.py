@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import status
+from app.clients import intent, status
 from app.resource_types import _dependencies
 from app.resource_types._cloud import CloudResource, in_error, plain
 from app.resource_types._schemas import neutron as sch
@@ -24,6 +24,11 @@ from app.resource_types.base import Resource
 
 #: Collections whose adoption lookup reads the list by name without SDK objects.
 _BY_NAME = {"network": status.NETWORK, "subnet": status.SUBNET, "port": status.PORT}
+#: The SDK's noun -> (the API's collection path, its list's body key), for the intent marker
+_LISTS = {"network": ("networks", "networks"), "subnet": ("subnets", "subnets"),
+          "port": ("ports", "ports"), "router": ("routers", "routers"),
+          "security_group": ("security-groups", "security_groups"),
+          "ip": ("floatingips", "floatingips")}
 
 
 class NeutronResource(CloudResource):
@@ -81,11 +86,20 @@ class NeutronResource(CloudResource):
         self.refresh()
 
     def _create(self, attrs: dict[str, Any]) -> Any:
+        """POST ``attrs`` (with the intent marker: :meth:`marker_tags`), after adopting what an
+        earlier try made (:meth:`adopt`); a transient error of the POST is retried only after
+        that lookup (:meth:`app.clients.retry.Cloud.create`)."""
         net = self.cloud().network
         finder = _BY_NAME.get(self.collection) or getattr(net, f"find_{self.collection}", None)
-        if "name" in attrs and finder is not None and self.adopt(finder):
-            return getattr(net, f"get_{self.collection}")(self.resource_id)
-        obj = getattr(net, f"create_{self.collection}")(**attrs)
+        if "name" not in attrs:
+            finder = None    # nameless (a floating IP): its marker alone tells it apart
+        get = getattr(net, f"get_{self.collection}")
+        if self.adopt(finder):
+            return get(self.resource_id)
+        marker = self.marker_tags()
+        if marker:
+            attrs = {**attrs, "tags": marker}
+        obj = getattr(net, f"create_{self.collection}")(find=self.lookup(finder, get), **attrs)
         self.resource_id = obj.id
         self._shown = plain(obj)
         tags = self.properties.get("tags")
@@ -93,6 +107,30 @@ class NeutronResource(CloudResource):
             self.cloud().network.set_tags(obj, list(tags))
             self._shown = None
         return obj
+
+    def marker_tags(self) -> list[str]:
+        """``[intent tag]`` when what this create makes needs a marker (a user-given name, or
+        no name at all) and Neutron takes tags in this collection's create; else ``[]``."""
+        listing = _LISTS.get(self.collection)
+        if listing is None or not self.uuid or self.stack is None:
+            return []
+        if "name" in self.properties_schema and not self.properties.get("name"):
+            return []    # Heat's physical name tells it apart
+        if not intent.neutron_takes_tags(self.cloud(), listing[0]):
+            return []
+        return [intent.tag(self.uuid)]
+
+    def marked(self) -> bool:
+        return bool(self.marker_tags())
+
+    def find_marked(self) -> str | None:
+        """The object an earlier try made with this resource's intent tag (and its name)."""
+        if not self.marked():
+            return None
+        path, key = _LISTS[self.collection]
+        name = self.properties.get("name") if "name" in self.properties_schema else None
+        return intent.find_neutron(self.cloud(), path, key, str(name) if name else None,
+                                   str(self.uuid))
 
     def check_create_complete(self, handle: Any) -> bool:
         if not self.built:

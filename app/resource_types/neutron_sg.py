@@ -91,12 +91,17 @@ class SecurityGroup(NeutronResource):
                                                      direction="egress"):
                 net.delete_security_group_rule(existing.id, ignore_missing=True)
         for rule in rules:
-            try:
-                net.create_security_group_rule(**rule_body(rule, group_id))
+            try:    # sent again after any 5xx: Neutron refuses a second equal rule (409)
+                net.create_security_group_rule(find=_refused_if_made, **rule_body(rule, group_id))
             except errors.CloudError as exc:
                 if exc.status != 409:
                     raise
         self.refresh()
+
+
+def _refused_if_made() -> None:
+    """The lookup of a rule's create: none is needed, a rule the failed try made makes the
+    next try a 409 (``SecurityGroupRuleExists``), which :meth:`create_rules` accepts."""
 
 
 class SecurityGroupRule(NeutronResource):

@@ -1,28 +1,7 @@
 """Nova's OS::Nova::Server (Heat 27's schema, ``heat/engine/resources/openstack/nova/``);
 KeyPair, ServerGroup and Flavor are in :mod:`app.resource_types.nova_misc`.
 
-OS::Nova::Server, as Heat does it:
-
-* ``networks`` entries with ``network`` / ``subnet`` / ``fixed_ip`` get a port created by Stoker
-  (Heat's "internal ports", kept in ``data["internal_ports"]`` before the server is created and
-  deleted after it); a ``port`` entry is used as is; ``floating_ip`` is associated with the
-  entry's port once the server is ACTIVE; ``allocate_network`` auto/none is passed to Nova;
-  ``security_groups`` go to the internal ports (to Nova when there are no ``networks``).
-* ``user_data`` per ``user_data_format`` (:mod:`app.resource_types._userdata`), base64 for Nova.
-* ``block_device_mapping_v2`` (and the legacy ``block_device_mapping``) as Nova BDM v2 entries.
-* BUILD is polled until ACTIVE; ERROR fails with Heat's ``ResourceInError`` and Nova's fault.
-* Delete: floating IPs disassociated, the server deleted and polled until gone, then the
-  internal ports deleted. Reference id: the server id.
-
-* ``user_data_format: SOFTWARE_CONFIG``: the server's live metadata gets ``deployments`` and
-  the ``os-collect-config`` of its ``software_config_transport``
-  (:mod:`app.resource_types._server_software`, with the credentials of the server's stack
-  user, deleted with the server), and its user data Heat's multipart message.
-
-Updates in place (name, metadata, resize, rebuild, user data policies...) are in
-:mod:`app.resource_types._nova_update`. Not honoured (no cloud counterpart yet):
-the ``POLL_TEMP_URL`` transport, ``personality`` beyond passing it through,
-``deployment_swift_data``.
+More in docs/code/resource_types.md (app.resource_types.nova).
 """
 from __future__ import annotations
 
@@ -31,15 +10,15 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from app import errors
-from app.clients import is_no_unique, is_not_found
+from app.clients import intent, is_no_unique, is_not_found
 from app.clients.status import SERVER
 from app.resource_types import _dependencies, _server_software, _stack_user, _userdata, _wait, _zaqar_signal
 from app.resource_types._actions import ServerActions
 from app.resource_types._cloud import in_error, plain
 from app.resource_types._nova_update import UpdatableServer
 from app.resource_types._schemas import nova as sch
+from app.resource_types._server_ports import InternalPorts
 from app.resource_types.base import Resource
-from app.resource_types.neutron import Port
 from app.resource_types.neutron_l3 import associate
 
 
@@ -50,7 +29,7 @@ def _fault(shown: dict[str, Any]) -> str:
     return "Unknown"
 
 
-class Server(UpdatableServer, ServerActions):
+class Server(InternalPorts, UpdatableServer, ServerActions):
     """A Nova server (see the module docstring for what Heat behaviour is followed)."""
 
     #: Heat's Server.needs_replace_failed
@@ -88,6 +67,17 @@ class Server(UpdatableServer, ServerActions):
         return self.cloud().compute.get_server(self.resource_id)
 
     # ---- create ----------------------------------------------------------------------------
+    def marked(self) -> bool:
+        """Whether this server carries the intent tag (a user-given name, a uuid, and a compute
+        API that takes tags at create: :mod:`app.clients.intent`)."""
+        return bool(self.properties.get("name") and self.uuid and self.stack is not None
+                    and intent.nova_takes_tags(self.cloud()))
+
+    def find_marked(self) -> str | None:
+        if not self.marked():
+            return None
+        return intent.find_server(self.cloud(), str(self.properties["name"]), str(self.uuid))
+
     def handle_create(self) -> None:
         """Create the internal ports, then the server (adopted if ``resource_id`` is set)."""
         cloud = self.cloud()
@@ -135,56 +125,13 @@ class Server(UpdatableServer, ServerActions):
             attrs["networks"] = self._nics(networks, groups)
         elif groups:
             attrs["security_groups"] = [{"name": g} for g in groups]
-        server = cloud.compute.create_server(**attrs)
+        if self.marked():
+            attrs["tags"] = [intent.tag(str(self.uuid))]
+        server = cloud.compute.create_server(
+            find=self.lookup(SERVER, cloud.compute.get_server), **attrs)
         self.resource_id = server.id
         if p.get("tags"):
             self.data["tags"] = list(p["tags"])
-
-    def _nics(self, networks: list[dict[str, Any]], groups: list[str]) -> Any:
-        """Nova ``networks`` for the ``networks`` property, creating the internal ports."""
-        first = networks[0] if networks else {}
-        if len(networks) == 1 and first.get("allocate_network"):
-            return first["allocate_network"]
-        self.data.setdefault("internal_ports", [])
-        nics: list[dict[str, Any]] = []
-        for index, net in enumerate(networks):
-            port = net.get("port")
-            if port:
-                port_id = self.resolve("neutron.port", port)
-            else:   # (an earlier attempt's port of the same name is reused)
-                port_id = self._internal_port(net, index, groups)
-            nic: dict[str, Any] = {"port": port_id}
-            if net.get("tag"):
-                nic["tag"] = net["tag"]
-            nics.append(nic)
-            self.data.setdefault("nic_ports", {})[str(index)] = port_id
-        return nics
-
-    def _internal_port(self, net: dict[str, Any], index: int, groups: list[str]) -> str:
-        props: dict[str, Any] = dict(net.get("port_extra_properties") or {})
-        network = net.get("network") or net.get("uuid")
-        if not network and net.get("subnet"):
-            subnet = self.cloud().network.get_subnet(self.resolve("neutron.subnet", net["subnet"]))
-            network = subnet.network_id
-        props["network"] = network
-        if net.get("fixed_ip") or net.get("subnet"):
-            props["fixed_ips"] = [{"ip_address": net.get("fixed_ip"), "subnet": net.get("subnet")}]
-        if groups:
-            props["security_groups"] = groups
-        name = self._port_name(index)
-        port = None
-        # a unique physical name: an earlier attempt's port is reused, if there was one
-        if not self.properties.get("name") and not self.first_attempt:
-            port = self.cloud().network.find_port(name, ignore_missing=True)
-        if port is None:
-            helper = Port(self.name, {}, stack=self.stack, clients=self.clients, uuid=self.uuid)
-            port = self.cloud().network.create_port(**helper.port_attrs(props, name))
-        self.data.setdefault("internal_ports", []).append({"id": port.id})
-        return str(port.id)
-
-    def _port_name(self, index: int | str) -> str:
-        """Name of internal port ``index``: ``<server name>-port-<index>``."""
-        return f"{self.name_or_physical()}-port-{index}"
 
     def block_devices(self) -> list[dict[str, Any]]:
         """Nova BDM v2 entries from ``block_device_mapping_v2`` / ``block_device_mapping``."""

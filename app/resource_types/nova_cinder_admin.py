@@ -3,16 +3,7 @@ OS::Cinder::Quota, OS::Cinder::QoSSpecs and OS::Cinder::QoSAssociation
 (``heat/engine/resources/openstack/{nova,cinder}/``). All of them are admin-only by Heat's
 default policy (:data:`app.auth.resource_policy.ADMIN_TYPES`).
 
-* HostAggregate: created with its name and zone, then ``metadata`` set and ``hosts`` added;
-  an update adds / removes the hosts that differ, sets the new metadata (a key no longer given
-  is unset, sent as null) and renames / re-zones in place; deleted after its hosts are removed.
-* Quotas: the limits given are set for ``project`` (reference id: the physical name); deleting
-  resets the project to the defaults. Cinder's quota may not be set below what the project
-  already uses (Heat's "Invalid quota ... Can not be less than the current usage value(s)").
-  At least one limit is required (Heat's PropertyUnspecifiedError).
-* QoSSpecs: ``specs`` set at create, keys added / removed by diff; deleted after being
-  disassociated from every volume type. QoSAssociation binds ``qos_specs`` to each of
-  ``volume_types`` (by diff on update), and unbinds them when deleted.
+More in docs/code/resource_types.md (app.resource_types.nova_cinder_admin).
 """
 from __future__ import annotations
 

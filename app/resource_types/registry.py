@@ -1,17 +1,6 @@
 """The registry of resource types: type name -> plugin class.
 
-As in Heat, every plugin module of this package exposes ``resource_mapping() -> {type_name:
-class}``; the registry imports them on first use (never at import time), so adding a service is
-adding a module. Modules named ``base``, ``names``, ``registry``, ``schema`` or starting with
-``_`` are not plugins. An import error or a type claimed by two modules is raised, not hidden (Heat's
-``plugin_loader`` raises too unless told to ignore errors).
-
-A module may also expose ``hidden_resource_mapping()``: Heat's HIDDEN types (deprecated names
-kept so old templates still work, e.g. ``OS::Heat::SoftwareDeployments``), which :func:`get`
-finds but :func:`types` and :func:`schema` do not show, as Heat's type listing skips them.
-
-Environment ``resource_registry`` mappings (aliases, template resources) are the templates
-layer's business; this registry only knows built-in types.
+More in docs/code/resource_types.md (app.resource_types.registry).
 """
 from __future__ import annotations
 

@@ -1,25 +1,6 @@
 """Builders for Heat's declarative schemas, in the format of ``GET /resource_types/{type}``.
 
-A plugin declares ``properties_schema`` and ``attributes_schema`` as plain dicts, exactly the
-structure heat-api renders (and ``../shared/heat-reference/resource_types.json`` records), plus
-our own ``description`` texts::
-
-    properties_schema = {
-        "length": prop("integer", "Length of the string.", default=32,
-                       constraints=[value_range(1, 512)]),
-        "tags": prop("list", "Tags.", schema=list_of(prop("string"))),
-    }
-    attributes_schema = {"value": attr("The value.", "string")}
-
-A property dict always has ``type``, ``description``, ``required``, ``update_allowed`` and
-``immutable``; ``default``, ``constraints`` and ``schema`` appear only when given, as in Heat's
-``properties.Schema.__getitem__``. A list's item schema is keyed ``"*"``; a map's sub-schema is
-keyed by its property names. Constraints render as one-key dicts: ``{"allowed_values": [...]}``,
-``{"range": {"min": 1, "max": 512}}``, ``{"length": {...}}``, ``{"allowed_pattern": "..."}``,
-``{"custom_constraint": "nova.flavor"}``, ``{"modulo": {"step": 2, "offset": 1}}``.
-
-Pure: standard library only. The dicts are plain JSON; freeze or copy them before handing them out
-(:func:`copy_schema`).
+More in docs/code/resource_types.md (app.resource_types.schema).
 """
 from __future__ import annotations
 

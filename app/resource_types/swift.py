@@ -1,24 +1,7 @@
 """Swift containers: OS::Swift::Container and AWS::S3::Bucket (Heat 27's
 ``heat/engine/resources/openstack/swift/container.py`` and ``aws/s3/s3.py``).
 
-Requests go through the stack's guarded connection to the ``object-store`` endpoint (the
-account's storage URL, ``.../v1/AUTH_<project>``): :func:`swift` sends one and returns the
-response (headers are what Swift answers with). The reference id of both is the container name.
-
-* Container: ``PUT`` with ``X-Container-Meta-<key>`` for ``X-Container-Meta``, the read and
-  write ACLs, then a ``POST`` of ``X-Account-Meta-<key>`` to the account when given. Delete: a
-  container still holding objects fails with Heat's ``ResourceActionNotSupported: Deleting
-  non-empty container (<name>) when PurgeOnDelete is False is not supported for resource.``;
-  with ``PurgeOnDelete`` its objects go first. Attributes as Heat's: ``DomainName`` (the storage
-  URL's host), ``WebsiteURL`` (storage URL + ``/<name>``), ``RootURL`` (the storage URL),
-  ``ObjectCount`` / ``BytesUsed`` (the ``HEAD``'s header values, strings as Heat returns
-  them), ``HeadContainer`` and ``show`` (every header, lower-cased as swiftclient gives them).
-  CHECK reads the container (Heat's ``handle_check``); the bucket has no CHECK.
-* Bucket: ``Tags`` become ``X-Container-Meta-S3-Tag-<Key>``, ``WebsiteConfiguration``
-  ``X-Container-Meta-Web-Index``/``-Error``; ``AccessControl`` sets the ACLs as Heat does
-  (``PublicRead*``: read ``.r:*``; ``AuthenticatedRead``: read by the project; otherwise
-  ``<project name>:<user name>``; ``PublicReadWrite`` also writes ``.r:*``). A non-empty bucket
-  fails its delete with ``The bucket you tried to delete is not empty (<name>).``.
+More in docs/code/resource_types.md (app.resource_types.swift).
 """
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
 """OS::Heat::SwiftSignalHandle and OS::Heat::SwiftSignal (Heat 27's
 ``heat/engine/resources/openstack/heat/swiftsignal.py`` and its Swift client plugin).
 
-The handle makes a Swift object an instance can signal through without credentials: the stack's
-container (named by the stack id, with ``X-Versions-Location`` on itself, so every signal PUT
-is kept as a version), an object named by the handle's physical name holding ``in progress``,
-the account's ``Temp-URL-Key`` (made when the account has none) and a TempURL for ``PUT``
-(HMAC-SHA256, expiring at Heat's ``MAX_EPOCH - 60``). Its reference id and ``endpoint`` are
-that URL; ``curl_cli`` is ``curl -i -X PUT '<url>'``; ``token`` is empty. Deleting it deletes
-the object until no version is left, then the container if it is empty.
-
-The signal waits for ``count`` signals among the container's objects whose name holds the
-handle's object name (every version): each body is JSON (``""`` is ``{}``; ``in progress`` is
-skipped) with optional ``status`` (SUCCESS), ``reason`` (``Signal <id> received``), ``data``
-(null) and ``id`` (its position); a later signal replaces an earlier one of the same id. A
-FAILURE fails it (``SwiftSignalFailure``: the failure reasons joined by ``;``), a status other
-than SUCCESS or FAILURE is ``Unknown status: <s>``, and ``timeout`` seconds after it started
-``SwiftSignalTimeout: <n> of <count> received`` (``- <reasons>`` when some came). Its ``data``
-is JSON of ``{id: data}`` (``null`` before any signal).
-
-It waits holding no task (:meth:`SwiftSignal.waits_for`): nothing tells Stoker of a PUT to
-Swift, so the deadline it gives is its next look at the container, from 1 s after it started
-to :data:`LOOK_MAX` seconds apart, never past its own timeout.
+More in docs/code/resource_types.md (app.resource_types.swift_signal).
 """
 from __future__ import annotations
 

@@ -1,27 +1,7 @@
 """Zaqar: OS::Zaqar::Queue, OS::Zaqar::SignedQueueURL, OS::Zaqar::Subscription and
 OS::Zaqar::MistralTrigger (Heat 27's ``heat/engine/resources/openstack/zaqar/``).
 
-Requests go through ``Cloud.request("message", ...)`` (the v2 API under the ``messaging``
-endpoint, with a ``Client-ID`` as Zaqar wants):
-
-* Queue: ``PUT /queues/<name>`` with its metadata; an update of ``metadata`` PATCHes each key
-  (``add``/``replace``, as python-zaqarclient); delete ``DELETE`` (a missing queue is fine).
-  Reference id: the name (``name``, else the physical name); ``href``:
-  ``<endpoint>/v2/queues/<quoted name>`` (Heat's, with the API version).
-* SignedQueueURL: ``POST /queues/<q>/share`` ``{"paths", "methods", "expires"}`` (now +
-  ``ttl``); attributes ``signature``, ``expires``, ``project``, ``paths``, ``methods`` (lists)
-  and ``query_str`` (``signature=..&expires=..&paths=a,b&methods=A,B&project_id=..&queue_name=..``,
-  URL-encoded as Heat's ``urlencode``: ``/`` ``,`` ``:`` escaped);
-  nothing to delete.
-* Subscription: ``POST /queues/<q>/subscriptions`` ``{"subscriber", "ttl", "options"}``; an
-  update PATCHes the three in place; delete ``DELETE``. The subscriber's scheme is checked as
-  Heat's ``validate`` (``The subscriber type of must be one of: http, https, mailto,
-  trust+http, trust+https.``). A redelivered create finds the subscription the first made
-  (Zaqar's 409 for the same subscriber) and keeps it.
-* MistralTrigger: a subscription whose subscriber is ``trust+<Mistral endpoint>/executions``
-  (the catalog's ``workflowv2``) and whose ``options.post_data`` is the JSON
-  ``{"workflow_id", "params", "input"}`` with ``params.env.notification`` =
-  ``$zaqar_message$``, as Heat builds it.
+More in docs/code/resource_types.md (app.resource_types.zaqar).
 """
 from __future__ import annotations
 

@@ -194,6 +194,14 @@ def create_app(state_path: str | None = None, *, latency: Any = None,
 
     @flask_app.after_request
     def _after(resp: Response) -> Response:
+        if resp.status_code < 400 and request.blueprint not in ("sandbox", "discovery"):
+            late = behaviour.fault_for(operation(), ("error",), after=True)
+            if late:    # carried out, then answered with an error
+                if request.method not in ("GET", "HEAD"):
+                    store.save_soon()
+                resp = render_error(_dialect(), SandboxError(
+                    int(late.get("status", 500)), late.get("message", f"Injected fault for {operation()}"),
+                    late.get("type")))
         resp.headers["X-Openstack-Request-Id"] = g.get("request_id", "")
         asked = request.headers.get("OpenStack-API-Version")
         if asked:

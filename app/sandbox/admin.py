@@ -1,21 +1,6 @@
-"""The sandbox admin API (under ``/sandbox``; no token needed — the sandbox listens on loopback):
+"""The sandbox admin API (under ``/sandbox``; no token needed — the sandbox listens on loopback).
 
-- ``GET  /sandbox/health`` — ``{"status": "ok"}``
-- ``POST /sandbox/reset`` — forget everything, seed the defaults again; faults and latency cleared.
-  Returns ``{"ids": {...bootstrap ids...}}``.
-- ``GET  /sandbox/inventory`` — every live object: ``{"objects": {collection: [summary...]},
-  "created": {collection: [summary...]}}``; ``created`` leaves out the bootstrap objects, tokens
-  and what a service makes by itself (each project's ``default`` security group), so a test that cleaned up after itself sees ``created == {}``.
-- ``GET/PUT /sandbox/behaviour`` — ``{"delays": {...}, "latency": [...], "faults": [...], "seed": n}``
-- ``POST /sandbox/faults`` (one rule) / ``DELETE /sandbox/faults`` (all)
-- ``GET  /sandbox/ids`` — bootstrap ids (``"project:admin"``, ``"network:public"``...)
-- ``GET  /sandbox/requests`` — ``{"requests": {operation: count}}``: the service requests served
-  (operations as :mod:`app.sandbox.behaviour` names them); ``DELETE`` returns them and resets.
-- ``GET  /sandbox/servers/<id>/agent`` — ``{"server_id", "commands": [{"method", "url",
-  "status", "error"}...]}``: the signalling commands the server agent performed
-  (:mod:`app.sandbox.agent`).
-
-Rules are described in :mod:`app.sandbox.behaviour`.
+More in docs/code/sandbox.md (app.sandbox.admin).
 """
 from __future__ import annotations
 

@@ -1,33 +1,7 @@
 """The sandbox server agent: what cloud-init does with a server's user data on a real image, as
 far as the orchestration service can see it — the signals the script sends back.
 
-A sandbox server runs no code. When it becomes ACTIVE, the agent reads its ``user_data``
-(base64, as Nova stores it) and, for a plain script (Heat's ``user_data_format: RAW``; a
-multipart MIME message is searched part by part for its ``text/x-shellscript`` parts), performs
-the *signalling commands* of the script as the HTTP requests they make, and nothing else:
-
-- ``curl [options] URL`` — what a wait condition handle's ``curl_cli`` attribute expands to
-  (Heat's ``OS::Heat::WaitConditionHandle``): ``-X/--request`` (default GET, POST when data is
-  given), ``-H/--header``, ``-d/--data/--data-binary/--data-raw`` (several are joined with ``&``
-  as curl does), ``-u``-less; curl's other options are read and ignored (``-i``, ``-k``, ``-s``,
-  ``-S``, ``-f``, ``-L``, ``--retry N``, ``-o FILE``, ``-w FMT``, ``--max-time N``...).
-- ``cfn-signal`` (heat-cfntools' ``cfn-signal -e CODE -r REASON -d DATA -i ID URL``): a ``PUT``
-  of ``{"Status": "SUCCESS" | "FAILURE", "Reason", "UniqueId", "Data"}`` to the pre-signed URL
-  of an ``AWS::CloudFormation::WaitConditionHandle``, with heat-cfntools' defaults.
-
-The script is followed as it runs on an image where every command succeeds (the sandbox
-cannot run the rest of it): ``A || B`` skips ``B``, ``if`` takes its ``then`` branch, a
-``while``/``for`` body runs once, a shell function runs where it is called, ``exit`` ends the
-script, here-document bodies are data. So a script's success signal is sent and its failure
-handlers (``|| error_exit ...``, the ``else`` of a check) are not.
-
-Only ``http``/``https`` URLs are called; a command whose URL or data holds an unexpanded shell
-variable (``$x``) is recorded as skipped (the sandbox does not run the shell). Every command the
-agent performs (or skips) is recorded on the server as ``_agent`` (``method``, ``url``,
-``status`` or ``error``), readable through the sandbox's admin API.
-
-A ``SOFTWARE_CONFIG`` server's deployments (os-collect-config and the heat-config hooks) are
-:mod:`app.sandbox.agent_configs`'.
+More in docs/code/sandbox.md (app.sandbox.agent).
 """
 from __future__ import annotations
 

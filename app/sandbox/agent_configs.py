@@ -2,38 +2,7 @@
 hooks and heat-config-notify do on a real image for a server whose ``user_data_format`` is
 ``SOFTWARE_CONFIG``.
 
-Once the server is ACTIVE, the agent reads the ``os-collect-config`` settings from the
-``cfn-init-data`` part of its user data and polls the server's ``deployments`` metadata
-every ``poll_seconds`` through the collector named there:
-
-- ``heat`` (POLL_SERVER_HEAT): ``GET <orchestration>/stacks/<stack_id>/resources/<resource_name>
-  /metadata``, the orchestration endpoint taken from the sandbox's own catalog (where
-  os-collect-config finds it after authenticating at ``auth_url``), authenticated with the
-  ``user_id``/``password`` when the sandbox's Keystone knows that user, else with no token of
-  use and ``X-Project-Id: <project_id>`` (enough for Stoker in noauth mode);
-- ``cfn`` (POLL_SERVER_CFN): the CFN API's ``DescribeStackResource`` at ``metadata_url`` for
-  ``stack_name`` and the resource of ``path`` (``<server>.Metadata``), EC2-signed (version 2)
-  with ``access_key_id``/``secret_access_key``.
-
-Each deployment (a derived config ``{id, name, group, config, inputs, outputs, options}``) is
-handled once, by its id, in the metadata's order:
-
-- group ``script``: ``config`` is written to a throwaway directory and run there with each
-  input as an environment variable and ``heat_outputs_path`` naming where the script writes
-  its outputs (``$heat_outputs_path.<output name>``); a script still running after its timeout
-  (the config's ``options.timeout``, else the agent's ``config_timeout``) is killed with its
-  process group and reports status code 124 (coreutils ``timeout``'s);
-- any other group (``cloud-config``, ``Heat::Ungrouped``, ``puppet``...) is recorded, not run,
-  and reported as a success with empty output (the sandbox image has a hook for every group);
-- with ``run_configs`` false (``STOKER_SANDBOX_RUN_CONFIGS=0``) scripts are recorded too.
-
-The result is signalled as heat-config-notify does, by the deployment's
-``deploy_signal_transport``: CFN_SIGNAL POSTs the JSON to ``deploy_signal_id``, TEMP_URL_SIGNAL
-PUTs it there, HEAT_SIGNAL POSTs it to the resource's signal URL (credentials as above, from
-the ``deploy_*`` inputs), NO_SIGNAL sends nothing. The body is ``{"deploy_stdout",
-"deploy_stderr", "deploy_status_code", <output name>: value...}``. Every deployment handled is
-recorded on the server's ``_agent`` list (``deployment``, ``group``, ``ran``,
-``deploy_status_code``, ``signal`` status or error).
+More in docs/code/sandbox.md (app.sandbox.agent_configs).
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
 """Aodh v2 alarms for the sandbox (threshold and gnocchi-style rules, alarm/ok/insufficient-data
-actions, state, history) and the sandbox's metric endpoint that drives them:
+actions, state, history) and the sandbox's metric endpoint that drives them.
 
-    PUT /sandbox/metrics {"metric": "cpu_util", "value": 95.0,
-                          "resource_id": "...", "alarm_id": "..."}   # the last two optional
-
-sets a metric value; every enabled alarm whose rule names that metric (and, when given, that
-resource or alarm) is evaluated; a state change (or ``repeat_actions`` while alarming) POSTs Aodh's
-notification body to the actions of the new state. ``trust+http://<trust_id>@host/...`` actions are
-sent with a token scoped to that trust, as Aodh's trust notifier does. Notifications are sent from
-a background thread; only loopback hosts are contacted unless ``allow_remote_actions`` is set.
-``GET /sandbox/notifications`` lists what was sent and the answers. A Gnocchi alarm on several
-metrics (``gnocchi_aggregation_by_metrics_threshold``, ``metrics`` being their ids) compares
-the ``aggregation_method`` of the latest values of its metrics. A ``prometheus`` alarm whose
-``query`` is in :mod:`app.sandbox.promql`'s subset (a selector on the metric, optionally
-``avg``/``sum``/``min``/``max``/``count`` of it) is evaluated over the metric's series (one per
-``resource_id``) when that metric is set; other queries are not evaluated. A ``composite``
-alarm is evaluated (:mod:`app.sandbox.alarm_composite`) when a metric one of its threshold leaves
-reads is set. Event and load-balancer member health alarms are stored, not evaluated.
+More in docs/code/sandbox.md (app.sandbox.alarming).
 """
 from __future__ import annotations
 

@@ -2,16 +2,7 @@
 injection. Pure data plus a seeded random generator; the admin API (``app.sandbox.admin``)
 changes it at run time and ``create_app`` takes its initial values.
 
-An *operation* is named ``"<service>.<METHOD>.<collection>"``, e.g. ``"compute.POST.servers"`` or
-``"network.DELETE.ports"``; rules match with shell-style globs (``"compute.*"``).
-
-Latency rule: ``{"match": "compute.POST.*", "seconds": 0.2}`` or
-``{"match": "*", "min": 0.01, "max": 0.05}`` (uniform random).
-
-Fault rule: ``{"match": "compute.POST.servers", "rate": 1.0, "times": 1, "kind": ...}`` where kind is
-``"error"`` (HTTP ``status``, default 500, with ``message``), ``"quota"`` (the service's quota
-exceeded error) or ``"server_error"`` (the request succeeds but the server goes to ERROR instead of
-ACTIVE). ``times`` (optional) limits how often the rule fires; ``rate`` is the probability.
+More in docs/code/sandbox.md (app.sandbox.behaviour).
 """
 from __future__ import annotations
 
@@ -86,7 +77,7 @@ def checked_fault(rule: Any) -> dict[str, Any]:
     """A fault rule (the module doc) as given, or ``RuleError`` saying what is wrong with it:
     a rule the sandbox could not apply is refused when it is added, never at a request."""
     out = _rule(rule, "fault", frozenset({"match", "rate", "times", "kind", "status", "message",
-                                          "type", "resource", "fired"}))
+                                          "type", "resource", "fired", "after"}))
     if out.get("kind", "error") not in FAULT_KINDS:
         raise RuleError(f"'kind' must be one of {', '.join(FAULT_KINDS)}, not {out['kind']!r}")
     _number(out, "rate", 0.0, 1.0)
@@ -95,6 +86,8 @@ def checked_fault(rule: Any) -> dict[str, Any]:
                                           or isinstance(out["status"], bool)
                                           or not 400 <= out["status"] <= 599):
         raise RuleError(f"'status' must be an HTTP error status (400-599), not {out['status']!r}")
+    if not isinstance(out.get("after", False), bool):
+        raise RuleError(f"'after' must be true or false, not {out['after']!r}")
     for key in ("message", "type", "resource"):
         if out.get(key) is not None and not isinstance(out[key], str):
             raise RuleError(f"'{key}' must be a string, not {out[key]!r}")
@@ -197,11 +190,13 @@ class Behaviour:
         if seconds > 0:
             time.sleep(seconds)
 
-    def fault_for(self, operation: str, kinds: tuple[str, ...] = ("error", "quota")) -> dict[str, Any] | None:
-        """The fault rule that fires for ``operation`` now (consuming one of its ``times``), or None."""
+    def fault_for(self, operation: str, kinds: tuple[str, ...] = ("error", "quota"), *,
+                  after: bool = False) -> dict[str, Any] | None:
+        """The fault rule that fires for ``operation`` now (consuming one of its ``times``), or
+        None; ``after``: the rules that fire once the request was carried out."""
         with self._lock:
             for rule in self.faults:
-                if rule.get("kind", "error") not in kinds:
+                if rule.get("kind", "error") not in kinds or bool(rule.get("after")) != after:
                     continue
                 if not fnmatch.fnmatchcase(operation, rule.get("match", "*")):
                     continue

@@ -21,7 +21,7 @@ from flask import Blueprint, request
 from app.sandbox import agent, auth, quotas
 from app.sandbox import volume as cinder
 from app.sandbox.compute_hosts import host_id, place, record_action
-from app.sandbox.http import SandboxError, body, iso, no_content, paginate, reply
+from app.sandbox.http import SandboxError, body, iso, microversion, no_content, paginate, reply
 from app.sandbox.network_core import bind_port, create_port, release_port
 from app.sandbox.network_sg import ensure_default_sg
 from app.sandbox.runtime import sb, store
@@ -269,6 +269,7 @@ def create_server() -> Any:
             base64.b64decode(data["user_data"], validate=True)
         except (binascii.Error, ValueError):
             raise SandboxError(400, "User data needs to be valid base 64.") from None
+    tags = _create_tags(data)
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict) or len(metadata) > quotas.limits(st, c.project_id, "compute")["metadata_items"]:
         raise SandboxError(400 if not isinstance(metadata, dict) else 403, "Quota exceeded for metadata_items")
@@ -306,7 +307,7 @@ def create_server() -> Any:
         "OS-EXT-SRV-ATTR:kernel_id": "", "OS-EXT-SRV-ATTR:ramdisk_id": "", "OS-EXT-SRV-ATTR:root_device_name":
             "/dev/vda", "OS-EXT-STS:vm_state": "building", "OS-EXT-STS:task_state": "scheduling",
         "OS-EXT-STS:power_state": 0, "locked": False, "locked_reason": None,
-        "description": data.get("description"), "tags": list(data.get("tags") or []),
+        "description": data.get("description"), "tags": tags,
         "trusted_image_certificates": None, "host_status": "UP", "pinned_availability_zone": None,
         "_project_id": c.project_id, "_flavor": dict(flavor), "_image_id": image["id"] if image else "",
         "_own_ports": [], "_bdm": [], "_sg_names": [g["name"] for g in groups], "_hints": hints,
@@ -340,6 +341,23 @@ def create_server() -> Any:
     return reply({"server": resp}, 202, {"Location": f"{base_url()}/servers/{server_id}"})
 
 
+def _create_tags(data: Obj) -> list[str]:
+    """The create body's ``tags`` (2.52+, Nova's tag rules: at most 50, each 1 to 60 characters
+    without ``,`` or ``/``); below 2.52 the body's schema refuses the key, as Nova's.
+
+    :raises SandboxError: 400 with Nova's schema message."""
+    if "tags" not in data:
+        return []
+    tags = data["tags"]
+    if microversion("compute") < (2, 52):
+        raise SandboxError(400, "Invalid input for field/attribute server. Value: "
+                           f"{data}. Additional properties are not allowed ('tags' was unexpected)")
+    if not isinstance(tags, list) or len(tags) > 50 or not all(
+            isinstance(t, str) and 0 < len(t) <= 60 and "," not in t and "/" not in t for t in tags):
+        raise SandboxError(400, f"Invalid input for field/attribute tags. Value: {tags}.")
+    return list(dict.fromkeys(tags))
+
+
 # ---- list / show / update / delete ----------------------------------------------------------
 def _listed(view: str) -> list[Obj]:
     """The servers a list shows. ``all_tenants`` (any value but a false one) is admin-only: Nova
@@ -359,7 +377,7 @@ def _listed(view: str) -> list[Obj]:
         items = [s for s in items if s.get("_image_id") == args["image"]]
     if args.get("ip"):
         items = [s for s in items if any(args["ip"] in a["addr"] for al in addresses(s).values() for a in al)]
-    if args.get("tags"):
+    if args.get("tags") and microversion("compute") >= (2, 26):  # below: ignored, as Nova
         wanted = set(args["tags"].split(","))
         items = [s for s in items if wanted <= set(s.get("tags", []))]
     items.sort(key=lambda s: s["created"], reverse=True)

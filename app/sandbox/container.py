@@ -1,25 +1,7 @@
 """Zun v1 for the sandbox (catalog type ``container``): the containers Heat's
 ``OS::Zun::Container`` makes.
 
-Paths (under ``/container/v1``), as Zun's API reference:
-
-- ``POST /containers[?run=true]`` → 202, the container in ``Creating``; after the
-  ``container_create`` delay ``Created``, and with ``run`` then ``Running`` (``Stopped`` when it
-  is not ``interactive`` and has a ``command`` that ends: the sandbox runs nothing, a command
-  ``false`` or ``exit 1`` goes to ``Error``).
-- ``GET /containers``, ``GET /containers/{uuid or name}``; ``PATCH /containers/{id}``
-  (``cpu``, ``memory``, ``name``) → 200; ``POST /containers/{id}/start|stop``.
-- ``DELETE /containers/{id}[?stop=true|force=true]`` → 204 (``Deleting``, gone after the
-  ``container_delete`` delay); a running container without ``stop``/``force``: 409.
-- ``POST /containers/{id}/network_attach?network=|port=[&fixed_ip=]`` → 200 (a network it is
-  on already: 409); ``POST /containers/{id}/network_detach?port=|network=`` → 202 (the
-  container leaves that port's network); ``GET /containers/{id}/network_list``.
-
-Networking as Zun's kuryr driver: one Neutron port per entry of ``nets``
-(``{"network"|"port", "v4-fixed-ip"}``; none given: the project's own network), owned
-``compute:kuryr``; ``addresses`` is ``{network_id: [{"addr", "version", "port", "subnet_id",
-"preserve_on_delete"}]}``. Ports Zun made go with the container; a port given is unbound.
-Containers belong to the token's project (another project's is a 404).
+More in docs/code/sandbox.md (app.sandbox.container).
 """
 from __future__ import annotations
 

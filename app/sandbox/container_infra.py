@@ -1,19 +1,6 @@
 """Magnum v1 (``container-infra``) for the sandbox: cluster templates and clusters.
 
-    POST   /v1/clustertemplates          201, the template        (image, keypair, flavors and
-    GET    /v1/clustertemplates[/{id}]                             networks must exist: 400)
-    PATCH  /v1/clustertemplates/{id}     JSON patch; 400 while clusters use it (but ``name``,
-                                         ``public``, ``hidden``)
-    DELETE /v1/clustertemplates/{id}     204; 400 "... is referenced by one or multiple clusters."
-    POST   /v1/clusters                  202 {"uuid"}; CREATE_IN_PROGRESS -> CREATE_COMPLETE
-    PATCH  /v1/clusters/{id}             202 {"uuid"}; only ``node_count`` may change
-                                         (UPDATE_IN_PROGRESS -> UPDATE_COMPLETE)
-    DELETE /v1/clusters/{id}             204; DELETE_IN_PROGRESS, then gone
-
-Objects are found by uuid or name (a name several objects share is a 409). Another project's
-object is a 404 unless the template is public. Errors are Magnum's body
-``{"errors": [{"request_id", "code", "status", "title", "detail", "links"}]}``. Delays:
-``cluster_create``, ``cluster_update``, ``cluster_delete`` (``behaviour.delay``).
+More in docs/code/sandbox.md (app.sandbox.container_infra).
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
 """Trove v1.0 (``database``) for the sandbox: instances with their databases and users, the
 resize actions, clusters, and the flavors and datastores they are made of.
 
-    GET    /v1.0/{project}/flavors[/{id}]          (Nova's flavors)
-    GET    /v1.0/{project}/datastores[/{type}[/versions]]   mysql, postgresql, mariadb
-    POST   /v1.0/{project}/instances               200 {"instance"}: BUILD -> ACTIVE
-    GET/PATCH/DELETE /v1.0/{project}/instances/{id}  DELETE 202: SHUTDOWN, then gone
-    POST   /v1.0/{project}/instances/{id}/action   {"resize": {"flavorRef"} | {"volume": {"size"}}}
-                                                   202: RESIZE -> ACTIVE
-    GET/POST /v1.0/{project}/instances/{id}/databases, DELETE .../databases/{name}
-    GET/POST /v1.0/{project}/instances/{id}/users, GET/PUT/DELETE .../users/{name},
-           PUT .../users/{name}/databases (grant), DELETE .../users/{name}/databases/{db} (revoke)
-    POST   /v1.0/{project}/clusters                200 {"cluster"}: task BUILDING -> NONE
-    GET/DELETE /v1.0/{project}/clusters/{id}       DELETE 202: task DELETING, then gone
-
-The project in the URL must be the token's (400 "Malformed request url" otherwise). Changes to
-an instance that is not ACTIVE are a 409; a resize to the same flavor or size is a 400 "No change
-was requested in the size of the instance.". Errors: ``{"itemNotFound": {"message", "code"}}``.
-Delays: ``db_build``, ``db_resize``, ``db_delete``.
+More in docs/code/sandbox.md (app.sandbox.database).
 """
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
 """Designate v2 DNS for the sandbox (catalog type ``dns``): zones and their recordsets, with
 Designate's asynchronous statuses.
 
-Paths (under ``/dns/v2``), as Designate's API reference:
-
-- ``POST /zones {"name", "email", "ttl", "description", "type", "masters", "attributes"}`` → 202
-  the zone, ``status`` PENDING / ``action`` CREATE, ACTIVE / NONE after the ``zone_propagate``
-  delay; its SOA and NS recordsets come with it. ``name`` is a fully qualified name ending in a
-  dot; PRIMARY zones need ``email``, SECONDARY ones ``masters``; a name taken in any project is
-  409 ``duplicate_zone``.
-- ``GET /zones?name=&type=&status=`` → ``{"zones", "links", "metadata": {"total_count"}}``;
-  ``GET /zones/{id}`` (400 ``invalid_uuid`` for a malformed id, 404 ``zone_not_found``);
-  ``PATCH /zones/{id}`` (``email``, ``ttl``, ``description``, ``masters``) → 202, PENDING/UPDATE;
-  ``DELETE /zones/{id}`` → 202, PENDING/DELETE, then gone with its recordsets.
-- ``POST /zones/{id}/recordsets {"name", "type", "records", "ttl", "description"}`` → 202
-  (PENDING, then ACTIVE); the name must lie in the zone (409 ``duplicate_recordset`` for a name
-  and type taken); ``GET .../recordsets?name=&type=``, ``GET|PUT|DELETE .../recordsets/{id}``
-  (PUT and DELETE 202).
-
-Every change moves the zone's ``serial`` on (and sets it PENDING until it propagates). Zones
-belong to the token's project (another project's is a 404); an admin sees every project's with
-``X-Auth-All-Projects: true``. Errors are Designate's ``{"code", "type", "message",
-"request_id"}`` (``type`` from the error's kind).
+More in docs/code/sandbox.md (app.sandbox.dns).
 """
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 
 A listing (``GET /servers/detail``, ``/volumes/detail``) is the whole project's objects, and the
 engine's status polls ask for one whenever several polls queue together: encoding it with the
-standard library was the largest single cost of the sandbox's CPU in the cloud bench (issue 18),
-and the sandbox shares its machine with the workers it serves. The replies are the same JSON
+standard library would be the largest single cost of the sandbox's CPU, on a machine it shares
+with the workers it serves (docs/decisions.md). The replies are the same JSON
 (Flask's compact form, keys in insertion order, UTF-8 rather than ``\\u`` escapes, both valid
 JSON for every client); values orjson would write differently from Flask (dates, which Flask
 writes as HTTP dates, and dataclasses) go through Flask's own conversion, and anything orjson
-refuses (an integer beyond 64 bits) is written by Flask's provider as before.
+refuses (an integer beyond 64 bits) is written by Flask's provider.
 """
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
 """HTTP helpers shared by the sandbox services: the error type and each service's error body,
 JSON request bodies, timestamps, list filtering and pagination.
 
-Error bodies follow the real services (facts from their api-ref pages):
-
-- Keystone: ``{"error": {"code": 404, "title": "Not Found", "message": "..."}}``
-- Nova, Cinder: ``{"itemNotFound": {"code": 404, "message": "..."}}`` (``badRequest``,
-  ``forbidden``, ``conflictingRequest``, ``overLimit``, ``computeFault``...)
-- Neutron: ``{"NeutronError": {"type": "NetworkNotFound", "message": "...", "detail": ""}}``
-- Glance: ``{"code": "404 Not Found", "title": "Not Found", "message": "..."}``
-- Octavia: ``{"faultcode": "Client", "faultstring": "...", "debuginfo": null}``
-- Aodh: ``{"error_message": {"faultcode": "Client", "faultstring": "..."}}``
-- Barbican: ``{"code": 404, "title": "Not Found", "description": "..."}``
-- Designate: ``{"code": 409, "type": "duplicate_zone", "message": "...", "request_id": "..."}``
-- Mistral: ``{"faultstring": "...", "debuginfo": null, "error_data": {}}``
-- Zun: ``{"errors": [{"status": 404, "title": "Not Found", "detail": "...", ...}]}``
-- Blazar: ``{"error_code": 404, "error_message": "...", "error_name": "..."}``
-- Ironic: ``{"error_message": "<JSON text: {\"faultstring\", \"faultcode\", \"debuginfo\"}>"}``
+More in docs/code/sandbox.md (app.sandbox.http).
 """
 from __future__ import annotations
 
@@ -26,7 +12,7 @@ from typing import Any
 
 from flask import Response, g, jsonify, request
 
-from app.errors import HTTP_TITLES
+from app.errors import HTTP_TITLES, StokerError
 
 Obj = dict[str, Any]
 
@@ -39,7 +25,7 @@ NEUTRON_TYPES = {400: "BadRequest", 401: "NotAuthorized", 403: "Forbidden", 404:
                  409: "Conflict", 500: "InternalServerError", 503: "ServiceUnavailable"}
 
 
-class SandboxError(Exception):
+class SandboxError(StokerError):
     """An API error; rendered in the dialect of the service that raised it.
 
     :param status: HTTP status.
@@ -49,8 +35,7 @@ class SandboxError(Exception):
 
     def __init__(self, status: int, message: str, kind: str | None = None) -> None:
         super().__init__(message)
-        self.status = status
-        self.message = message
+        self.status = self.http_status = status
         self.kind = kind
 
 

@@ -1,18 +1,6 @@
 """Keystone v3 regions, services and endpoints for the sandbox, and the token catalog they make.
 
-The sandbox's own services (:data:`app.sandbox.catalog.SERVICES`, with stable ids) are listed
-and shown but are read-only (403 on update or delete); services and endpoints created through
-the API are stored (``services``, ``endpoints``) and join the token's catalog (an enabled
-service's enabled endpoints, as Keystone builds it). Regions are stored (``regions``;
-``RegionOne`` is the bootstrap's). Shapes as Keystone's api-ref::
-
-    {"region": {"id", "description", "parent_region_id", "links"}}
-    {"service": {"id", "type", "name", "description", "enabled", "links"}}
-    {"endpoint": {"id", "interface", "region", "region_id", "url", "service_id", "enabled", "links"}}
-
-Errors: 404 ``Could not find region|service|endpoint: <id>.``, 409 on a region id taken, 400
-on a bad interface or a missing url, 403 for a non-admin writer (Keystone's default policies:
-any authenticated user may list and show regions; the rest is admin-only).
+More in docs/code/sandbox.md (app.sandbox.identity_catalog).
 """
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
 """Keystone v3 grants for the sandbox: role assignments of users and groups on projects and
 domains, group membership, ``GET /role_assignments`` and implied roles.
 
-- ``PUT|HEAD|GET|DELETE /{projects|domains}/{t}/{users|groups}/{a}/roles/{r}``: 204 (PUT is
-  idempotent); 404 ``Could not find role assignment with role: ...`` for a missing one;
-  ``GET /{projects|domains}/{t}/{users|groups}/{a}/roles``: the roles assigned there.
-- ``PUT|HEAD|DELETE /groups/{g}/users/{u}``, ``GET /groups/{g}/users``, ``GET /users/{u}/groups``.
-- ``GET /role_assignments`` with Keystone's filters (``user.id``, ``group.id``, ``role.id``,
-  ``scope.project.id``, ``scope.domain.id``, ``effective``, ``include_names``).
-- ``PUT|GET|HEAD|DELETE /roles/{prior}/implies/{implied}``, ``GET /roles/{prior}/implies``,
-  ``GET /role_inferences`` (the bootstrap's ``admin`` implies ``member``, which implies ``reader``).
-
-Policy as Keystone's defaults: admin-only (403 ``identity:<action>``), except that users may
-list their own groups.
+More in docs/code/sandbox.md (app.sandbox.identity_grants).
 """
 from __future__ import annotations
 

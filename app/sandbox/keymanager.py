@@ -2,25 +2,7 @@
 user metadata, containers (generic, rsa, certificate) with their consumers. Orders are in
 :mod:`app.sandbox.keymanager_orders`.
 
-Paths (under ``/key-manager/v1``), as Barbican's API reference:
-
-- ``POST /secrets`` → 201 ``{"secret_ref": href}`` (and ``Location``); ``GET /secrets?limit=&offset=
-  &name=`` → ``{"secrets", "total", "next"?, "previous"?}``; ``GET /secrets/{id}`` the metadata
-  (``content_types`` only when it has a payload; with ``Accept: text/plain`` or
-  ``application/octet-stream`` the payload, as Barbican's legacy path); ``PUT /secrets/{id}``
-  (a payload for a secret made without one: 204; 409 if it has one); ``DELETE`` 204.
-- ``GET /secrets/{id}/payload`` → the payload in its content type (406 for another one; 404
-  when it has none).
-- ``/secrets/{id}/metadata``: ``GET`` / ``PUT`` (201) the whole map; ``POST {"key","value"}``
-  (201, 409 if the key exists); ``GET|PUT|DELETE /metadata/{key}``.
-- ``POST /containers {"type", "name", "secret_refs": [{"name", "secret_ref"}]}`` → 201
-  ``{"container_ref"}``; the names an ``rsa`` or ``certificate`` container allows, as Barbican's
-  validator; ``GET|DELETE /containers/{id}``; ``GET /containers``.
-- ``POST /containers/{id}/consumers {"name", "URL"}`` → 200 the container;
-  ``GET .../consumers`` → ``{"consumers", "total"}``; ``DELETE .../consumers`` (same body) → 200.
-
-Objects belong to the token's project; another project's is a 404. Error bodies are Barbican's
-``{"code", "title", "description"}``.
+More in docs/code/sandbox.md (app.sandbox.keymanager).
 """
 from __future__ import annotations
 

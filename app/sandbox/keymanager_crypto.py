@@ -18,6 +18,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, rsa
 from cryptography.x509.oid import NameOID
 
+from app import errors
+
 #: symmetric algorithms a key order may ask for -> allowed bit lengths (Barbican's simple crypto)
 SYMMETRIC = {"aes": (128, 192, 256), "des": (56, 64), "3des": (168, 192),
              "hmacsha1": None, "hmacsha256": None, "hmacsha384": None, "hmacsha512": None}
@@ -28,12 +30,12 @@ _ca: dict[str, Any] = {}
 _ca_lock = threading.Lock()
 
 
-class GenerationError(Exception):
+class GenerationError(errors.StokerError):
     """An order that cannot be fulfilled: ``status`` (HTTP) and ``reason``."""
 
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
-        self.status = status
+        self.status = self.http_status = status
         self.reason = reason
 
 

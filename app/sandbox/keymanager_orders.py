@@ -1,21 +1,9 @@
 """Barbican v1 orders for the sandbox: ``POST /orders {"type", "meta"}`` → 202
 ``{"order_ref"}``; the order is ``PENDING`` for the ``order_generate`` delay, then generates
 real key material and becomes ``ACTIVE`` (or ``ERROR`` with ``error_status_code`` and
-``error_reason``, e.g. a bit length no plugin supports):
+``error_reason``, e.g. a bit length no plugin supports).
 
-- ``key``: a symmetric key (``meta``: ``algorithm``, ``bit_length``, ``mode``, ``name``,
-  ``payload_content_type``, ``expiration``) stored as a ``symmetric`` secret → ``secret_ref``;
-- ``asymmetric``: an RSA/DSA/EC key pair (``pass_phrase`` encrypts the private key and is kept
-  as a ``passphrase`` secret) in an ``rsa`` container → ``container_ref``;
-- ``certificate``: a certificate signed by the sandbox CA, in a ``certificate`` container with
-  the CA as ``intermediates`` → ``container_ref``. ``request_type`` ``stored-key`` certifies the
-  key pair of ``source_container_ref`` (an rsa container; its private key is in the new
-  container too), ``simple-cmc`` the PKCS#10 request in ``request_data``; ``custom`` (the
-  default) needs a CA plugin the sandbox does not have: the order ends in ERROR.
-
-``GET /orders`` (``{"orders", "total"}``), ``GET /orders/{id}``, ``DELETE /orders/{id}`` (204;
-what the order made is kept, as Barbican keeps it). Orders complete when any key-manager
-request comes after their deadline. Project scoping and errors as :mod:`app.sandbox.keymanager`.
+More in docs/code/sandbox.md (app.sandbox.keymanager_orders).
 """
 from __future__ import annotations
 

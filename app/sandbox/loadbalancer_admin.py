@@ -1,20 +1,7 @@
 """Octavia v2 operator objects for the sandbox: flavors and flavor profiles, availability
 zones and their profiles, and the quota reset.
 
-    POST /v2/lbaas/flavorprofiles {"flavorprofile": {"name", "provider_name", "flavor_data"}}
-    POST /v2/lbaas/flavors {"flavor": {"name", "flavor_profile_id", "description", "enabled"}}
-    POST /v2/lbaas/availabilityzoneprofiles {"availability_zone_profile": {"name",
-                                              "provider_name", "availability_zone_data"}}
-    POST /v2/lbaas/availabilityzones {"availability_zone": {"name",
-                                       "availability_zone_profile_id", "description", "enabled"}}
-    DELETE /v2/lbaas/quotas/{project_id}                          -> 202, back to the defaults
-
-As Octavia: creating, changing and deleting any of them is admin-only (403 "Policy does not
-allow this request to be performed."); anyone may read flavors and availability zones, the
-profiles are admin-only to read too; a profile's ``provider_name`` must be an enabled provider
-(``amphora``) and its data a JSON object (400); a name already taken is a 409; a profile used by
-a flavor / zone, or a flavor / zone used by a load balancer, is "in use" (409); an availability
-zone is addressed by its name. None of them has a provisioning status: they are created at once.
+More in docs/code/sandbox.md (app.sandbox.loadbalancer_admin).
 """
 from __future__ import annotations
 

@@ -2,25 +2,7 @@
 claim and delete messages — what Heat's ``zaqar-queue`` event sink and a template author's
 consumer need.
 
-Paths (under ``/messaging/v2``, and the same under ``/messaging/v1.1`` for v1.1 clients such as
-the agents' heat-config-notify), as Zaqar's v2 API reference:
-
-- ``GET /queues`` → ``{"queues": [{"name", "href"}], "links": []}``; ``PUT /queues/{q}``
-  (201 created, 204 existed; body: metadata); ``GET /queues/{q}`` (metadata);
-  ``DELETE /queues/{q}`` (204, its messages go too); ``GET /queues/{q}/stats``.
-- ``POST /queues/{q}/messages`` ``{"messages": [{"body": ..., "ttl": s}]}`` →
-  201 ``{"resources": ["/v2/queues/q/messages/<id>"]}`` (queues are created on first post, as
-  since v1.1).
-- ``GET /queues/{q}/messages?limit=&echo=&include_claimed=`` → ``{"messages": [...], "links"}``;
-  a client does not see its own messages unless ``echo=true``, nor claimed ones unless
-  ``include_claimed=true``. ``GET /queues/{q}/messages?ids=a,b``, ``GET .../messages/{id}``.
-- ``POST /queues/{q}/claims?limit=`` ``{"ttl", "grace"}`` → 201 ``{"messages": [...]}`` or 204;
-  ``GET|PATCH|DELETE /queues/{q}/claims/{claim}``.
-- ``DELETE /queues/{q}/messages/{id}[?claim_id=]``, ``DELETE /queues/{q}/messages?ids=a,b``.
-
-Every message request needs a ``Client-ID`` header (400 otherwise, as Zaqar). Queues belong to
-the token's project. Messages expire after their ``ttl`` (default 3600 s, 60..1209600); a claim
-after its ``ttl``. Errors are Zaqar's ``{"title", "description"}``.
+More in docs/code/sandbox.md (app.sandbox.messaging).
 """
 from __future__ import annotations
 

@@ -1,28 +1,12 @@
 """Zaqar v2 subscriptions and pre-signed queue URLs for the sandbox (under ``/messaging/v2``),
 beside :mod:`app.sandbox.messaging`.
 
-- ``POST /queues/{q}/subscriptions`` ``{"subscriber", "ttl", "options"}`` → 201
-  ``{"subscription_id"}``; the subscriber's scheme must be one of ``http``, ``https``,
-  ``mailto``, ``trust+http``, ``trust+https`` (400 otherwise); the same subscriber twice on one
-  queue is 409. ``GET /queues/{q}/subscriptions`` → ``{"subscriptions": [...], "links": []}``;
-  ``GET|PATCH|DELETE /queues/{q}/subscriptions/{id}`` (a subscription is ``{"id", "source",
-  "subscriber", "ttl", "age", "options", "confirmed"}``; a missing one is 404; DELETE 204
-  either way). A message posted to a queue is recorded in each of its subscriptions'
-  ``deliveries`` (``[{"subscriber", "body"}]``, the newest last, at most 20); a
-  ``trust+http…/workflow/v2/executions`` subscriber (Heat's MistralTrigger) also starts the
-  Mistral execution its ``options.post_data`` names, in the sandbox's own Mistral; other
-  subscribers are not called.
-- ``POST /queues/{q}/share`` ``{"paths", "methods", "expires"}`` → ``{"project", "paths",
-  "methods", "expires", "signature"}`` as Zaqar's ``create_signed_url``: paths among
-  ``messages``, ``subscriptions``, ``claims`` (default ``messages``) made absolute
-  (``/v2/queues/q/messages``), methods default ``GET``, expiry default one day, both lists
-  sorted; the signature is HMAC-SHA256 of ``"<paths>\\n<methods>\\n<project>\\n<expires>"`` (a
-  literal backslash-n, as Zaqar's raw string) with the sandbox's signing key.
-
 :func:`authenticate` serves a request that has no token but Zaqar's signed headers
 (``URL-Signature``, ``URL-Expires``, ``URL-Methods``, ``URL-Paths``, ``X-Project-ID``) when the
 signature holds, the URL has not expired and the request's method and path are among those
 signed; otherwise 403.
+
+More in docs/code/sandbox.md (app.sandbox.messaging_share).
 """
 from __future__ import annotations
 

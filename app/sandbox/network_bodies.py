@@ -93,18 +93,43 @@ def created(resource: str, make: Callable[[Obj], Obj], *, allow_bulk: bool = Tru
     """
     items, bulk = create_bodies(resource, allow_bulk=allow_bulk)
     items = [converted(resource, item) for item in items]
+    tags = [_create_tags(item) for item in items]
     if not bulk:
-        return reply({resource: make(items[0])}, 201)
+        return reply({resource: _tagged(resource, make(items[0]), tags[0])}, 201)
     if check_bulk is not None:
         check_bulk(items)
     st = store()
     before = st.snapshot()
     try:
-        out = [make(item) for item in items]
+        out = [_tagged(resource, make(item), t) for item, t in zip(items, tags, strict=True)]
     except Exception:
         st.restore(before)
         raise
     return reply({resource + "s": out}, 201)
+
+
+def _create_tags(item: Obj) -> list[str] | None:
+    """The ``tags`` of a create body (the ``tag-creation`` extension: a list of strings of at
+    most 255 characters each), taken out of it; None when not given.
+
+    :raises SandboxError: 400 as Neutron's validator."""
+    if "tags" not in item:
+        return None
+    tags = item.pop("tags")
+    if not isinstance(tags, list) or not all(isinstance(t, str) and len(t) <= 255 for t in tags):
+        raise bad_request(f"Invalid input for tags. Reason: '{tags}' is not a list of strings of "
+                          "at most 255 characters.")
+    return list(dict.fromkeys(tags))
+
+
+def _tagged(resource: str, shown: Obj, tags: list[str] | None) -> Obj:
+    """``shown`` (a create's answer) with ``tags`` set on it and on the stored object."""
+    if tags is None:
+        return shown
+    stored = store().get(resource + "s", shown.get("id"))
+    if stored is not None:
+        stored["tags"] = list(tags)
+    return {**shown, "tags": list(tags)}
 
 
 # ---- conversions (neutron_lib.api.converters and the security group extension) -------------

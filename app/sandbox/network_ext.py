@@ -1,20 +1,8 @@
 """The sandbox Neutron's extension collections, served from one declarative table each
 (:class:`Coll`): trunks, subnet pools, QoS, FWaaS, VPNaaS, SFC, TaaS... share Neutron's
-generic API controller behaviour (``neutron/api/v2/base.py``), done once here:
+generic API controller behaviour (``neutron/api/v2/base.py``), done once here.
 
-* ``GET <path>`` (filters on the collection's fields, ``marker``/``limit``), ``POST <path>``
-  (``{"<key>": {...}}``: 201 with the object), ``GET/PUT/DELETE <path>/<id>`` (200, 200, 204);
-  nested collections (``/qos/policies/<policy_id>/bandwidth_limit_rules``) check their parent.
-* Errors as Neutron words them: ``Unrecognized attribute(s) 'x'`` (400), ``Failed to parse
-  request. Required attribute 'x' not specified`` (400), ``Cannot update read-only attribute
-  x`` (400), ``<What> <id> could not be found.`` (404 ``<What>NotFound``), an in-use object's
-  409, a non-admin's ``rule:create_<key> is disallowed by policy`` (403) for admin-only ones.
-* Project scoping: the caller's project (an admin may name another with ``tenant_id`` /
-  ``project_id``); another project's object is a 404 unless it is ``shared``; an admin sees
-  every project's.
-* Statuses: ``status`` starts as :attr:`Coll.status` and becomes ``ACTIVE`` after the
-  :attr:`Coll.settle` delay (``behaviour.DEFAULT_DELAYS``) where the real service is
-  asynchronous.
+More in docs/code/sandbox.md (app.sandbox.network_ext).
 """
 from __future__ import annotations
 
@@ -44,23 +32,13 @@ Hook = Callable[[Obj, "Obj | None"], None]
 
 @dataclass(frozen=True)
 class Coll:
-    """One Neutron collection.
-
-    :param name: the store's collection name (what the inventory shows).
-    :param path: URL under ``/v2.0`` (``"/trunks"``; ``"<parent_id>"`` in a nested one).
-    :param key: the body's singular key (``"trunk"``, ``"policy"``).
-    :param what: the noun of Neutron's messages (``"Trunk"``).
-    :param fields: the attributes a create accepts, with their defaults (:data:`REQUIRED`).
-    :param updatable: the attributes a PUT may change.
-    :param parent: ``(field, collection, what)`` of a nested collection's parent.
-    :param check: ``check(new, old)`` vets a create (``old`` None) or an update (``new`` is the
-        merged object); raises :class:`SandboxError`.
-    :param in_use: the 409 refusing a delete, or ``None``.
-    :param on_delete: what a delete also does (cascades, releases).
-    :param view: extra keys of the rendered object.
-    :param deleting: a delete answers 204 and leaves the object ``PENDING_DELETE`` for this
-        delay (``behaviour.DEFAULT_DELAYS``) before it is gone, as FWaaS v1's firewalls.
-    """
+    """One Neutron collection: ``name`` in the store, ``path`` under ``/v2.0`` (``"/trunks"``;
+    ``"<parent_id>"`` in a nested one), the body's ``key`` and Neutron's noun ``what``;
+    ``fields`` a create accepts with their defaults (:data:`REQUIRED`), ``updatable`` ones;
+    ``parent``: ``(field, collection, what)``; ``check(new, old)`` vets a create or update
+    (raises :class:`SandboxError`); ``in_use``: the 409 refusing a delete; ``on_delete``:
+    cascades; ``view``: extra keys shown; ``deleting``: a delay in ``PENDING_DELETE`` (FWaaS
+    v1's firewalls)."""
 
     name: str
     path: str

@@ -21,6 +21,7 @@ bp = Blueprint("network_sg", __name__)
 EXTENSIONS = ("security-group", "router", "external-net", "extraroute", "quotas", "allowed-address-pairs",
               "port-security", "binding", "agent", "dhcp_agent_scheduler", "ext-gw-mode", "l3-ha",
               "standard-attr-description", "standard-attr-tag", "standard-attr-timestamp",
+              "tag-creation", "tag-ports-during-bulk-creation",
               "standard-attr-revisions", "subnet_allocation", "availability_zone", "network-ip-availability",
               "net-mtu", "provider", "extra_dhcp_opt", "dns-integration", "fip-port-details",
               "project-id", "quota_details", "sorting", "pagination", "filter-validation",

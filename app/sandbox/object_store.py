@@ -2,27 +2,7 @@
 Swift serves it: ``/v1/AUTH_<project_id>``), what Heat's Swift plugins and a template's instance
 need.
 
-- Account ``/v1/AUTH_p``: ``HEAD`` (``X-Account-Container-Count``, ``X-Account-Object-Count``,
-  ``X-Account-Bytes-Used``, ``X-Account-Meta-*``), ``GET`` (container names one a line;
-  ``?format=json``: ``[{"name", "count", "bytes", "last_modified"}]``; ``prefix``, ``marker``,
-  ``limit``; 204 when empty), ``POST`` (``X-Account-Meta-*``; an empty value or
-  ``X-Remove-Account-Meta-*`` removes one; ``Temp-URL-Key`` and ``Temp-URL-Key-2`` included).
-- Container ``/v1/AUTH_p/c``: ``PUT`` (201 created, 202 existed; headers as ``POST``),
-  ``HEAD`` (204: ``X-Container-Object-Count``, ``X-Container-Bytes-Used``, ``X-Container-Meta-*``,
-  ``X-Container-Read``, ``X-Container-Write``, ``X-Versions-Location``), ``GET`` (the object
-  listing as the account's), ``POST`` (204), ``DELETE`` (204; 409 when it holds objects).
-- Object ``/v1/AUTH_p/c/o``: ``PUT`` (201, ``Etag`` the body's MD5; in a container with
-  ``X-Versions-Location`` the previous copy is kept as ``<len(o) as 3 hex digits><o>/<time>`` in
-  that container, as Swift's versioned writes), ``GET``/``HEAD`` (``X-Object-Meta-*``,
-  ``Content-Type``, ``Etag``, ``Last-Modified``), ``POST`` (202, metadata), ``DELETE`` (204).
-
-Authentication: the token's project must own the account (else 403). Without a token, a request
-with ``temp_url_sig`` and ``temp_url_expires`` is served when the signature is the HMAC (SHA1,
-SHA256 or SHA512, hex or ``<algo>:<base64>``) of ``"<METHOD>\\n<expires>\\n<path>"`` with the
-account's (or container's) ``Temp-URL-Key``/``-Key-2`` and the expiry is ahead (``HEAD`` goes
-with any signed method); a bad or expired signature is 401, as Swift's tempurl middleware
-answers; objects of a container whose ``X-Container-Read`` has ``.r:*`` are readable by anyone.
-Errors are Swift's small HTML bodies (``<html><h1>Not Found</h1><p>...</p></html>``).
+More in docs/code/sandbox.md (app.sandbox.object_store).
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """Blazar v1 for the sandbox (catalog type ``reservation``): compute hosts registered for
 reservations and leases, what Heat's ``OS::Blazar::Host`` / ``OS::Blazar::Lease`` make.
 
-Paths (under ``/reservation/v1``), as Blazar's API reference:
-
-- ``GET|POST /os-hosts`` (``{"name": <hypervisor>, <extra capability>: value...}`` → 201
-  ``{"host": {...}}``), ``GET|PUT|DELETE /os-hosts/{id}``; admin only (403 otherwise). A host
-  is one of Nova's hypervisors (``sandbox-1`` .. ``sandbox-8``); its facts come from there.
-  Ids are integers (as text); a host in a lease that is not over cannot be deleted (409).
-- ``GET|POST /leases`` (``{"name", "start_date", "end_date", "reservations", "events",
-  "before_end_date"}``; dates ``YYYY-MM-DD HH:MM``, ``start_date`` may be ``now``) → 201
-  ``{"lease": {...}}``; ``GET|DELETE /leases/{id}``. A lease is ``PENDING`` until its start,
-  then ``ACTIVE``, then ``TERMINATED`` after its end; ``physical:host`` reservations take
-  ``min`` .. ``max`` free registered hosts (400 when too few), ``virtual:instance`` ones an
-  ``amount`` of instances. Leases belong to the token's project.
-
-Errors are Blazar's ``{"error_code", "error_message", "error_name"}``.
+More in docs/code/sandbox.md (app.sandbox.reservation).
 """
 from __future__ import annotations
 

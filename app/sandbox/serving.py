@@ -1,17 +1,7 @@
 """Serving the sandbox cloud over HTTP with keep-alive connections, as a real cloud's API
 endpoints do (behind haproxy or Apache).
 
-werkzeug's development server answers every request with ``Connection: close``: each call of a
-client (an engine worker's openstacksdk session, which keeps its connections for reuse) paid a
-new TCP connection, and under the gevent pool a trip through the resolver's thread pool — 14 %
-of a gevent worker's CPU in the cloud benchmark, a cost no real cloud puts on its clients.
-gunicorn's ``gthread`` worker keeps connections open between requests and serves each request
-on a thread of its pool, so a request sleeping out its injected latency holds a thread, never
-the process (the werkzeug server's thread-per-request concurrency, kept).
-
-One worker process: the sandbox's state lives in memory (and its state file), so it is built in
-that process (:meth:`SandboxServer.load`), never restarted (no ``max_requests``), and saved when
-the worker exits (SIGTERM from ``stoker up`` / honcho: gunicorn's graceful stop).
+More in docs/code/sandbox.md (app.sandbox.serving).
 """
 from __future__ import annotations
 

@@ -1,24 +1,7 @@
 """Manila v2 for the sandbox, part two: shares, their access rules, export locations, metadata
 and the extend / shrink actions (share types and networks: :mod:`app.sandbox.share_misc`).
 
-    POST   /v2/shares                    200 {"share"}: ``creating`` -> ``available``
-    GET    /v2/shares[/detail|/{id}]     PUT /v2/shares/{id} {"share": {display_name, ...}}
-    DELETE /v2/shares/{id}               202: ``deleting``, then gone
-    POST   /v2/shares/{id}/action        {"allow_access" | "os-allow_access": {access_type,
-           access_to, access_level}} 200 {"access"}; {"deny_access": {"access_id"}} 202;
-           {"access_list": null} 200; {"extend": {"new_size"}} 202 (``extending``);
-           {"shrink": {"new_size"}} 202
-    GET    /v2/shares/{id}/export_locations, /v2/share-access-rules?share_id=
-    GET/POST/PUT /v2/shares/{id}/metadata
-
-A share may be made from an available snapshot (``snapshot_id``: at least its size; the share
-type and share network default to its share's); a share with snapshots cannot be deleted (403
-"Invalid share: Share still has N dependent snapshots."). Snapshots:
-:mod:`app.sandbox.share_snapshots`.
-
-Access rules and size changes need an ``available`` share (400 otherwise); a rule that exists
-already is a 400 ("Share access ip:10.0.0.0/24 exists."). Delays: ``share_create``,
-``share_delete``, ``share_extend``.
+More in docs/code/sandbox.md (app.sandbox.share_core).
 """
 from __future__ import annotations
 

@@ -2,17 +2,7 @@
 networks (on a Neutron network and subnet) and security services. Shares are in
 :mod:`app.sandbox.share_core`.
 
-    POST/GET /v2/types[/{id}]            admin only to create and delete; a name already used: 409
-    POST     /v2/types/{id}/extra_specs  {"extra_specs": {...}}; DELETE .../extra_specs/{key}
-    POST/GET/PUT/DELETE /v2/share-networks[/{id}]   (a network's subnet must be on it: 400)
-    POST     /v2/share-networks/{id}/action  {"add_security_service" | "remove_security_service":
-                                          {"security_service_id"}}
-    POST/GET/PUT/DELETE /v2/security-services[/{id}]  (type ldap, kerberos, active_directory)
-
-Every path is served with and without the project id after ``/v2`` (older and newer Manila
-URLs). Requests carry ``X-OpenStack-Manila-API-Version`` (answered with the version asked, 2.0
-when absent). Errors: Manila's ``{"itemNotFound": {"code": 404, "message": "..."}}`` bodies;
-another project's object is a 404. Deletes are 202.
+More in docs/code/sandbox.md (app.sandbox.share_misc).
 """
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
 """Cinder v3 QoS specs for the sandbox, with their volume-type associations.
 
-    POST /qos-specs {"qos_specs": {"name", "consumer", <key>: <value>...}} -> 200
-    PUT  /qos-specs/{id} {"qos_specs": {<key>: <value>}}                   -> 200 (keys set)
-    PUT  /qos-specs/{id}/delete_keys {"keys": [...]}                        -> 202
-    GET  /qos-specs/{id}/associate?vol_type_id=T | disassociate?vol_type_id=T
-         | disassociate_all                                                 -> 202
-    GET  /qos-specs/{id}/associations                       -> {"qos_associations": [...]}
-    DELETE /qos-specs/{id}[?force=true]                                     -> 202
-
-Everything is admin-only (Cinder's default ``volume_extension:qos_specs_manage:*`` policy). As
-Cinder: a name already taken is a 409; an unknown spec a 404 "QoS Specs <id> could not be
-found."; an unknown volume type a 404; a type already bound to another spec a 400; deleting a
-spec still associated without ``force`` a 400 "QoS Specs <id> is still associated with
-entities."; deleting a key it lacks a 404. A volume type shows its ``qos_specs_id``.
+More in docs/code/sandbox.md (app.sandbox.volume_qos).
 """
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
 """Mistral v2 for the sandbox (catalog type ``workflowv2``): workflows, executions and cron
 triggers, what Heat's ``OS::Mistral::*`` types and a template author need.
 
-Paths (under ``/workflow/v2``), as Mistral's v2 API reference:
-
-- ``POST /workflows`` (body: the YAML definition, ``Content-Type: text/plain``) → 201
-  ``{"workflows": [...]}`` (a document may define several); ``PUT /workflows`` (same body) → 200,
-  the named workflows replaced; ``GET /workflows``, ``GET|DELETE /workflows/{name or id}``.
-  A workflow: ``{"id", "name", "namespace", "input", "definition", "tags", "scope",
-  "project_id", "created_at", "updated_at"}``. A name taken in the project: 409.
-- ``POST /executions`` ``{"workflow_name" | "workflow_id", "input", "params", "description"}``
-  (``input`` and ``params`` JSON text or objects) → 201, ``state`` RUNNING; after the
-  ``workflow_run`` delay it is SUCCESS (``output``) or ERROR (``state_info``), run by
-  :mod:`app.sandbox.workflow_dsl`. ``GET /executions[?workflow_name=]``,
-  ``GET|DELETE /executions/{id}``. ``input``, ``params`` and ``output`` are JSON text.
-- ``/cron_triggers``: :mod:`app.sandbox.workflow_cron` (triggers fire on schedule).
-
-Errors are Mistral's ``{"faultstring", "debuginfo", "error_data"}``; everything belongs to the
-token's project (another project's object is a 404). Executions are the service's run history,
-not objects a client must delete: the inventory's ``created`` leaves them out.
+More in docs/code/sandbox.md (app.sandbox.workflow).
 """
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
 """Mistral v2 cron triggers for the sandbox (under ``/workflow/v2``, beside
 :mod:`app.sandbox.workflow`), fired on schedule as Mistral's periodic task fires them.
 
-- ``POST /cron_triggers`` ``{"name", "pattern", "workflow_name" | "workflow_id",
-  "workflow_input", "workflow_params", "first_execution_time", "remaining_executions"}`` → 201.
-  ``pattern`` is cron's five fields, or six with seconds last (as croniter, which Mistral uses,
-  reads them: ``"* * * * * */5"`` is every five seconds); ``first_execution_time``
-  (``YYYY-MM-DD HH:MM``, UTC) must be a minute ahead at least. The workflow input is checked as an
-  execution's is (400). A name taken in the project: 409.
-- ``GET /cron_triggers``, ``GET|DELETE /cron_triggers/{name or id}``.
-
-Firing: before any request of the workflow API, each trigger whose ``next_execution_time`` has
-come starts an execution of its workflow (``created_at`` the due time, description
-``Workflow execution created by cron trigger '(<id>)'.``), its ``remaining_executions``
-counts down and its next time follows the pattern. A trigger whose count reaches 0, or one
-with a first time and no pattern once it has fired, is deleted, as Mistral deletes it.
+More in docs/code/sandbox.md (app.sandbox.workflow_cron).
 """
 from __future__ import annotations
 

@@ -6,18 +6,7 @@ and raises :class:`DslError` (Mistral's ``Invalid DSL: ...``) for what Mistral r
 ``(state, output, state_info)`` (``SUCCESS`` or ``ERROR``); the API module makes the execution
 look asynchronous (RUNNING, then the result after a delay).
 
-What runs (everything else makes the execution ERROR, saying the sandbox does not run it):
-
-- actions ``std.noop`` (result ``None``), ``std.echo`` (result: its ``output`` input) and
-  ``std.fail`` (fails the task, with ``error_data`` when given); a task without an action is
-  ``std.noop``; inline parameters (``action: std.echo output=<% $.x %>``) are read;
-- task ``input`` and ``publish`` (on success), ``publish-on-error``; ``on-success``,
-  ``on-error``, ``on-complete`` transitions (names, or ``{name: condition}``), and the engine
-  commands ``fail``, ``succeed``; reverse workflows run what ``task_name`` requires;
-- YAQL in ``<% ... %>`` over the context ``$`` (input, then published variables), with
-  ``task([name])`` (``result``, ``state``), ``env()`` (the execution's ``env`` param) and
-  ``execution()``; workflow ``output`` evaluated over the final context (the published
-  variables when none is declared), as Mistral.
+More in docs/code/sandbox.md (app.sandbox.workflow_dsl).
 """
 from __future__ import annotations
 
@@ -29,6 +18,8 @@ from typing import Any
 import yaml
 import yaql  # type: ignore[import-untyped]
 
+from app import errors
+
 Obj = dict[str, Any]
 RESERVED = ("version", "name", "description", "tags")
 ACTIONS = ("std.noop", "std.echo", "std.fail")
@@ -38,11 +29,11 @@ _EXPR = re.compile(r"<%(.*?)%>", re.DOTALL)
 _ENGINE: Any = None
 
 
-class DslError(Exception):
+class DslError(errors.BadRequest):
     """A document Mistral refuses (400 ``Invalid DSL: <why>``)."""
 
 
-class TaskFailed(Exception):
+class TaskFailed(errors.StokerError):
     """A task's action failed; ``args[0]`` is the error."""
 
 

@@ -1,9 +1,5 @@
 """The API's use cases (DESIGN.md): stacks, resources, events, outputs, validation, preview.
 
-Importing the package installs the runtime's port for nested stacks
-(:mod:`app.services.children`), so any process that uses a service can run nested stacks.
+Importing the package wires nothing: a process's factory composes its runtime
+(:func:`app.services.wiring.compose`) and makes it the process's.
 """
-from app.services import children, scaling
-
-children.install()
-scaling.install()

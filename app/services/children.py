@@ -1,4 +1,4 @@
-"""Nested stacks as use cases: the runtime's :class:`app.convergence.child_stacks.ChildStacks` port.
+"""Nested stacks as use cases: the runtime's :class:`app.convergence.nested.child_stacks.ChildStacks` port.
 
 A child stack is created and updated exactly as the API's create and update do (template,
 environment and parameter checks, limits, the stored template), so the runtime asks this module
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from app.context import RequestContext
-from app.convergence import child_stacks
 from app.engine.states import Action
 from app.models import Stack, session
 from app.services import snapshots, stacks, updates
@@ -52,8 +51,3 @@ class ServiceChildStacks:
             else:
                 snapshots.restore_generated(s, child.id, prep, restore.get("resources") or {})
                 updates.apply(s, row, prep, Action.RESTORE)
-
-
-def install() -> None:
-    """Make the runtime create and update child stacks through these use cases."""
-    child_stacks.set_child_stacks(ServiceChildStacks())

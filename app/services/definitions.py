@@ -1,7 +1,7 @@
 """Checking a template request: parse, instantiate and run every plugin's own checks.
 
 Used by the API's use cases (create, update, preview, validate) before anything is written; the
-runtime's cache of stored definitions is :mod:`app.convergence.definitions`.
+runtime's cache of stored definitions is :mod:`app.convergence.store.definitions`.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from app import auth, config, errors, templates
 from app.clients import constraints
-from app.convergence.definitions import type_schema
-from app.convergence.groups import member_props
+from app.convergence.nested.groups import member_props
+from app.convergence.store.definitions import type_schema
 from app.resource_types import registry
 from app.templates.functions.base import contains_unknown
 

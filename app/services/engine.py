@@ -1,12 +1,11 @@
 """The engine's work as use cases, for the thin Celery tasks (``app.tasks``): ids in, one call.
 
-Each delegates to :mod:`app.convergence`; going through ``app.services`` also installs the
-nested-stack port (:mod:`app.services.children`) in every worker.
+Each delegates to :mod:`app.convergence`, whose runtime the worker's boot composed
+(:func:`app.services.wiring.compose`).
 """
 from __future__ import annotations
 
-from app import config, convergence, errors
-from app.convergence import dispatch
+from app import convergence
 
 
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
@@ -48,26 +47,16 @@ def redrive() -> int:
     return convergence.redrive()
 
 
+def start_lease() -> None:
+    """Start this process's heartbeat and dead-engine sweep (:mod:`app.convergence.store.lease`)
+    now rather than at its first step: a worker started after every other died takes their
+    work over at once."""
+    convergence.start_lease()
+
+
 def wake(stack_id: str, resource_id: int, event: str) -> int:
     """An outside event for a waiting node (:func:`app.convergence.wake`)."""
     return convergence.wake(stack_id, resource_id, event)
-
-
-def use_dispatcher(d: dispatch.Dispatcher | None) -> None:
-    """Install the process's Dispatcher (Celery's in workers, beat and the API)."""
-    dispatch.set_dispatcher(d)
-
-
-def require_dispatcher(settings: config.Settings) -> None:
-    """Refuse to build a process that would enqueue nothing: outside ``always_eager`` a
-    dispatcher must be installed before the API is built.
-
-    :raises errors.StokerError: none installed (``NoDispatcher``).
-    """
-    if not settings.always_eager and not dispatch.installed():
-        raise errors.StokerError(
-            "no dispatcher installed: serve the API through 'app.cli.wsgi:create_app()' (the "
-            "CFN API through 'app.cli.wsgi:create_cfn_app()'), which install Celery's", heat_type="NoDispatcher")
 
 
 def enqueue_step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:

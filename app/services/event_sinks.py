@@ -1,34 +1,6 @@
 """Event sinks: every event of a stack, sent where its environment's ``event_sinks`` say.
 
-As Heat's ``Stack.dispatch_event`` / ``Environment.get_event_sinks``: each stored event is handed
-to the sinks of the stack's environment, off the engine's path, and a sink that fails is logged
-and never fails or slows the stack. The body is Heat's ``Event.as_dict()``::
-
-    {"timestamp": "2026-12-01T10:00:00.123456", "version": "0.1", "type": "os.heat.event",
-     "id": "<event uuid>",
-     "payload": {"resource_name": "server", "physical_resource_id": "...", "stack_id": "...",
-                 "resource_action": "CREATE", "resource_status": "COMPLETE",
-                 "resource_status_reason": "state changed", "resource_type": "OS::Nova::Server",
-                 "resource_properties": {}, "version": "0.1"}}
-
-Sink types (``event_sinks: [{type: ..., ...}]``):
-
-- ``zaqar-queue`` (Heat's ``ZaqarEventSink``): ``target`` (the queue name; ``target_queue`` is
-  accepted too), ``ttl`` (seconds, default 3600 as Heat's ``DEFAULT_TTL``). Posted to the cloud's
-  ``messaging`` service as the stack's project, through openstacksdk (``conn.message``).
-- ``webhook``: ``url``; ``headers`` (a mapping); ``retries`` (default 5), ``backoff`` (seconds
-  before the first retry, doubling up to 30; default 0.5), ``timeout`` (seconds per POST,
-  default 10). The body is POSTed as JSON; a 2xx answer delivers it.
-
-Where: :func:`install` (once per process: the API, each worker) registers :func:`publish` with
-:func:`app.convergence.events.observe`, the single place event rows are written: each row is
-published once its transaction commits (never when it rolls back).
-
-Delivery: one background thread per sink target and process delivers that target's events in
-the order they were written (:class:`Courier`); a failed delivery is retried with backoff, then
-dropped with a warning. At most :data:`QUEUE_LIMIT` events wait per target; beyond that, new
-ones are dropped (logged) rather than held. The sinks of a stack are read from its stored
-environment by the thread that wrote the event, cached per stack for :data:`SINKS_TTL` seconds.
+More in docs/code/services.md (app.services.event_sinks).
 """
 from __future__ import annotations
 
@@ -43,9 +15,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app import auth, config
+from app import auth, config, errors
 from app.clients import webhook
-from app.convergence import events
 from app.models import RawTemplate, Stack, read_session
 
 log = logging.getLogger(__name__)
@@ -55,7 +26,7 @@ MAX_BACKOFF = 30.0
 ZAQAR_DEFAULT_TTL = 3600
 
 
-class SinkError(Exception):
+class SinkError(errors.BadRequest):
     """A sink specification that cannot be used (unknown type, missing target)."""
 
 
@@ -287,9 +258,3 @@ def flush(timeout: float = 10.0) -> bool:
     with _lock:
         couriers = list(_couriers.values())
     return all(c.join(max(0.0, deadline - time.monotonic())) for c in couriers)
-
-
-def install() -> None:
-    """Publish every event this process writes to its stack's sinks, once its transaction
-    commits (:func:`app.convergence.events.observe`; idempotent)."""
-    events.observe(publish)

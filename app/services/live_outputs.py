@@ -15,8 +15,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence import attrdata, definitions, plugins
-from app.convergence.rows import ResourceRow
+from app.convergence import plugins
+from app.convergence.store import attrdata, definitions
+from app.convergence.store.rows import ResourceRow
 from app.engine.states import Status
 from app.models import Resource, Stack, read_session
 from app.resource_types import registry

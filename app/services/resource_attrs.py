@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app import auth
-from app.convergence.definitions import identity
+from app.convergence.store.definitions import identity
 from app.models import Resource, Stack
 from app.resource_types import registry
 

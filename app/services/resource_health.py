@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import events
+from app.convergence.store import events
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, session, utcnow
 from app.services import stacks

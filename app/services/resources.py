@@ -8,11 +8,12 @@ from sqlalchemy import select
 
 from app import auth, errors
 from app.context import RequestContext
-from app.convergence import group_batches, scaling_group
-from app.convergence.definitions import identity
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.store.definitions import identity
 from app.engine import graph
 from app.models import Event, Resource, Stack, read_session
 from app.resource_types import registry
+from app.services import stacks
 
 
 def _rows(stack: Stack) -> list[Resource]:
@@ -185,7 +186,8 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
     ``nested_depth``: also the events of the nested stacks down to that many levels, in the
     same order, as Heat's ``list_events(nested_depth=N)``; filters, ``resource_name``, marker
     and limit apply to the merged list. A nested stack's event is a copy of the row that also
-    carries ``stack_name`` (every event carries ``stack_id``). O(events of the stacks in scope).
+    carries ``stack_name`` (every event carries ``stack_id``). Paged by keyset on ``Event.id``
+    (index ``ix_event_stack``): O(page) rows read with a limit, whatever the stack's events.
     :raises NotFound: ``resource_name`` is not a resource (or the name) of a stack in scope, or
         a bad marker.
     :raises BadRequest: an unknown sort direction.
@@ -207,16 +209,17 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
                "resource_name": Event.resource_name, "resource_type": Event.resource_type}.get(key)
         if col is not None:
             q = q.where(col.in_(values))
-    q = q.order_by(Event.id.desc() if sort_dir == "desc" else Event.id.asc())
+    desc = sort_dir.lower() == "desc"
     with read_session() as s:
+        if marker:  # the marker must be an event the same query lists
+            after = s.execute(q.with_only_columns(Event.id).where(Event.uuid == marker)).scalar()
+            if after is None:
+                raise errors.NotFound("Event", marker)
+            q = q.where(Event.id < after if desc else Event.id > after)
+        q = q.order_by(Event.id.desc() if desc else Event.id.asc())
+        if limit is not None:
+            q = q.limit(max(0, int(limit)))
         rows: list[Any] = list(s.execute(q).scalars())
-    if marker:
-        uuids = [e.uuid for e in rows]
-        if marker not in uuids:
-            raise errors.NotFound("Event", marker)
-        rows = rows[uuids.index(marker) + 1:]
-    if limit is not None:
-        rows = rows[:max(0, int(limit))]
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
 
 
@@ -234,3 +237,20 @@ def get_event(ctx: RequestContext, stack: Stack, resource_name: str, event_id: s
     if ev is None or ev.resource_name != resource_name:
         raise errors.NotFound("Event", event_id)
     return ev
+
+
+def stack_of_physical(ctx: RequestContext, physical_resource_id: str) -> Stack:
+    """The live stack of the caller's project holding a resource with this physical id (the
+    newest such resource), as Heat's ``find_physical_resource`` (the CFN API's
+    DescribeStackResources by ``PhysicalResourceId``).
+
+    :raises errors.NotFound: none (Heat: ``The Resource (<id>) could not be found.``)."""
+    with read_session() as s:
+        stack_id = s.execute(
+            select(Resource.stack_id).join(Stack, Stack.id == Resource.stack_id)
+            .where(Resource.physical_resource_id == physical_resource_id,
+                   Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None))
+            .order_by(Resource.id.desc()).limit(1)).scalar()
+    if stack_id is None:
+        raise errors.NotFound("Resource", physical_resource_id)
+    return stacks.get_by_id(ctx, stack_id)

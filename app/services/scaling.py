@@ -5,11 +5,11 @@
 ``min_size``/``max_size``, no scaling in progress, the cooldown over), marks the group
 "scaling in progress" (its ``rsrc_data["scaling"]``, Heat's metadata shape), then starts an
 UPDATE traversal of the group's nested stack to the new size: growing adds members, shrinking
-removes the failed ones first, then the oldest (:mod:`app.convergence.scaling_group`).
+removes the failed ones first, then the oldest (:mod:`app.convergence.nested.scaling_group`).
 
 The scaling ends when that traversal ends (:func:`settle`): its cooldown starts, the group's
 attributes and the parent stack's outputs are resolved again. The child's end calls it
-(:func:`app.convergence.wakeups.set_unclaimed`); any later :func:`adjust` settles first, so a
+(:func:`child_ended`, the runtime's ``child_unclaimed`` hook); any later :func:`adjust` settles first, so a
 scaling whose end was lost (a killed worker, a restart) never stays "in progress".
 """
 from __future__ import annotations
@@ -21,22 +21,16 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app import errors
-from app.convergence import (
-    definitions,
-    group_batches,
-    nested,
-    nested_groups,
-    plugins,
-    scaling_group,
-    traversal,
-    wakeups,
-)
-from app.convergence.groups import SCALING
-from app.convergence.rows import ResourceRow, StepStack
+from app.convergence import plugins, traversal
+from app.convergence.nested import group_batches, scaling_group
+from app.convergence.nested import stacks as nested
+from app.convergence.nested.groups import SCALING
+from app.convergence.store import definitions
+from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import scaling
 from app.engine.states import Status
 from app.models import RawTemplate, Resource, Stack, read_session, session, utcnow
-from app.resource_types import aws_elb, heat_autoscaling
+from app.resource_types import aws_elb
 from app.services import children
 from app.templates.type_resolution import nested_environment
 
@@ -65,7 +59,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
     """Resize group ``group_ref`` (its reference id or name) of stack ``stack_id``.
 
     :returns: the new size (the child's UPDATE traversal has started).
-    :raises scaling.NoActionRequired: not COMPLETE, no change in capacity, scaling in
+    :raises errors.NoActionRequired: not COMPLETE, no change in capacity, scaling in
         progress, or in cooldown (Heat's reasons); nothing is changed then.
     :raises errors.NotFound: no such autoscaling group in the stack.
     """
@@ -78,7 +72,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
         row = _group_row(s, stack_id, group_ref, lock=True)
         if st is None or row.status != Status.COMPLETE or row.engine_id \
                 or not row.physical_resource_id:
-            raise scaling.NoActionRequired(row.name, "")
+            raise errors.NoActionRequired(row.name, "")
         props = dict(row.properties_data or {})
         impl = str((row.rsrc_data or {}).get("scaling_impl") or scaling_group.OS_ASG)
         members = group_batches.members(row.physical_resource_id)
@@ -87,7 +81,7 @@ def adjust(stack_id: str, group_ref: str, adjustment: float,
         new = scaling.new_capacity(capacity, adjustment, adjustment_type, min_adjustment_step,
                                    lo, hi)
         if new == capacity:
-            raise scaling.NoActionRequired(row.name, "")
+            raise errors.NoActionRequired(row.name, "")
         if cooldown is None:
             cooldown = scaling_group.cooldown_of(impl, props)
         data = dict(row.rsrc_data or {})
@@ -232,24 +226,11 @@ def reload_load_balancers(stack_id: str, group_id: int,
     return done
 
 
-def _child_ended(parent_id: str, resource_id: int) -> None:
-    """A child stack ended with no node of its parent waiting: a scaling may have ended."""
+def child_ended(parent_id: str, resource_id: int) -> None:
+    """A child stack ended with no node of its parent waiting: a scaling may have ended
+    (the runtime's ``child_unclaimed`` hook, :func:`app.services.wiring.compose`)."""
     with read_session() as s:
         row = s.get(Resource, resource_id)
         scaling_op = row is not None and "scaling_op" in (row.rsrc_data or {})
     if scaling_op:
         settle(parent_id, resource_id)
-
-
-def _policy_adjust(stack_id: str, group_ref: str, adjustment: float, adjustment_type: str,
-                   min_adjustment_step: int | None, cooldown: float | None) -> int:
-    return adjust(stack_id, group_ref, adjustment, adjustment_type, min_adjustment_step,
-                  cooldown)
-
-
-def install() -> None:
-    """Let policies' signals resize groups, and children's ends settle their scaling."""
-    heat_autoscaling.set_adjuster(_policy_adjust)
-    nested_groups.set_completed(reload_load_balancers)
-    wakeups.set_unclaimed(_child_ended)
-

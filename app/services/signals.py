@@ -3,7 +3,7 @@
 
 - :func:`signal` checks what Heat checks before a signal runs (the stack is live, the
   resource exists, its type takes signals, it is not being deleted or suspended), then delivers
-  it through :mod:`app.convergence.signals` (the plugin's ``handle_signal`` under the
+  it through :mod:`app.convergence.steps.signals` (the plugin's ``handle_signal`` under the
   resource's lock, Heat's signal event, the waiting node woken).
 - :func:`metadata` is the resource's live metadata: a wait condition handle's signals, else its
   template ``metadata`` resolved.
@@ -16,9 +16,11 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, definitions, events, hooks, plugins, traversal, wakeups
-from app.convergence import signals as delivery
-from app.convergence.rows import ResourceRow
+from app.convergence import plugins, traversal, wakeups
+from app.convergence.steps import hooks
+from app.convergence.steps import signals as delivery
+from app.convergence.store import attrdata, definitions, events
+from app.convergence.store.rows import ResourceRow
 from app.engine.states import Status
 from app.models import Resource, Stack, read_session, session
 from app.resource_types import _wait, base, registry

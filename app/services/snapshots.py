@@ -1,25 +1,10 @@
 """Stack snapshots, as Heat's engine ``stack_snapshot``, ``stack_list_snapshots``,
 ``show_snapshot``, ``delete_snapshot`` and ``stack_restore`` (``heat/engine/service.py``).
 
-A snapshot is ``{"id", "name", "action", "status", "status_reason", "data", "creation_time"}``
-(Heat's ``format_snapshot``). Create starts a SNAPSHOT traversal whose id is the snapshot's: the
-stack goes SNAPSHOT_IN_PROGRESS → SNAPSHOT_COMPLETE (each resource's ``handle_snapshot``: a
-volume is backed up) and the snapshot CREATE IN_PROGRESS → COMPLETE with the stack's data
-(:mod:`app.convergence.snapshots`). Delete also deletes what the snapshot holds in the cloud (a
-volume's backup); so does a stack delete for every snapshot of the stack, at the end of its
-DELETE traversal. Restore updates the stack to the snapshot's template (a volume's
-``backup_id`` set to its backup, as Heat's ``handle_restore``), environment and files (a RESTORE traversal: resources still as the
-snapshot has them are left alone, so generated values such as a RandomString's are kept).
-
-Errors, Heat's: 404 ``EntityNotFound`` (stack) and ``SnapshotNotFound`` "The Snapshot (x) for
-Stack (y) could not be found." (also for another stack's snapshot); 409 ``ActionInProgress``
-(create or restore while the stack is in progress); 400 ``NotSupported`` "Deleting in-progress
-snapshot is not supported." / "Restoring incomplete snapshot is not supported.";
-400 ``RequestLimitExceeded`` beyond ``max_snapshots_per_stack`` (non-admins).
+More in docs/code/services.md (app.services.snapshots).
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
@@ -27,10 +12,12 @@ from sqlalchemy import func, select
 
 from app import config, errors
 from app.context import RequestContext
-from app.convergence import snapshots as convergence_snapshots
-from app.convergence import stack_data, traversal, update
+from app.convergence import traversal
+from app.convergence.steps import snapshots as convergence_snapshots
+from app.convergence.steps import update
+from app.convergence.store import stack_data
 from app.engine.states import Action, Status
-from app.models import Resource, Snapshot, Stack, read_session, session
+from app.models import Resource, Snapshot, Stack, isotime, read_session, session
 from app.resource_types import registry
 from app.services import stacks, updates
 from app.services.stack_actions import in_progress
@@ -38,19 +25,11 @@ from app.services.stack_actions import in_progress
 log = logging.getLogger(__name__)
 
 
-def _isotime(value: dt.datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def format_snapshot(snap: Snapshot) -> dict[str, Any]:
     """Heat's ``format_snapshot`` shape."""
     return {"id": snap.id, "name": snap.name, "action": snap.action, "status": snap.status,
             "status_reason": snap.status_reason, "data": snap.data,
-            "creation_time": _isotime(snap.created_at)}
+            "creation_time": isotime(snap.created_at)}
 
 
 def _live(ctx: RequestContext, stack_name: str, stack_id: str) -> Stack:
@@ -162,7 +141,7 @@ def restore_generated(s: Any, stack_id: str, prep: Any, saved: dict[str, Any]) -
     finds it as wanted and keeps it (Heat regenerates such values on restore). A resource whose
     properties cannot be resolved without its dependencies' data is left to the traversal. A
     nested-stack resource keeps its child's part of the snapshot for its RESTORE step, which
-    restores the child from it (:mod:`app.convergence.nested`)."""
+    restores the child from it (:mod:`app.convergence.nested.stacks`)."""
     rows = s.execute(select(Resource).where(Resource.stack_id == stack_id,
                                             Resource.name.in_(list(saved)))).scalars()
     for r in rows:

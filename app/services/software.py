@@ -1,6 +1,6 @@
 """The software configs and deployments API's use cases (Heat's ``EngineService`` calls of the
 same names, heat/engine/service.py and service_software_config.py), through
-:class:`app.convergence.software.Store`.
+:class:`app.convergence.steps.software.Store`.
 
 Beyond the store: the per-project limits (``max_software_configs_per_tenant``,
 ``max_software_deployments_per_tenant``, Heat's ``RequestLimitExceeded``), and a deployment
@@ -13,7 +13,8 @@ from typing import Any
 
 from app import config, errors
 from app.context import RequestContext
-from app.convergence import software, wakeups
+from app.convergence import wakeups
+from app.convergence.steps import software
 from app.resource_types.heat_deployment import deployment_event
 
 #: ``field -> (JSON type, name of the type, maximum length)`` of the bodies' fields, as Heat's

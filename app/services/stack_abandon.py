@@ -2,19 +2,7 @@
 ``create_stack`` with ``adopt_stack_data`` (``heat/engine/service.py``, ``heat/engine/stack.py``
 ``prepare_abandon``, ``heat/engine/resource.py`` ``prepare_abandon`` / ``handle_adopt``).
 
-Abandon data (also what export returns)::
-
-    {"name", "id", "action", "status", "environment", "files", "template",
-     "resources": {name: {"name", "resource_id", "type", "action", "status", "metadata",
-                          "resource_data"}},
-     "project_id", "stack_user_project_id", "tags"}
-
-Abandon deletes the stack from Stoker but leaves every cloud resource in place (its DELETE
-traversal retains them all); export changes nothing. Both are refused unless
-``enable_stack_abandon`` (``STOKER_ENABLE_STACK_ABANDON``, off by default, as Heat's): 400
-``NotSupported`` "Stack Abandon is not supported.". Adopt creates a stack from the data's
-template whose resources are taken over (ADOPT traversal, :mod:`app.convergence.adopt`), not
-created; refused unless ``enable_stack_adopt``: "Stack Adopt is not supported.".
+More in docs/code/services.md (app.services.stack_abandon).
 """
 from __future__ import annotations
 
@@ -24,8 +12,9 @@ import yaml
 
 from app import config, errors
 from app.context import RequestContext
-from app.convergence import retain, stack_data
 from app.convergence import traversal as convergence_traversal
+from app.convergence.steps import retain
+from app.convergence.store import stack_data
 from app.engine.states import Action
 from app.models import Stack, read_session, session
 from app.services import stacks
@@ -37,7 +26,7 @@ def refuse(feature: str) -> errors.BadRequest:
 
 
 def abandon_data(ctx: RequestContext, st: Stack) -> dict[str, Any]:
-    """The stack's abandon data (:mod:`app.convergence.stack_data`). O(resources)."""
+    """The stack's abandon data (:mod:`app.convergence.store.stack_data`). O(resources)."""
     with read_session() as s:
         row = s.get(Stack, st.id)
         assert row is not None

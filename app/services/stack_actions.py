@@ -2,21 +2,7 @@
 ``stack_resume``, ``stack_check`` and ``stack_cancel_update`` (``heat/engine/service.py``) on the
 convergence engine.
 
-- suspend / resume / check start a SUSPEND, RESUME or CHECK traversal over the stack's resources
-  (:func:`app.convergence.traversal.start_action`); a stack already SUSPEND_COMPLETE (resume:
-  RESUME_COMPLETE) is left as it is, as Heat does. A stack with an action in progress is
-  refused with Heat's ``ActionInProgress`` (409) — Heat's convergence would supersede the
-  action in progress; refusing keeps a create or delete from being cut short by a suspend.
-- cancel_update rolls the update in progress back to the previous template (the shared
-  :func:`app.services.updates.rollback`, as the CloudFormation API's cancel);
-  cancel_without_rollback stops the traversal of an update or create in progress
-  (:func:`app.convergence.stopped.stop`: ``<ACTION>_FAILED`` "Stack <ACTION> cancelled",
-  resources already in progress finish). Any other state: 400 ``NotSupported``
-  "Cancelling update when stack is CREATE_COMPLETE is not supported.".
-
-Every function takes the caller's context and the stack's name and id, raises
-:class:`errors.NotFound` (404) for an unknown, another tenant's or a deleted stack, and returns
-nothing (heat-api answers 202). One transaction each, the stack row locked.
+More in docs/code/services.md (app.services.stack_actions).
 """
 from __future__ import annotations
 
@@ -24,7 +10,8 @@ from typing import Any
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import stopped, traversal
+from app.convergence import traversal
+from app.convergence.steps import stopped
 from app.engine.states import Action, Status
 from app.models import Stack, session
 from app.services import stacks, updates

@@ -1,24 +1,7 @@
 """Listing and counting stacks, in the database, as Heat's ``stack_get_all`` / ``stack_count_all``
 (``heat/db/api.py``: ``_query_stack_get_all``, ``_filter_and_page_query``, ``_paginate_query``).
 
-- Scope: the caller's project; every project for an admin context (Heat's ``context_is_admin``
-  skips the tenant filter) or with ``global_tenant`` (``stacks:global_index``, checked by
-  :func:`app.auth.check_global_index` before this is called).
-- ``show_deleted``, ``show_nested`` (child stacks too), ``show_hidden`` (stacks tagged with one of
-  ``Settings.hidden_stack_tags`` are left out unless true; Heat's default list of such tags is
-  empty), filters by stack column (a list means "any of").
-- Tags: ``tags`` (all of them), ``tags_any`` (at least one), ``not_tags`` (not all of them),
-  ``not_tags_any`` (none of them). Stored tags are a JSON list; a tag matches an exact element
-  of its JSON text (an unescaped ``"`` only delimits elements), so the filter runs in SQL.
-- Sorting: Heat's keys ``stack_name``, ``stack_status``, ``creation_time``, ``updated_time``;
-  other names are ignored as Heat ignores them; none left → ``creation_time``, and ``desc``
-  unless ``sort_dir`` says otherwise; given keys without ``sort_dir`` sort ascending (oslo.db's
-  ``paginate_query``). ``id`` always ends the order. NULLs (``updated_time`` of a stack never
-  updated) sort after every value in ascending order, before in descending, on SQLite and
-  PostgreSQL alike.
-- Paging: ``marker`` (a stack id) and ``limit`` become a keyset condition on the marker row's
-  sort values plus ``LIMIT``: O(page) rows read, whatever the number of stacks. An unknown
-  marker is ignored (Heat's ``session.get`` returns nothing and the first page is served).
+More in docs/code/services.md (app.services.stack_list).
 """
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ from sqlalchemy.exc import IntegrityError
 
 from app import auth, config, convergence, errors
 from app.context import RequestContext
-from app.convergence import definitions as loaded_defs
 from app.convergence import traversal
-from app.convergence.definitions import description_of
+from app.convergence.store import definitions as loaded_defs
+from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, read_session, session

@@ -1,35 +1,9 @@
 """What a stack update would do to each resource, with nothing written: Heat's
-``preview_update_stack`` (``StackUpdate.preview``) behind ``PUT|PATCH .../preview``.
-
-The request is checked exactly as an update is (:func:`app.services.updates.prepare_update`:
-template, environment, parameters, plugins; PUT or PATCH semantics). Then every resource is put
-in one list, by Heat's rules and the engine's (:mod:`app.convergence.update`) view of a change:
-
-- ``added``: in the new template only; ``deleted``: exists, not in the new template;
-- ``replaced``: its type (or the built-in type a registry maps it to) changed, it is FAILED or
-  DELETE_COMPLETE (Heat replaces those), or the plugin's ``update_diff`` raises
-  ``UpdateReplace`` (a changed property is not ``update_allowed``);
-- ``updated``: its properties changed and every change may be made in place; a nested stack
-  (template resource, resource group) always, as Heat's preview and the engine do (the child's
-  own preview tells what would change inside it);
-- ``unchanged``: the rest.
-
-The new properties are resolved as the engine resolves them (``updating.new_props``), in
-dependency order, each against what its requirements will be after the update
-(:func:`_after`): what the update has not made yet (the reference of a replaced or added
-resource, an attribute of one replaced, added or updated in place) is UNKNOWN, as static
-validation has it. So a resource that reads it is ``updated`` (``replaced`` when that property
-is not ``update_allowed``), as Heat lists it (Heat's new stack has no resource data: its
-``get_attr`` is null, its ``get_resource`` the name; ``GetAtt._result_ready``); where the value
-read cannot change (a requirement that is unchanged; the reference of one updated in place)
-Stoker compares the stored value and lists the resource ``unchanged``, as the update will leave
-it (Heat lists it updated or replaced: its dry run of a no-op update "replaces" every port of a
-network). A nested stack's preview request carries those UNKNOWN values into the child (a
-group's member definition, a parameter), whose checks skip them as the top-level ones do: the
-update checks them when it makes them (Heat's preview checks no child stack at all). A changed
-``immutable`` property raises :class:`~app.resource_types.base.NotSupported` (400), as Heat's
-preview does.
-Cost O(resources) reads; nested stacks are walked recursively.
+``preview_update_stack`` behind ``PUT|PATCH .../preview``. The request is checked as an update
+is (:func:`app.services.updates.prepare_update`); each resource gets the update step's own
+verdict (:func:`app.engine.change.classify`), its properties resolved in dependency order
+against what its requirements will be after the update (:func:`_after`: what the update has
+not made yet is UNKNOWN), and nested stacks are previewed recursively. Cost O(resources) reads.
 """
 from __future__ import annotations
 
@@ -41,10 +15,13 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import attrdata, group_batches, groups, nested, plugins, scaling_group
-from app.convergence import definitions as loaded_defs
-from app.convergence import update as updating
-from app.convergence.rows import ResourceRow
+from app.convergence.nested import group_batches, groups, scaling_group
+from app.convergence.nested import stacks as nested
+from app.convergence.steps import changes
+from app.convergence.steps import update as updating
+from app.convergence.store import attrdata
+from app.convergence.store import definitions as loaded_defs
+from app.convergence.store.rows import ResourceRow
 from app.engine import change, graph
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session
@@ -128,7 +105,7 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
         new.definition.resources) for n in new.definition.resources})
     for name in order:  # requirements first: a resource reads what they will be
         r = rows.get(name)
-        kind = "added" if r is None else _classify(st, r, cur, new, data, view.inputs)
+        kind = "added" if r is None else _classify(st, r, cur, new, view.inputs)
         inside: Changes = {}
         if kind == "updated" and r is not None and _is_nested(r):
             kind, inside = _nested_update(view, r, files, show_nested)
@@ -160,10 +137,6 @@ def _is_nested(r: Resource) -> bool:
     return bool((r.rsrc_data or {}).get("nested")) and bool(r.physical_resource_id)
 
 
-def _created(r: Resource) -> bool:
-    return not (r.action == Action.INIT or (r.properties_data is None and not r.physical_resource_id))
-
-
 def _after(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
     """What a dependent of a resource classified ``kind`` reads of it in the preview, as
     ``attr_data``: an unchanged one's stored data; for one updated in place its reference
@@ -178,51 +151,30 @@ def _after(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
 
 #: the preview's list for each of the update's verdicts
 LISTED = {change.Change.UNCHANGED: "unchanged", change.Change.UPDATE: "updated",
-          change.Change.REPLACE: "replaced"}
+          change.Change.REPLACE: "replaced", change.Change.ADD: "added",
+          change.Change.REMOVE: "deleted"}
 
 
 def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
-              data: dict[str, Any], inputs: dict[str, Any]) -> str:
-    """``replaced``, ``updated`` or ``unchanged`` for an existing resource, by the update
-    step's own rules (:mod:`app.engine.change`; nested stacks are refined by
-    :func:`_nested_update`): its new properties read ``inputs`` (:func:`_after` of its
-    requirements), the old ones the stored ``data``. A DELETE_COMPLETE one is replaced (Heat
-    makes it again)."""
+              inputs: dict[str, Any]) -> str:
+    """``replaced``, ``updated`` or ``unchanged`` for an existing resource: the update step's
+    verdict (:func:`app.engine.change.classify`; nested stacks are refined by
+    :func:`_nested_update`), its new properties read ``inputs`` (:func:`_after` of its
+    requirements).
+
+    :raises NotSupported: the update would refuse it (an ``immutable`` property or its
+        ``external_id`` changed), as Heat's preview raises it."""
+    row = ResourceRow.of(r)
+    props = changes.memo(lambda: updating.new_props(st, r, new, inputs))
+    says = changes.PluginSays(lambda p: nested.driver_for(row, st, p, cur), r.properties_data)
     rdef = new.definition.resources[r.name]
-    if (r.action, r.status) == (Action.DELETE, Status.COMPLETE):
-        return "replaced"
-    row = updating.existing(ResourceRow.of(r), rdef)
-    if change.replaced_as_is(row, lambda: updating.replace_failed(st, r, cur)):
-        return "replaced"
-    props = updating.new_props(st, r, new, inputs)  # the engine's own resolution
-    old = r.properties_data if _created(r) else _old_props(st, r, cur, data)
-    verdict = change.by_properties(row, props == (old or {}), lambda: plugins.always_updates(
-        nested.driver_for(ResourceRow.of(r), st, props, new)))
-    if verdict is change.Change.UPDATE and old is not None:
-        verdict = change.by_diff(row, lambda: _replaces(st, r, old, cur, props))
-    return LISTED[verdict]
-
-
-def _replaces(st: Any, r: Resource, old: dict[str, Any], cur: loaded_defs.Loaded,
-              props: dict[str, Any]) -> bool:
-    """Whether the plugin's diff from ``old`` to ``props`` raises ``UpdateReplace``."""
     try:
-        nested.driver_for(ResourceRow.of(r), st, old, cur).update_diff(props)
-    except base.UpdateReplace:
-        return True
-    return False
-
-
-def _old_props(st: Any, r: Resource, cur: loaded_defs.Loaded,
-               data: dict[str, Any]) -> dict[str, Any] | None:
-    """A never-created resource's properties in the current template (Heat compares its
-    definitions); None when it is not in it or cannot be resolved."""
-    if r.name not in cur.definition.resources:
-        return None
-    try:
-        return updating.new_props(st, r, cur, data)
-    except Exception:
-        return None
+        verdict = change.classify(changes.stored(row), changes.wanted(r.name, rdef, props), says)
+    except changes.Unresolved as exc:
+        raise exc.cause from None
+    if verdict.refusal is not None:
+        raise base.NotSupported(verdict.refusal)
+    return LISTED[verdict.change]
 
 
 def _child_request(view: _View, name: str, files: dict[str, Any]) -> dict[str, Any]:

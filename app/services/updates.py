@@ -16,7 +16,7 @@ from typing import Any
 
 from app import config, convergence, errors
 from app.context import RequestContext
-from app.convergence import definitions as loaded_defs
+from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, read_session, session
 from app.services import definitions, environments, stacks

@@ -13,7 +13,7 @@ import regex
 from app import config, errors, templates
 from app.auth import resource_policy
 from app.context import RequestContext
-from app.convergence.definitions import type_schema
+from app.convergence.store.definitions import type_schema
 from app.resource_types import registry
 from app.services import environments
 from app.templates import api_bodies, global_templates

@@ -11,7 +11,7 @@ Tasks: ``stoker.check_resource`` (a node whose prerequisites finished; ``stoker.
 carries several of a wide fan-out), ``stoker.poll_resource``
 (the same step re-checked after a countdown: a cloud action's poll, a busy lock), on their own
 queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
-and ``stoker.reconcile`` (maintenance). Each message names its stack and resource in
+``stoker.reconcile`` and ``stoker.purge_deleted`` (maintenance). Each message names its stack and resource in
 ``argsrepr`` (:mod:`app.tasks.labels`) and carries the API's request id in its headers.
 A single-step task then runs the first ready successor its step enqueued itself, and so on
 along a chain (:class:`app.tasks.dispatcher.Continuation`); delivered again, it re-drives that
@@ -30,8 +30,9 @@ from celery import Celery, signals
 from celery.utils.imports import import_from_cwd
 
 from app import config, logs, models
+from app.convergence import runtime
 from app.resource_types import registry
-from app.services import engine, event_sinks
+from app.services import engine, purge, wiring
 from app.tasks import broker_watch, profiling, transport
 from app.tasks.dispatcher import (
     CONTINUE_MAX_STEPS,
@@ -129,27 +130,38 @@ def _init_process(**_: object) -> None:
     registry.types()  # import every plugin module now, not in the first task
 
 
+def compose() -> None:
+    """Compose this worker's or beat's runtime (:func:`app.services.wiring.compose`) with
+    Celery's dispatcher and make it the process's: follow-up work goes out through Celery,
+    child stacks and scaling go through the use cases, the events written reach their stack's
+    sinks. Before the pool starts, so forked pool processes inherit it."""
+    runtime.configure(wiring.compose(config.get(), CeleryDispatcher(celery_app)))
+
+
 @signals.worker_init.connect
 def _init_worker(**_: object) -> None:
-    """Every worker (any pool): its follow-up work goes out through Celery, the events it
-    writes reach their stack's sinks, and it watches its broker (:mod:`.broker_watch`: the
-    in-flight work is sent again at once when the broker lost messages). The plugin modules
-    are imported now, not in the first task (the threads pool, as ``stoker up`` runs it, sends
-    no ``worker_process_init``)."""
-    engine.use_dispatcher(CeleryDispatcher(celery_app))
-    event_sinks.install()
+    """Every worker (any pool): its runtime (:func:`compose`), the watch of its broker
+    (:mod:`.broker_watch`: the in-flight work is sent again at once when the broker lost
+    messages) and its lease (its heartbeat, and the sweep that takes dead workers' work over).
+    The plugin modules are imported now, not in the first task (the threads pool, as ``stoker
+    up`` runs it, sends no ``worker_process_init``)."""
+    compose()
     registry.types()
     profiling.install()
     url = str(celery_app.conf.broker_url or config.get().broker_url)
     if url.startswith(f"{transport.ALIAS}+"):
         url = "redis+" + url.removeprefix(f"{transport.ALIAS}+")
     broker_watch.start(url, engine.redrive, f"{socket.gethostname()}:{os.getpid()}")
+    try:
+        engine.start_lease()
+    except Exception:  # the database is not there yet: the first step starts it
+        log.warning("the engine lease could not start yet", exc_info=True)
 
 
 @signals.beat_init.connect
 def _init_beat(**_: object) -> None:
-    """Beat enqueues its follow-up work through Celery."""
-    engine.use_dispatcher(CeleryDispatcher(celery_app))
+    """Beat: its runtime (:func:`compose`); its follow-up work goes out through Celery."""
+    compose()
 
 
 @signals.task_prerun.connect
@@ -229,7 +241,7 @@ def _step_and_continue(stack_id: str, traversal_id: str, resource_id: int,
                        is_update: bool, again: bool = False) -> None:
     """The step, then the ready successors it kept for itself (:class:`~app.tasks.dispatcher.
     Continuation`), one after another. A kept step that raises is sent as a task of its own
-    (where the retries apply); the task's own step raising is retried as before.
+    (where the retries apply); the task's own step raising is retried as any task's.
 
     ``again``: this message ran before, and may have died in the middle of the steps it kept,
     which had no message of their own: the ended nodes after its own whose end was not followed
@@ -292,3 +304,12 @@ def check_timeouts() -> None:
 def reconcile() -> None:
     """Beat: re-drive in-progress traversals from the database (Redis may have lost messages)."""
     engine.reconcile()
+
+
+@celery_app.task(name="stoker.purge_deleted")
+def purge_deleted(age: int = purge.DEFAULT_AGE, granularity: str = "days",
+                  project_id: str | None = None,
+                  batch_size: int = purge.DEFAULT_BATCH_SIZE) -> dict[str, int]:
+    """Beat (when ``celeryconfig.py`` schedules it): Heat's ``purge_deleted`` of the stacks
+    deleted more than ``age`` ``granularity`` ago (:func:`app.services.purge.purge_deleted`)."""
+    return purge.purge_deleted(age, granularity, project_id, batch_size)

@@ -2,17 +2,7 @@
 messages the in-flight work is sent again from the database at once
 (:func:`app.services.engine.redrive`), not at the reconciler's next idle sweep.
 
-The broker lost messages when:
-
-- it comes back after this worker could not reach it (messages published meanwhile — a
-  step's successors, a poll, the first steps of an operation the API accepted — were never
-  sent), or
-- its marker key :data:`MARKER` is gone: Redis restarted without its data, or was flushed.
-
-Each worker looks every :data:`WATCH_SECONDS`; of the workers that see the same event one
-runs the re-drive (a short ``SET NX`` guard, :data:`GUARD`). Also: the worker's consumer
-reconnects to a returning broker within about a second (:class:`Consumer`), where kombu's
-default waits grow to 30 s between tries.
+More in docs/code/tasks.md (app.tasks.broker_watch).
 """
 from __future__ import annotations
 

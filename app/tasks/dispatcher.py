@@ -1,18 +1,6 @@
 """The Celery-backed Dispatcher installed in API, worker and beat processes.
 
-A step goes out as ``stoker.check_resource`` (a node whose prerequisites finished), a step after
-a countdown as ``stoker.poll_resource`` (a cloud action's poll, a busy lock, a waiting node's
-safety poll) on its own queue (``celeryconfig.task_routes``); with task events on, every message
-names its stack, resource and action in ``argsrepr`` (:mod:`app.tasks.labels`, what Flower
-shows); every message carries the request id of the API call behind it (header :data:`REQUEST_ID_HEADER`). Tasks are sent by name,
-so this module never imports the tasks, and with ``ignore_result``: nothing waits on a result
-(the database is the truth), so an API process does not subscribe to each task's result channel
-(two Redis round trips a task).
-
-Countdowns are capped below the Redis transport's ``visibility_timeout`` (a message due later
-would be restored and delivered again every visibility timeout): a capped poll or safety poll
-just looks a little early, and a capped stack timer is enqueued again for the time left by
-:func:`app.convergence.timer_fired`. So no countdown is ever dropped.
+More in docs/code/tasks.md (app.tasks.dispatcher).
 """
 from __future__ import annotations
 
@@ -50,19 +38,10 @@ class Continuation:
     instead of a broker round trip (publish, fetch, decode, acknowledge) for it.
 
     While a task holds one, the first node of the first fan-out it enqueues with no countdown
-    is kept here and the rest are sent as usual. Safe because every step is idempotent and
-    its node is FIRED in the database before it is enqueued: if the worker dies anywhere in
-    the chain it kept, the task's own message (acknowledged late) is delivered again, its node
-    is found ended, and so are the nodes after it whose end was not followed through (a
-    FIRED successor, not counted yet: :func:`app.convergence.unsettled_after`), whose steps
-    run again and enqueue what had fired (:func:`app.convergence.outcome.ended_again`); the
-    reconciler re-drives it too. Bounded by :data:`CONTINUE_MAX_STEPS` and
-    :data:`CONTINUE_MAX_SECONDS`, so that a long chain does not keep one task busy (and its
-    redelivery knows how far to look; a task delivered again keeps nothing).
-
-    Nothing is kept while task events are on (:func:`app.tasks.labels.wanted`: Flower, ``celery
-    events``, ``STOKER_TASK_EVENTS``): an operator watching tasks then sees every step as a task
-    of its own, as before, and pays the broker's round trip a hop for it."""
+    is kept here and the rest are sent as usual; at most :data:`CONTINUE_MAX_STEPS` steps and
+    :data:`CONTINUE_MAX_SECONDS`. Nothing is kept while task events are on
+    (:func:`app.tasks.labels.wanted`). Why a worker's death loses nothing: docs/code/tasks.md
+    (app.tasks.dispatcher.Continuation)."""
 
     def __init__(self, stack_id: str, traversal_id: str, steps: int | None = None) -> None:
         self.stack_id, self.traversal_id = stack_id, traversal_id

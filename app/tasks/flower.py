@@ -1,26 +1,6 @@
 """Flower, the Celery dashboard, as ``stoker up --flower`` and the Procfile's ``flower`` run it.
 
-``python -m app.tasks.flower [flower options]`` is ``celery -A app.tasks flower [options]``: it
-reads the same ``celeryconfig.py`` as the workers, so it sees the engine, poll and maintenance
-queues, and the task events the workers send (every task with its readable ``argsrepr``,
-:mod:`app.tasks.labels`). One thing is added to stock Flower: its worker list
-(``/api/workers``, the Workers page) is filled by an inspection (``celery inspect stats``,
-``active_queues``...) that stock Flower runs once at start-up and again only on
-``?refresh=1``; a Flower started before its workers answer (``stoker up`` starts them together)
-listed none. Here the inspection is repeated every :data:`WATCH_INTERVAL` seconds while no
-worker is listed, and for every worker whose heartbeat Flower's event receiver hears but which
-the inspection has not listed yet (a worker started or replaced later).
-
-Its HTTP API (``/api/tasks``, ``/api/workers``, ``/api/queues/length``...):
-
-- no authentication configured (the embedded default): Flower listens on ``127.0.0.1`` only and
-  its API answers without credentials (Flower's ``FLOWER_UNAUTHENTICATED_API``, set for that
-  child only: the operator sets nothing);
-- ``STOKER_FLOWER_BASIC_AUTH=user:password[,user2:password2]``: HTTP basic auth on the UI and
-  the API (``--basic-auth``), listening on ``api_host``;
-- ``STOKER_FLOWER_AUTH=<regex of allowed e-mails>``: OAuth (``--auth``); the provider and its
-  keys are Flower's own variables (``FLOWER_AUTH_PROVIDER``, ``FLOWER_OAUTH2_KEY``,
-  ``FLOWER_OAUTH2_SECRET``, ``FLOWER_OAUTH2_REDIRECT_URI``), read by Flower itself.
+More in docs/code/tasks.md (app.tasks.flower).
 """
 from __future__ import annotations
 

@@ -16,10 +16,9 @@ import logging
 from typing import Any
 
 from celery import signals
-from sqlalchemy import select
 
 from app import config
-from app.models import Resource, Stack, read_session
+from app.services import step_labels
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 4096
@@ -49,8 +48,6 @@ def wanted() -> bool:
 
 #: (stack id, resource id) -> name, read in bulk for a batch of steps (:func:`prefetch`)
 _prefetched: dict[tuple[str, int], str] = {}
-#: ids per bulk read (below SQLite's bound-parameter limit)
-PREFETCH_CHUNK = 500
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -58,26 +55,21 @@ def _resource_name(stack_id: str, resource_id: int) -> str:
     found = _prefetched.get((stack_id, resource_id))
     if found is not None:
         return found
-    with read_session() as s:
-        return str(s.execute(select(Resource.name).where(
-            Resource.id == resource_id, Resource.stack_id == stack_id)).scalar_one())
+    return step_labels.resource_names(stack_id, [resource_id])[resource_id]
 
 
 def prefetch(stack_id: str, resource_ids: list[int]) -> None:
     """Read the names of a batch of a stack's resources at once (a wide fan-out's leaves):
-    one query per :data:`PREFETCH_CHUNK` ids, not one per message. Never raises (a label
-    never stops a task from being sent); keeps at most :data:`CACHE_SIZE` names."""
+    one query per :data:`app.services.step_labels.CHUNK` ids, not one per message. Never
+    raises (a label never stops a task from being sent); keeps at most :data:`CACHE_SIZE`
+    names."""
     if len(resource_ids) < 2:
         return
     try:
         if len(_prefetched) + len(resource_ids) > CACHE_SIZE:
             _prefetched.clear()
-        with read_session() as s:
-            for i in range(0, len(resource_ids), PREFETCH_CHUNK):
-                chunk = resource_ids[i:i + PREFETCH_CHUNK]
-                for rid, name in s.execute(select(Resource.id, Resource.name).where(
-                        Resource.stack_id == stack_id, Resource.id.in_(chunk))):
-                    _prefetched[(stack_id, int(rid))] = str(name)
+        for rid, name in step_labels.resource_names(stack_id, resource_ids).items():
+            _prefetched[(stack_id, rid)] = name
     except Exception as exc:
         log.debug("no bulk labels for stack %s: %s", stack_id, exc)
 
@@ -85,10 +77,8 @@ def prefetch(stack_id: str, resource_ids: list[int]) -> None:
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def _stack(stack_id: str, traversal_id: str) -> tuple[str, str]:
     """``("project=<tenant>, stack=<name>", action)`` of the stack, in one read."""
-    with read_session() as s:
-        row = s.execute(select(Stack.tenant, Stack.name, Stack.action)
-                        .where(Stack.id == stack_id)).one()
-        return f"project={row.tenant}, stack={row.name}", str(row.action)
+    tenant, name, action = step_labels.stack_names(stack_id)
+    return f"project={tenant}, stack={name}", action
 
 
 def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> str:

@@ -1,36 +1,6 @@
 """kombu's Redis transport, with no window in which a fetched task exists only in a worker's memory.
 
-kombu's Redis transport fetches a message with ``BRPOP`` (which removes it from the queue list) and
-only then, in a second round trip, records it in the ``unacked`` hash that ``restore_visible``
-redelivers from (``kombu/transport/redis.py``: ``Channel._brpop_start`` sends BRPOP,
-``Channel._brpop_read`` reads the reply and delivers it, ``virtual.Channel.basic_consume``'s
-callback calls ``QoS.append``, which writes ``unacked``). A worker SIGKILLed between the two
-(a message popped by the server while the reply is in the socket, or being read) loses that
-message: it is in neither the queue nor ``unacked``, and only the beat reconciler re-drives its node.
-With busy workers this happens on a sizeable fraction of kills (DESIGN.md, invariant 1).
-
-This transport fetches with ``BLMOVE queue inflight RIGHT LEFT`` instead (atomic, Redis >= 6.2,
-which kombu's Redis transport already requires): the message moves to a list of the consuming
-channel's own, ``unacked_inflight:<id>``, and the transaction that records it in ``unacked``
-removes it from there. Each channel holds a lease, its list's score in ``unacked_inflight_index``,
-refreshed at least every ``unacked_restore_interval`` seconds; the periodic restore of any live
-consumer moves the messages of lists whose lease is older than ``visibility_timeout`` back to their
-queue. A message is therefore always in the queue, in an in-flight list, or in ``unacked``.
-
-BLMOVE has a single source, so :func:`app.tasks.transport_options` sets ``priority_steps`` to
-``[0]`` (Stoker sets no priorities: one key per queue). A worker consuming several queues (the
-engine, poll and maintenance queues of ``celeryconfig.py``) fetches with :data:`SWEEP`, a script
-that moves the first message of the first non-empty queue (in kombu's round-robin order) into
-the in-flight list, atomically, without blocking; when every queue was empty it blocks with
-BLMOVE on the worker's main queue (the first it consumes: ``stoker.engine`` with
-``celeryconfig.py``'s queues) for at most :data:`MULTI_QUEUE_BLOCK` seconds, then sweeps again.
-So a busy worker never waits, an idle one takes a fresh step the moment it is pushed (the hop of
-a dependency chain), and sees a message of another queue (a poll due later, maintenance) within
-that time plus the Redis server's timer tick (its ``hz``: up to 100 ms more). Blocking on the
-round-robin's first queue instead would leave an idle worker blocked on the queue it did not
-just serve, and every step of a chain would wait out the block (~200 ms a hop).
-With a ``global_keyprefix`` the channel falls back to kombu's BRPOP. Everything else is kombu's
-transport, unchanged.
+More in docs/code/tasks.md (app.tasks.transport).
 """
 from __future__ import annotations
 

@@ -1,31 +1,8 @@
 """Merging a request's environments into one :class:`~.environment.Environment`, in Heat's
 order and with Heat's rules (``heat-api`` ``InstantiationData.environment`` then
-``heat/common/environment_util.py`` ``merge_environments``):
+``heat/common/environment_util.py`` ``merge_environments``).
 
-1. the body's ``environment`` (a mapping or YAML text) is checked (sections), and the body's
-   ``parameters`` are written into its ``parameters`` (they win over the body environment's);
-2. each of ``environment_files`` (texts taken from ``files``), in order, is merged on top:
-
-   * ``parameters`` and ``parameter_defaults``: per parameter, the file's
-     ``parameter_merge_strategies`` (``overwrite``, ``merge``, ``deep_merge``; ``default`` for
-     the others; an unknown strategy means the file's default). The first strategy seen for a
-     parameter sticks: a later file that only has ``default: merge`` keeps it, a later file
-     that names a different strategy for it is ``ConflictingMergeStrategyForParam`` (Heat:
-     HTTP 500, Stoker: 400). ``merge`` joins strings, joins comma-delimited lists (text with
-     ``,``, lists by concatenation), merges json maps one level (``deep_merge``: recursively,
-     lists concatenated, strings joined), adds numbers (so two numbers given as text are
-     concatenated, as in Heat); a value that is not text/list (a YAML int or bool) is Heat's
-     "Invalid parameter in environment ." (400); merging a boolean is
-     ``InvalidMergeStrategyForParam``. Only parameters the templates declare take part —
-     except that when nothing was set before, the file's section is taken whole (so an
-     undeclared name still reaches the template: ``UnknownUserParameter`` under
-     ``parameters``, ignored under ``parameter_defaults``);
-   * ``resource_registry``: top-level keys replace earlier ones (a ``resources:`` section
-     replaces the earlier one whole), null values are skipped;
-   * ``event_sinks`` and ``encrypted_param_names``: appended.
-
-Precedence that follows: environment-file ``parameters`` > request ``parameters`` > body
-environment ``parameters`` > ``parameter_defaults`` > template defaults.
+More in docs/code/templates.md (app.templates.env_merge).
 """
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
 """Loading template and environment text: YAML or JSON, with Heat's limits.
 
-Follows Heat's ``template_format.parse``: text that starts with ``{`` is JSON, anything else YAML
-(YAML 1.1, PyYAML's safe loader) with timestamps kept as strings (so
-``heat_template_version: 2018-08-31`` stays ``"2018-08-31"``). On top of Heat:
-
-* alias expansion is bounded ("billion laughs"): the composed node graph, with every alias
-  expanded, may hold at most :data:`MAX_NODES` nodes, and recursive aliases are refused;
-* nesting depth is bounded by :data:`MAX_DEPTH` levels, the same bound and message
-  ("Template nesting exceeds 100 levels") for YAML text, JSON text and an already-loaded
-  mapping (a template sent as a JSON object); Heat itself has no such bound (its recursive
-  parser and resolver stop at Python's recursion limit), Stoker's keeps resolution well clear
-  of it;
-* the loader records where each value starts: :class:`Loaded` carries ``locations``, a map from
-  a path (tuple of keys / list indexes) to ``(line, column)``, both 1-based.
-
-Errors: :class:`app.errors.BadRequest` (heat_type ``HTTPBadRequest``) for text that is not
-YAML/JSON or not a mapping; :class:`app.errors.RequestLimitExceeded` when ``max_size`` is passed
-and exceeded.
+More in docs/code/templates.md (app.templates.loader).
 """
 from __future__ import annotations
 

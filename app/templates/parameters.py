@@ -1,31 +1,6 @@
 """HOT parameters: schemas, Heat's coercions, constraints, parameter_groups, pseudo-parameters.
 
-As Heat's ``heat/engine/parameters.py`` and ``hot/parameters.py``:
-
-* types, as Heat's ``*Param`` classes: ``string`` (``str(v)``, Python's text of a list or
-  map included: ``StringParam.value``), ``number`` (``Schema.str_to_num``: a number is kept,
-  a bool too; else ``int(v)``, else ``float(v)``, so ``"1e3"`` is ``1000.0`` and ``"1_000"``
-  is ``1000``; a list is ``int()``'s TypeError text), ``json`` (``JsonParam.parse``: a
-  non-string is dumped and loaded again; a non-empty string is loaded, so ``"1"``, ``"null"``
-  and ``'"s"'`` are JSON values too; ``""`` stays ``""``), ``comma_delimited_list``
-  (``CommaDelimitedListParam.parse``: a list's items become strings; text is split on ``,``
-  without stripping, ``""`` -> ``[]``; anything else is "Value must be a comma-delimited list
-  string: '<type>' object has no attribute 'split'"), ``boolean`` (oslo's strict
-  ``bool_from_string`` of ``str(v)``);
-* constraints see what Heat's see: the value as given for ``string``/``number``/``boolean``
-  (messages print it as given, ``1e3 is out of range``), the parsed value for lists and json;
-  ``allowed_values`` of a list checks the whole list (``["a", "z"] is not an allowed value``);
-* stack-show text is ``str()`` of the typed value (``1e3`` shows ``1000.0``), json dumped,
-  lists joined with ``,``;
-* keys ``type`` (required), ``label``, ``description``, ``default``, ``hidden``,
-  ``constraints``, ``immutable``, plus ``tags`` from 2018-03-02; unknown keys are
-  ``InvalidSchemaError``; ``modulo`` constraints from 2017-02-24;
-* a default must satisfy the constraints (``InvalidSchemaError`` "Invalid default ...", as
-  Heat's ``Schema._validate_default``, which checks constraints only); a default that is not of
-  its type is the value's error ("Parameter 'x' is invalid: could not convert ...") when the
-  default is used;
-* errors read ``Parameter 'x' is invalid: <why>`` (StackValidationFailed);
-* :meth:`Parameters.for_show` gives Heat's stack-show strings (hidden -> ``******``).
+More in docs/code/templates.md (app.templates.parameters).
 """
 from __future__ import annotations
 

@@ -1,26 +1,6 @@
 """Property validation against a resource type schema (format of heat-reference/resource_types.json).
 
-A schema is ``{"prop": {"type": "string"|"number"|"integer"|"boolean"|"list"|"map"|"any",
-"required": bool, "default": v, "constraints": [...], "schema": {...}}}``; a list's ``schema`` is
-``{"*": item_schema}``, a map's is a nested properties schema.
-
-As Heat's ``heat/engine/properties.py``: a missing value takes the default; an explicit ``None``
-(``null``, or a function that resolved to it) counts as given (``Properties._resolve_user_value``)
-and becomes the default or the type's zero value (:func:`null_value`), whose constraints are
-checked; a required property not given is "Property <name> not assigned" (a value that is
-:data:`~.functions.base.ABSENT`, an omitted ``if`` branch, is not given); unknown names are
-"Unknown Property x" (null or not); a property whose schema says ``"implemented": False`` (Heat
-shows it in no schema) is "Property x not implemented yet" when given;
-strings accept numbers and booleans (``str(v)``), integers accept integral text ("Value 'x' is not
-an integer"), numbers accept numeric text, booleans Heat's spellings, lists/maps must be lists/
-maps. Errors read ``Property error: resources.<r>.properties.<p>: <why>``
-(:class:`app.errors.ValidationError`, heat_type ``StackValidationFailed``).
-
-A value not known yet (:data:`~.functions.base.UNKNOWN`, or a list or map holding one) is taken
-as given and its constraints are left until it is known; ``partial=True`` also skips the
-scalar checks of values that hold one and does not complain about missing required ones that
-are unknown — the static check made at validation time; the engine calls :func:`validate`
-again with resolved values at create.
+More in docs/code/templates.md (app.templates.properties).
 """
 from __future__ import annotations
 

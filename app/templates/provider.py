@@ -1,18 +1,6 @@
 """The type schema of a template used as a resource type (Heat's TemplateResource).
 
-As Heat: a nested template's ``parameters`` become the resource's properties (required when
-they have no default; ``number`` -> number, ``json`` -> map, ``comma_delimited_list`` -> list,
-``boolean`` -> boolean, otherwise string; the parameter's constraints are the property's, so
-the parent's create checks them, as Heat's ``Properties.schema_from_params``; no default, as
-Heat's ``Schema.from_parameter``: a property not given is not passed and the child's default
-applies, one given ``null`` is the type's zero value, see :func:`.properties.child_parameters`)
-and its
-``outputs`` are read as attributes at run
-time: Heat's template resources resolve attributes dynamically, so a name that is not an output
-is an output error at resolution, not a validation error (``"attributes": None``; the output
-names are listed under ``"outputs"``). The result has the format of
-heat-reference/resource_types.json, so it can be returned by the ``type_schema`` callable given
-to ``Template.instantiate``; creating the nested stack itself is the engine's job.
+More in docs/code/templates.md (app.templates.provider).
 """
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
 """The resource registry of an environment: which implementation a resource's type names.
 
-As Heat's ``heat/engine/environment.py`` (``ResourceRegistry``), with its matching order:
-
-* entries: ``"My::T": "OS::Heat::Value"`` (a map to another type), ``"OS::Heat::None"`` to
-  disable, ``"Old::*": "New::*"`` (a wildcard rename; ``"Acme::*": "OS::Heat::None"`` maps a
-  namespace to one type), ``"My::T": child.yaml`` / ``file:///.../child.yaml`` (a *template
-  resource*: the value, or the key itself, ends with ``.yaml`` / ``.template``), ``null`` removes
-  an entry loaded before it (a ``"X::*": null`` all that match), and per-resource overrides
-  ``resources: {<name>: {<type>: <value>, hooks: ..., restricted_actions: ...}}``;
-* a type that is itself a template name (``type: child.yaml``) is a template resource;
-* candidates for (type, resource name): the per-resource entry (exact name), the exact entry,
-  every wildcard whose prefix matches (and whose value is not the type itself), then the
-  built-in types. They are tried in Heat's order — longer registry path first, then the path
-  compared as text (so ``"OS::*"`` sorts before ``"OS::Nova::Server"``) — and a candidate whose
-  target does not exist is skipped;
-* below them all, Heat's global environment (:data:`GLOBAL_ENTRIES`: ``OS::Ceilometer::*``
-  alarms to Aodh's, ``OS::Quantum*`` to ``OS::Neutron*``);
-* Heat's side effect is kept: when a mapping (not a template) resolves to a built-in type,
-  Heat records that mapping as the top-level entry for the type, so a per-resource override
-  used once applies to the later resources of that type too (oracle:
-  env-registry-resource-specific). :meth:`Registry.resolve` with ``record=True`` does the same.
-
-Hooks (``pre-create``, ``pre-update``, ``pre-delete``, ``post-create``, ``post-update``,
-``post-delete``) and restricted actions (``update``, ``replace``) are parsed and validated;
-:meth:`Registry.hooks_for` / :meth:`Registry.restricted_actions_for` match resource names with
-shell-style wildcards as Heat does.
+More in docs/code/templates.md (app.templates.registry).
 """
 from __future__ import annotations
 

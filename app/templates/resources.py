@@ -70,6 +70,22 @@ def _shape_error(name: str, key: str, typename: str) -> errors.ValidationError:
                                   path=("resources", name, key))
 
 
+def depends_on_names(depends: Any, path: tuple[str, str, str], typename: str) -> list[str]:
+    """A resource's ``depends_on`` (HOT) or ``DependsOn`` (CFN): absent, a name, or a list of
+    names -> a list of names. ``path`` is ``(section, resource name, key)``.
+
+    :raises errors.ValidationError: Heat's ``"Resource <name> <key> type must be <typename>"``.
+    """
+    if depends is None:
+        return []
+    if isinstance(depends, str):
+        return [depends]
+    if isinstance(depends, list) and all(isinstance(d, str) for d in depends):
+        return list(depends)
+    raise errors.ValidationError(f"Resource {path[1]} {path[2]} type must be {typename}",
+                                 path=path)
+
+
 def check_resource_name(name: str) -> None:
     """As Heat's ``Resource.__init__``: a resource name may not contain ``/`` (it would break
     the ``stacks/{name}/{id}/resources/{resource}`` URLs).
@@ -123,15 +139,8 @@ def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawRe
     metadata = snippet.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise _shape_error(name, "metadata", "object")
-    depends = snippet.get("depends_on")
-    if depends is None:
-        depends_on: list[str] = []
-    elif isinstance(depends, str):
-        depends_on = [depends]
-    elif isinstance(depends, list) and all(isinstance(d, str) for d in depends):
-        depends_on = list(depends)
-    else:
-        raise _shape_error(name, "depends_on", "list of strings")
+    depends_on = depends_on_names(snippet.get("depends_on"), (*base, "depends_on"),
+                                  "list of strings")
     update_policy = snippet.get("update_policy")
     if update_policy is not None and not isinstance(update_policy, dict) \
             and not _is_fn(update_policy, version):

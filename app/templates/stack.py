@@ -200,19 +200,15 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
 
     :param params: user parameter values; ``env``: the merged environment.
     :param type_schema: ``type name -> schema`` (None: types are not checked).
-    :param nesting: this stack's depth and Heat's ``max_nested_stack_depth`` (the caller's
-        settings); each template resource's child stack is validated one level deeper.
-    :param strict: False is Heat's ``POST /validate`` mode (``strict_validate=False``,
-        ``validate_res_tmpl_only``): parameters may lack values, their values are not checked,
-        unknown conditions count as true and properties are checked for names and presence.
-    :param check_types: called with the active resources' implementation types once they are
-        known, before any property is checked (Heat enforces its ``resource_types:*`` policies
-        on the stack's definition before validating it); whatever it raises propagates.
-    :param validate_children: False for ``POST /validate`` (Heat's ``validate_res_tmpl_only``: each
-        resource's ``validate_template`` only): a template resource's file is parsed (its
-        parameters are the resource's properties) but its own resources are not validated.
-    :raises errors.TemplateError: (and subclasses).
-    """
+    :param nesting: this stack's depth and Heat's ``max_nested_stack_depth``; each template
+        resource's child stack is validated one level deeper.
+    :param strict: False is Heat's ``POST /validate`` mode (``strict_validate=False``): no
+        parameter values needed or checked, unknown conditions true, properties by name only.
+    :param check_types: called with the active resources' implementation types before any
+        property is checked (Heat's ``resource_types:*`` policies); what it raises propagates.
+    :param validate_children: False for ``POST /validate`` (``validate_res_tmpl_only``): a
+        template resource's file is parsed, its own resources are not validated.
+    :raises errors.TemplateError: (and subclasses)."""
     try:
         return _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting,
                             parent=parent, strict=strict, check_types=check_types,

@@ -33,8 +33,8 @@ class _Quiet(WSGIRequestHandler):
 
 @pytest.fixture()
 def server(db):
-    from app.api import build_app
-    srv = make_server("127.0.0.1", 0, build_app(db), threaded=True, request_handler=_Quiet)
+    from app.api import create_app
+    srv = make_server("127.0.0.1", 0, create_app(db), threaded=True, request_handler=_Quiet)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()

@@ -12,9 +12,9 @@ import pytest
 from heatclient import exc
 from heatclient.osc.v1 import stack as osc_stack
 
-from app.convergence import dispatch
 from tests.fixtures.engine import Dropper
 from tests.fixtures.stacks import GREETING
+from tests.fixtures.wiring import dispatching
 
 V1 = GREETING
 V2 = """
@@ -92,16 +92,14 @@ def test_update_errors_are_heat_faults(heat):
                                           "resources": {"x": {"type": "OS::Nope"}}})
     assert "OS::Nope" in str(bad.value)
     assert heat.stacks.get(sid).stack_status == "CREATE_COMPLETE"
-    dispatch.set_dispatcher(Dropper())
-    try:  # Heat's convergence: an update supersedes the create in progress
+    # Heat's convergence: an update supersedes the create in progress
+    with dispatching(Dropper()):
         busy = heat.stacks.create(stack_name="busy", template=V1)["stack"]["id"]
         heat.stacks.update("busy", template=V2)
         assert heat.stacks.get("busy").stack_status == "UPDATE_IN_PROGRESS"
         heat.stacks.delete(busy)  # ...but not a delete in progress
         with pytest.raises(exc.HTTPBadRequest) as deleting:
             heat.stacks.update(busy, template=V2)
-    finally:
-        dispatch.set_dispatcher(None)
     assert str(deleting.value) == "ERROR: Updating a stack when it is deleting is not supported."
 
 

@@ -493,12 +493,12 @@ def on_sandbox(cloud: tuple[SandboxHandle, dict[str, str]], db: config.Settings,
                endpoints: tuple[_Served, _Served],
                ) -> Iterator[tuple[SandboxHandle, dict[str, str]]]:
     from app import cfn as cfn_app
-    from app.api import build_app
+    from app.api import create_app
     handle, _ = cloud
     api, cfn = endpoints
     s = db.replace(cloud_auth_url=handle.auth_url, client_retry_backoff=0.01,
                    api_port=api.server.server_port, cfn_port=cfn.server.server_port)
-    api.app, cfn.app = build_app(s), cfn_app.build_app(s)
+    api.app, cfn.app = create_app(s), cfn_app.create_app(s)
     config.set_current(s)
     clients.reset_cache()
     yield cloud

@@ -130,11 +130,11 @@ def ks_settings(settings: config.Settings, world: World) -> Iterator[config.Sett
 def api(ks_settings: config.Settings) -> Any:
     """Stoker's API in keystone mode (a migrated SQLite database) on werkzeug's test client."""
     from app import models
-    from app.api import build_app
+    from app.api import create_app
     from app.models import migrate
     migrate.upgrade(ks_settings.database_url)
     models.init(ks_settings.database_url)
-    return build_app(ks_settings).test_client()
+    return create_app(ks_settings).test_client()
 
 
 def unique(prefix: str) -> str:

@@ -397,12 +397,12 @@ def test_a_validated_token_is_trusted_for_token_cache_time(api, ks_settings, wor
     """keystonemiddleware keeps a token it validated for ``token_cache_time`` seconds (300,
     its and Heat's default) in the process that validated it: revoked meanwhile, it is still
     accepted there; another process (here: a fresh app) asks Keystone again and gets a 401."""
-    from app.api import build_app
-    cached = build_app(ks_settings.replace(token_cache_time=300)).test_client()
+    from app.api import create_app
+    cached = create_app(ks_settings.replace(token_cache_time=300)).test_client()
     token, project = world.token("alice"), world.projects["alpha"]
     assert cached.get(f"/v1/{project}/stacks", headers=headers(token)).status_code == 200
     world.revoke(token)
     assert cached.get(f"/v1/{project}/stacks", headers=headers(token)).status_code == 200
-    fresh = build_app(ks_settings.replace(token_cache_time=300)).test_client()
+    fresh = create_app(ks_settings.replace(token_cache_time=300)).test_client()
     assert_fault(fresh.get(f"/v1/{project}/stacks", headers=headers(token)), 401,
                  "HTTPUnauthorized")

@@ -215,7 +215,7 @@ def _code(resp: Any) -> str | None:
 def test_an_aws_handles_url_is_signed_by_its_stack_user_and_checked_by_keystone(
         api, world, ks_settings):
     from app import cfn as cfn_app
-    cfn = cfn_app.build_app(ks_settings).test_client()
+    cfn = cfn_app.create_app(ks_settings).test_client()
     st = _create(api, world, AWS)
     data = _data(st["id"], "H")
     kc = world.admin()

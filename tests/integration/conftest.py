@@ -171,11 +171,14 @@ class Workers:
 
 @pytest.fixture()
 def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[config.Settings]:
-    """This process's settings: PostgreSQL + Redis, Celery dispatcher (no inline work)."""
+    """This process's settings: PostgreSQL + Redis, its runtime composed with Celery's
+    dispatcher (no inline work)."""
     import redis
 
     from app import models
-    from app.convergence import definitions, dispatch
+    from app.convergence import runtime
+    from app.convergence.store import definitions
+    from app.services import wiring
     from app.tasks import celery_app, configure
     from app.tasks.dispatcher import CeleryDispatcher
     redis.Redis.from_url(redis_url).flushdb()
@@ -185,10 +188,10 @@ def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[con
     config.set_current(s)
     models.init(pg_url)
     configure(s)
-    dispatch.set_dispatcher(CeleryDispatcher(celery_app))
+    previous_runtime = runtime.configure(wiring.compose(s, CeleryDispatcher(celery_app)))
     definitions._cache.clear()
     yield s
-    dispatch.set_dispatcher(None)
+    runtime.configure(previous_runtime)
     config._current = previous
 
 

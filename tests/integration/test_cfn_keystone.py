@@ -271,6 +271,6 @@ def test_cancel_update_rolls_the_update_back(world: dict[str, Any]) -> None:
     with pytest.raises(cf.exceptions.ClientError) as again:
         cf.cancel_update_stack(StackName="slow")
     assert again.value.response["Error"]["Message"].endswith(
-        "Cancelling update when stack is ('ROLLBACK', 'COMPLETE')")
+        "Cancelling update when stack is ROLLBACK_COMPLETE is not supported.")
     cf.delete_stack(StackName="slow")
     cf.get_waiter("stack_delete_complete").wait(StackName="slow", WaiterConfig=cfn.FAST)

@@ -19,8 +19,8 @@ CTX = RequestContext(tenant_id="itest")
 
 @pytest.fixture()
 def api(engine_settings, workers):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    client = build_app(engine_settings).test_client()
+    from app.cli.wsgi import create_app
+    client = create_app(engine_settings).test_client()
     client.environ_base["HTTP_X_PROJECT_ID"] = "itest"
     return client
 

@@ -151,7 +151,7 @@ def test_lost_messages_are_redriven_from_the_database(workers, engine_settings, 
     redis.Redis.from_url(redis_url).flushdb()
     assert stacks.get_by_id(CTX, st.id).status == "IN_PROGRESS"
     workers.start(2)
-    config.set_current(engine_settings.replace(reconcile_after_seconds=1, lock_stale_seconds=2))
+    config.set_current(engine_settings.replace(reconcile_after_seconds=1, engine_lease_seconds=2))
     time.sleep(2.5)  # the dead workers' locks and heartbeats go stale
     redriven = 0
     deadline = time.time() + 120

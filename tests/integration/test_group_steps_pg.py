@@ -1,5 +1,5 @@
 """On PostgreSQL, the steps of one process that start or finish together share their
-statements (:mod:`app.convergence.group_commit`): a burst of steps is read and locked in one
+statements (:mod:`app.convergence.store.group_commit`): a burst of steps is read and locked in one
 group (:func:`app.convergence.check._start_group`) and written in few transactions
 (:func:`app.convergence.finishing.write_group`), with every outcome as if each had run alone:
 one CREATE IN_PROGRESS and one CREATE COMPLETE event per resource, each node counted once,
@@ -13,10 +13,12 @@ from typing import Any
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import check, dispatch, finishing, locks
+from app.convergence import check, finishing
+from app.convergence.store import lease, locks
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
-from tests.unit.services.conftest import Recorder
+from tests.fixtures.wiring import use_dispatcher
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="group")
 WIDE = 24
@@ -57,12 +59,12 @@ def _until_queued(group: Any, n: int) -> None:
 
 def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_db, monkeypatch):
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="burst", template=_wide_then_one())
     steps = list(rec.queue)
     rec.queue.clear()
     assert len(steps) == WIDE
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     real_engine_id = locks.engine_id
     held = threading.Event()
 
@@ -99,7 +101,7 @@ def test_a_step_whose_node_already_ended_leaves_the_group_and_counts_nothing(pg_
     fresh ones; the ended one takes the one-by-one path, which only re-enqueues what fired
     after it and had not finished."""
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="again", template=_wide_then_one())
     steps = list(rec.queue)
     rec.queue.clear()
@@ -122,12 +124,12 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     handle and lock released, one IN_PROGRESS event each, and a poll enqueued by each step;
     the polls then finish them with one COMPLETE event each."""
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     slow = {f"k{i}": knob(f"v{i}", action_wait_secs={"create": 0.5}) for i in range(WIDE)}
     st = stacks.create_stack(CTX, stack_name="parks", template=hot(slow))
     steps = list(rec.queue)
     rec.queue.clear()
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     real_park_group = finishing.PARKS._write
     held = threading.Event()
 

@@ -67,7 +67,7 @@ def _flower(procs: Procs, settings, env: dict[str, str], name: str, **changes) -
 
 def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine_settings,
                                                                           procs, tmp_path):
-    from app.api import build_app
+    from app.cli.wsgi import create_app
     # task events on from the first task (off by default: Flower alone turns the workers' on
     # only at its first enable_events, 5 s after it starts, and this stack may finish first)
     env = {**worker_env(engine_settings), "STOKER_LOG_FORMAT": "json", "STOKER_TASK_EVENTS": "1"}
@@ -86,7 +86,7 @@ def test_flower_lists_readable_tasks_and_worker_logs_carry_the_request_id(engine
 
     # the API writes the labels of what it enqueues only with task events on, as the workers;
     # the stack is project itest's (noauth: the X-Auth-Project header), its tasks say so
-    api = build_app(dataclasses.replace(engine_settings, task_events=True)).test_client()
+    api = create_app(dataclasses.replace(engine_settings, task_events=True)).test_client()
     project = {"X-Auth-Project": "itest"}
     resp = api.post("/v1/itest/stacks", json={"stack_name": "web", "template": TEMPLATE},
                     headers=project)

@@ -1,6 +1,6 @@
 """The stack-level sync point on PostgreSQL: finished nodes are subtracted from the stack's
 ``pending_nodes`` after their own transaction, in one autocommit statement each
-(:func:`app.convergence.syncpoints.count_finished`), each node once, and exactly one caller sees
+(:func:`app.convergence.store.syncpoints.count_finished`), each node once, and exactly one caller sees
 the count reach zero; a crash between a node's commit and its count is repaired by the
 redelivery of its step (``check_resource`` on a DONE node)."""
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _pending(sid: str) -> int:
 
 
 def _count(sid: str, tid: str, nodes: list[tuple[int, bool]]) -> bool:
-    from app.convergence import syncpoints
+    from app.convergence.store import syncpoints
     from app.models import autocommit
     with autocommit() as conn:
         return syncpoints.count_finished(conn, sid, tid, nodes)
@@ -117,7 +117,8 @@ def test_a_crash_before_the_count_is_repaired_by_the_steps_redelivery(pg_db: Any
     stack stays IN_PROGRESS until the step's message is delivered again, which counts the
     node and finishes the traversal."""
     from app.context import RequestContext
-    from app.convergence import check, syncpoints
+    from app.convergence import check
+    from app.convergence.store import syncpoints
     from app.services import stacks
     ctx = RequestContext(tenant_id="count")
     sid = _created_while_crashing(monkeypatch, syncpoints, "count_finished")["c"]
@@ -140,7 +141,8 @@ def test_a_crash_before_the_count_with_the_message_lost_is_repaired_by_the_recon
     from sqlalchemy import update
 
     from app.context import RequestContext
-    from app.convergence import reconciler, syncpoints
+    from app.convergence import reconciler
+    from app.convergence.store import syncpoints
     from app.models import Resource, session, utcnow
     from app.services import stacks
     ctx = RequestContext(tenant_id="count")
@@ -245,7 +247,7 @@ def test_one_statement_reports_to_many_nodes_each_once_and_fires_the_complete(pg
     """:func:`syncpoints.report_many` on PostgreSQL (one data-modifying WITH) keeps
     :func:`syncpoints.report`'s contract: a node fires when its last predecessor reports, a
     repeated report counts nothing, a skipped node never fires, the data is stored."""
-    from app.convergence import syncpoints
+    from app.convergence.store import syncpoints
     from app.models import SyncPoint, read_session, session
     sid, tid = _traversal({})
     with session() as s:
@@ -275,7 +277,7 @@ def test_reports_of_several_predecessors_in_one_statement_count_each_new_input(p
     two predecessors reporting to one node in the same call count twice (an UPDATE ... FROM
     updates a row once, so the inputs are counted per node), a report already recorded counts
     nothing, and a node fires once, named once, in the order of its first report."""
-    from app.convergence import syncpoints
+    from app.convergence.store import syncpoints
     from app.models import SyncPoint, read_session, session
     sid, tid = _traversal({})
     with session() as s:

@@ -37,11 +37,10 @@ TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
 
 @pytest.fixture()
 def apis(engine_settings, workers):  # type: ignore[no-untyped-def]
-    from app import cfn
-    from app.api import build_app
-    client = build_app(engine_settings).test_client()
+    from app.cli.wsgi import create_app, create_cfn_app
+    client = create_app(engine_settings).test_client()
     client.environ_base["HTTP_X_PROJECT_ID"] = "itest"  # noauth's project header
-    return client, cfn.build_app(engine_settings).test_client()
+    return client, create_cfn_app(engine_settings).test_client()
 
 
 def _members(sid: str) -> list[str] | None:

@@ -19,8 +19,8 @@ HOT = "2018-08-31"
 
 @pytest.fixture()
 def api(engine_settings, workers):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    client = build_app(engine_settings).test_client()
+    from app.cli.wsgi import create_app
+    client = create_app(engine_settings).test_client()
     # noauth takes the project from X-Project-Id (Heat's noauth middleware), not the URL
     client.environ_base["HTTP_X_PROJECT_ID"] = "itest"
     return client
@@ -151,7 +151,7 @@ def test_an_os_heat_stack_with_an_inline_template_exposes_its_childs_outputs(api
 def test_an_aws_wait_condition_completes_on_a_put_to_its_presigned_url(api, engine_settings):
     from urllib.parse import urlparse
 
-    from app import cfn
+    from app.cli.wsgi import create_cfn_app
     sid, _ = api_create(api, "aws-wc", {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
@@ -161,7 +161,7 @@ def test_an_aws_wait_condition_completes_on_a_put_to_its_presigned_url(api, engi
     wait_for(lambda: (rows(sid).get("W") is not None and rows(sid)["W"].status == "IN_PROGRESS"
                       and rows(sid)["W"].engine_id is None), 60, what="W to park")
     url = urlparse(rows(sid)["H"].rsrc_data["ec2_signed_url"])
-    client = cfn.build_app(engine_settings).test_client()
+    client = create_cfn_app(engine_settings).test_client()
     body = json.dumps({"Status": "SUCCESS", "Reason": "ok", "Data": "hello", "UniqueId": "1"})
     bad = url.query.replace("Signature=", "Signature=x")
     resp = client.put(f"{url.path}?{bad}", base_url=f"{url.scheme}://{url.netloc}", data=body)

@@ -15,8 +15,8 @@ ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
 @pytest.fixture()
 def api(engine_settings):  # type: ignore[no-untyped-def]
-    from app.api import build_app
-    client = build_app(engine_settings).test_client()
+    from app.cli.wsgi import create_app
+    client = create_app(engine_settings).test_client()
     client.environ_base["HTTP_X_PROJECT_ID"] = "sw"
     client.environ_base["HTTP_X_ROLES"] = "member"   # not an admin: sees its project's only
     return client

@@ -9,17 +9,18 @@ import threading
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import dispatch, locks
+from app.convergence.store import lease, locks
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows
-from tests.unit.services.conftest import Recorder
+from tests.fixtures.wiring import use_dispatcher
+from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="race")
 
 
 def test_a_superseded_step_caught_mid_read_leaves_a_settled_row_alone(pg_db, monkeypatch):
     rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    use_dispatcher(rec)
     st = stacks.create_stack(CTX, stack_name="race", template=hot({"x": knob("one")}))
     rec.run_all()
     x = rows(st.id)["x"]
@@ -27,7 +28,7 @@ def test_a_superseded_step_caught_mid_read_leaves_a_settled_row_alone(pg_db, mon
     updates.update_stack(CTX, st.name, st.id, template=hot({"x": knob("two")}))
     (u1_step,) = rec.queue
     rec.queue.clear()
-    locks.ensure_heartbeat()
+    lease.ensure_heartbeat()
     read, go = threading.Event(), threading.Event()
     real_engine_id = locks.engine_id
     stepper = {}

@@ -74,23 +74,24 @@ class Driver:
         self.identity = Identity()
 
     def make(self, type_name: str, name: str, props: dict[str, Any], *,
-             resource_id: str | None = None, data: dict[str, Any] | None = None) -> Resource:
+             resource_id: str | None = None, data: dict[str, Any] | None = None,
+             uuid: str | None = None) -> Resource:
         cls = registry.get(type_name)
         assert cls is not None, type_name
         schema = cls.validation_schema(props)
         values = tproperties.validate(schema, props, ("resources", name, "properties")) \
             if schema is not None else dict(props)
         return cls(name, values, resource_id=resource_id, data=data, stack=self.identity,
-                   clients=clients.for_stack(self.identity))
+                   clients=clients.for_stack(self.identity), uuid=uuid)
 
     def again(self, res: Resource) -> Resource:
         return type(res)(res.name, res.properties, resource_id=res.resource_id,
                          data=res.data, stack=self.identity,
-                         clients=clients.for_stack(self.identity))
+                         clients=clients.for_stack(self.identity), uuid=res.uuid)
 
     def create(self, type_name: str, name: str, props: dict[str, Any], timeout: float = 15,
-               ) -> Resource:
-        res = self.make(type_name, name, props)
+               uuid: str | None = None) -> Resource:
+        res = self.make(type_name, name, props, uuid=uuid)
         res.validate()
         handle = res.handle_create()
         self._poll(res, handle, "check_create_complete", timeout)

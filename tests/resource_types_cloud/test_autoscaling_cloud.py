@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app.context import RequestContext
-from app.convergence import definitions
+from app.convergence.store import definitions
 from app.models import Resource, Stack, read_session
 from app.resource_types import registry
 from app.services import scaling, stacks

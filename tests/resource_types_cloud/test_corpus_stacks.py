@@ -61,7 +61,7 @@ def corpus(shared: Path) -> Path:
     return shared / "corpus"
 
 
-def _run(name: str, path: Path, params: dict[str, Any], sandbox: Any) -> dict[str, Any]:
+def _check_create_delete(name: str, path: Path, params: dict[str, Any], sandbox: Any) -> dict[str, Any]:
     text = path.read_text()
     before = sandbox.created()
     st = stacks.create_stack(CTX, stack_name=name, template=text, parameters=params)
@@ -77,35 +77,35 @@ def _run(name: str, path: Path, params: dict[str, Any], sandbox: Any) -> dict[st
 
 
 def test_vm_with_cinder(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    out = _run("vmcinder", corpus / "heat-templates/hot/vm_with_cinder.yaml",
+    out = _check_create_delete("vmcinder", corpus / "heat-templates/hot/vm_with_cinder.yaml",
                {"key_name": "corpus-key", "image": "cirros", "flavor": "m1.tiny"}, sandbox)
     assert out["instance_networks"]["private"][0].startswith("10.0.0.")
 
 
 def test_hello_world(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    _run("hello", corpus / "heat-templates/hot/hello_world.yaml",
+    _check_create_delete("hello", corpus / "heat-templates/hot/hello_world.yaml",
          {"key_name": "corpus-key", "image": "cirros", "flavor": "m1.tiny",
           "admin_pass": "Secret12"}, sandbox)
 
 
 def test_wordpress_with_ebs_and_eip(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    out = _run("wp", corpus / "heat-templates/cfn/F17/WordPress_Single_Instance_With_EBS_EIP.template",
+    out = _check_create_delete("wp", corpus / "heat-templates/cfn/F17/WordPress_Single_Instance_With_EBS_EIP.template",
                {"KeyName": "corpus-key", "InstanceType": "m1.small"}, sandbox)
     assert out["InstanceIPAddress"].startswith("172.24.4.")
     assert out["WebsiteURL"].startswith("http://") and out["WebsiteURL"].endswith("/wordpress")
 
 
 def test_two_wordpress_instances_with_ebs_and_eips(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    out = _run("wp2", corpus / "heat-templates/cfn/F17/WordPress_2_Instances_With_EBS_EIP.template",
+    out = _check_create_delete("wp2", corpus / "heat-templates/cfn/F17/WordPress_2_Instances_With_EBS_EIP.template",
                {"KeyName": "corpus-key", "InstanceType": "m1.small"}, sandbox)
     assert out["WebsiteURL"].endswith("/wordpress")
 
 
 def test_ec2_with_ebs(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    out = _run("ec2ebs", corpus / "heat-templates/cfn/F17/EC2WithEBSSample.template",
+    out = _check_create_delete("ec2ebs", corpus / "heat-templates/cfn/F17/EC2WithEBSSample.template",
                {"KeyName": "corpus-key"}, sandbox)
     assert out["PublicIP"].startswith("10.0.0.")
 
 
 def test_neutron_cfn_template_with_hidden_properties(db: Any, devstack: Any, sandbox: Any, corpus: Path) -> None:
-    _run("neutron", corpus / "heat-templates/cfn/F17/Neutron.template", {}, sandbox)
+    _check_create_delete("neutron", corpus / "heat-templates/cfn/F17/Neutron.template", {}, sandbox)

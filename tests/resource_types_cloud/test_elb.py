@@ -70,7 +70,7 @@ def with_cfn(cloud_settings: config.Settings) -> Iterator[config.Settings]:
     from app import cfn
     server = make_server("127.0.0.1", 0, None, threaded=True)  # type: ignore[arg-type]
     s = cloud_settings.replace(cfn_port=server.server_port)
-    server.app = cfn.build_app(s)
+    server.app = cfn.create_app(s)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     config.set_current(s)
     clients.reset_cache()

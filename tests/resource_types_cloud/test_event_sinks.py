@@ -59,12 +59,11 @@ def _admin(sandbox: Any) -> Any:
 
 @pytest.fixture()
 def sinks_on(db, cloud_settings, no_leaks, sandbox):
-    """Sinks installed; every stack the test made and its queues are deleted after it (nothing
+    """Sinks on (the process's runtime publishes every event to them); every stack the test made and its queues are deleted after it (nothing
     left in the session's sandbox), and every event delivered or dropped."""
     from app import config
     # the test's webhook listens on loopback: allowed as an operator would allow it
     config.set_current(cloud_settings.replace(event_sink_private_addresses=True))
-    event_sinks.install()
     event_sinks._sinks_cache.clear()
     yield cloud_settings
     for st in stacks.list_stacks(CTX):

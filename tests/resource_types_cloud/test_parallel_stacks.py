@@ -95,10 +95,10 @@ def _outputs(st: Any) -> dict[str, Any]:
 def test_two_stacks_in_parallel(tenants: tuple[str, str], db: Any, cloud_settings: Any,
                                 sandbox: Any, no_leaks: None) -> None:
     with _granted_admin(sandbox, "demo") if "demo" in tenants else contextlib.nullcontext():
-        _two_stacks(tenants, sandbox)
+        _check_two_stacks(tenants, sandbox)
 
 
-def _two_stacks(tenants: tuple[str, str], sandbox: Any) -> None:
+def _check_two_stacks(tenants: tuple[str, str], sandbox: Any) -> None:
     ids = dict(sandbox.admin("GET", "ids")["ids"])
     first, second = _create_in_parallel([(tenants[0], "par-a", "10.61.0.0/24"),
                                           (tenants[1], "par-b", "10.62.0.0/24")])

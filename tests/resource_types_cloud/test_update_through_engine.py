@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.resource_types_cloud.update_support import Case, by_field, by_id, run_case
+from tests.resource_types_cloud.update_support import Case, by_field, by_id, check_case
 
 NET = {"net": {"type": "OS::Neutron::Net"}}
 SUBNET = {**NET, "subnet": {"type": "OS::Neutron::Subnet", "properties": {
@@ -147,4 +147,4 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_type_through_engine(case: Case, db: Any, cloud_settings: Any, sandbox: Any) -> None:
-    run_case(case, sandbox)
+    check_case(case, sandbox)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.resource_types_cloud.test_update_through_engine import ROUTED, SUBNET
-from tests.resource_types_cloud.update_support import Case, by_id, run_case
+from tests.resource_types_cloud.update_support import Case, by_id, check_case
 
 SERVER = {"srv": {"type": "OS::Nova::Server", "properties": {
     "image": "cirros", "flavor": "m1.tiny", "networks": [{"network": "private"}]}}}
@@ -185,4 +185,4 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_type_through_engine(case: Case, db: Any, cloud_settings: Any, sandbox: Any) -> None:
-    run_case(case, sandbox)
+    check_case(case, sandbox)

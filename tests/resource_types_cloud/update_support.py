@@ -145,7 +145,7 @@ def delete_and_check_empty(st: Any, sandbox: Any, before: dict[str, set[str]]) -
         raise AssertionError(f"objects left behind: {left()}") from None
 
 
-def run_case(case: Case, sandbox: Any) -> None:
+def check_case(case: Case, sandbox: Any) -> None:
     """Create, attribute, update in place (a), replace (b), delete — see :class:`Case`.
     Templates get the parameter ``demo_project`` (the sandbox's ``demo`` project id)."""
     before = sandbox.created()

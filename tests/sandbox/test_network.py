@@ -124,11 +124,13 @@ def test_security_groups_and_rules(no_leaks, conn):
 
 def test_quota_exceeded_is_neutrons_error(no_leaks, conn):
     project = conn.current_project_id
-    conn.network.update_quota(project, networks=len(list(conn.network.networks(project_id=project))))
+    have = len(list(conn.network.networks(project_id=project)))
+    conn.network.update_quota(project, networks=have)
     try:
         with pytest.raises(exceptions.ConflictException, match="Quota exceeded"):
             conn.network.create_network(name="too-many")
-        assert conn.network.get_quota(project).networks >= 0
+        assert conn.network.get_quota(project).networks == have
+        assert len(list(conn.network.networks(project_id=project))) == have  # none was made
     finally:
         conn.network.delete_quota(project)
 

@@ -164,14 +164,25 @@ class Probe:
 class Storm:
     """The production topology on the private services, for one test: its own database
     (migrated), the Redis flushed, the API (gunicorn, 2 workers x 4 threads), two ``stoker
-    worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``)."""
+    worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``).
+    ``env``: ``STOKER_*`` settings of every process (and of the test's own Settings), e.g.
+    shorter engine timings for a test that kills workers; ``kill(name)`` / ``respawn(name)``
+    SIGKILL a process (``"worker1"``...) and start it again as it was started."""
 
     def __init__(self, pg: PrivatePostgres, redis: PrivateRedis, home: Path,
-                 concurrency: int = 20, sandbox_latency: str = "") -> None:
+                 concurrency: int = 20, sandbox_latency: str = "",
+                 env: dict[str, str] | None = None) -> None:
         self.pg, self.redis, self.home = pg, redis, home
         self.concurrency, self.sandbox_latency = concurrency, sandbox_latency
+        self.env = dict(env or {})
+        self.argvs: dict[str, list[str]] = {}
+        self.by_name: dict[str, subprocess.Popen[bytes]] = {}
+        self.child_env: dict[str, str] = {}
         self.port, self.sandbox_port = free_port(), free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.named: dict[str, subprocess.Popen[bytes]] = {}
+        self.argvs: dict[str, list[str]] = {}
+        self.env: dict[str, str] = {}
         self.database = f"storm_{uuid.uuid4().hex[:10]}"
         self.probe = Probe()
         self.names: dict[str, str] = {}
@@ -180,7 +191,7 @@ class Storm:
     def settings(self) -> config.Settings:
         return config.load({"STOKER_WORKERS": "2",
                             "STOKER_WORKER_CONCURRENCY": str(self.concurrency),
-                            "STOKER_LOG_LEVEL": "WARNING"},
+                            "STOKER_LOG_LEVEL": "WARNING", **self.env},
                            data_dir=str(self.home / "data"),
                            database_url=f"{self.pg.url}/{self.database}",
                            broker_url=self.redis.url, api_port=self.port,
@@ -217,11 +228,9 @@ class Storm:
             argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),
                                 "--latency", self.sandbox_latency]
         (self.home / "data").mkdir(parents=True, exist_ok=True)
-        for name, argv in argvs.items():
-            log = open(self.home / f"{name}.log", "wb")  # noqa: SIM115 (the child owns it)
-            self.procs.append(subprocess.Popen(argv, cwd=REPO, env=env, stdout=log,
-                                               stderr=subprocess.STDOUT,
-                                               start_new_session=True))
+        self.argvs, self.child_env, self.env = argvs, env, env
+        for name in argvs:
+            self.spawn(name)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -231,6 +240,49 @@ class Storm:
                 pass
             assert time.monotonic() < deadline, self.logs()
             time.sleep(0.2)
+        self._wait_workers()
+
+    def respawn(self, name: str) -> None:
+        """Start process ``name`` (as :meth:`start` started it; its log is appended to)."""
+        log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
+        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.child_env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        self.by_name[name] = proc
+
+    def kill(self, name: str) -> None:
+        """SIGKILL process ``name`` and its children (its own process group), as a host lost
+        at once: nothing it had in flight is finished or acknowledged."""
+        import signal
+        proc = self.by_name[name]
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    def sandbox(self, method: str, path: str, **kwargs: Any) -> Any:
+        """The sandbox cloud's admin API (``/sandbox/<path>``), decoded."""
+        resp = requests.request(method, f"http://127.0.0.1:{self.sandbox_port}/sandbox/"
+                                f"{path.lstrip('/')}", timeout=30, **kwargs)
+        resp.raise_for_status()
+        return resp.json()
+
+    def spawn(self, name: str) -> subprocess.Popen[bytes]:
+        """Start process ``name`` of the topology (``api``, ``worker1``, ``worker2``, ``beat``)
+        in a session of its own, appending to its log; a worker's engine id is
+        ``<host>:<its pid>`` (``stoker worker`` execs Celery in place)."""
+        log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
+        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        self.named[name] = proc
+        return proc
+
+    def signal(self, name: str, sig: int) -> None:
+        """Send ``sig`` to process ``name``'s session (the process and any child of it)."""
+        os.killpg(self.named[name].pid, sig)
+
+    def wait_workers(self) -> None:
+        """Wait until two workers answer a ping (at most 60 s)."""
         self._wait_workers()
 
     def _wait_workers(self) -> None:

@@ -63,7 +63,7 @@ def test_operations_arriving_while_the_broker_is_down_are_accepted_and_driven(st
     assert names == set(bigger["resources"])
 
 
-def _create_through(storm: Storm, name: str, fault: str, width: int = 3, depth: int = 6) -> None:
+def _check_create_through(storm: Storm, name: str, fault: str, width: int = 3, depth: int = 6) -> None:
     template = chains(width=width, depth=depth, wait=0.3)
     resp = storm.create(name, template)
     assert resp.status_code == 201, resp.text
@@ -86,10 +86,10 @@ def _create_through(storm: Storm, name: str, fault: str, width: int = 3, depth: 
 
 
 def test_redis_restarted_empty_mid_create_loses_nothing(storm: Storm):
-    _create_through(storm, "redis-restart", "restart")
+    _check_create_through(storm, "redis-restart", "restart")
 
 
 @pytest.mark.parametrize("storm", [{"concurrency": 2}], indirect=True)
 def test_redis_flushed_mid_create_loses_nothing(storm: Storm):
     # more steps at once than two workers of 2 greenlets reserve (4 each): some wait in Redis
-    _create_through(storm, "redis-flush", "flush", width=24, depth=3)
+    _check_create_through(storm, "redis-flush", "flush", width=24, depth=3)

@@ -271,11 +271,15 @@ outputs:
 def test_objects_of_the_stack_satisfy_the_constraints(api: Api) -> None:
     made = api.create(OBJECTS, {"zone": f"z{uuid.uuid4().hex[:8]}.example.org."})
     values = _outputs(made)["values"]
-    for constraint, value in zip(("keystone.group", "barbican.secret", "barbican.container",
-                                  "designate.zone"), values):
-        api.delete(api.create(CONSTRAINED % constraint, {"p": value}))
-    # Heat's zaqar.queue accepts any name of 1 to 64 characters (queues are made on first use)
-    api.delete(api.create(CONSTRAINED % "zaqar.queue", {"p": "not-made-yet"}))
+    assert len(values) == 4 and all(values), values
+    for constraint, value in [*zip(("keystone.group", "barbican.secret", "barbican.container",
+                                    "designate.zone"), values),
+                              # Heat's zaqar.queue accepts any name of 1 to 64 characters
+                              # (queues are made on first use)
+                              ("zaqar.queue", "not-made-yet")]:
+        constrained = api.create(CONSTRAINED % constraint, {"p": value})
+        assert constrained["parameters"]["p"] == value, constraint  # accepted as given
+        api.delete(constrained)
     api.delete(made)
 
 

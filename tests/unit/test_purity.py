@@ -16,6 +16,7 @@ counted as ``app.X``) checked against DESIGN.md's layout (STYLE lessons 1 and 12
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,13 +56,21 @@ def _app_modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted((ROOT / "app").rglob("*.py"))}
 
 
+@functools.cache
+def _import_nodes(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """The import statements of ``path``, function-level ones included; parsed once per run
+    (every test here reads all of ``app/``)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
+
+
 def imports(path: Path, module: str, known: Iterable[str] = ()) -> list[tuple[str, int]]:
     """Every module ``path`` imports, ``(dotted name, line)``: relative imports resolved,
     ``from pkg import name`` yielding ``pkg.name`` when that is a known module, else ``pkg``."""
     known = set(known)
     is_pkg = path.name == "__init__.py"
     out: list[tuple[str, int]] = []
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             out.extend((a.name, node.lineno) for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -1,17 +1,6 @@
 """CloudFormation-only functions and the two CFN function tables.
 
-As Heat's ``heat/engine/cfn/functions.py`` and ``cfn/template.py``:
-
-* ``Fn::GetAtt: [resource, attribute]`` — exactly two items;
-* ``Fn::FindInMap: [map, key, value]`` -> ``Mappings[map][key][value]``; a missing name is
-  Heat's ``KeyError`` text (``'zz'``), so an output shows ``output_error: "'zz'"``;
-* condition functions (``AWSTemplateFormatVersion`` only): ``Fn::Equals``, ``Fn::Not: [cond]``
-  (a one-item list), ``Fn::And`` / ``Fn::Or`` (lists of at least two), ``Ref`` to a parameter
-  and ``Fn::FindInMap``. A condition is a name or a condition function; the AWS form
-  ``{"Condition": "Name"}`` is not one (Heat: 'Invalid condition "{'Condition': 'X'}"').
-
-The tables (``cfn_2010_functions`` / ``HEAT_2012``) list exactly what
-heat-reference/template_functions.json lists for the two versions, in that order.
+More in docs/code/templates.md (app.templates.cfn.functions).
 """
 from __future__ import annotations
 

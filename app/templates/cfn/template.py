@@ -1,22 +1,7 @@
 """The CloudFormation template format: ``AWSTemplateFormatVersion: 2010-09-09`` and
 ``HeatTemplateFormatVersion: 2012-12-12``.
 
-As Heat's ``heat/engine/cfn/template.py`` (``CfnTemplate`` / ``HeatTemplate``):
-
-* sections ``Description``, ``Mappings``, ``Parameters``, ``Resources``, ``Outputs`` plus
-  ``Conditions`` for 2010-09-09; anything else is "The template section is invalid: X";
-* resource keys ``Type``, ``Properties``, ``Metadata``, ``DependsOn``, ``DeletionPolicy``,
-  ``UpdatePolicy``, ``Description`` plus ``Condition`` (2010-09-09); output keys ``Value``,
-  ``Description`` plus ``Condition`` (2010-09-09);
-* parameters (:mod:`.parameters`) and pseudo parameters ``AWS::StackName``, ``AWS::StackId``
-  (Heat's ARN ``arn:openstack:heat::<project>:stacks/<name>/<id>``) and ``AWS::Region``
-  (Heat's fixed ``ap-southeast-1``); HOT's ``OS::stack_*`` do not exist here.
-
-The result is an ordinary :class:`~app.templates.parsed.Template` (a subclass that knows its
-pseudo parameters) whose resources, outputs and conditions are already in the HOT-shaped
-internal form, so ``instantiate()`` and the whole :class:`StackDefinition` contract are the
-same as for HOT. YAML duplicate keys are accepted, the last one winning as in Heat, and listed
-in ``warnings``.
+More in docs/code/templates.md (app.templates.cfn.template).
 """
 from __future__ import annotations
 
@@ -35,7 +20,7 @@ from app.templates.functions.base import FunctionTable, parse
 from app.templates.identity import StackIdentity
 from app.templates.loader import Loaded
 from app.templates.parsed import RawOutput, Template
-from app.templates.resources import RawResource, check_resource_name
+from app.templates.resources import RawResource, check_resource_name, depends_on_names
 from app.templates.versions import HotVersion, condition_table
 
 REGION = "ap-southeast-1"
@@ -191,15 +176,8 @@ def _resource(name: str, snippet: Any, fmt: CfnFormat, hot: HotVersion) -> RawRe
         value = snippet.get(key)
         if value is not None and not isinstance(value, dict):
             raise _type_error(name, key, "object")
-    depends = snippet.get("DependsOn")
-    if depends is None:
-        depends_on: list[str] = []
-    elif isinstance(depends, str):
-        depends_on = [depends]
-    elif isinstance(depends, list) and all(isinstance(d, str) for d in depends):
-        depends_on = list(depends)
-    else:
-        raise _type_error(name, "DependsOn", "list or string")
+    depends_on = depends_on_names(snippet.get("DependsOn"), ("Resources", name, "DependsOn"),
+                                  "list or string")
     policy = snippet.get("DeletionPolicy")
     if isinstance(policy, str) and policy not in _POLICIES:
         raise errors.ValidationError(f'Invalid deletion policy "{policy}"',

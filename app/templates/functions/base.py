@@ -1,19 +1,6 @@
 """The function tree: parsing snippets into :class:`Function` nodes and resolving them.
 
-Shapes:
-
-* a *snippet* is plain JSON-like data from the template;
-* a *tree* is the same data where every single-key mapping ``{name: args}`` whose ``name`` is in
-  the version's function table became a :class:`Function` (args parsed recursively);
-* resolution walks a tree with a :class:`Resolver` (a small protocol: params, refs, attrs, files,
-  conditions), never a live stack.
-
-Heat behaviour followed (``heat/engine/function.py``): a key the version does not know as a
-function is plain data; a function the version *removed* is an error naming the version; ``if`` is
-a macro resolved as soon as conditions are known (so only the chosen branch contributes
-dependencies). ``ABSENT`` (from wallaby's one-branch ``if``) removes the enclosing map entry or list
-item. ``UNKNOWN`` stands for a value not known at validation time (a reference id, an attribute):
-functions that receive it return it, so static validation checks only what is known.
+More in docs/code/templates.md (app.templates.functions.base).
 """
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
 """Collection functions: repeat, map_merge, map_replace, list_concat(_unique), filter.
 
-As Heat's hot_spec:
-
-* ``repeat: {for_each: {"%v%": [..]}, template: T}`` (2015-04-30): T with every placeholder
-  replaced (strings, and map keys/values, recursively), one copy per item; several placeholders
-  iterate their product. newton: a for_each value may be a map (its keys are used). pike:
-  ``permutations: false`` zips lists of equal length instead.
-* ``map_merge: [m1, m2, ...]`` (2016-04-08): later keys win, null counts as ``{}``.
-* ``map_replace: [M, {keys: {old: new}, values: {old: new}}]`` (newton).
-* ``list_concat: [l1, l2, ...]`` / ``list_concat_unique`` (pike): null counts as ``[]``.
-* ``filter: [values_to_remove, list]`` (ocata).
-
-Bounds (:mod:`app.templates.functions.limits`): ``repeat``'s entry count (the product of the
-for_each lengths, or their common length) is checked before anything is built, then every entry
-is charged as it is built, each ``str.replace`` before it runs; ``list_concat(_unique)`` checks
-the concatenation (entries and their sizes) before building it. ``list_concat_unique`` and
-``filter`` compare by hashing where values allow, so they are linear, not quadratic; their
-results are no larger than their arguments.
+More in docs/code/templates.md (app.templates.functions.collections).
 """
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
 """How large one intrinsic function's result may be: bounds on expansion bombs.
 
-A small template can ask a function for an enormous result: ``str_replace`` substituting a
-10 KB parameter for each of 10,000 placeholders (100 MB), ``repeat`` over three lists of 200
-items (8 million entries), ``list_join`` with a long delimiter, ``list_concat`` of one big list
-named a thousand times. Heat bounds only the request (``max_template_size``,
-``max_json_body_size``); Stoker also bounds each function's result, in the same spirit as the
-loader's YAML alias bound (:data:`app.templates.loader.MAX_NODES`) and yaql's memory quota
-(:mod:`app.templates.functions.yaql_fn`).
-
 :data:`MAX_RESULT_SIZE` is 1,048,576: Heat's ``max_json_body_size`` default (``app/config.py``).
 Why that value: everything a function works on arrives in one request body (template, files,
 environment and parameters), which Heat caps at ``max_json_body_size``; a legitimate result (a
@@ -16,13 +8,7 @@ user_data script assembled from a file and a few parameters, a few hundred port 
 The package is pure (``tests/unit/test_purity.py``), so the value mirrors Heat's default rather
 than reading an operator's setting.
 
-Sizes are measured by :func:`measure`, a cheap lower bound of the length of the JSON encoding:
-a string counts its characters, any other scalar 1, a container 1 and each member 1 plus its own
-size (a map member: key and value). Functions compute their result's size from their arguments
-*before* building it wherever that is possible (``str_replace``, ``list_join``, ``str_split``,
-``list_concat``, ``repeat``'s entry count); ``repeat`` also charges a :class:`Budget` as it builds,
-so it stops as soon as the bound is passed. Errors are :class:`FunctionError`
-(``StackValidationFailed``, HTTP 400) naming the function, prefixed by its path.
+More in docs/code/templates.md (app.templates.functions.limits).
 """
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """String functions: str_replace (+ strict, vstrict), list_join, str_split, digest, make_url.
 
-As Heat's hot_spec:
-
-* ``str_replace`` replaces longer placeholders first; before 2015-10-15 only strings and numbers
-  are accepted as values, from 2015-10-15 maps/lists are JSON-encoded (``sort_keys``); ``None`` -> ``""``.
-  ``str_replace_strict`` (ocata) fails when a param is absent from the template;
-  ``str_replace_vstrict`` (pike) also fails on a null or empty value.
-* ``list_join: [delim, list]`` until 2015-04-30; from 2015-10-15 any number of lists, and
-  maps/lists inside are JSON-encoded; ``None`` items join as ``""``.
-* ``str_split: [delim, string(, index)]`` (2015-10-15).
-* ``digest: [algorithm, value]`` (2015-04-30): md5, sha1, sha224, sha256, sha384, sha512.
-* ``make_url: {scheme, host, port, path, query, fragment}`` (pike).
-
-Results are bounded by :data:`app.templates.functions.limits.MAX_RESULT_SIZE` characters, computed
-from the arguments before the result is built (``make_url``, at most 12 characters per input
-character, is checked once built); over it is a :class:`FunctionError` naming the function.
+More in docs/code/templates.md (app.templates.functions.strings).
 """
 from __future__ import annotations
 

@@ -249,7 +249,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> World:
 @pytest.fixture()
 def api(settings: Any, world: World) -> Any:
     """A test client for an app over the fake services; requests go to 127.0.0.1:8004."""
-    from app.api import build_app
-    flask_app = build_app(settings)
+    from app.api import create_app
+    flask_app = create_app(settings)
     flask_app.config.update(TESTING=True, SERVER_NAME="127.0.0.1:8004")
     return flask_app.test_client()

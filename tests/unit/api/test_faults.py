@@ -12,7 +12,7 @@ from tests.unit.api.conftest import BASE
 from tests.unit.api.shapes import REQUEST_ID
 
 
-def _fault(resp, status, heat_type):
+def _assert_fault(resp, status, heat_type):
     body = resp.get_json()
     assert resp.status_code == status and body["code"] == status
     assert body["error"]["type"] == heat_type and body["error"]["traceback"] is None
@@ -22,18 +22,18 @@ def _fault(resp, status, heat_type):
 
 
 def test_unknown_route_is_404_fault(api):
-    _fault(api.get("/v1/admin/nowhere"), 404, "HTTPNotFound")
+    _assert_fault(api.get("/v1/admin/nowhere"), 404, "HTTPNotFound")
 
 
 def test_wrong_method_is_405_fault_with_allow(api):
     resp = api.delete("/v1/admin/stacks")
-    _fault(resp, 405, "HTTPMethodNotAllowed")
+    _assert_fault(resp, 405, "HTTPMethodNotAllowed")
     assert "GET" in resp.headers["Allow"] and "POST" in resp.headers["Allow"]
 
 
 def test_malformed_json_is_400(api):
     resp = api.post("/v1/admin/stacks", data="{nope", content_type="application/json")
-    body = _fault(resp, 400, "HTTPBadRequest")
+    body = _assert_fault(resp, 400, "HTTPBadRequest")
     assert "Expecting property name" in body["error"]["message"]
 
 
@@ -41,7 +41,7 @@ def test_body_over_max_json_body_size_is_request_limit_exceeded(api, settings):
     size = settings.max_json_body_size + 1
     resp = api.post("/v1/admin/stacks", data="{" + " " * (size - 2) + "}",
                     content_type="application/json")
-    body = _fault(resp, 400, "RequestLimitExceeded")
+    body = _assert_fault(resp, 400, "RequestLimitExceeded")
     assert body["error"]["message"] == (
         f"Request limit exceeded: JSON body size ({size} bytes) exceeds maximum allowed size "
         f"({settings.max_json_body_size} bytes).")
@@ -50,7 +50,7 @@ def test_body_over_max_json_body_size_is_request_limit_exceeded(api, settings):
 def test_schema_type_errors_are_400(api):
     resp = api.post("/v1/admin/stacks", json={"stack_name": "x", "template": {},
                                               "parameters": [1]})
-    body = _fault(resp, 400, "HTTPBadRequest")
+    body = _assert_fault(resp, 400, "HTTPBadRequest")
     assert "parameters" in body["error"]["message"]
 
 
@@ -61,7 +61,7 @@ def test_unexpected_error_is_500_without_traceback(api, world, monkeypatch, capl
     monkeypatch.setattr(stacks, "get_stack", boom)
     with caplog.at_level(logging.ERROR):
         resp = api.get(BASE)
-    body = _fault(resp, 500, "HTTPInternalServerError")
+    body = _assert_fault(resp, 500, "HTTPInternalServerError")
     assert "secret" not in json.dumps(body)
     assert "Traceback" in caplog.text or any(r.exc_info for r in caplog.records)
 
@@ -78,7 +78,7 @@ def test_an_unreachable_database_is_a_503_that_may_be_retried(api, world, monkey
     monkeypatch.setattr(world, "get_stack", refused)
     monkeypatch.setattr(stacks, "get_stack", refused)
     resp = api.get(BASE)
-    body = _fault(resp, 503, "DBConnectionError")
+    body = _assert_fault(resp, 503, "DBConnectionError")
     assert body["title"] == "Service Unavailable"
     assert body["error"]["message"] == "The database is unavailable; try again later."
     assert resp.headers["Retry-After"] == "1"
@@ -91,7 +91,7 @@ def test_other_database_errors_stay_500(api, world, monkeypatch):
         raise sa_exc.IntegrityError("INSERT", {}, Exception("duplicate key"))
     monkeypatch.setattr(world, "get_stack", integrity)
     monkeypatch.setattr(stacks, "get_stack", integrity)
-    _fault(api.get(BASE), 500, "HTTPInternalServerError")
+    _assert_fault(api.get(BASE), 500, "HTTPInternalServerError")
 
 
 @pytest.mark.parametrize("exc,status,heat_type", [
@@ -107,7 +107,7 @@ def test_stoker_errors_keep_status_and_type(api, monkeypatch, exc, status, heat_
     def fail(*_a, **_k):
         raise exc
     monkeypatch.setattr(stacks, "list_stacks", fail)
-    body = _fault(api.get("/v1/admin/stacks"), status, heat_type)
+    body = _assert_fault(api.get("/v1/admin/stacks"), status, heat_type)
     assert body["error"]["message"] == exc.message
 
 
@@ -140,10 +140,10 @@ def test_context_request_id_is_the_response_request_id(api, world):
 
 
 def test_unknown_auth_strategy_is_refused_at_start(settings, world):
-    from app.api import build_app
+    from app.api import create_app
     from app.auth import AuthConfigError
     with pytest.raises(AuthConfigError, match="noauth, keystone, not 'kerberos'"):
-        build_app(settings.replace(auth_strategy="kerberos"))
+        create_app(settings.replace(auth_strategy="kerberos"))
 
 
 def test_status_lines_use_standard_reason_phrases(api):
@@ -169,34 +169,38 @@ def test_a_json_body_that_is_not_an_object_is_400(api, method, path, body):
     """Routes that read an object refuse any other JSON value with heat-api's HTTPBadRequest
     (before, ``[]`` read as no body: a PATCH ran a no-op update, a snapshot was taken)."""
     resp = getattr(api, method)(path, data=body, content_type="application/json")
-    fault = _fault(resp, 400, "HTTPBadRequest")
+    fault = _assert_fault(resp, 400, "HTTPBadRequest")
     assert "malformed or otherwise incorrect" in fault["error"]["message"]
 
 
-def test_a_body_of_another_media_type_still_reads_as_no_body(api):
+def test_a_body_of_another_media_type_still_reads_as_no_body(api, monkeypatch):
     """heat-api's ``has_body``: a non-JSON Content-Type is no body at all, not a 400."""
+    from app.services import snapshots
+    names = []
+
+    def create_snapshot(ctx, stack_name, stack_id, name):
+        names.append(name)
+        return {"id": "snap-1", "name": name, "status": "IN_PROGRESS"}
+    monkeypatch.setattr(snapshots, "create_snapshot", create_snapshot)
     resp = api.post(f"{BASE}/snapshots", data="[1]", content_type="application/xml")
-    assert resp.status_code != 400
+    assert resp.status_code == 200 and names == [None]  # the snapshot made, with no name read
 
 
-def test_the_api_packages_offer_no_factory_that_cannot_create(settings):
-    """``gunicorn 'app.api:create_app()'`` served an API whose every create answered 500; now
-    the packages have no ``create_app`` (gunicorn fails at start), building without a dispatcher
-    outside ``always_eager`` is refused at build time, and the one entry to serve
-    (``app.cli.wsgi:create_app()``) installs Celery's dispatcher."""
+def test_a_factory_outside_always_eager_needs_a_dispatcher(settings):
+    """Without a dispatcher outside ``always_eager`` the API factories refuse to build
+    (``NoDispatcher``, naming the served entry) instead of serving an API whose every create
+    would fail; the served entries (``app.cli.wsgi``) hand them Celery's."""
     import app.api
     import app.cfn
     from app.cli import wsgi
-    from app.convergence import dispatch
+    from app.convergence import runtime
     from app.tasks.dispatcher import CeleryDispatcher
-    assert not hasattr(app.api, "create_app") and not hasattr(app.cfn, "create_app")
     production = settings.replace(always_eager=False)
-    dispatch.set_dispatcher(None)
-    for build in (app.api.build_app, app.cfn.build_app):
-        with pytest.raises(errors.StokerError, match="app.cli.wsgi:create_app"):
+    for build in (app.api.create_app, app.cfn.create_app):
+        with pytest.raises(errors.StokerError, match="app.cli.wsgi:create_app") as refused:
             build(production)
-    wsgi.create_app(production)
-    assert isinstance(dispatch.get(), CeleryDispatcher)
-    dispatch.set_dispatcher(None)
-    wsgi.create_cfn_app(production)
-    assert isinstance(dispatch.get(), CeleryDispatcher)
+        assert refused.value.heat_type == "NoDispatcher"
+    for entry in (wsgi.create_app, wsgi.create_cfn_app):
+        runtime.configure(None)
+        entry(production)
+        assert isinstance(runtime.dispatcher(), CeleryDispatcher)

@@ -177,7 +177,7 @@ def test_delete_is_204_empty(api, world, sample):
 
 
 def test_update_without_a_template_is_400_before_any_service_call(api):
-    resp = api.put(BASE, json={})  # update itself: tests/unit/api/test_stack_update.py
+    resp = api.put(BASE, json={})  # update itself: tests/integration/api/test_stack_update.py
     assert resp.status_code == 400
     assert resp.get_json()["error"]["message"] == "No template specified"
 

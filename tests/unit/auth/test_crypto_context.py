@@ -38,11 +38,11 @@ def test_a_wrong_key_is_a_clear_error():
 
 @pytest.mark.parametrize("key", ["", "short", " , "])
 def test_keystone_mode_without_a_usable_key_refuses_to_start(tmp_path, key):
-    from app.api import build_app
+    from app.api import create_app
     st = config.load({}, data_dir=str(tmp_path), auth_strategy="keystone",
                      auth_encryption_key=key, database_url="sqlite://")
     with pytest.raises(crypto.EncryptionKeyError, match="STOKER_AUTH_ENCRYPTION_KEY"):
-        build_app(st)
+        create_app(st)
 
 
 def test_noauth_needs_no_key(tmp_path):

@@ -27,8 +27,8 @@ def creds(*roles: str, project: str = PROJECT) -> dict:
 
 
 def test_every_tenant_route_and_method_has_a_registered_heat_rule():
-    from app.api import build_app
-    app = build_app(config.load({}, database_url="sqlite://", always_eager=True))
+    from app.api import create_app
+    app = create_app(config.load({}, database_url="sqlite://", always_eager=True))
     names = {r.name for r in defaults()}
     missing = []
     for rule in app.url_map.iter_rules():
@@ -104,13 +104,13 @@ def test_an_operators_policy_file_overrides_a_rule(tmp_path, ks_settings):
 
 @pytest.mark.parametrize("text", ['"stacks:create": "role:reader and (\n', "[unclosed: {\n"])
 def test_a_broken_policy_file_is_a_clear_start_up_error(tmp_path, ks_settings, text):
-    from app.api import build_app
+    from app.api import create_app
     path = tmp_path / "policy.yaml"
     path.write_text(text)
     st = ks_settings.replace(policy_file=str(path), auth_encryption_key="k" * 32,
                              database_url="sqlite://")
     with pytest.raises(policy.PolicyFileError, match="policy.yaml cannot be loaded"):
-        build_app(st)
+        create_app(st)
 
 
 def test_a_missing_policy_file_is_a_start_up_error(tmp_path, ks_settings):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.convergence.actions import invalid_state
+from app.convergence.steps.actions import invalid_state
 from app.resource_types._actions import ActionError, verify_check_conditions
 
 

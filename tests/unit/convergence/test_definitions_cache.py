@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app.convergence import definitions
+from app.convergence.store import definitions
 
 
 class _Session:

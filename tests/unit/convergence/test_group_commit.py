@@ -1,4 +1,4 @@
-"""Group commit (:mod:`app.convergence.group_commit`): callers that arrive while a batch is
+"""Group commit (:mod:`app.convergence.store.group_commit`): callers that arrive while a batch is
 being written share the next one; each gets its own result or error; nobody waits forever."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.convergence.group_commit import GroupCommit
+from app.convergence.store.group_commit import GroupCommit, Interrupted
 
 
 def _until(cond: Any, timeout: float = 5.0) -> None:
@@ -137,7 +137,7 @@ def test_a_batch_is_at_most_largest_and_the_rest_follow() -> None:
 
 def test_a_write_that_returns_too_few_results_interrupts_the_rest() -> None:
     g: GroupCommit[int, int] = GroupCommit(lambda items: [])
-    with pytest.raises(RuntimeError, match="interrupted"):
+    with pytest.raises(Interrupted, match="interrupted"):
         g.submit(1)
     assert g.waiting == 0
 

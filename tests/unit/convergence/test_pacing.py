@@ -1,4 +1,4 @@
-"""app.convergence.pacing: polls of a kind of action timed once follow its expected duration."""
+"""app.convergence.store.pacing: polls of a kind of action timed once follow its expected duration."""
 from __future__ import annotations
 
 import datetime as dt
@@ -6,8 +6,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.convergence import pacing
-from app.convergence.rows import ResourceRow
+from app.convergence.store import pacing
+from app.convergence.store.rows import ResourceRow
 from app.resource_types.base import Resource
 
 

@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 
+from app import errors
 from app.engine import scaling
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -29,13 +30,13 @@ def test_new_capacity(current, adj, kind, step, lo, hi, want):
 
 
 def test_scaling_in_progress_refuses():
-    with pytest.raises(scaling.NoActionRequired, match="due to scaling activity"):
+    with pytest.raises(errors.NoActionRequired, match="due to scaling activity"):
         scaling.check_allowed("g", {"scaling_in_progress": True}, 0, NOW)
 
 
 def test_cooldown_end_in_the_future_refuses_and_past_allows():
     later = (NOW + dt.timedelta(seconds=5)).isoformat()
-    with pytest.raises(scaling.NoActionRequired,
+    with pytest.raises(errors.NoActionRequired,
                        match="could not perform scaling action: due to cooldown, cooldown 60"):
         scaling.check_allowed("g", {"cooldown_end": {later: "x"}}, 60, NOW)
     earlier = (NOW - dt.timedelta(seconds=5)).isoformat()
@@ -45,16 +46,16 @@ def test_cooldown_end_in_the_future_refuses_and_past_allows():
 
 def test_cooldown_end_is_honoured_even_with_a_cooldown_of_zero():
     later = (NOW + dt.timedelta(seconds=5)).isoformat()
-    with pytest.raises(scaling.NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         scaling.check_allowed("g", {"cooldown_end": {later: "x"}}, 0, NOW)
 
 
 def test_old_cooldown_shape_is_ignored_when_cooldown_is_zero():
     recent = (NOW - dt.timedelta(seconds=1)).isoformat()
     assert scaling.check_allowed("g", {"cooldown": {recent: "x"}}, 0, NOW)["scaling_in_progress"]
-    with pytest.raises(scaling.NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         scaling.check_allowed("g", {"cooldown": {recent: "x"}}, 10, NOW)
-    with pytest.raises(scaling.NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         scaling.check_allowed("g", {recent: "x"}, 10, NOW)
 
 

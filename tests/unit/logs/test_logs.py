@@ -25,6 +25,16 @@ def captured():
     logs.clear()
 
 
+@pytest.fixture()
+def client(settings, monkeypatch):
+    """The API on Flask's test client, over a stack list that is always empty (the request's
+    log lines are the point, not the list)."""
+    from app.api import create_app
+    from app.services import stacks
+    monkeypatch.setattr(stacks, "list_stacks", lambda ctx, **kw: [])
+    return create_app(settings).test_client()
+
+
 def _lines(stream: io.StringIO) -> list[str]:
     return [line for line in stream.getvalue().splitlines() if line]
 

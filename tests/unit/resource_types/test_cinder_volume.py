@@ -37,4 +37,6 @@ def test_a_sized_volume_takes_at_most_one_source():
     {"backup_id": "b"}, {"backup_id": "b", "image": "cirros", "source_volid": "v"},
 ])
 def test_what_heat_accepts_passes(props):
-    Volume("v", props).validate()
+    volume = Volume("v", props)
+    assert volume.validate() is None   # accepted: Heat's validate returns nothing
+    assert volume.properties == props  # and leaves the properties as given

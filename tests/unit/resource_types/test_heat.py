@@ -200,8 +200,13 @@ def test_random_string_minimums_longer_than_length_are_invalid() -> None:
 
 
 def test_random_string_validate_ignores_unresolved_values() -> None:
-    RandomString("r", {"length": None, "character_classes": [{"class": "digits", "min": None}]}
-                 ).validate()
+    classes = [{"class": "digits", "min": 5}]
+    with pytest.raises(errors.ValidationError):  # known values: 5 > 4 is refused
+        RandomString("r", {"length": 4, "character_classes": classes}).validate()
+    # a length or minimum not resolved yet (a get_param read at create) is not compared
+    for props in ({"length": None, "character_classes": classes},
+                  {"length": None, "character_classes": [{"class": "digits", "min": None}]}):
+        assert RandomString("r", props).validate() is None
 
 
 def test_random_string_any_change_replaces(stack: Identity) -> None:

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from app.convergence.signals import signal_reason, takes_signal
+from app import errors
+from app.convergence.steps.signals import signal_reason, takes_signal
 from app.resource_types import _wait
 from app.resource_types.aws_signals import UpdateWaitConditionHandle
 from app.resource_types.base import UpdateReplace
@@ -31,7 +32,7 @@ def test_merge_checks_the_format_and_keys_by_id():
         _wait.merge({"id": 1, "status": "MAYBE", "reason": "r", "data": None}, {})
     with pytest.raises(ValueError, match="Metadata format invalid"):
         _wait.merge({"id": 1, "status": "SUCCESS", "reason": "r", "data": None, "x": 1}, {})
-    with pytest.raises(_wait.NoActionRequired):
+    with pytest.raises(errors.NoActionRequired):
         _wait.merge({"id": 7, "status": "FAILURE", "reason": "r", "data": 1}, new)
 
 

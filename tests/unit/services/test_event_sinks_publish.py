@@ -2,6 +2,7 @@
 unknown or stale one is read once, on the publishing thread, and its sinks get the event."""
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -59,9 +60,15 @@ def test_a_stack_with_a_sink_gets_heats_event_body(world: dict[str, Any]):
     assert body["payload"]["resource_status"] == "COMPLETE"
 
 
-def test_publish_never_raises(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch):
+def test_publish_never_raises(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+                              caplog: pytest.LogCaptureFixture):
     def broken(stack_id: str) -> list[Any]:
         raise RuntimeError("database gone")
     monkeypatch.setattr(event_sinks, "stack_sinks", broken)
-    event_sinks.publish(ROW)
-    event_sinks.publish({"uuid": "no stack id"})
+    with caplog.at_level(logging.WARNING, logger=event_sinks.__name__):
+        event_sinks.publish(ROW)
+        event_sinks.publish({"uuid": "no stack id"})
+    assert [r.getMessage() for r in caplog.records] == [
+        "event e1 not handed to the sinks: database gone",
+        "event no stack id not handed to the sinks: 'stack_id'"]
+    assert world["courier"].bodies == []

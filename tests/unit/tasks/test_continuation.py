@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from app import logs, tasks
-from app.convergence import dispatch
+from app.convergence import runtime
 from app.services import engine
 from app.tasks import dispatcher
 from app.tasks.dispatcher import CeleryDispatcher, Continuation, continuing
+from tests.fixtures.wiring import use_dispatcher
 
 
 class FakeApp:
@@ -46,10 +47,10 @@ class FakeApp:
 
 
 @pytest.fixture()
-def celery(settings, monkeypatch) -> FakeApp:  # type: ignore[no-untyped-def]
-    """A CeleryDispatcher on a :class:`FakeApp`, installed as the process's dispatcher."""
+def celery(settings) -> FakeApp:  # type: ignore[no-untyped-def]
+    """A CeleryDispatcher on a :class:`FakeApp`, the dispatcher of the process's runtime."""
     fake = FakeApp()
-    monkeypatch.setattr(dispatch, "_dispatcher", CeleryDispatcher(fake))  # type: ignore[arg-type]
+    use_dispatcher(CeleryDispatcher(fake))  # type: ignore[arg-type]
     return fake
 
 
@@ -101,12 +102,12 @@ def test_nested_continuing_restores_the_previous_one():
 
 
 def test_outside_a_task_nothing_is_kept(celery):
-    dispatch.get().check_resources("s", "t", [(1, True)])
+    runtime.dispatcher().check_resources("s", "t", [(1, True)])
     assert celery.nodes() == [(1, True)]
 
 
 def test_check_resources_sends_the_others_and_the_later_fan_outs(celery):
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resources("s", "t", [(1, True), (2, True), (3, True)])
         d.check_resources("s", "t", [(4, False)])    # the slot is taken: sent
@@ -115,12 +116,17 @@ def test_check_resources_sends_the_others_and_the_later_fan_outs(celery):
     assert celery.nodes() == [(2, True), (3, True), (4, False), (5, True)]
 
 
-def test_nothing_is_kept_while_task_events_are_on(celery, settings):
+def test_nothing_is_kept_while_task_events_are_on(celery, settings, monkeypatch):
     """Flower lists a task a step: with task events on (``STOKER_TASK_EVENTS``, ``stoker up
     --flower``, or Flower turning the worker's on), every node goes out as a message."""
     from app import config
+    from app.tasks import labels
+    # the messages' labels name the resources, read from the store: not this test's subject
+    monkeypatch.setattr(labels, "prefetch", lambda stack_id, resource_ids: None)
+    monkeypatch.setattr(labels, "step", lambda *args: "(step)")
+    monkeypatch.setattr(labels, "steps", lambda *args: "(steps)")
     config.set_current(settings.replace(task_events=True))
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resources("s", "t", [(1, True), (2, True)])
         assert kept.take() is None
@@ -128,7 +134,7 @@ def test_nothing_is_kept_while_task_events_are_on(celery, settings):
 
 
 def test_a_step_with_a_countdown_is_never_kept(celery):
-    d = dispatch.get()
+    d = runtime.dispatcher()
     with continuing("s", "t") as kept:
         d.check_resource("s", "t", 1, True, countdown=2.0)   # a poll, a busy lock
         d.check_resource("s", "t", 2, True)                  # one step, not a fan-out
@@ -146,7 +152,7 @@ def _chain_steps(monkeypatch, ran: list[int], fails: set[int] = frozenset(),  # 
     def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
         ran.append(resource_id)
         if resource_id < last:
-            dispatch.get().check_resources(stack_id, traversal_id,
+            runtime.dispatcher().check_resources(stack_id, traversal_id,
                                            [(resource_id + 1, True), (resource_id + 10, True)])
         if resource_id in fails:
             raise ConnectionError("database went away")
@@ -215,52 +221,3 @@ def test_a_message_delivered_again_steps_the_nodes_left_unsettled_and_keeps_noth
 def test_a_message_ran_before_when_redelivered_or_retried(info, retries, again):
     request = types.SimpleNamespace(delivery_info=info, retries=retries)
     assert tasks._again(request) is again
-
-
-def test_a_task_killed_mid_chain_is_re_driven_by_its_message_delivered_again(db, celery,
-                                                                              monkeypatch):
-    """The real engine on SQLite: a task runs a chain by itself and dies between two kept
-    steps (nothing but its first message covers them); that message delivered again re-drives
-    the chain from where it stopped, and every resource is created once."""
-    from app.context import RequestContext
-    from app.services import stacks
-    from tests.fixtures.stacks import events, none_stack, rows
-
-    ctx = RequestContext(tenant_id="admin")
-    st = stacks.create_stack(ctx, stack_name="chain", template=none_stack(12, chain=True))
-    ids = {name: r.id for name, r in rows(st.id).items()}
-    tid, leaf = st.current_traversal, ids["r0"]
-    assert celery.nodes() == [(leaf, True)]
-
-    class Killed(BaseException):
-        """The worker's process dies (SIGKILL): nothing of the task runs any more."""
-
-    real = engine.check_resource
-
-    def dies_at_r5(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-        if resource_id == ids["r5"]:
-            raise Killed
-        real(stack_id, traversal_id, resource_id, is_update)
-
-    monkeypatch.setattr(engine, "check_resource", dies_at_r5)
-    with pytest.raises(Killed):
-        tasks._step_and_continue(st.id, tid, leaf, True)
-    monkeypatch.setattr(engine, "check_resource", real)
-
-    def created() -> list[str]:
-        return sorted((n for n, r in rows(st.id).items()
-                       if (r.action, r.status) == ("CREATE", "COMPLETE")), key=lambda n: int(n[1:]))
-
-    assert created() == [f"r{i}" for i in range(5)]
-    assert celery.nodes() == [(leaf, True)]   # r1 to r4 ran in the task, r5 had no message
-    tasks._step_and_continue(st.id, tid, leaf, True)   # a step of an ended node, alone
-    assert created() == [f"r{i}" for i in range(5)]   # ... finds nothing of its own to do
-    tasks._step_and_continue(st.id, tid, leaf, True, again=True)
-    assert celery.nodes() == [(leaf, True), (ids["r5"], True)]
-    del celery.sent[:]
-    tasks._step_and_continue(st.id, tid, ids["r5"], True)   # the worker that takes it
-    assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_COMPLETE"
-    assert celery.nodes() == []   # r6 to r11 ran in that task
-    creates = [e.resource_name for e in events(st.id)
-               if e.action == "CREATE" and e.status == "COMPLETE" and e.resource_name in ids]
-    assert creates == [f"r{i}" for i in range(12)]

@@ -4,13 +4,13 @@
   parse_and_instantiate`` (parse, instantiate with the registry's schemas, each plugin's own
   static checks);
 * the traversal is the engine's: ``app.engine.plan.forward`` over the runtime's graph
-  (``app.convergence.definitions.Loaded``), walked by ``app.engine.walk.Walk`` (a failure
+  (``app.convergence.store.definitions.Loaded``), walked by ``app.engine.walk.Walk`` (a failure
   skips its descendants);
-* each node is the runtime's create step, ``app.convergence.create.forward`` (property
+* each node is the runtime's create step, ``app.convergence.steps.create.forward`` (property
   resolution from the predecessors' passed-on data, validation, adoption of an
   ``external_id``, ``handle_create`` / ``check_create_complete`` of the registry plugin);
 * what a finished resource passes on is ``app.convergence.plugins.attr_data``, read back
-  through ``app.convergence.attrdata.DataContext``, and the outputs are resolved from it as
+  through ``app.convergence.store.attrdata.DataContext``, and the outputs are resolved from it as
   ``app.convergence.traversal.resolve_outputs`` does.
 
 Only what the runtime keeps in database rows is kept here in dicts: the rows' status (Done:
@@ -26,11 +26,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.convergence import attrdata, create, plugins
-from app.convergence.definitions import Loaded, identity
-from app.convergence.groups import kind as nested_kind
+from app.convergence import plugins
+from app.convergence.nested.groups import kind as nested_kind
 from app.convergence.outcome import Done, Failed, Node, Poll, Record
-from app.convergence.rows import ResourceRow, StepStack
+from app.convergence.steps import create
+from app.convergence.store import attrdata
+from app.convergence.store.definitions import Loaded, identity
+from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import plan as eplan
 from app.engine.states import Action, Status
 from app.engine.walk import Walk

@@ -1,4 +1,4 @@
-"""get_attr paths resolved by the engine's own resolver (``app.convergence.attrdata``: the data a
+"""get_attr paths resolved by the engine's own resolver (``app.convergence.store.attrdata``: the data a
 finished resource passes on, read through ``DataContext``), on the product's create in memory.
 
 Heat selects a path component by component (``heat.engine.attributes.select_from_attribute``):
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.convergence import attrdata
+from app.convergence.store import attrdata
 
 from . import oracle_product
 

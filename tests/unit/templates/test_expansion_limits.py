@@ -19,7 +19,7 @@ TOO_LARGE = f"would be larger than {MAX_RESULT_SIZE} characters"
 ITEMS = [f"i{n}" for n in range(200)]
 
 
-def too_large(snippet: Any, version: str = "2021-04-16", **kw: Any) -> str:
+def assert_too_large(snippet: Any, version: str = "2021-04-16", **kw: Any) -> str:
     """The output error for ``snippet``; asserts it is the size bound and came quickly (this
     process's CPU time, which other processes on the machine do not stretch)."""
     start = time.process_time()
@@ -32,18 +32,18 @@ def too_large(snippet: Any, version: str = "2021-04-16", **kw: Any) -> str:
 # ---- str_replace family and Fn::Replace ------------------------------------------------------
 @pytest.mark.parametrize("fn", ["str_replace", "str_replace_strict", "str_replace_vstrict"])
 def test_str_replace_family_bomb(fn: str) -> None:
-    msg = too_large({fn: {"template": "x" * 10_000, "params": {"x": "y" * 10_000}}})
+    msg = assert_too_large({fn: {"template": "x" * 10_000, "params": {"x": "y" * 10_000}}})
     assert f'"{fn}"' in msg and "(it would be 100000000)" in msg
 
 
 def test_str_replace_bomb_from_a_parameter() -> None:
-    too_large({"str_replace": {"template": "x" * 10_000, "params": {"x": {"get_param": "p"}}}},
+    assert_too_large({"str_replace": {"template": "x" * 10_000, "params": {"x": {"get_param": "p"}}}},
               param_defs="parameters:\n  p: {type: string}\n", params={"p": "y" * 10_000})
 
 
 def test_str_replace_json_param_too_large_is_refused_before_encoding() -> None:
     big = {"get_param": "m"}
-    too_large({"str_replace": {"template": "X", "params": {"X": [big] * 100}}},
+    assert_too_large({"str_replace": {"template": "X", "params": {"X": [big] * 100}}},
               param_defs="parameters:\n  m: {type: json}\n", params={"m": {"k": "v" * 20_000}})
 
 
@@ -55,7 +55,7 @@ def test_str_replace_large_but_reasonable() -> None:
 def test_str_replace_length_is_exact_at_the_limit() -> None:
     ok = value({"str_replace": {"template": "ab" * 8, "params": {"a": "z" * (MAX_RESULT_SIZE // 8 - 1)}}})
     assert len(ok) == MAX_RESULT_SIZE
-    too_large({"str_replace": {"template": "ab" * 8, "params": {"a": "z" * (MAX_RESULT_SIZE // 8)}}})
+    assert_too_large({"str_replace": {"template": "ab" * 8, "params": {"a": "z" * (MAX_RESULT_SIZE // 8)}}})
 
 
 def test_str_replace_semantics_kept() -> None:
@@ -65,14 +65,14 @@ def test_str_replace_semantics_kept() -> None:
 
 
 def test_cfn_replace_bomb_and_normal() -> None:
-    too_large({"Fn::Replace": [{"x": "y" * 10_000}, "x" * 10_000]}, "2013-05-23")
+    assert_too_large({"Fn::Replace": [{"x": "y" * 10_000}, "x" * 10_000]}, "2013-05-23")
     assert value({"Fn::Replace": [{"x": "yy"}, "axa"]}, "2013-05-23") == "ayya"
 
 
 # ---- repeat --------------------------------------------------------------------------------------
 def test_repeat_cartesian_product_bomb() -> None:
     three = {"%a%": ITEMS, "%b%": ITEMS, "%c%": ITEMS}  # 8 million entries
-    assert '"repeat"' in too_large({"repeat": {"for_each": three, "template": "%a%-%b%-%c%"}})
+    assert '"repeat"' in assert_too_large({"repeat": {"for_each": three, "template": "%a%-%b%-%c%"}})
 
 
 def test_repeat_over_three_lists_of_ten() -> None:
@@ -86,17 +86,17 @@ def test_repeat_over_three_lists_of_ten() -> None:
 def test_repeat_chained_placeholders_bomb() -> None:
     # %a% becomes a thousand %b%, each of which becomes 1,000 characters: 1 MB per entry
     for_each = {"%a%": ["%b%" * 1000] * 3, "%b%": ["y" * 1000]}
-    too_large({"repeat": {"for_each": for_each, "template": "%a%"}})
+    assert_too_large({"repeat": {"for_each": for_each, "template": "%a%"}})
 
 
 def test_repeat_large_template_many_times() -> None:
     template = {"k": "v" * 10_000}
-    too_large({"repeat": {"for_each": {"%a%": ITEMS}, "template": [template] * 10}})
+    assert_too_large({"repeat": {"for_each": {"%a%": ITEMS}, "template": [template] * 10}})
 
 
 def test_repeat_zip_bomb_and_normal() -> None:
     long = ["%b%" * 10_000] * 200
-    too_large({"repeat": {"for_each": {"%a%": long, "%b%": ["y" * 100] * 200},
+    assert_too_large({"repeat": {"for_each": {"%a%": long, "%b%": ["y" * 100] * 200},
                           "template": "%a%", "permutations": False}})
     assert value({"repeat": {"for_each": {"%a%": ["1", "2"], "%b%": ["x", "y"]},
                              "template": "%a%%b%", "permutations": False}}) == ["1x", "2y"]
@@ -105,18 +105,18 @@ def test_repeat_zip_bomb_and_normal() -> None:
 # ---- list_join / Fn::Join --------------------------------------------------------------------
 def test_list_join_long_delimiter_bomb() -> None:
     parts = {"str_split": [",", "," * 200]}  # 201 items
-    assert '"list_join"' in too_large({"list_join": ["d" * 100_000, parts]})
+    assert '"list_join"' in assert_too_large({"list_join": ["d" * 100_000, parts]})
 
 
 def test_list_join_of_many_references_to_a_big_list() -> None:
     ref = {"get_param": "l"}
-    too_large({"list_join": [",", *([ref] * 200)]},
+    assert_too_large({"list_join": [",", *([ref] * 200)]},
               param_defs="parameters:\n  l: {type: comma_delimited_list}\n",
               params={"l": ",".join(["x" * 50] * 200)})
 
 
 def test_list_join_json_items_measured_before_encoding() -> None:
-    too_large({"list_join": [",", [{"get_param": "m"}] * 100]},
+    assert_too_large({"list_join": [",", [{"get_param": "m"}] * 100]},
               param_defs="parameters:\n  m: {type: json}\n", params={"m": {"k": "v" * 20_000}})
 
 
@@ -126,14 +126,14 @@ def test_list_join_large_but_reasonable() -> None:
 
 
 def test_cfn_join_bomb_and_normal() -> None:
-    too_large({"Fn::Join": ["d" * 100_000, {"Fn::Split": [",", "," * 200]}]}, "2013-05-23")
+    assert_too_large({"Fn::Join": ["d" * 100_000, {"Fn::Split": [",", "," * 200]}]}, "2013-05-23")
     assert value({"Fn::Join": ["-", ["a", "b"]]}, "2013-05-23") == "a-b"
 
 
 # ---- str_split / Fn::Split -------------------------------------------------------------------
 def test_str_split_into_too_many_pieces() -> None:
     defs = "parameters:\n  s: {type: string}\n"
-    too_large({"str_split": [",", {"get_param": "s"}]}, param_defs=defs,
+    assert_too_large({"str_split": [",", {"get_param": "s"}]}, param_defs=defs,
               params={"s": "," * MAX_RESULT_SIZE})
     # the indexed form returns one piece: not bounded
     assert value({"str_split": [",", {"get_param": "s"}, 0]}, param_defs=defs,
@@ -142,7 +142,7 @@ def test_str_split_into_too_many_pieces() -> None:
 
 
 def test_cfn_split_bounded() -> None:
-    too_large({"Fn::Split": [",", {"get_param": "s"}]}, "2013-05-23",
+    assert_too_large({"Fn::Split": [",", {"get_param": "s"}]}, "2013-05-23",
               param_defs="parameters:\n  s: {type: string}\n",
               params={"s": "," * MAX_RESULT_SIZE})
 
@@ -157,7 +157,7 @@ def test_list_concat_of_many_references_to_a_big_list() -> None:
     defs = "parameters:\n  l: {type: comma_delimited_list}\n"
     params = {"l": ",".join(f"v{n}" for n in range(2000))}
     for fn in ("list_concat", "list_concat_unique"):
-        too_large({fn: [{"get_param": "l"}] * 1000}, param_defs=defs, params=params)
+        assert_too_large({fn: [{"get_param": "l"}] * 1000}, param_defs=defs, params=params)
     assert len(value({"list_concat": [{"get_param": "l"}] * 2}, param_defs=defs,
                      params=params)) == 4000
     assert len(value({"list_concat_unique": [{"get_param": "l"}] * 2}, param_defs=defs,
@@ -180,7 +180,7 @@ def test_list_concat_unique_and_filter_are_linear_and_keep_semantics() -> None:
 
 
 def test_make_url_bounded() -> None:
-    too_large({"make_url": {"scheme": "http", "host": "h", "path": {"get_param": "p"}}},
+    assert_too_large({"make_url": {"scheme": "http", "host": "h", "path": {"get_param": "p"}}},
               param_defs="parameters:\n  p: {type: string}\n",
               params={"p": "é" * MAX_RESULT_SIZE})
     assert value({"make_url": {"scheme": "http", "host": "h", "path": "/a b"}}) == "http://h/a%20b"

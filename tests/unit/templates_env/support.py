@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app import errors
-from app.convergence.definitions import identity
+from app.convergence.store.definitions import identity
 from app.services.definitions import parse_and_instantiate
 from app.templates.env_merge import merge_request, param_types_of
 from tests.unit.templates.oracle_product import STACK, Created, is_nested

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from app import errors
 from app.templates import StackIdentity, parse
@@ -58,11 +59,17 @@ def test_cfn_same_verdict_as_heat(entry: Entry) -> None:
 @pytest.mark.parametrize("entry", ENVS, ids=[e.path for e in ENVS])
 def test_environment_loads(entry: Entry) -> None:
     text = (CORPUS / entry.path).read_text()
+    doc = yaml.safe_load(text) or {}
     env = merge_request(None, None, ["env.yaml"], {"env.yaml": text}, None)
+    assert env.parameters == (doc.get("parameters") or {})
+    assert env.parameter_defaults == (doc.get("parameter_defaults") or {})
     env.registry()
     for name, value in (env.resource_registry or {}).items():
         if name != "resources" and isinstance(value, str):
-            env.resolve_type("r", name)
+            # Heat's ResourceRegistry: a template file keeps the type name and names the
+            # template; anything else maps the type to another type
+            expected = (name, value) if value.endswith((".yaml", ".template")) else (value, None)
+            assert env.resolve_type("r", name) == expected
 
 
 def _stoker_types() -> set[str] | None:

@@ -1,6 +1,6 @@
 """``sync_point.counted``: whether a finished node was subtracted from its stack's
 ``pending_nodes`` (PostgreSQL subtracts it after the node's own transaction, see
-``app.convergence.syncpoints.count_finished``).
+``app.convergence.store.syncpoints.count_finished``).
 
 Revision ID: 0006
 Revises: 0005

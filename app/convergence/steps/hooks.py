@@ -1,0 +1,82 @@
+"""Breakpoints (Heat's hooks): a resource whose environment sets ``hooks: pre-create`` (or
+``pre-update``) in ``resource_registry: {resources: {<name or pattern>: ...}}`` pauses before
+that action, as Heat's ``Resource._break_if_required``:
+
+- the event "<ACTION> paused until Hook <hook> is cleared" is written with the resource's
+  current state (``INIT_COMPLETE`` before a create), the node waits (:class:`Wait`, no task
+  held) for :func:`hook_event`;
+- a signal ``{"unset_hook": "<hook>"}`` (:mod:`app.services.signals`) writes "Hook <hook> is
+  cleared" and wakes the node, which goes on with its action.
+
+Whether the pause is over is read from the events (the cleared event after this traversal's
+pause event), so a signal that arrives before the paused step's row is written is not lost.
+A nested stack's resources see the hooks its registry hands down (``child_mapping``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.convergence.outcome import Node, Outcome, Wait
+from app.convergence.store import events
+from app.models import Event, read_session, session
+
+#: ``rsrc_data`` key: ``{"key": "<traversal>:<hook>", "event": <pause event id>}``
+PAUSED = "_hook_paused"
+
+
+def hook_event(resource_id: int) -> str:
+    """The event a paused node waits for (a signal clearing one of its hooks)."""
+    return f"hook:{resource_id}"
+
+
+def hooks_of(node: Node) -> set[str]:
+    """The hook types the stack's environment sets on the node's resource."""
+    loaded = node.loaded
+    env = getattr(loaded.definition, "environment", None) if loaded is not None else None
+    if env is None:
+        return set()
+    try:
+        return set(env.registry().hooks_for(node.resource.name))
+    except Exception:
+        return set()
+
+
+def pause(node: Node, hook: str, action: str, plugin: Any) -> Outcome | None:
+    """The :class:`Wait` of a node paused at ``hook`` before ``action`` (writing the paused
+    event the first time), or None when the hook is not set or was cleared in this
+    traversal (the caller goes on)."""
+    if hook not in hooks_of(node):
+        return None
+    r = node.resource
+    key = f"{node.traversal_id}:{hook}"
+    paused = dict((r.rsrc_data or {}).get(PAUSED) or {})
+    if paused.get("key") == key:
+        if _cleared(node, hook, int(paused.get("event") or 0)):
+            plugin.data.pop(PAUSED, None)
+            return None
+    else:
+        with session() as s:
+            events.add_event(s, node.stack.id, r.name, r.physical_resource_id, r.type,
+                             str(r.action), str(r.status),
+                             f"{action} paused until Hook {hook} is cleared")
+        paused = {"key": key, "event": _last_event_id(node)}
+    plugin.data[PAUSED] = paused
+    return Wait(hook_event(r.id), node.deadline(), None, plugin, None)
+
+
+def _last_event_id(node: Node) -> int:
+    with read_session() as s:
+        found = s.execute(select(Event.id).where(
+            Event.stack_id == node.stack.id, Event.resource_name == node.resource.name)
+            .order_by(Event.id.desc()).limit(1)).scalar()
+    return int(found or 0)
+
+
+def _cleared(node: Node, hook: str, after: int) -> bool:
+    with read_session() as s:
+        found = s.execute(select(Event.id).where(
+            Event.stack_id == node.stack.id, Event.resource_name == node.resource.name,
+            Event.id > after, Event.status_reason == f"Hook {hook} is cleared").limit(1)).scalar()
+    return found is not None

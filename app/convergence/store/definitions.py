@@ -1,0 +1,184 @@
+"""Parsed stack definitions, cached per process (the runtime's view of a stored template).
+
+A task needs its resource's template snippet and the dependency edges around it. Parsing and
+instantiating the template is O(template), so it is done once per (stack, raw template) in each
+worker process and kept in a small LRU cache; a task's own cost stays O(degree) (DESIGN.md,
+invariant 5).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from app import config, templates
+from app.engine import graph
+from app.models import RawTemplate, Stack, read_session
+from app.resource_types import registry
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A stack's instantiated definition and its graph, ready for tasks."""
+    definition: Any                      # app.templates StackDefinition
+    requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
+    required_by: dict[str, set[str]]     # name -> names that require it
+
+    @classmethod
+    def of(cls, definition: Any) -> Loaded:
+        requires = registry.implicit_dependencies(definition.resources, definition.dependencies)
+        return cls(definition, requires, graph.invert(requires))
+
+
+_cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
+_lock = threading.Lock()
+#: the key being loaded -> the lock its loader holds (waiters block on it, then hit the cache)
+_loading: dict[tuple[str, int], threading.Lock] = {}
+MAX_CACHED = 64
+
+
+def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
+    """The template layer's identity of a stack (``OS::stack_name`` & co)."""
+    return templates.StackIdentity(stack_name=stack_name, stack_id=stack_id, project_id=project_id)
+
+
+def instantiate(template: Any, files: dict[str, Any] | None, environment: Any,
+                params: dict[str, Any] | None, ident: Any,
+                facade: dict[str, Any] | None = None) -> Any:
+    """The StackDefinition of a template that was checked when it was stored (create,
+    update): parsed and instantiated, the plugins' own checks not run again.
+    Raises the template package's errors."""
+    tmpl = templates.parse(template, files=files or {})
+    env = environment if isinstance(environment, templates.Environment) \
+        else templates.Environment.from_mapping(environment or {})
+    parent = templates.ParentFacade(**facade) if facade else None
+    nesting = templates.Nesting(max_depth=config.get().max_nested_stack_depth)
+    return templates.instantiate(tmpl, params or {}, env, ident, type_schema, parent=parent,
+                                 strict=True, nesting=nesting)
+
+
+def description_of(raw: Any) -> str:
+    """A template mapping's ``description`` (HOT) or ``Description`` (CFN); "" if none."""
+    if isinstance(raw, dict):
+        d = raw.get("description", raw.get("Description", ""))
+        return d if isinstance(d, str) else ""
+    return ""
+
+
+_schemas: dict[tuple[str, Any], dict[str, Any] | None] = {}
+
+
+def type_schema(type_name: str) -> dict[str, Any] | None:
+    """The registry's schema for the templates' validation; a type that accepts any attribute
+    (a group's member attributes, OS::Heat::None) reports ``attributes: None`` (dynamic), one
+    that accepts any property (OS::Heat::None, the HIDDEN placeholders) ``properties: None``. What
+    Heat accepts without listing it is added: hidden deprecated properties and attributes, and
+    the plugin's ``unlisted_properties``, and its ``unimplemented_properties`` (refused when given).
+
+    Built once per process and plugin class, then shared (not copied per resource): callers
+    read it and must not change it."""
+    cls = registry.get(type_name)
+    key = (type_name, cls)
+    if key in _schemas:
+        return _schemas[key]
+    schema = _schemas[key] = _type_schema(type_name, cls)
+    return schema
+
+
+def _type_schema(type_name: str, cls: Any) -> dict[str, Any] | None:
+    schema = registry.schema(type_name, hidden=True)  # Heat's HIDDEN types work in templates
+    if schema is not None and cls is not None and cls.accepts_any_attributes:
+        schema["attributes"] = None
+    if schema is not None and cls is not None:
+        _add_hidden(schema, getattr(cls, "hidden_properties", None) or {})
+        for name, entry in (getattr(cls, "unlisted_properties", None) or {}).items():
+            schema["properties"].setdefault(name, dict(entry))
+        for name, entry in (getattr(cls, "unimplemented_properties", None) or {}).items():
+            schema["properties"].setdefault(name, {**entry, "implemented": False})
+        if schema.get("attributes") is not None:
+            for name, entry in (getattr(cls, "hidden_attributes", None) or {}).items():
+                schema["attributes"].setdefault(name, dict(entry))
+        if cls.accepts_any_properties:   # OS::Heat::None and Heat's placeholders of it
+            schema["properties"] = None
+    return schema
+
+
+def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
+    """Heat's hidden deprecated properties (``network_id`` for ``network`` ...) accepted by the
+    template layer as Heat accepts them: with the visible property's schema, neither of the two
+    required here (the plugin's ``validation_schema``, which sees the values, checks that one of
+    them is given). ``GET /resource_types`` still shows Heat's visible schema only."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return
+    for name, visible in hidden.items():
+        if visible in props and name not in props:
+            props[name] = {**props[visible], "required": False}
+            props[visible] = {**props[visible], "required": False}
+
+
+def _cached(key: tuple[str, int]) -> Loaded | None:
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+        return hit
+
+
+def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
+    """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
+    and parameters are read from the database.
+
+    One load per key at a time in a process: the first steps of a stack arrive together on
+    every worker thread, and each would otherwise parse and instantiate the same template
+    (O(template) each); the others wait for it and take the cached result. A load that
+    raises lets the next waiter try on its own."""
+    key = (stack_id, raw_template_id)
+    hit = _cached(key)
+    if hit is not None:
+        return hit
+    with _lock:
+        gate = _loading.setdefault(key, threading.Lock())
+    try:
+        with gate:
+            hit = _cached(key)
+            if hit is not None:
+                return hit
+            with read_session() as s:
+                raw = s.get(RawTemplate, raw_template_id)
+                st = s.get(Stack, stack_id)
+                assert raw is not None and st is not None
+                loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
+                                st.nested_info)
+            seed(key, loaded)
+            return loaded
+    finally:
+        with _lock:
+            if _loading.get(key) is gate:
+                del _loading[key]
+
+
+def of_raw(raw: Any, params: dict[str, Any] | None, ident: Any,
+           nested_info: dict[str, Any] | None) -> Loaded:
+    """The :class:`Loaded` of a stored raw template (its files and environment) with
+    ``params``; ``nested_info``: a nested stack's link to its parent resource (its facade)."""
+    env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
+    return Loaded.of(instantiate(raw.template, raw.files, env, params, ident,
+                                 (nested_info or {}).get("facade")))
+
+
+def seed(key: tuple[str, int], loaded: Loaded) -> None:
+    """Put an already-instantiated definition in the cache (the API process at create)."""
+    with _lock:
+        _cache[key] = loaded
+        _cache.move_to_end(key)
+        while len(_cache) > MAX_CACHED:
+            _cache.popitem(last=False)
+
+
+def forget(stack_id: str) -> None:
+    """Drop a stack's cached definitions (after delete)."""
+    with _lock:
+        for k in [k for k in _cache if k[0] == stack_id]:
+            del _cache[k]

@@ -1,0 +1,92 @@
+"""Event retention, as Heat's ``event_create`` / ``_delete_event_rows`` (``heat/db/api.py``): a
+stack keeps roughly its newest ``max_events_per_stack`` events (0: all of them).
+
+On a write, with a chance of ``2 / event_purge_batch_size`` an event written (Heat's "200 /
+event_purge_batch_size percent of the time"), the stack's events are counted, and if there are
+``max_events_per_stack`` or more, the oldest ``event_purge_batch_size`` go. Unlike Heat, the
+events of the operation in progress never go: nothing from the stack's own IN_PROGRESS event of
+that operation on is removed, so an operation's story stays whole until it ends. The purge runs
+after the writing transaction commits, in a short transaction of its own, so a step never
+waits on it or fails by it (a failed purge is logged, as Heat logs it).
+"""
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from app import config
+from app.engine.states import Status
+from app.models import Event, Stack, after_commit, session
+
+log = logging.getLogger(__name__)
+STACK_TYPE = "OS::Heat::Stack"
+
+
+def written(s: Session, rows: Iterable[dict[str, Any]]) -> None:
+    """Event ``rows`` were written in ``s``: perhaps purge their stacks' oldest events once
+    ``s`` commits (each row a draw of Heat's chance)."""
+    settings = config.get()
+    if settings.max_events_per_stack <= 0:
+        return
+    chance = 2.0 / max(1, settings.event_purge_batch_size)
+    per_stack = Counter(row["stack_id"] for row in rows)
+    due = [sid for sid, n in per_stack.items()
+           if any(random.random() < chance for _ in range(n))]
+    if due:
+        after_commit(s, lambda: _purge_logged(due))
+
+
+def _purge_logged(stack_ids: list[str]) -> None:
+    for stack_id in stack_ids:
+        try:
+            purge_oldest(stack_id)
+        except Exception as exc:  # Heat: "Failed to purge events", and the write stands
+            log.error("Failed to purge events of stack %s: %s", stack_id, exc)
+
+
+def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = None) -> int:
+    """If stack ``stack_id`` has ``keep`` (``max_events_per_stack``) events or more, delete its
+    oldest ``batch`` (``event_purge_batch_size``), none of the operation in progress.
+
+    :returns: the number of events deleted. Cost: a count and a delete over the stack's events
+        (index ``ix_event_stack``)."""
+    settings = config.get()
+    keep = settings.max_events_per_stack if keep is None else keep
+    batch = settings.event_purge_batch_size if batch is None else batch
+    if keep <= 0 or batch <= 0:
+        return 0
+    with session() as s:
+        count = s.execute(select(func.count()).select_from(Event)
+                          .where(Event.stack_id == stack_id)).scalar() or 0
+        if count < keep:
+            return 0
+        q = select(Event.id).where(Event.stack_id == stack_id)
+        running = _operation_start(s, stack_id)
+        if running is not None:
+            q = q.where(Event.id < running)
+        ids = list(s.execute(q.order_by(Event.id).limit(batch)).scalars())
+        if not ids:
+            return 0
+        result = s.execute(delete(Event).where(Event.stack_id == stack_id,
+                                               Event.id.in_(ids)))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
+def _operation_start(s: Session, stack_id: str) -> int | None:
+    """The id of the stack's own IN_PROGRESS event of the operation in progress (None: no
+    operation is in progress). The event is written as the traversal begins, before any event
+    of its steps."""
+    st = s.execute(select(Stack.action, Stack.status).where(Stack.id == stack_id)).first()
+    if st is None or st.status != Status.IN_PROGRESS:
+        return None
+    first = s.execute(select(func.max(Event.id)).where(
+        Event.stack_id == stack_id, Event.physical_resource_id == stack_id,
+        Event.resource_type == STACK_TYPE, Event.action == st.action,
+        Event.status == Status.IN_PROGRESS.value)).scalar()
+    return int(first) if first is not None else 0

@@ -1,0 +1,87 @@
+"""Events: every state change of a resource or stack writes one (DESIGN.md, invariant 7).
+
+This is the single place event rows are built and written (``add_event`` moved here from
+``app.services.completion``). Rows follow Heat's event shape: resource name, physical id, type,
+action, status, reason, ``created_at``.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import insert, update
+from sqlalchemy.orm import Session
+
+from app.convergence import runtime
+from app.convergence.store import event_retention
+from app.convergence.store.rows import table
+from app.engine.states import Status
+from app.models import Event, Resource, after_commit, utcnow
+
+ET = table(Event)
+RT = table(Resource)
+STATE_CHANGED = "state changed"
+_INSERT = insert(ET)
+
+
+def _written(s: Session, rows: list[dict[str, Any]]) -> None:
+    """Hand ``rows`` to the runtime's event observers (the event sinks) once ``s`` commits,
+    never when it rolls back."""
+    event_retention.written(s, rows)
+    observers = runtime.current().event_observers
+    if observers:
+        after_commit(s, lambda: [cb(r) for cb in observers for r in rows])
+
+
+def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,
+              status: str, reason: str) -> dict[str, Any]:
+    """One event row as a dict for a bulk insert."""
+    return {"uuid": str(uuid.uuid4()), "stack_id": stack_id, "resource_name": name,
+            "physical_resource_id": physical_id, "resource_type": rtype, "action": str(action),
+            "status": str(status), "status_reason": reason, "created_at": utcnow()}
+
+
+def add_event(s: Session, stack_id: str, name: str, physical_id: str | None, rtype: str,
+              action: str, status: str, reason: str) -> None:
+    """Write one event in the caller's transaction."""
+    row = event_row(stack_id, name, physical_id, rtype, action, status, reason)
+    s.connection().execute(_INSERT, row)
+    _written(s, [row])
+
+
+def add_events(s: Session, rows: list[dict[str, Any]]) -> None:
+    """Write event rows (from :func:`event_row`) in one statement; none: nothing."""
+    if rows:
+        s.connection().execute(_INSERT, rows)
+        _written(s, rows)
+
+
+def stack_event(s: Session, stack: Any, action: str, status: str, reason: str) -> None:
+    """The stack's own event (Heat: resource name = stack name, type ``OS::Heat::Stack``)."""
+    add_event(s, stack.id, stack.name, stack.id, "OS::Heat::Stack", action, status, reason)
+
+
+def start_values(action: str, properties: dict[str, Any] | None) -> dict[str, Any]:
+    """The resource row's columns when ``action`` starts: IN_PROGRESS, "state changed", no
+    handle, no poll yet, and the resolved properties it started from (if given)."""
+    values: dict[str, Any] = {"action": str(action), "status": Status.IN_PROGRESS.value,
+                              "status_reason": STATE_CHANGED, "updated_at": utcnow(),
+                              "handle": None, "poll_attempt": 0}
+    if properties is not None:
+        values["properties_data"] = properties
+    return values
+
+
+def start_event(r: Any, action: str) -> dict[str, Any]:
+    """The IN_PROGRESS event row of ``action`` starting on row ``r`` (Heat's "state
+    changed")."""
+    return event_row(r.stack_id, r.name, r.physical_resource_id, r.type, action,
+                     Status.IN_PROGRESS, STATE_CHANGED)
+
+
+def write_start(s: Session, r: Any, action: str, properties: dict[str, Any] | None) -> None:
+    """Record that ``action`` started on row ``r``: IN_PROGRESS state and event (Heat's
+    "state changed"), with the resolved properties it started from."""
+    s.connection().execute(update(RT).where(RT.c.id == r.id).values(
+        **start_values(action, properties)))
+    add_events(s, [start_event(r, action)])

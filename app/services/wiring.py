@@ -1,0 +1,41 @@
+"""Composition: the complete runtime of one process, built by its factory.
+
+:func:`compose` is called by every factory and boot function, which then makes its result the
+process's (:func:`app.convergence.runtime.configure`): the API (``app.api.create_app``), the
+CFN API (``app.cfn.create_app``), a Celery worker and beat (``app.tasks``). It joins the
+runtime to the use cases it may not import: nested stacks (:mod:`.children`), scaling
+(:mod:`.scaling`) and event sinks (:mod:`.event_sinks`).
+"""
+from __future__ import annotations
+
+from app import config, errors
+from app.convergence.dispatch import Dispatcher
+from app.convergence.inline import InlineDispatcher
+from app.convergence.runtime import Runtime
+from app.services import children, event_sinks, scaling
+
+NO_DISPATCHER = ("no dispatcher: outside always_eager the API is served through "
+                 "'app.cli.wsgi:create_app()' (the CFN API through "
+                 "'app.cli.wsgi:create_cfn_app()'), which hand it Celery's")
+
+
+def compose(settings: config.Settings, dispatcher: Dispatcher | None = None) -> Runtime:
+    """The runtime of a process with ``settings``: ``dispatcher`` (Celery's, from ``app.tasks``,
+    in API, worker and beat processes; None: the in-process
+    :class:`~app.convergence.inline.InlineDispatcher`, only under ``always_eager``), the
+    nested-stack port, the scaling hooks and the event sinks. Builds objects only: no I/O,
+    nothing made process-wide.
+
+    :raises errors.StokerError: ``NoDispatcher``, none given outside ``always_eager`` (every
+        stack operation would fail).
+    """
+    if dispatcher is None:
+        if not settings.always_eager:
+            raise errors.StokerError(NO_DISPATCHER, heat_type="NoDispatcher")
+        dispatcher = InlineDispatcher()
+    return Runtime(dispatcher=dispatcher,
+                   child_stacks=children.ServiceChildStacks(),
+                   scaling_adjuster=scaling.adjust,
+                   group_completed=scaling.reload_load_balancers,
+                   child_unclaimed=scaling.child_ended,
+                   event_observers=(event_sinks.publish,))

@@ -1,0 +1,349 @@
+"""API benchmark at an operator's scale: read latency with many stacks, statements per request,
+database size per stack before and after a purge, and a stack's 100,000 events page by page.
+
+On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) with ``stoker up``
+(its API: gunicorn 2 x 4 threads, its workers, beat; no sandbox):
+
+1. ``--stacks`` stacks (default 10,000) of one OS::Heat::None in ``--projects`` projects (100),
+   created through the API by 8 clients, waited for until every one is CREATE_COMPLETE;
+2. 16 clients reading for ``--seconds`` (20) — stack list (limit 20, newest first), show,
+   resource list, event list of a random stack of a random project — while 2 clients keep
+   creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load;
+3. SQL statements per request of each route (the same app in this process, a listener on its
+   engine), with 1 stack and with all of them;
+4. bytes of rows per stack (stack, resource, event, raw_template, sync_point, sync_input) with
+   10 % of the stacks deleted, then after ``stoker db purge-deleted --age 0``;
+5. a stack given ``--events`` events (100,000; written as rows), listed page by page (100 a
+   page, by marker): per-page p50 / p99, first and last page.
+
+    python bench/api_bench.py [--stacks 10000] [--projects 100] [--seconds 20] [--events 100000]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import requests
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+PG = os.environ.get("STOKER_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
+REDIS = os.environ.get("STOKER_BENCH_REDIS", "redis://127.0.0.1:6379")
+TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {"r": {"type": "OS::Heat::None"}}}
+GOAL_P99_MS = 50.0
+ROUTES = ("list", "show", "resources", "events")
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _redis_db() -> tuple[str, Any]:
+    """A Redis db number nobody claimed (the tests' claim keys in db 0), claimed for this run."""
+    import redis
+    admin = redis.Redis.from_url(f"{REDIS}/0")
+    for db in range(15, 0, -1):
+        key = f"stoker-test:db{db}"
+        if admin.set(key, os.getpid(), nx=True, ex=3 * 3600):
+            redis.Redis.from_url(f"{REDIS}/{db}").flushdb()
+            return f"{REDIS}/{db}", lambda claimed=key: admin.delete(claimed)
+    raise RuntimeError("no free Redis database")
+
+
+def _pg(sql: str) -> None:
+    import psycopg
+    with psycopg.connect(PG.replace("+psycopg", "") + "/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+class Up:
+    """``stoker up --no-sandbox`` on the bench's own PostgreSQL database and Redis db."""
+
+    def __init__(self, data: Path, db_url: str, broker: str, workers: int) -> None:
+        self.port = _free_port()
+        self.env = dict(os.environ, STOKER_DATA_DIR=str(data), STOKER_DATABASE_URL=db_url,
+                        STOKER_BROKER_URL=broker, STOKER_MAX_STACKS_PER_TENANT="1000000",
+                        STOKER_CFN_PORT=str(_free_port()))
+        self.log = open(data / "up.log", "wb")  # noqa: SIM115 (the child owns it)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "up", "--no-sandbox", "--port", str(self.port),
+             "--workers", str(workers)], cwd=REPO, env=self.env, stdout=self.log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if requests.get(f"{self.url}/p0/stacks", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"stoker up did not answer; see {data / 'up.log'}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+
+
+def _create(http: requests.Session, url: str, project: str, name: str) -> tuple[str, float]:
+    t0 = time.perf_counter()
+    resp = http.post(f"{url}/{project}/stacks", json={"stack_name": name, "template": TEMPLATE},
+                     timeout=60)
+    elapsed = time.perf_counter() - t0
+    resp.raise_for_status()
+    return resp.json()["stack"]["id"], elapsed
+
+
+def populate(url: str, n: int, projects: int) -> list[tuple[str, str, str]]:
+    """``n`` stacks created through the API by 8 clients: ``[(project, name, id)]``."""
+    local = threading.local()
+
+    def one(i: int) -> tuple[str, str, str]:
+        http = getattr(local, "http", None) or requests.Session()
+        local.http = http
+        project, name = f"p{i % projects}", f"s{i}"
+        return project, name, _create(http, url, project, name)[0]
+    t0 = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(one, range(n)))
+    print(f"created {n} stacks through the API in {time.time() - t0:.1f} s", flush=True)
+    return made
+
+
+def wait_complete(db_url: str, timeout: float) -> None:
+    from sqlalchemy import create_engine, text
+    eng = create_engine(db_url)
+    deadline, t0 = time.time() + timeout, time.time()
+    with eng.connect() as conn:
+        while time.time() < deadline:
+            left = conn.execute(text("SELECT count(*) FROM stack WHERE status = 'IN_PROGRESS'"))\
+                .scalar()
+            if not left:
+                print(f"all stacks complete {time.time() - t0:.1f} s later", flush=True)
+                eng.dispose()
+                return
+            time.sleep(1)
+    eng.dispose()
+    raise RuntimeError("stacks still in progress")
+
+
+def read_load(url: str, made: list[tuple[str, str, str]], seconds: float, readers: int,
+              creators: int) -> tuple[dict[str, list[float]], list[float]]:
+    """``readers`` clients reading and ``creators`` creating for ``seconds``: latencies (s)."""
+    lat: dict[str, list[float]] = defaultdict(list)
+    posts: list[float] = []
+    stop = time.time() + seconds
+    by_project: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for m in made:
+        by_project[m[0]].append(m)
+    projects = sorted(by_project)
+
+    def reader(seed: int) -> None:
+        rnd, http = random.Random(seed), requests.Session()
+        while time.time() < stop:
+            project = rnd.choice(projects)
+            _, name, sid = rnd.choice(by_project[project])
+            base = f"{url}/{project}/stacks"
+            for route, path in (("list", f"{base}?limit=20&sort_dir=desc&sort_keys=creation_time"),
+                                ("show", f"{base}/{name}/{sid}"),
+                                ("resources", f"{base}/{name}/{sid}/resources"),
+                                ("events", f"{base}/{name}/{sid}/events")):
+                t0 = time.perf_counter()
+                resp = http.get(path, timeout=60)
+                lat[route].append(time.perf_counter() - t0)
+                resp.raise_for_status()
+
+    def creator(k: int) -> None:
+        http, i = requests.Session(), 0
+        while time.time() < stop:
+            posts.append(_create(http, url, f"p{i % len(projects)}", f"load{k}-{i}")[1])
+            i += 1
+    threads = [threading.Thread(target=reader, args=(i,)) for i in range(readers)]
+    threads += [threading.Thread(target=creator, args=(k,)) for k in range(creators)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return lat, posts
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def statements(db_url: str, data: Path, project: str, name: str, sid: str) -> dict[str, int]:
+    """SQL statements each read route runs, counted on this process's engine."""
+    from sqlalchemy import event
+
+    from app import config, models
+    from app.api import build_app
+    from app.models import base
+    # reads only: the in-process dispatcher (always_eager) is never used
+    settings = config.load(data_dir=str(data / "local"), database_url=db_url, always_eager=True)
+    config.set_current(settings)
+    models.init(db_url)
+    client = build_app(settings).test_client()
+    base_url = f"/v1/{project}/stacks"
+    out = {}
+    for route, path in (("list", f"{base_url}?limit=20&sort_dir=desc&sort_keys=creation_time"),
+                        ("show", f"{base_url}/{name}/{sid}"),
+                        ("resources", f"{base_url}/{name}/{sid}/resources"),
+                        ("events", f"{base_url}/{name}/{sid}/events")):
+        seen: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            seen.append(statement)  # noqa: B023 (one route at a time)
+        event.listen(base._engine, "before_cursor_execute", record)
+        try:
+            assert client.get(path).status_code == 200
+        finally:
+            event.remove(base._engine, "before_cursor_execute", record)
+        out[route] = len(seen)
+    return out
+
+
+TABLES = ("stack", "resource", "event", "raw_template", "sync_point", "sync_input")
+
+
+def row_bytes(db_url: str) -> tuple[int, int]:
+    """(bytes of the rows of :data:`TABLES`, stack rows)."""
+    from sqlalchemy import create_engine, text
+    eng = create_engine(db_url)
+    with eng.connect() as conn:
+        total = sum(int(conn.execute(text(f"SELECT coalesce(sum(pg_column_size(t.*)), 0) "
+                                          f"FROM {t} AS t")).scalar() or 0) for t in TABLES)
+        stacks = int(conn.execute(text("SELECT count(*) FROM stack")).scalar() or 0)
+    eng.dispose()
+    return total, stacks
+
+
+def delete_some(url: str, made: list[tuple[str, str, str]], fraction: float) -> int:
+    chosen = made[:: max(1, int(1 / fraction))]
+    http = requests.Session()
+    for project, name, sid in chosen:
+        http.delete(f"{url}/{project}/stacks/{name}/{sid}", timeout=60).raise_for_status()
+    return len(chosen)
+
+
+def many_events(db_url: str, sid: str, n: int) -> None:
+    from sqlalchemy import create_engine, insert
+
+    from app.models import Event
+    eng = create_engine(db_url)
+    with eng.begin() as conn:
+        for start in range(0, n, 10000):
+            conn.execute(insert(Event), [
+                {"uuid": str(uuid.uuid4()), "stack_id": sid, "resource_name": "r",
+                 "resource_type": "OS::Heat::None", "action": "UPDATE", "status": "COMPLETE",
+                 "status_reason": "state changed"} for _ in range(start, min(n, start + 10000))])
+    eng.dispose()
+
+
+def page_through(url: str, project: str, name: str, sid: str, page: int) -> list[float]:
+    http, marker, lat, seen = requests.Session(), "", [], 0
+    while True:
+        path = f"{url}/{project}/stacks/{name}/{sid}/events?limit={page}&sort_dir=asc" + (
+            f"&marker={marker}" if marker else "")
+        t0 = time.perf_counter()
+        resp = http.get(path, timeout=60)
+        lat.append(time.perf_counter() - t0)
+        resp.raise_for_status()
+        events = resp.json()["events"]
+        if not events:
+            break
+        seen += len(events)
+        marker = events[-1]["id"]
+    print(f"listed {seen} events in {len(lat)} requests, {sum(lat):.1f} s", flush=True)
+    return lat
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stacks", type=int, default=10000)
+    ap.add_argument("--projects", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--readers", type=int, default=16)
+    ap.add_argument("--creators", type=int, default=2)
+    ap.add_argument("--events", type=int, default=100000)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args()
+    name = f"stoker_bench_{uuid.uuid4().hex[:8]}"
+    _pg(f'CREATE DATABASE "{name}"')
+    db_url = f"{PG}/{name}"
+    broker, release = _redis_db()
+    data = Path(tempfile.mkdtemp(prefix="api_bench_"))
+    up = None
+    try:
+        up = Up(data, db_url, broker, a.workers)
+        made = populate(up.url, a.stacks, a.projects)
+        wait_complete(db_url, 600 + a.stacks / 10)
+        lat, posts = read_load(up.url, made, a.seconds, a.readers, a.creators)
+        wait_complete(db_url, 300)
+        reads = sum(len(v) for v in lat.values())
+        print(f"\n{a.stacks} stacks in {a.projects} projects; {a.readers} readers, "
+              f"{a.creators} creators, {a.seconds:.0f} s: {reads / a.seconds:.0f} reads/s, "
+              f"{len(posts) / a.seconds:.1f} creates/s")
+        counts = statements(db_url, data, *made[0])
+        print(f"{'route':<12}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'SQL/req':>9}  goal p99 < 50 ms")
+        for route in ROUTES:
+            p99 = pct(lat[route], 0.99)
+            print(f"{route:<12}{pct(lat[route], 0.5):>9.1f}{p99:>9.1f}{len(lat[route]):>7}"
+                  f"{counts[route]:>9}  {'met' if p99 < GOAL_P99_MS else 'MISSED'}")
+        print(f"{'POST /stacks':<12}{pct(posts, 0.5):>9.1f}{pct(posts, 0.99):>9.1f}{len(posts):>7}")
+
+        deleted = delete_some(up.url, made, 0.1)
+        wait_complete(db_url, 600)
+        before, n_before = row_bytes(db_url)
+        from app.services import purge
+        t0 = time.time()
+        removed = purge.purge_deleted(0, "seconds")
+        took = time.time() - t0
+        after, n_after = row_bytes(db_url)
+        print(f"\n{deleted} stacks deleted; row bytes per stack row: {before / n_before:.0f} "
+              f"({n_before} rows) before the purge, {after / max(1, n_after):.0f} "
+              f"({n_after} rows) after; purge removed {removed} in {took:.1f} s")
+
+        project, sname, sid = made[-1]
+        many_events(db_url, sid, a.events)
+        pages = page_through(up.url, project, sname, sid, 100)
+        print(f"{a.events} events, 100 a page: page p50 {pct(pages, 0.5):.1f} ms, "
+              f"p99 {pct(pages, 0.99):.1f} ms, first {pages[0] * 1000:.1f} ms, "
+              f"last full {pages[-2] * 1000:.1f} ms")
+    finally:
+        if up is not None:
+            up.stop()
+        from app.models import base
+        if base._engine is not None:
+            base._engine.dispose()
+        _pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        release()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Event retention as Heat's ``max_events_per_stack`` / ``event_purge_batch_size``: the oldest
+events go in batches, the newest stay, and no event of the operation in progress goes."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from sqlalchemy import select
+
+from app import config
+from app.context import RequestContext
+from app.convergence import runtime
+from app.convergence.store import event_retention
+from app.models import Event, read_session
+from app.services import stacks, updates
+from tests.fixtures.stacks import hot, knob
+
+CTX = RequestContext(tenant_id="retention")
+KEEP, BATCH = 6, 2  # a batch of 2: Heat's chance 2/batch is certain, so every write checks
+
+
+def _template(value: str) -> dict:
+    return hot({f"k{i}": knob(value) for i in range(3)})
+
+
+def _kept(stack_id: str) -> list[str]:
+    with read_session() as s:
+        return list(s.execute(select(Event.uuid).where(Event.stack_id == stack_id)
+                              .order_by(Event.id)).scalars())
+
+
+@pytest.fixture()
+def written(rec, monkeypatch) -> list[dict]:
+    """Every event row written, in order (the events' observer port)."""
+    monkeypatch.setattr(config, "_current", config.get().replace(
+        max_events_per_stack=KEEP, event_purge_batch_size=BATCH))
+    rows: list[dict] = []
+    runtime.configure(dataclasses.replace(runtime.current(), event_observers=(rows.append,)))
+    return rows
+
+
+def test_the_newest_events_stay_and_the_operation_in_progress_keeps_all_of_its(rec, written):
+    st = stacks.create_stack(CTX, stack_name="kept", template=_template("a"))
+    rec.run_all()
+    for value in "bcde":
+        updates.update_stack(CTX, st.name, st.id, template=_template(value))
+        begun = len(written) - 1
+        assert written[begun]["resource_type"] == "OS::Heat::Stack"
+        assert written[begun]["status"] == "IN_PROGRESS"
+        while rec.queue:
+            rec.run_all(limit=1)
+            kept = _kept(st.id)
+            if written[-1]["status"] == "IN_PROGRESS" or written[-1]["resource_name"] != st.name:
+                # the update runs: every event of it is there, though there are more than KEEP
+                assert [r["uuid"] for r in written[begun:]] == kept[-(len(written) - begun):]
+        kept = _kept(st.id)
+        all_uuids = [r["uuid"] for r in written]
+        assert kept == all_uuids[-len(kept):]  # the newest, none missing in between
+        assert len(kept) >= KEEP - BATCH
+    assert len(_kept(st.id)) < len(written)  # older operations' events went
+    assert len(written) - begun > KEEP       # one operation wrote more events than kept
+
+
+def test_purge_oldest_deletes_a_batch_once_the_limit_is_reached_and_zero_keeps_all(rec, written):
+    st = stacks.create_stack(CTX, stack_name="limit", template=_template("a"))
+    with config_values(max_events_per_stack=0):
+        rec.run_all()  # unlimited: nothing purged
+    n = len(_kept(st.id))
+    assert n == len(written) == 8  # the stack's two events and two for each of 3 resources
+    assert event_retention.purge_oldest(st.id, keep=n + 1, batch=3) == 0
+    assert event_retention.purge_oldest(st.id, keep=n, batch=3) == 3
+    assert _kept(st.id) == [r["uuid"] for r in written[3:]]
+    assert event_retention.purge_oldest(st.id, keep=0, batch=3) == 0  # 0: unlimited
+
+
+class config_values:
+    """The process's settings with some values changed, for a block."""
+
+    def __init__(self, **changes: object) -> None:
+        self.changes = changes
+
+    def __enter__(self) -> None:
+        self.previous = config._current
+        config._current = config.get().replace(**self.changes)
+
+    def __exit__(self, *exc: object) -> None:
+        config._current = self.previous
