@@ -16,6 +16,16 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO.parent / "shared").resolve()
 
 
+@pytest.fixture(autouse=True)
+def _lease_stopped() -> Iterator[None]:
+    """A test that stepped a node in-process started this process's heartbeat and sweep
+    (:func:`app.convergence.store.lease.ensure_heartbeat`): stopped when it ends, before the
+    next test's database (or none) is in place."""
+    yield
+    from app.convergence.store import lease
+    lease.stop()
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     """``../shared`` (oracle vectors, corpus, Heat reference) — CI lays it beside the clone."""

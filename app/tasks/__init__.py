@@ -184,6 +184,7 @@ def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: objec
 def _unbind_ids(**_: object) -> None:
     logs.clear()
 
+
 def _step_task(task: Any, stack_id: str, traversal_id: str, resource_id: int,
                is_update: bool) -> None:
     """The body of the one-step tasks: the step and its continuation; a database error is

@@ -18,13 +18,14 @@ import pytest
 from sqlalchemy import select, update
 
 from app.context import RequestContext
-from app.convergence import check, dispatch
+from app.convergence import check
 from app.convergence.store import lease
 from app.models import Resource, WorkerHeartbeat, read_session, session
 from app.services import stacks
 from tests.fixtures.stacks import events, rows
+from tests.fixtures.wiring import use_dispatcher
+from tests.integration.services.conftest import Recorder
 from tests.integration.test_group_steps_pg import _run_together
-from tests.unit.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="lease")
 REPO = Path(__file__).resolve().parents[2]
@@ -32,8 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("props,ended", [({}, "COMPLETE"), ({"wait_secs": 30}, "IN_PROGRESS")])
 def test_a_group_writes_only_the_steps_that_kept_their_locks(pg_db, monkeypatch, props, ended):
-    rec = Recorder()
-    dispatch.set_dispatcher(rec)
+    rec = use_dispatcher(Recorder())
     monkeypatch.setattr(lease, "sweep", lambda: 0)  # "taker:7" has no heartbeat to sweep
     st = stacks.create_stack(CTX, stack_name="group", template={
         "heat_template_version": "2018-08-31", "resources": {
@@ -71,7 +71,7 @@ def test_a_gevent_workers_heartbeat_beats_while_a_greenlet_holds_the_cpu(pg_db):
         from gevent import monkey; monkey.patch_all()
         import sys, time
         from app import models
-        from app.convergence import lease
+        from app.convergence.store import lease
         models.init({pg_db.database_url!r})
         lease.ensure_heartbeat()
         print("ready", flush=True)

@@ -33,7 +33,7 @@ MAY_REBIND_MODULE_STATE = {
     "app/config.py": {"get", "set_current"},           # the process's settings
     "app/models/base.py": {"init"},                    # the process's database engine
     "app/convergence/runtime.py": {"configure"},       # the process's composition
-    "app/convergence/store/locks.py": {"_start_heartbeat"},  # the heartbeat thread, once a process
+    "app/convergence/store/lease.py": {"ensure_heartbeat", "stop"},  # the heartbeat threads
     "app/resource_types/registry.py": {"_load"},       # plugin modules imported once
     "app/templates/functions/yaql_fn.py": {"_engine"},  # the YAQL engine built once
     "app/tasks/broker_watch.py": {"start"},            # the worker's broker watch, once

@@ -1,28 +1,12 @@
 """Engine leases: heartbeats, and the sweep that takes a dead engine's work over.
 
 Each engine (worker process, ``host:pid``) writes its heartbeat (``worker_heartbeat``) every
-``heartbeat_seconds`` (1 s); one whose heartbeat is older than ``engine_lease_seconds`` (5 s)
-has lost its lease: it died, or was stopped or frozen for that long. Under gevent (the workers'
-pool on PostgreSQL) the heartbeat is written by a native thread on a connection of its own
-(:func:`app.models.side_engine`), so a greenlet that keeps the CPU does not starve it: only a
-process that makes no progress at all loses its lease. Heat checks an engine's liveness by an
-RPC ping answered within ``engine_life_check_timeout`` (2 s); here the database holds the
-answer.
-
-Every live engine sweeps once a heartbeat (:func:`sweep`): it claims each dead engine by
-deleting its heartbeat row (``DELETE ... WHERE last_seen < cutoff RETURNING``: of several
-sweepers, the row lock lets one win), and in the same transaction takes the dead engine's
-resource locks back (``engine_id`` := NULL, ``atomic_key`` + 1: its fencing tokens are void,
-:mod:`app.convergence.store.locks`), then re-enqueues every node of an in-progress traversal that
-fired and that no live engine holds (:func:`app.convergence.reconciler.enqueue_in_flight`):
-the steps it ran, and the polls and continued steps whose messages it held (the broker gives
-those back only after ``visibility_timeout``). On PostgreSQL they are sent before the commit,
-so a sweeper that dies leaves the row for the next (on SQLite after it: its one writer is not
-held while the broker takes them); a node enqueued twice runs once (DESIGN.md, invariant 1).
-On SQLite an engine of this host whose process runs is not dead, however late its heartbeat
-(:func:`app.convergence.store.locks.running_here`). A node of the dead engine therefore runs again within a lease, a heartbeat and a
-hop of its death. The workers sweep, not beat: beat is one process and may die with them, and
-a worker sweeps as soon as it starts (both workers killed and restarted).
+``heartbeat_seconds`` (1 s; from a native thread under gevent); one whose heartbeat is older
+than ``engine_lease_seconds`` (5 s) has lost its lease. Every live engine sweeps once a beat
+(:func:`sweep`): it claims each dead engine's heartbeat row, takes its resource locks back
+(``atomic_key`` + 1 voids its fencing tokens) and re-enqueues the in-flight nodes no live
+engine holds. Heat pings an engine within ``engine_life_check_timeout`` (2 s); here the
+database holds the answer. The details: docs/code/convergence.md.
 """
 from __future__ import annotations
 
@@ -54,6 +38,10 @@ RT = locks.RT
 ORPHAN_RETRY_SECONDS = 0.5
 _started_pid: int | None = None
 _start_lock = threading.Lock()
+#: the running heartbeat's generation: a thread whose generation is not this one stops
+_generation = 0
+_wake = threading.Event()
+_thread: threading.Thread | None = None
 
 
 def beat(engine: Engine | None = None) -> None:
@@ -110,7 +98,7 @@ def ensure_heartbeat() -> None:
     thread beating every ``heartbeat_seconds`` under gevent, and a thread (a greenlet under
     gevent) that beats otherwise, sweeps (:func:`sweep`) and releases orphaned locks
     (:func:`locks.release_orphans`)."""
-    global _started_pid
+    global _started_pid, _thread
     if _started_pid == os.getpid():
         return
     with _start_lock:
@@ -119,10 +107,29 @@ def ensure_heartbeat() -> None:
         beat()
         native = _native_starter()
         if native is not None:
-            native(_native_beats, ())
+            native(_native_beats, (_generation,))
         _started_pid = os.getpid()
-        threading.Thread(target=_loop, args=(native is None,), name="stoker-lease",
-                         daemon=True).start()
+        _wake.clear()
+        _thread = threading.Thread(target=_loop, args=(native is None, _generation),
+                                   name="stoker-lease", daemon=True)
+        _thread.start()
+
+
+def stop(timeout: float = 5.0) -> None:
+    """Stop this process's heartbeat and sweep (a worker shutting down; a process switching
+    databases): the threads end within a beat, the sweep thread waited for up to ``timeout``
+    s; the next :func:`ensure_heartbeat` starts them again. The lease itself runs out
+    ``engine_lease_seconds`` later, when another engine's sweep takes what is left over."""
+    global _started_pid, _generation, _thread
+    with _start_lock:
+        if _started_pid != os.getpid():
+            return
+        _generation += 1
+        _started_pid = None
+        _wake.set()
+        thread, _thread = _thread, None
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout)
 
 
 def _native_starter() -> Callable[..., Any] | None:
@@ -137,26 +144,31 @@ def _native_starter() -> Callable[..., Any] | None:
     return starter
 
 
-def _native_beats() -> None:
-    """The heartbeat on a native thread (under gevent), on its own engine."""
+def _native_beats(generation: int) -> None:
+    """The heartbeat on a native thread (under gevent), on its own engine, until
+    :func:`stop`."""
     from gevent import monkey
     pause: Callable[[float], None] = monkey.get_original("time", "sleep")
     engine = side_engine()
     period = float(config.get().heartbeat_seconds)
     while True:
         pause(period)
+        if generation != _generation:
+            return
         try:
             beat(engine)
         except Exception:  # the database may be briefly unavailable; beat again soon
             log.debug("heartbeat not written", exc_info=True)
 
 
-def _loop(beats: bool) -> None:
+def _loop(beats: bool, generation: int) -> None:
     period = float(config.get().heartbeat_seconds)
     due = time.monotonic() + period
     while True:
-        time.sleep(ORPHAN_RETRY_SECONDS if locks.has_orphans()
+        _wake.wait(ORPHAN_RETRY_SECONDS if locks.has_orphans()
                    else max(0.0, due - time.monotonic()))
+        if generation != _generation:
+            return
         try:
             locks.release_orphans()
             if time.monotonic() >= due:
