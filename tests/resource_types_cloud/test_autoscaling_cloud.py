@@ -10,10 +10,8 @@ from typing import Any
 from sqlalchemy import select
 
 from app.context import RequestContext
-from app.convergence.store import definitions
 from app.models import Resource, Stack, read_session
-from app.resource_types import registry
-from app.services import scaling, stacks
+from app.services import scaling, signals, stacks
 
 CTX = RequestContext(tenant_id="admin")
 LC = {"lc": {"type": "AWS::AutoScaling::LaunchConfiguration",
@@ -53,14 +51,7 @@ def test_aws_group_of_a_launch_configuration_scaled_by_a_policy(db: Any, cloud_s
     rows = _child_rows(st)
     assert [r.type for r in rows] == ["AWS::EC2::Instance"]
     assert len(_servers(sandbox)) == before + 1
-    with read_session() as s:
-        grp = s.execute(select(Resource).where(Resource.stack_id == st.id,
-                                               Resource.name == "grp")).scalar_one()
-    policy = registry.get("AWS::AutoScaling::ScalingPolicy")(
-        "up", {"AutoScalingGroupName": grp.physical_resource_id,
-               "AdjustmentType": "ChangeInCapacity", "ScalingAdjustment": 2},
-        stack=definitions.identity(st.name, st.id, st.tenant))
-    assert policy.handle_signal() is None  # Heat's returns nothing
+    signals.signal(CTX, st, "up", None)   # the policy's alarm URL, signalled
     assert len(_servers(sandbox)) == before + 3
     assert len([r for r in _child_rows(st) if r.action == "CREATE"]) == 3
     stacks.delete_stack(CTX, st.name, st.id)

@@ -174,15 +174,12 @@ class Storm:
                  env: dict[str, str] | None = None) -> None:
         self.pg, self.redis, self.home = pg, redis, home
         self.concurrency, self.sandbox_latency = concurrency, sandbox_latency
-        self.env = dict(env or {})
+        self.overrides = dict(env or {})   # STOKER_* of every process
         self.argvs: dict[str, list[str]] = {}
-        self.by_name: dict[str, subprocess.Popen[bytes]] = {}
-        self.child_env: dict[str, str] = {}
+        self.child_env: dict[str, str] = {}   # the processes' whole environment
         self.port, self.sandbox_port = free_port(), free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
         self.named: dict[str, subprocess.Popen[bytes]] = {}
-        self.argvs: dict[str, list[str]] = {}
-        self.env: dict[str, str] = {}
         self.database = f"storm_{uuid.uuid4().hex[:10]}"
         self.probe = Probe()
         self.names: dict[str, str] = {}
@@ -191,7 +188,7 @@ class Storm:
     def settings(self) -> config.Settings:
         return config.load({"STOKER_WORKERS": "2",
                             "STOKER_WORKER_CONCURRENCY": str(self.concurrency),
-                            "STOKER_LOG_LEVEL": "WARNING", **self.env},
+                            "STOKER_LOG_LEVEL": "WARNING", **self.overrides},
                            data_dir=str(self.home / "data"),
                            database_url=f"{self.pg.url}/{self.database}",
                            broker_url=self.redis.url, api_port=self.port,
@@ -228,7 +225,7 @@ class Storm:
             argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),
                                 "--latency", self.sandbox_latency]
         (self.home / "data").mkdir(parents=True, exist_ok=True)
-        self.argvs, self.child_env, self.env = argvs, env, env
+        self.argvs, self.child_env = argvs, env
         for name in argvs:
             self.spawn(name)
         deadline = time.monotonic() + 60
@@ -243,18 +240,14 @@ class Storm:
         self._wait_workers()
 
     def respawn(self, name: str) -> None:
-        """Start process ``name`` (as :meth:`start` started it; its log is appended to)."""
-        log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
-        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.child_env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        self.procs.append(proc)
-        self.by_name[name] = proc
+        """Start process ``name`` again, as :meth:`start` started it (its log appended to)."""
+        self.spawn(name)
 
     def kill(self, name: str) -> None:
         """SIGKILL process ``name`` and its children (its own process group), as a host lost
         at once: nothing it had in flight is finished or acknowledged."""
         import signal
-        proc = self.by_name[name]
+        proc = self.named[name]
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
@@ -271,7 +264,7 @@ class Storm:
         in a session of its own, appending to its log; a worker's engine id is
         ``<host>:<its pid>`` (``stoker worker`` execs Celery in place)."""
         log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
-        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.env, stdout=log,
+        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.child_env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
         self.named[name] = proc

@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 
 from app import tasks
-from app.convergence import dispatch
 from app.services import engine
 from app.tasks.dispatcher import CeleryDispatcher
+from tests.fixtures.wiring import use_dispatcher
 from tests.unit.tasks.test_continuation import FakeApp
 
 
 @pytest.fixture()
-def celery(settings, monkeypatch) -> FakeApp:  # type: ignore[no-untyped-def]
-    """A CeleryDispatcher on a :class:`FakeApp`, installed as the process's dispatcher."""
+def celery(settings) -> FakeApp:  # type: ignore[no-untyped-def]
+    """A CeleryDispatcher on a :class:`FakeApp`, the dispatcher of this process's runtime."""
     fake = FakeApp()
-    monkeypatch.setattr(dispatch, "_dispatcher", CeleryDispatcher(fake))  # type: ignore[arg-type]
+    use_dispatcher(CeleryDispatcher(fake))  # type: ignore[arg-type]
     return fake
 
 
