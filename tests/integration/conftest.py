@@ -141,10 +141,16 @@ class Workers:
         """Start ``n`` workers (``argv``: as :meth:`spawn`) and wait until they answer a ping."""
         for _ in range(n):
             self.spawn(concurrency, argv)
-        from app.tasks import celery_app
+        from celery import Celery
         deadline = time.time() + 60
         while time.time() < deadline:
-            replies = celery_app.control.ping(timeout=0.5) or []
+            probe = Celery(broker=self.env["STOKER_BROKER_URL"])  # a plain connection each try
+            try:
+                replies = probe.control.ping(timeout=0.5) or []
+            except Exception:  # a broker that a loaded machine answers late: ask again
+                replies = []
+            finally:
+                probe.close()
             if len(replies) >= len([p for p in self.procs[-n:] if p.poll() is None]):
                 return
         raise RuntimeError("workers did not answer ping: " + self.logs())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import threading
 from collections.abc import Iterator
 
 from sqlalchemy import event, insert, select
@@ -20,11 +21,13 @@ CTX = RequestContext(tenant_id=TENANT)
 
 @contextlib.contextmanager
 def counting() -> Iterator[list[str]]:
-    """Every SQL statement the process's engines run meanwhile."""
+    """Every SQL statement this thread's engines run meanwhile (not the lease's heartbeat and
+    sweep, which run on a thread of their own)."""
     seen: list[str] = []
+    me = threading.get_ident()
 
     def record(conn, cursor, statement, *args) -> None:
-        if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA", "COMMIT", "ROLLBACK")):
+        if threading.get_ident() == me and not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA", "COMMIT", "ROLLBACK")):
             seen.append(statement)
     event.listen(Engine, "before_cursor_execute", record)  # every engine
     try:
