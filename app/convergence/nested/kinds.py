@@ -55,8 +55,9 @@ def _paths(d: Any) -> Any:
     return d.loaded.definition.referenced_attributes(d.r.name)
 
 
-class ResourceChain:
-    """``OS::Heat::ResourceChain``: one member per ``resources`` entry, each after the last."""
+class _FromProperties:
+    """A group whose child template is built from its own properties alone: its create is an
+    update from nothing."""
     label = GROUP
 
     def create(self, d: Any, rdef: Any, files: dict[str, Any],
@@ -65,17 +66,20 @@ class ResourceChain:
 
     def update(self, d: Any, rdef: Any, files: dict[str, Any], child: Any,
                old_props: dict[str, Any], props: dict[str, Any]) -> ChildPlan:
+        raise NotImplementedError
+
+
+class ResourceChain(_FromProperties):
+    """``OS::Heat::ResourceChain``: one member per ``resources`` entry, each after the last."""
+
+    def update(self, d: Any, rdef: Any, files: dict[str, Any], child: Any,
+               old_props: dict[str, Any], props: dict[str, Any]) -> ChildPlan:
         d.data["members"] = chain_names(props)
         return ChildPlan(chain_template(props, _paths(d)), {})
 
 
-class DeploymentGroup:
+class DeploymentGroup(_FromProperties):
     """``OS::Heat::SoftwareDeploymentGroup`` and its kin: one deployment per ``servers`` entry."""
-    label = GROUP
-
-    def create(self, d: Any, rdef: Any, files: dict[str, Any],
-               adopt: dict[str, Any] | None) -> ChildPlan:
-        return self.update(d, rdef, files, None, {}, d.properties)
 
     def update(self, d: Any, rdef: Any, files: dict[str, Any], child: Any,
                old_props: dict[str, Any], props: dict[str, Any]) -> ChildPlan:

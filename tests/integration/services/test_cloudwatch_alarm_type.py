@@ -1,9 +1,5 @@
-"""AWS::CloudWatch::Alarm in the type catalogue and in validation: Heat 27 lists it (its
-global environment maps it onto etc/heat/templates/AWS_CloudWatch_Alarm.yaml) but answers
-``GET /resource_types/AWS::CloudWatch::Alarm`` with a 500 when that file is not installed
-(heat-reference/resource_types.json records ``{"error": 500}``); Stoker answers the template
-resource's schema: the template's parameters as properties (strings; the actions and
-Dimensions comma-delimited lists), ``show`` as the attribute."""
+"""AWS::CloudWatch::Alarm refused through the services before anything is written when a
+property breaks its schema (the schema itself: tests/unit/services/test_cloudwatch_alarm_type.py)."""
 from __future__ import annotations
 
 import pytest
