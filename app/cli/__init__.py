@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from app import config
+from app.cli.change_sets import COMMANDS as CHANGE_SET_COMMANDS
 from app.cli.client import CliError, load_settings
 from app.cli.stack import stack_group, validate
 
@@ -147,6 +148,8 @@ def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
     os.execve(sys.executable, argv, child_env(settings))
 
 
+for _command in CHANGE_SET_COMMANDS:
+    stack_group.add_command(_command)
 cli.add_command(stack_group)
 cli.add_command(validate)
 

@@ -1,0 +1,33 @@
+"""``stoker stack change-set-*`` against the real Orchestration API (a werkzeug server over the
+``app`` fixture): create shows the planned changes and writes nothing else, execute applies
+them, a second execute and an unknown change set end with one line and exit status 2."""
+from __future__ import annotations
+
+import json
+
+from tests.integration.cli.test_update import files, outputs, run, stack, url  # noqa: F401
+
+
+def test_change_set_create_show_execute_list_delete(app, url, files):  # noqa: F811
+    assert run(url, "stack", "create", "-t", files["v1"], "s1").exit_code == 0
+    res = run(url, "stack", "change-set-create", "s1", "hi", "-t", files["v2"],
+              "-P", "greeting=hi", "-f", "json")
+    assert res.exit_code == 0, res.output
+    made = json.loads(res.output)
+    assert sorted((c["logical_resource_id"], c["action"]) for c in made["changes"]) == [
+        ("msg", "Modify"), ("new", "Add"), ("old", "Remove")]
+    assert stack(app, "s1")["stack_status"] == "CREATE_COMPLETE"
+    shown = run(url, "stack", "change-set-show", "s1", "hi")
+    assert shown.exit_code == 0 and "Modify" in shown.output and "'hello' → 'hi'" in shown.output
+    res = run(url, "stack", "change-set-execute", "s1", "hi", "--wait")
+    assert res.exit_code == 0, res.output
+    assert "UPDATE_COMPLETE" in res.output and outputs(app, "s1")["msg"] == "hi"
+    listed = run(url, "stack", "change-set-list", "s1", "-f", "json")
+    assert [(c["name"], c["execution_status"]) for c in json.loads(listed.output)] == [
+        ("hi", "EXECUTE_COMPLETE")]
+    again = run(url, "stack", "change-set-execute", "s1", "hi")
+    assert again.exit_code == 2 and "HTTP 400" in again.output, again.output
+    assert "cannot be executed" in again.output
+    assert run(url, "stack", "change-set-delete", "s1", "hi").exit_code == 0
+    gone = run(url, "stack", "change-set-show", "s1", "hi")
+    assert gone.exit_code == 2 and "does not exist" in gone.output
