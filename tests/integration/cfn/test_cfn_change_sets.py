@@ -141,3 +141,37 @@ def test_bad_input_answers_aws_errors_and_changes_nothing(boto):
     cf.delete_change_set(ChangeSetName="same", StackName="bad")
     assert cf.list_change_sets(StackName="bad")["Summaries"] == []
     assert cf.describe_stacks(StackName="bad")["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+
+
+FAILING = json.dumps({
+    "AWSTemplateFormatVersion": "2010-09-09",
+    "Parameters": {"Fail": {"Type": "String", "Default": "true"}},
+    "Resources": {"Kept": {"Type": "OS::Heat::RandomString"},
+                  "Knob": {"Type": "OS::Heat::TestResource",
+                           "Properties": {"value": "v", "fail": {"Ref": "Fail"}}}},
+})
+
+
+def test_failed_create_kept_then_retried_or_rolled_back_on_request(boto):
+    cf = boto
+    for name in ("kept", "back"):
+        cf.create_stack(StackName=name, TemplateBody=FAILING, DisableRollback=True)
+        with pytest.raises(WaiterError):
+            cf.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig=FAST)
+        assert cf.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "CREATE_FAILED"
+    kept = _physical(cf, "kept")["Kept"]
+    # retry: the same template with the fault gone; what completed stays
+    cf.update_stack(StackName="kept", UsePreviousTemplate=True, Parameters=_params(Fail="false"))
+    cf.get_waiter("stack_update_complete").wait(StackName="kept", WaiterConfig=FAST)
+    assert _physical(cf, "kept")["Kept"] == kept
+    with pytest.raises(cf.exceptions.ClientError) as not_failed:
+        cf.rollback_stack(StackName="kept")
+    assert _error(not_failed) == ("ValidationError", 400)
+    assert "UPDATE_COMPLETE" in not_failed.value.response["Error"]["Message"]
+    # roll back on request: what the create made is deleted
+    arn = cf.rollback_stack(StackName="back")["StackId"]
+    assert arn == cf.describe_stacks(StackName="back")["Stacks"][0]["StackId"]
+    # (boto3's stack_rollback_complete waits for UPDATE_ROLLBACK_COMPLETE; the inline engine
+    # has finished when the call returns)
+    assert cf.describe_stacks(StackName="back")["Stacks"][0]["StackStatus"] == \
+        "ROLLBACK_COMPLETE"
