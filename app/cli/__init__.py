@@ -19,6 +19,7 @@ import click
 from app import config
 from app.cli.change_sets import COMMANDS as CHANGE_SET_COMMANDS
 from app.cli.client import CliError, load_settings
+from app.cli.recovery import COMMANDS as RECOVERY_COMMANDS
 from app.cli.stack import stack_group, validate
 
 
@@ -148,7 +149,7 @@ def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
     os.execve(sys.executable, argv, child_env(settings))
 
 
-for _command in CHANGE_SET_COMMANDS:
+for _command in CHANGE_SET_COMMANDS + RECOVERY_COMMANDS:
     stack_group.add_command(_command)
 cli.add_command(stack_group)
 cli.add_command(validate)

@@ -51,7 +51,8 @@ def retry(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
 
 def rollback(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
     """Roll the failed stack back (AWS's RollbackStack): a failed CREATE deletes what it made
-    (ROLLBACK_COMPLETE), a failed UPDATE updates back to the previous template.
+    (ROLLBACK_COMPLETE), a failed UPDATE updates back to the previous template (deletes what
+    it made when the stack never completed: a retried create).
     :raises: see the module docstring."""
     st = _live(ctx, stack_name, stack_id)
     _check_failed(st, "Rolling back")
@@ -59,11 +60,8 @@ def rollback(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
         row = s.get(Stack, st.id, with_for_update=True)
         assert row is not None
         _check_failed(row, "Rolling back")
-        if row.action == Action.CREATE:
-            traversal.start_reverse(s, row, Action.ROLLBACK)
-        elif updates.rollback(s, row) is None:
-            raise errors.BadRequest("The stack has no previous template to roll back to.",
-                                    heat_type="NotSupported")
+        if row.action == Action.CREATE or updates.rollback(s, row) is None:
+            traversal.start_reverse(s, row, Action.ROLLBACK)  # it never completed: delete
 
 
 def act(ctx: RequestContext, stack_name: str, stack_id: str, action: str) -> None:

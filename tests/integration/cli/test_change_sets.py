@@ -31,3 +31,19 @@ def test_change_set_create_show_execute_list_delete(app, url, files):  # noqa: F
     assert run(url, "stack", "change-set-delete", "s1", "hi").exit_code == 0
     gone = run(url, "stack", "change-set-show", "s1", "hi")
     assert gone.exit_code == 2 and "does not exist" in gone.output
+
+
+def test_retry_and_rollback_of_a_failed_stack(app, url, files):  # noqa: F811
+    from pathlib import Path
+    failing = Path(files["failing"])
+    res = run(url, "stack", "create", "-t", str(failing), "bad", "--wait")
+    assert res.exit_code == 1 and stack(app, "bad")["stack_status"] == "CREATE_FAILED"
+    refused = run(url, "stack", "retry", "s-none")
+    assert refused.exit_code == 2
+    retried = run(url, "stack", "retry", "bad", "--wait")  # fails again: same template
+    assert retried.exit_code == 1 and stack(app, "bad")["stack_status"] == "UPDATE_FAILED"
+    res = run(url, "stack", "rollback", "bad", "--wait")  # never completed: all deleted
+    assert res.exit_code == 0 and stack(app, "bad")["stack_status"] == "ROLLBACK_COMPLETE"
+    assert run(url, "stack", "create", "-t", files["v1"], "good").exit_code == 0
+    res = run(url, "stack", "retry", "good")
+    assert res.exit_code == 2 and "CREATE_COMPLETE" in res.output
