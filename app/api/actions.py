@@ -3,7 +3,8 @@
 ``POST /v1/{tenant}/stacks/{name}/{id}/actions`` with a body of exactly one action:
 ``{"suspend": null}``, ``{"resume": null}``, ``{"check": null}``, ``{"cancel_update": null}``,
 ``{"cancel_without_rollback": null}``, or Stoker's ``{"retry": null}`` / ``{"rollback": null}``
-for a CREATE_FAILED or UPDATE_FAILED stack (:mod:`app.services.recovery`) → 200 with the JSON body ``null``: heat-api's handler
+for a CREATE_FAILED or UPDATE_FAILED stack and ``{"continue_rollback": null |
+{"resources_to_skip": [...]}}`` for a ROLLBACK_FAILED one (:mod:`app.services.recovery`) → 200 with the JSON body ``null``: heat-api's handler
 returns nothing and its serializer writes that (real Heat 27.0.1 answers so, though the api-ref
 documents 202; heatclient accepts either). Errors: 400 ``HTTPBadRequest`` "No action specified", "Multiple actions specified",
 "Invalid action <x> specified"; 404 unknown stack; 409 ``ActionInProgress``; 400
@@ -61,7 +62,7 @@ class Actions(MethodView):
             raise errors.BadRequest(f"Invalid action {action} specified")
         _enforce(action)
         if action in recovery.ACTIONS:
-            recovery.act(ctx(), stack_name, stack_id, action)
+            recovery.act(ctx(), stack_name, stack_id, action, body[action])
         else:
             stack_actions.act(ctx(), stack_name, stack_id, action)
         return current_app.response_class("null", status=200, mimetype="application/json")

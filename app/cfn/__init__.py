@@ -53,6 +53,7 @@ ACTIONS: dict[str, Handler] = {
     "DeleteChangeSet": change_set_actions.delete,
     "ListChangeSets": change_set_actions.list_,
     "RollbackStack": recovery_actions.rollback,
+    "ContinueUpdateRollback": recovery_actions.continue_rollback,
 }
 
 

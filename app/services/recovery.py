@@ -4,21 +4,32 @@ started while what completed is kept (same physical ids); ``rollback`` such a st
 request (AWS's RollbackStack): a create by deleting what it made, an update back to the
 previous template.
 
-Both are stack actions (``POST .../actions {"retry": null}`` / ``{"rollback": null}``).
+A stack whose rollback failed (ROLLBACK_FAILED) ``continue_rollback``s it (AWS's
+ContinueUpdateRollback), optionally skipping failed resources: each is kept in the cloud and
+dropped from the stack, with an event saying so.
+
+They are stack actions (``POST .../actions {"retry": null}``, ``{"rollback": null}``,
+``{"continue_rollback": {"resources_to_skip": [...]}}``).
 Errors: 409 ``ActionInProgress``; 400 ``NotSupported`` for a stack in any other state;
 nothing is changed then.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+
 from app import errors
 from app.context import RequestContext
 from app.convergence import traversal
+from app.convergence.store import definitions, events
 from app.engine.states import Action, Status
-from app.models import Stack, session
+from app.models import Resource, Stack, session
 from app.services import updates
 from app.services.stack_actions import _live, in_progress
 
-ACTIONS = ("retry", "rollback")
+ACTIONS = ("retry", "rollback", "continue_rollback")
 FAILED = ((Action.CREATE, Status.FAILED), (Action.UPDATE, Status.FAILED))
 
 
@@ -64,9 +75,84 @@ def rollback(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
             traversal.start_reverse(s, row, Action.ROLLBACK)  # it never completed: delete
 
 
-def act(ctx: RequestContext, stack_name: str, stack_id: str, action: str) -> None:
-    """Run one of :data:`ACTIONS`. :raises ValueError: an unknown one."""
-    if action == "retry":
+def continue_rollback(ctx: RequestContext, stack_name: str, stack_id: str,
+                      skip: Sequence[str] = ()) -> None:
+    """Run the failed rollback again: a create's deletes what is left, an update's updates
+    back to the template it returns to. Each resource of ``skip`` (in a FAILED state) is
+    dropped from the stack first and kept in the cloud, with an event; one that the template
+    rolled back to still holds cannot be skipped (it would be made again).
+
+    :raises errors.BadRequest: ``NotSupported`` (not ROLLBACK_FAILED), or a bad ``skip``
+        (unknown, not failed, in the template); nothing is changed."""
+    st = _live(ctx, stack_name, stack_id)
+    _check_rollback_failed(st)
+    with session() as s:
+        row = s.get(Stack, st.id, with_for_update=True)
+        assert row is not None
+        _check_rollback_failed(row)
+        rows = {r.name: r for r in s.execute(select(Resource).where(
+            Resource.stack_id == row.id)).scalars()}
+        forward = bool(row.current_traversal) and traversal.has_forward_nodes(
+            s, str(row.current_traversal))
+        loaded = definitions.load(row.id, row.raw_template_id, row.name, row.tenant) \
+            if forward else None
+        _check_skip(skip, rows, loaded)
+        for name in dict.fromkeys(skip):
+            _drop(s, row, rows.pop(name), rows.values())
+        if loaded is not None:
+            traversal.start_update(s, row, loaded, Action.ROLLBACK)
+        else:
+            traversal.start_reverse(s, row, Action.ROLLBACK)
+
+
+def _check_rollback_failed(row: Stack) -> None:
+    if row.status == Status.IN_PROGRESS:
+        raise in_progress(row)
+    if (row.action, row.status) != (Action.ROLLBACK, Status.FAILED):
+        raise errors.BadRequest(f"Continuing the rollback of a stack in {row.stack_status} "
+                                "state is not supported: only a ROLLBACK_FAILED stack's.",
+                                heat_type="NotSupported")
+
+
+def _check_skip(skip: Sequence[str], rows: dict[str, Resource], loaded: Any) -> None:
+    if isinstance(skip, str) or not all(isinstance(n, str) for n in skip):
+        raise errors.BadRequest("resources_to_skip must be a list of resource names.")
+    for name in skip:
+        r = rows.get(name)
+        if r is None:
+            raise errors.BadRequest(f"Resource {name} to skip is not in the stack.")
+        if r.status != Status.FAILED:
+            raise errors.BadRequest(f"Resource {name} to skip is {r.action}_{r.status}: only a "
+                                    "failed resource can be skipped.")
+        if loaded is not None and name in loaded.definition.resources:
+            raise errors.BadRequest(f"Resource {name} is in the template the rollback returns "
+                                    "to: it cannot be skipped.")
+
+
+def _drop(s: Any, st: Stack, r: Resource, others: Any) -> None:
+    """Forget ``r`` (its cloud object stays), with an event; dependents no longer wait on it."""
+    events.add_event(s, st.id, r.name, r.physical_resource_id, r.type, Action.ROLLBACK,
+                     Status.COMPLETE, "Skipped by continue_rollback: kept in the cloud "
+                     f"({r.physical_resource_id or 'nothing was made'}) and dropped from the "
+                     "stack")
+    for other in others:
+        if r.name in (other.requires or ()):
+            other.requires = [n for n in other.requires if n != r.name]
+    s.delete(r)
+
+
+def act(ctx: RequestContext, stack_name: str, stack_id: str, action: str,
+        body: Any = None) -> None:
+    """Run one of :data:`ACTIONS` (``body``: the action's value in the request).
+    :raises ValueError: an unknown one."""
+    if action == "continue_rollback":
+        skip = [] if body is None else body.get("resources_to_skip", []) \
+            if isinstance(body, dict) else None
+        if skip is None:
+            raise errors.BadRequest('continue_rollback takes null or {"resources_to_skip": '
+                                    "[names]}.")
+        continue_rollback(ctx, stack_name, stack_id, skip)
+    elif action == "retry":
         retry(ctx, stack_name, stack_id)
     elif action == "rollback":
         rollback(ctx, stack_name, stack_id)

@@ -72,25 +72,11 @@ def call(cfn: Any) -> Callable[..., Answer]:
     return send
 
 
+
 @pytest.fixture()
 def boto(db):  # type: ignore[no-untyped-def]
     """boto3's cloudformation client against the CFN app served on a loopback port (one
     request at a time; inline engine, SQLite)."""
-    import threading
-
-    from werkzeug.serving import WSGIRequestHandler, make_server
-
-    from app.cfn import create_app
-    from tests.fixtures.cfn import client
-
-    class Quiet(WSGIRequestHandler):
-        def log(self, *args: Any) -> None:
-            pass
-
-    server = make_server("127.0.0.1", 0, create_app(db), request_handler=Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield client(f"http://127.0.0.1:{server.server_port}/v1/")
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    from tests.fixtures.cfn import served
+    with served(db) as cf:
+        yield cf

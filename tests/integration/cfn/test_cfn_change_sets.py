@@ -175,3 +175,4 @@ def test_failed_create_kept_then_retried_or_rolled_back_on_request(boto):
     # has finished when the call returns)
     assert cf.describe_stacks(StackName="back")["Stacks"][0]["StackStatus"] == \
         "ROLLBACK_COMPLETE"
+
