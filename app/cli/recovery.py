@@ -1,9 +1,10 @@
 """``stoker stack retry`` and ``stoker stack rollback``: the ways forward for a stack that ended
-CREATE_FAILED or UPDATE_FAILED with rollback disabled (``POST .../actions``,
-:mod:`app.services.recovery`)."""
+CREATE_FAILED or UPDATE_FAILED with rollback disabled; ``stoker stack continue-rollback`` for
+one whose rollback failed (``POST .../actions``, :mod:`app.services.recovery`)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -12,10 +13,11 @@ from app.cli.client import Client
 from app.cli.stack import client_options, console, find, wait_and_report
 
 
-def _act(client: Client, name: str, action: str, traversal: str, wait: bool) -> None:
+def _act(client: Client, name: str, action: str, traversal: str, wait: bool,
+         value: Any = None) -> None:
     stack = find(client, name)
     marker = cli_render.last_event_id(client, stack) if wait else None
-    client.request("POST", f"{client.stack_path(stack)}/actions", body={action: None})
+    client.request("POST", f"{client.stack_path(stack)}/actions", body={action: value})
     if wait:
         sys.exit(wait_and_report(client, stack, traversal, marker=marker))
     shown = client.show(stack) or stack
@@ -42,4 +44,17 @@ def rollback(client: Client, name: str, wait: bool) -> None:
     _act(client, name, "rollback", "ROLLBACK", wait)
 
 
-COMMANDS = (retry, rollback)
+@click.command("continue-rollback")
+@click.option("--skip", "skip", multiple=True, metavar="RESOURCE",
+              help="A failed resource to keep in the cloud and drop from the stack; "
+                   "repeatable.")
+@click.option("--wait", is_flag=True, help="Follow the rollback until it is complete or failed.")
+@click.argument("name")
+@client_options
+def continue_rollback(client: Client, name: str, skip: tuple[str, ...], wait: bool) -> None:
+    """Continue the failed rollback of stack NAME (ROLLBACK_FAILED)."""
+    _act(client, name, "continue_rollback", "ROLLBACK", wait,
+         {"resources_to_skip": list(skip)} if skip else None)
+
+
+COMMANDS = (retry, rollback, continue_rollback)

@@ -47,3 +47,10 @@ def test_retry_and_rollback_of_a_failed_stack(app, url, files):  # noqa: F811
     assert run(url, "stack", "create", "-t", files["v1"], "good").exit_code == 0
     res = run(url, "stack", "retry", "good")
     assert res.exit_code == 2 and "CREATE_COMPLETE" in res.output
+
+
+def test_continue_rollback_refused_for_a_stack_whose_rollback_did_not_fail(app, url, files):  # noqa: F811
+    assert run(url, "stack", "create", "-t", files["v1"], "fine").exit_code == 0
+    res = run(url, "stack", "continue-rollback", "fine", "--skip", "msg")
+    assert res.exit_code == 2 and "ROLLBACK_FAILED" in res.output
+    assert stack(app, "fine")["stack_status"] == "CREATE_COMPLETE"
