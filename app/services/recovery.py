@@ -1,12 +1,8 @@
-"""Ways forward for a failed stack (CloudFormation's, which Heat lacks): ``retry`` a stack that
-ended CREATE_FAILED or UPDATE_FAILED (rollback disabled), running again what failed or never
-started while what completed is kept (same physical ids); ``rollback`` such a stack on
-request (AWS's RollbackStack): a create by deleting what it made, an update back to the
-previous template.
-
-A stack whose rollback failed (ROLLBACK_FAILED) ``continue_rollback``s it (AWS's
-ContinueUpdateRollback), optionally skipping failed resources: each is kept in the cloud and
-dropped from the stack, with an event saying so.
+"""Ways forward for a failed stack (CloudFormation's; Heat lacks them): ``retry`` a
+CREATE_FAILED or UPDATE_FAILED stack (rollback disabled): what failed or never started runs
+again, what completed is kept; ``rollback`` it on request (AWS's RollbackStack);
+``continue_rollback`` a ROLLBACK_FAILED one (AWS's ContinueUpdateRollback), skipping failed
+resources: each is kept in the cloud and dropped from the stack, with an event.
 
 They are stack actions (``POST .../actions {"retry": null}``, ``{"rollback": null}``,
 ``{"continue_rollback": {"resources_to_skip": [...]}}``).
