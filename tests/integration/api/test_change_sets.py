@@ -4,6 +4,7 @@ writes nothing until executed, executes exactly its plan, and refuses a stale or
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -112,3 +113,41 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
     fault(api.c.get(f"{base}/change_sets/dup"), 404, "ChangeSetNotFound")
     assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
     assert api.stack(base) == st
+
+
+def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
+    template = copy.deepcopy(BASE)
+    template["resources"]["salted"] = {"type": "OS::Heat::RandomString", "properties": {
+        "salt": {"get_attr": ["rep", "output"]}}}
+    base = api.create("cond", template)
+    changed = copy.deepcopy(template)
+    changed["resources"]["rep"] = TR("z", update_replace=True)
+    cs = make(api, base, "c", template=changed).get_json()["change_set"]
+    salted = by_name(cs)["salted"]
+    assert (salted["action"], salted["replacement"]) == ("Modify", "Conditional")
+    assert salted["details"] == [{"name": "salt", "requires_recreation": "Conditionally",
+                                  "before": "x", "after": "{{changeSet:KNOWN_AFTER_APPLY}}",
+                                  "evaluation": "Dynamic"}]
+
+
+CHILD = {"heat_template_version": "2018-08-31",
+         "parameters": {"v": {"type": "string"}},
+         "resources": {"inner": TR({"get_param": "v"}),
+                       "still": {"type": "OS::Heat::None"}}}
+
+
+def test_nested_stack_resources_are_listed_with_their_parent(api):
+    template = {"heat_template_version": "2018-08-31",
+                "parameters": {"v": {"type": "string", "default": "one"}},
+                "resources": {"child": {"type": "child.yaml",
+                                        "properties": {"v": {"get_param": "v"}}}}}
+    files = {"child.yaml": json.dumps(CHILD)}
+    base = api.create("nest", template, files=files)
+    cs = make(api, base, "n", existing=True, parameters={"v": "two"}).get_json()["change_set"]
+    entries = {(c["parent_resource"], c["logical_resource_id"]): c for c in cs["changes"]}
+    assert set(entries) == {(None, "child"), ("child", "inner")}
+    inner = entries[("child", "inner")]
+    assert (inner["action"], inner["replacement"]) == ("Modify", "False")
+    assert inner["details"][0]["before"] == "one" and inner["details"][0]["after"] == "two"
+    assert api.c.post(f"{base}/change_sets/n/execute").status_code == 202
+    assert api.stack(base)["stack_status"] == "UPDATE_COMPLETE"
