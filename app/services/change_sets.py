@@ -68,7 +68,8 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
         (``AlreadyExistsException``)."""
     _check_name(name)
     st = stacks.get_stack(ctx, stack_name, stack_id)
-    updates.check_updatable(st)
+    if st.action != REVIEW:
+        updates.check_updatable(st)
     prep = updates.prepare_update(ctx, st, **request)
     changes = update_preview.preview_update(ctx, stack_name, stack_id, show_nested=True,
                                             **request)

@@ -105,6 +105,14 @@ def test_create_change_set_makes_a_review_stack_then_creates_it(boto):
     with pytest.raises(cf.exceptions.ClientError) as update:
         cf.create_change_set(StackName="fresh", ChangeSetName="upd", UsePreviousTemplate=True)
     assert _error(update) == ("ValidationError", 400)
+    with pytest.raises(cf.exceptions.ClientError) as direct:
+        cf.update_stack(StackName="fresh", UsePreviousTemplate=True)
+    assert "REVIEW_IN_PROGRESS" in direct.value.response["Error"]["Message"]
+    # a second REVIEW stack, never executed, is deleted as any stack
+    cf.create_change_set(StackName="unused", ChangeSetName="c", TemplateBody=TEMPLATE,
+                         ChangeSetType="CREATE")
+    cf.delete_stack(StackName="unused")
+    cf.get_waiter("stack_delete_complete").wait(StackName="unused", WaiterConfig=FAST)
     cf.execute_change_set(ChangeSetName="first", StackName="fresh")
     cf.get_waiter("stack_create_complete").wait(StackName="fresh", WaiterConfig=FAST)
     assert set(_physical(cf, "fresh")) == {"Knob", "Secret"}
