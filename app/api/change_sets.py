@@ -7,7 +7,10 @@
 - ``GET .../change_sets/{name or id}`` → ``{"change_set": {...}}``;
 - ``DELETE .../change_sets/{name or id}`` → 204;
 - ``POST .../change_sets/{name or id}/execute`` (body optional: ``{"disable_rollback": b}``)
-  → 202 (webob's ``HTTPAccepted`` body): the stack's update to exactly the planned request.
+  → 202 (webob's ``HTTPAccepted`` body): the stack's update to exactly the planned request;
+- ``POST /v1/{tenant}/change_sets`` with a stack create body plus ``"name"``,
+  ``"description"`` → 201: a CREATE change set; the new stack is kept REVIEW_IN_PROGRESS until
+  it is executed.
 
 Shapes and errors (404 ``ChangeSetNotFound``, 400 ``InvalidChangeSetStatus``, 409
 ``AlreadyExistsException``): :mod:`app.services.change_sets`.
@@ -23,12 +26,15 @@ from app import errors
 from app.api.blueprint import Blueprint, is_json_body
 from app.api.params import extract_bool
 from app.api.stack_update import accepted, update_args
+from app.api.stacks import create_args
 from app.api.views_common import ctx, json_response, no_content
 from app.services import change_sets
 
 blp = Blueprint("change_sets", __name__,
                 url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
                 description="Change sets: updates planned ahead, executed as planned.")
+new_blp = Blueprint("create_change_sets", __name__, url_prefix="/v1/<tenant_id>",
+                    description="CREATE change sets: a new stack planned ahead.")
 
 
 def _body() -> dict[str, Any]:
@@ -38,6 +44,32 @@ def _body() -> dict[str, Any]:
     if not isinstance(body, dict):
         raise errors.BadRequest("The request body must be a JSON object.")
     return body
+
+
+def _named(body: dict[str, Any]) -> tuple[Any, str]:
+    name, description = body.pop("name", None), body.pop("description", None) or ""
+    if not isinstance(description, str):
+        raise errors.BadRequest("description must be a string.")
+    return name, description
+
+
+@new_blp.route("/change_sets")
+class NewStackChangeSets(MethodView):
+    @new_blp.response(201, description='{"change_set": {..., "stack_id", "changes": [...]}}')
+    def post(self) -> Any:
+        """Plan a new stack (a create body) as a CREATE change set; the stack is kept
+        REVIEW_IN_PROGRESS, with no resource made, until the change set is executed."""
+        body = _body()
+        name, description = _named(body)
+        made = change_sets.create_stack_change_set(ctx(), body.get("stack_name"), name,
+                                                   description, **_create_kwargs(body))
+        return json_response({"change_set": made}, 201)
+
+
+def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
+    args = create_args(body)
+    args.pop("stack_name")
+    return args
 
 
 @blp.route("/change_sets")
@@ -52,9 +84,7 @@ class ChangeSets(MethodView):
     def post(self, stack_name: str, stack_id: str) -> Any:
         """Plan an update of the stack and keep it as a change set (nothing else changes)."""
         body = _body()
-        name, description = body.pop("name", None), body.pop("description", None) or ""
-        if not isinstance(description, str):
-            raise errors.BadRequest("description must be a string.")
+        name, description = _named(body)
         existing = bool(body.get("existing"))
         args = update_args(body, patch=existing)
         made = change_sets.create_change_set(ctx(), stack_name, stack_id, name, description,

@@ -95,7 +95,7 @@ _DOCUMENTED: tuple[tuple[str, str, str, list[tuple[str, str]]], ...] = (
     ("actions:continue_rollback", PROJECT_MEMBER, "Continue a failed rollback (Stoker).",
      [("POST", f"{_S}/actions")]),
     ("stacks:create_change_set", PROJECT_MEMBER, "Create a change set (Stoker).",
-     [("POST", f"{_S}/change_sets")]),
+     [("POST", f"{_S}/change_sets"), ("POST", "/v1/{tenant_id}/change_sets")]),
     ("stacks:list_change_sets", PROJECT_READER, "List change sets (Stoker).",
      [("GET", f"{_S}/change_sets")]),
     ("stacks:show_change_set", PROJECT_READER, "Show a change set (Stoker).",

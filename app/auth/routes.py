@@ -46,6 +46,7 @@ RULES: Mapping[str, Mapping[str, str]] = {
     f"{_S}/snapshots/<snapshot_id>": {"GET": "stacks:show_snapshot",
                                       "DELETE": "stacks:delete_snapshot"},
     f"{_S}/snapshots/<snapshot_id>/restore": {"POST": "stacks:restore_snapshot"},
+    f"{_T}/change_sets": {"POST": "stacks:create_change_set"},
     f"{_S}/change_sets": {"GET": "stacks:list_change_sets", "POST": "stacks:create_change_set"},
     f"{_S}/change_sets/<change_set>": {"GET": "stacks:show_change_set",
                                        "DELETE": "stacks:delete_change_set"},

@@ -51,6 +51,9 @@ def changes_table(change_set: dict[str, Any]) -> Any:
 @_inputs
 @click.option("--existing", is_flag=True, help="Keep the stack's template, environment and "
                                                "parameters; what is given patches over them.")
+@click.option("--new", "new", is_flag=True,
+              help="NAME is a new stack: plan its create (the stack is kept "
+                   "REVIEW_IN_PROGRESS until the change set is executed).")
 @click.option("--description", default="", help="What the change set is for.")
 @click.option("-f", "--format", "fmt", type=FORMATS, default="table")
 @click.argument("name")
@@ -58,11 +61,21 @@ def changes_table(change_set: dict[str, Any]) -> Any:
 @client_options
 def change_set_create(client: Client, name: str, change_set: str, template: str | None,
                       environment: tuple[str, ...], parameters: tuple[str, ...],
-                      parameter_file: tuple[str, ...], existing: bool, description: str,
-                      fmt: str) -> None:
-    """Plan an update of stack NAME as change set CHANGE_SET and show its changes."""
+                      parameter_file: tuple[str, ...], existing: bool, new: bool,
+                      description: str, fmt: str) -> None:
+    """Plan an update of stack NAME (or, with --new, its create) as change set CHANGE_SET and
+    show its changes."""
     if template is None and not existing:
         raise CliError("a template is required: give one with -t FILE, or use --existing.")
+    if new:
+        if existing or template is None:
+            raise CliError("--new takes a template (-t FILE) and not --existing.")
+        created = _request(lambda: cli_files.stack_body(name, template, environment,
+                                                        parameters, parameter_file))
+        created.update(name=change_set, description=description)
+        emit(client.request("POST", "change_sets", body=created)["change_set"], fmt,
+             changes_table)
+        return
     body = _request(lambda: cli_files.update_body(template, environment, parameters,
                                                   parameter_file))
     body.update(name=change_set, description=description, existing=existing)

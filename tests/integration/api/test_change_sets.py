@@ -151,3 +151,22 @@ def test_nested_stack_resources_are_listed_with_their_parent(api):
     assert inner["details"][0]["before"] == "one" and inner["details"][0]["after"] == "two"
     assert api.c.post(f"{base}/change_sets/n/execute").status_code == 202
     assert api.stack(base)["stack_status"] == "UPDATE_COMPLETE"
+
+
+def test_create_change_set_plans_a_new_stack_kept_in_review(api):
+    resp = api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "first",
+                                                  "template": BASE})
+    assert resp.status_code == 201, resp.get_json()
+    cs = resp.get_json()["change_set"]
+    assert cs["type"] == "CREATE" and cs["stack_name"] == "planned"
+    assert sorted((c["logical_resource_id"], c["action"]) for c in cs["changes"]) == [
+        ("a", "Add"), ("gone", "Add"), ("rep", "Add")]
+    base = f"/v1/t1/stacks/planned/{cs['stack_id']}"
+    assert api.stack(base)["stack_status"] == "REVIEW_IN_PROGRESS"
+    assert api.resources(base) == {}
+    fault(api.c.put(base, json={"template": BASE}), 400, "NotSupported")
+    assert api.c.post(f"{base}/change_sets/first/execute").status_code == 202
+    assert api.stack(base)["stack_status"] == "CREATE_COMPLETE"
+    assert set(api.resources(base)) == {"a", "rep", "gone"}
+    fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "again",
+                                                 "template": BASE}), 409, "StackExists")

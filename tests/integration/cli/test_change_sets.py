@@ -54,3 +54,14 @@ def test_continue_rollback_refused_for_a_stack_whose_rollback_did_not_fail(app, 
     res = run(url, "stack", "continue-rollback", "fine", "--skip", "msg")
     assert res.exit_code == 2 and "ROLLBACK_FAILED" in res.output
     assert stack(app, "fine")["stack_status"] == "CREATE_COMPLETE"
+
+
+def test_change_set_for_a_new_stack(app, url, files):  # noqa: F811
+    res = run(url, "stack", "change-set-create", "born", "c1", "--new", "-t", files["v1"],
+              "-f", "json")
+    assert res.exit_code == 0, res.output
+    assert {c["action"] for c in json.loads(res.output)["changes"]} == {"Add"}
+    assert stack(app, "born")["stack_status"] == "REVIEW_IN_PROGRESS"
+    res = run(url, "stack", "change-set-execute", "born", "c1", "--wait")
+    assert res.exit_code == 0, res.output
+    assert stack(app, "born")["stack_status"] == "CREATE_COMPLETE"
