@@ -1,16 +1,12 @@
-"""Change sets of a stack (Stoker's, in Heat's URL and JSON style; CloudFormation's change sets):
+"""Change sets (Stoker's, in Heat's URL and JSON style; CloudFormation's change sets):
 
-- ``POST /v1/{tenant}/stacks/{name}/{id}/change_sets`` with an update body (as ``PUT``, or
-  ``"existing": true`` for ``PATCH`` semantics) plus ``"name"`` and ``"description"`` → 201
-  ``{"change_set": {...}}`` with its ``changes``;
-- ``GET .../change_sets`` → ``{"change_sets": [...]}`` (without changes);
-- ``GET .../change_sets/{name or id}`` → ``{"change_set": {...}}``;
-- ``DELETE .../change_sets/{name or id}`` → 204;
-- ``POST .../change_sets/{name or id}/execute`` (body optional: ``{"disable_rollback": b}``)
-  → 202 (webob's ``HTTPAccepted`` body): the stack's update to exactly the planned request;
-- ``POST /v1/{tenant}/change_sets`` with a stack create body plus ``"name"``,
-  ``"description"`` → 201: a CREATE change set; the new stack is kept REVIEW_IN_PROGRESS until
-  it is executed.
+- ``POST /v1/{tenant}/stacks/{name}/{id}/change_sets``: an update body (``"existing": true``
+  for PATCH semantics) plus ``"name"``, ``"description"`` → 201 ``{"change_set": {...}}``;
+- ``GET .../change_sets`` → ``{"change_sets": [...]}``; ``GET|DELETE
+  .../change_sets/{name or id}``; ``POST .../change_sets/{name or id}/execute``
+  (``{"disable_rollback": b}`` optional) → 202: the update to exactly the planned request;
+- ``POST /v1/{tenant}/change_sets``: a create body plus ``"name"`` → 201, a CREATE change set
+  (the new stack is kept REVIEW_IN_PROGRESS until executed).
 
 Shapes and errors (404 ``ChangeSetNotFound``, 400 ``InvalidChangeSetStatus``, 409
 ``AlreadyExistsException``): :mod:`app.services.change_sets`.
