@@ -1,8 +1,10 @@
 """Stack actions, as heat-api's ``ActionController`` (``heat/api/openstack/v1/actions.py``).
 
 ``POST /v1/{tenant}/stacks/{name}/{id}/actions`` with a body of exactly one action:
-``{"suspend": null}``, ``{"resume": null}``, ``{"check": null}``, ``{"cancel_update": null}`` or
-``{"cancel_without_rollback": null}`` → 200 with the JSON body ``null``: heat-api's handler
+``{"suspend": null}``, ``{"resume": null}``, ``{"check": null}``, ``{"cancel_update": null}``,
+``{"cancel_without_rollback": null}``, or Stoker's ``{"retry": null}`` / ``{"rollback": null}``
+for a CREATE_FAILED or UPDATE_FAILED stack and ``{"continue_rollback": null |
+{"resources_to_skip": [...]}}`` for a ROLLBACK_FAILED one (:mod:`app.services.recovery`) → 200 with the JSON body ``null``: heat-api's handler
 returns nothing and its serializer writes that (real Heat 27.0.1 answers so, though the api-ref
 documents 202; heatclient accepts either). Errors: 400 ``HTTPBadRequest`` "No action specified", "Multiple actions specified",
 "Invalid action <x> specified"; 404 unknown stack; 409 ``ActionInProgress``; 400
@@ -20,7 +22,7 @@ from flask.views import MethodView
 from app import auth, errors
 from app.api.blueprint import Blueprint, is_json_body
 from app.api.views_common import ctx
-from app.services import stack_actions
+from app.services import recovery, stack_actions
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
                 description="Stack actions (Heat's ActionController).")
@@ -56,8 +58,11 @@ class Actions(MethodView):
         if len(body) > 1:
             raise errors.BadRequest("Multiple actions specified")
         action = next(iter(body))
-        if action not in stack_actions.ACTIONS:
+        if action not in stack_actions.ACTIONS + recovery.ACTIONS:
             raise errors.BadRequest(f"Invalid action {action} specified")
         _enforce(action)
-        stack_actions.act(ctx(), stack_name, stack_id, action)
+        if action in recovery.ACTIONS:
+            recovery.act(ctx(), stack_name, stack_id, action, body[action])
+        else:
+            stack_actions.act(ctx(), stack_name, stack_id, action)
         return current_app.response_class("null", status=200, mimetype="application/json")

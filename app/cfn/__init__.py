@@ -13,7 +13,16 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from app import auth, config, errors
-from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
+from app.cfn import (
+    change_set_actions,
+    faults,
+    recovery_actions,
+    resource_actions,
+    signals,
+    signing,
+    stack_actions,
+    xml,
+)
 from app.context import RequestContext
 from app.convergence.dispatch import Dispatcher
 from app.services import serving
@@ -38,6 +47,13 @@ ACTIONS: dict[str, Handler] = {
     "DescribeStackResource": resource_actions.describe_resource,
     "DescribeStackResources": resource_actions.describe_resources,
     "ListStackResources": resource_actions.list_resources,
+    "CreateChangeSet": change_set_actions.create,
+    "DescribeChangeSet": change_set_actions.describe,
+    "ExecuteChangeSet": change_set_actions.execute,
+    "DeleteChangeSet": change_set_actions.delete,
+    "ListChangeSets": change_set_actions.list_,
+    "RollbackStack": recovery_actions.rollback,
+    "ContinueUpdateRollback": recovery_actions.continue_rollback,
 }
 
 

@@ -78,16 +78,24 @@ RequestLimitExceeded = _error("RequestLimitExceeded", 400, "RequestLimitExceeded
 MethodNotAllowed = _error("MethodNotAllowed", 405, "MethodNotAllowed",
                           "The method is not allowed for this resource")
 NotFound = _error("NotFound", 404, "NotFound", "The resource could not be found")
+ChangeSetNotFound = _error("ChangeSetNotFound", 404, "ChangeSetNotFound",
+                           "The specified change set could not be found")
+InvalidChangeSetStatus = _error("InvalidChangeSetStatus", 400, "InvalidChangeSetStatus",
+                                "The specified change set cannot be used in its current state")
 
 
 def from_stoker(exc: errors.StokerError) -> CfnError:
     """The AWS error for a service error (Heat's ``map_remote_error``; the detail is the
     error's own message, Heat's ``safe`` exceptions): a conflict of names →
-    ``AlreadyExistsException``; a limit → ``RequestLimitExceeded``; not found, invalid
+    ``AlreadyExistsException``; the change sets' own errors by their AWS codes; a limit → ``RequestLimitExceeded``; not found, invalid
     templates, parameters and values, not supported → ``ValidationError``; forbidden or not
     authenticated → ``AccessDenied``; anything else → ``InternalFailure``."""
-    if isinstance(exc, errors.StackExists):
+    if isinstance(exc, errors.StackExists) or exc.heat_type == "AlreadyExistsException":
         return AlreadyExists(exc.message)
+    if exc.heat_type == "ChangeSetNotFound":
+        return ChangeSetNotFound(exc.message)
+    if exc.heat_type == "InvalidChangeSetStatus":
+        return InvalidChangeSetStatus(exc.message)
     if isinstance(exc, errors.RequestLimitExceeded):
         return RequestLimitExceeded(exc.message)
     if isinstance(exc, (errors.Forbidden, errors.AuthError)):

@@ -84,9 +84,11 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                     timeout_mins: int | None = None, disable_rollback: bool = True,
                     tags: list[str] | None = None, parent_id: str | None = None,
                     nested_depth: int = 0, nested_info: dict[str, Any] | None = None,
-                    adopt_resources: dict[str, Any] | None = None) -> str:
+                    adopt_resources: dict[str, Any] | None = None, review: bool = False) -> str:
     """Validate and create a stack, then enqueue its CREATE traversal (its ADOPT traversal
     with ``adopt_resources``, the adopt data's resources: :mod:`app.services.stack_abandon`).
+    ``review``: no traversal; the stack is kept REVIEW_IN_PROGRESS for a CREATE change set
+    (:mod:`app.services.change_sets`), as CloudFormation keeps it.
 
     :param template: a mapping or YAML/JSON text.
     :returns: the new stack's id (a child stack's create reads nothing more).
@@ -143,7 +145,10 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
             s.flush()
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
             loaded_defs.seed((stack_id, raw.id), loaded)
-            if adopt_resources is not None:
+            if review:
+                st.action, st.status = "REVIEW", Status.IN_PROGRESS
+                st.status_reason = "User Initiated"
+            elif adopt_resources is not None:
                 start_adopt(s, st, loaded, adopt_resources)
             else:
                 convergence.start_create(s, st, loaded)

@@ -56,6 +56,14 @@ class Change:
     attributes: dict[str, Any] = field(default_factory=dict)
     parent_resource: str | None = None
     nested_stack: tuple[str, str] | None = None
+    #: why an existing resource is replaced or updated (:class:`app.engine.change.Why`
+    #: value), the properties the reason names, and ``{property: (before, after)}`` of the
+    #: changed properties where the update's classification resolved them
+    why: str = ""
+    forced_by: tuple[str, ...] = ()
+    diff: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: the existing resource's physical id (a replaced one is shown as the new resource)
+    current_id: str | None = None
 
 
 Changes = dict[str, list[Change]]
@@ -101,11 +109,14 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
     view = _View(st, cur, new, data, rb, parent)
     view.inputs = {}
     kinds: dict[str, tuple[str, Changes]] = {}
+    verdicts: dict[str, Verdict] = {}
     order = graph.topological_order({n: set(new.requires.get(n, ())) & set(
         new.definition.resources) for n in new.definition.resources})
     for name in order:  # requirements first: a resource reads what they will be
         r = rows.get(name)
-        kind = "added" if r is None else _classify(st, r, cur, new, view.inputs)
+        kind = "added"
+        if r is not None:
+            kind, verdicts[name] = _classify(st, r, cur, new, view.inputs)
         inside: Changes = {}
         if kind == "updated" and r is not None and _is_nested(r):
             kind, inside = _nested_update(view, r, files, show_nested)
@@ -117,6 +128,9 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
         kind, inside = kinds[name]
         changed |= kind != "unchanged"
         shown = view.existing(r) if kind == "updated" and r is not None else view.new(name)
+        if name in verdicts:
+            shown.why, shown.forced_by, shown.diff = verdicts[name]
+            shown.current_id = r.physical_resource_id if r is not None else None
         out[kind].append(shown)
         for k, entries in inside.items() if show_nested else ():
             out[k].extend(entries)
@@ -155,12 +169,19 @@ LISTED = {change.Change.UNCHANGED: "unchanged", change.Change.UPDATE: "updated",
           change.Change.REMOVE: "deleted"}
 
 
+#: why a resource changes, the properties the reason names, their ``(before, after)``
+Verdict = tuple[str, tuple[str, ...], dict[str, tuple[Any, Any]]]
+#: the reasons whose verdict came from a diff of resolved properties
+DIFFED = frozenset({change.Why.IN_PLACE, change.Why.NOT_UPDATE_ALLOWED, change.Why.PLUGIN_RULE,
+                    change.Why.ALWAYS_UPDATE, change.Why.SAME})
+
+
 def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Loaded,
-              inputs: dict[str, Any]) -> str:
-    """``replaced``, ``updated`` or ``unchanged`` for an existing resource: the update step's
-    verdict (:func:`app.engine.change.classify`; nested stacks are refined by
-    :func:`_nested_update`), its new properties read ``inputs`` (:func:`_after` of its
-    requirements).
+              inputs: dict[str, Any]) -> tuple[str, Verdict]:
+    """``replaced``, ``updated`` or ``unchanged`` for an existing resource, with its
+    :data:`Verdict`: the update step's verdict (:func:`app.engine.change.classify`; nested
+    stacks are refined by :func:`_nested_update`), its new properties read ``inputs``
+    (:func:`_after` of its requirements).
 
     :raises NotSupported: the update would refuse it (an ``immutable`` property or its
         ``external_id`` changed), as Heat's preview raises it."""
@@ -174,7 +195,12 @@ def _classify(st: Any, r: Resource, cur: loaded_defs.Loaded, new: loaded_defs.Lo
         raise exc.cause from None
     if verdict.refusal is not None:
         raise base.NotSupported(verdict.refusal)
-    return LISTED[verdict.change]
+    diff: dict[str, tuple[Any, Any]] = {}
+    if verdict.why in DIFFED:
+        before, after = dict(r.properties_data or {}), props()
+        diff = {k: (before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
+                if before.get(k) != after.get(k)}
+    return LISTED[verdict.change], (verdict.why.value, verdict.properties, diff)
 
 
 def _child_request(view: _View, name: str, files: dict[str, Any]) -> dict[str, Any]:

@@ -125,13 +125,16 @@ def check_updatable(st: Stack) -> None:
     UPDATE, ROLLBACK) may be updated — the new traversal supersedes it (newest traversal wins).
 
     :raises errors.NotFound: deleted; :raises errors.BadRequest: ``NotSupported`` for a stack
-        whose last action is DELETE.
+        whose last action is DELETE, or one kept REVIEW_IN_PROGRESS by a CREATE change set.
     """
     if st.deleted_at is not None or st.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
         raise errors.NotFound("Stack", st.name)
     if st.action == Action.DELETE:
         raise errors.BadRequest("Updating a stack when it is deleting is not supported.",
                                 heat_type="NotSupported")
+    if st.action == "REVIEW":  # made by a CREATE change set: executing it creates the stack
+        raise errors.BadRequest(f"Stack {st.name} is in REVIEW_IN_PROGRESS state and can not "
+                                "be updated: execute its change set.", heat_type="NotSupported")
 
 
 def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, **request: Any) -> Stack:

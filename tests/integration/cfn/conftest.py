@@ -70,3 +70,13 @@ def call(cfn: Any) -> Callable[..., Answer]:
                 "Content-Type": "application/x-www-form-urlencoded"}
         return Answer(cfn.post("/v1/", data=body, headers=headers))
     return send
+
+
+
+@pytest.fixture()
+def boto(db):  # type: ignore[no-untyped-def]
+    """boto3's cloudformation client against the CFN app served on a loopback port (one
+    request at a time; inline engine, SQLite)."""
+    from tests.fixtures.cfn import served
+    with served(db) as cf:
+        yield cf

@@ -1,0 +1,172 @@
+"""``/v1/{tenant}/stacks/{name}/{id}/change_sets`` over the real services (SQLite, tasks run
+in-process): a change set shows each resource's change with its reason and property values,
+writes nothing until executed, executes exactly its plan, and refuses a stale or spent one."""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from tests.integration.api.test_stack_update import BASE, TR, Api, fault
+
+NEW = copy.deepcopy(BASE)
+NEW["resources"]["rep"] = TR("y", update_replace=True)
+del NEW["resources"]["gone"]
+NEW["resources"]["extra"] = {"type": "OS::Heat::RandomString", "properties": {"length": 5}}
+
+
+@pytest.fixture()
+def api(client: Any) -> Api:
+    return Api(client)
+
+
+def make(api: Api, base: str, name: str, **body: Any) -> Any:
+    return api.c.post(f"{base}/change_sets", json={"name": name, **body})
+
+
+def by_name(change_set: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["logical_resource_id"]: c for c in change_set["changes"]}
+
+
+def test_change_set_shows_changes_and_executes_exactly_its_plan(api):
+    base = api.create("cs")
+    before, resources = api.stack(base), api.resources(base)
+    resp = make(api, base, "first", description="rep to y", template=NEW,
+                parameters={"v": "second"})
+    assert resp.status_code == 201, resp.get_json()
+    cs = resp.get_json()["change_set"]
+    assert (cs["name"], cs["type"], cs["status"], cs["execution_status"], cs["description"]) == \
+        ("first", "UPDATE", "CREATE_COMPLETE", "AVAILABLE", "rep to y")
+    changes = by_name(cs)
+    assert {n: (c["action"], c["replacement"]) for n, c in changes.items()} == {
+        "extra": ("Add", None), "a": ("Modify", "False"), "rep": ("Modify", "True"),
+        "gone": ("Remove", None)}
+    assert changes["rep"]["details"] == [{"name": "value", "requires_recreation": "Always",
+                                          "before": "x", "after": "y", "evaluation": "Static"}]
+    assert changes["rep"]["scope"] == ["Properties"]
+    assert changes["rep"]["physical_resource_id"] == resources["rep"]["physical_resource_id"]
+    assert changes["a"]["details"] == [{"name": "value", "requires_recreation": "Never",
+                                        "before": "first", "after": "second",
+                                        "evaluation": "Static"}]
+    # nothing written but the change set
+    assert api.stack(base) == before and api.resources(base) == resources
+    listed = api.c.get(f"{base}/change_sets").get_json()["change_sets"]
+    assert [(c["name"], c["id"]) for c in listed] == [("first", cs["id"])]
+    assert api.c.get(f"{base}/change_sets/{cs['id']}").get_json()["change_set"] == cs
+
+    resp = api.c.post(f"{base}/change_sets/first/execute")
+    assert resp.status_code == 202
+    after = api.resources(base)
+    st = api.stack(base)
+    assert st["stack_status"] == "UPDATE_COMPLETE"
+    assert st["parameters"]["v"] == "second"
+    assert set(after) == {"a", "rep", "extra"}
+    assert after["a"]["physical_resource_id"] == resources["a"]["physical_resource_id"]
+    assert after["rep"]["physical_resource_id"] != resources["rep"]["physical_resource_id"]
+    shown = api.c.get(f"{base}/change_sets/first").get_json()["change_set"]
+    assert shown["execution_status"] == "EXECUTE_COMPLETE"
+    # executing twice is refused and changes nothing
+    again = api.c.post(f"{base}/change_sets/first/execute")
+    assert "cannot be executed" in fault(again, 400, "InvalidChangeSetStatus")
+    assert api.stack(base) == st
+
+
+def test_stale_change_set_is_refused(api):
+    base = api.create("stale")
+    assert make(api, base, "later", template=NEW).status_code == 201
+    assert api.c.put(base, json={"template": BASE, "parameters": {"v": "other"}}) \
+        .status_code == 202
+    st, resources = api.stack(base), api.resources(base)
+    shown = api.c.get(f"{base}/change_sets/later").get_json()["change_set"]
+    assert shown["execution_status"] == "OBSOLETE"
+    resp = api.c.post(f"{base}/change_sets/later/execute")
+    assert "OBSOLETE" in fault(resp, 400, "InvalidChangeSetStatus")
+    assert api.stack(base) == st and api.resources(base) == resources
+
+
+def test_existing_flag_patches_and_no_change_is_failed(api):
+    base = api.create("patch")
+    cs = make(api, base, "p", existing=True, parameters={"v": "third"}).get_json()["change_set"]
+    assert [(c["logical_resource_id"], c["action"]) for c in cs["changes"]] == [("a", "Modify")]
+    same = make(api, base, "same", existing=True).get_json()["change_set"]
+    assert (same["status"], same["execution_status"], same["changes"]) == \
+        ("FAILED", "UNAVAILABLE", [])
+    assert "didn't contain changes" in same["status_reason"]
+    fault(api.c.post(f"{base}/change_sets/same/execute"), 400, "InvalidChangeSetStatus")
+
+
+def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
+    base = api.create("bad")
+    st = api.stack(base)
+    assert "could not be found" not in fault(
+        api.c.get(f"{base}/change_sets/nope"), 404, "ChangeSetNotFound")
+    fault(api.c.post(f"{base}/change_sets/nope/execute"), 404, "ChangeSetNotFound")
+    fault(api.c.delete(f"{base}/change_sets/nope"), 404, "ChangeSetNotFound")
+    fault(make(api, base, "1bad", template=NEW), 400, "HTTPBadRequest")
+    fault(make(api, base, None, template=NEW), 400, "HTTPBadRequest")
+    fault(make(api, base, "x"), 400, "HTTPBadRequest")  # a PUT-style body needs a template
+    assert make(api, base, "dup", template=NEW).status_code == 201
+    fault(make(api, base, "dup", template=NEW), 409, "AlreadyExistsException")
+    assert api.c.delete(f"{base}/change_sets/dup").status_code == 204
+    fault(api.c.get(f"{base}/change_sets/dup"), 404, "ChangeSetNotFound")
+    assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
+    assert api.stack(base) == st
+
+
+def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
+    template = copy.deepcopy(BASE)
+    template["resources"]["salted"] = {"type": "OS::Heat::RandomString", "properties": {
+        "salt": {"get_attr": ["rep", "output"]}}}
+    base = api.create("cond", template)
+    changed = copy.deepcopy(template)
+    changed["resources"]["rep"] = TR("z", update_replace=True)
+    cs = make(api, base, "c", template=changed).get_json()["change_set"]
+    salted = by_name(cs)["salted"]
+    assert (salted["action"], salted["replacement"]) == ("Modify", "Conditional")
+    assert salted["details"] == [{"name": "salt", "requires_recreation": "Conditionally",
+                                  "before": "x", "after": "{{changeSet:KNOWN_AFTER_APPLY}}",
+                                  "evaluation": "Dynamic"}]
+
+
+CHILD = {"heat_template_version": "2018-08-31",
+         "parameters": {"v": {"type": "string"}},
+         "resources": {"inner": TR({"get_param": "v"}),
+                       "still": {"type": "OS::Heat::None"}}}
+
+
+def test_nested_stack_resources_are_listed_with_their_parent(api):
+    template = {"heat_template_version": "2018-08-31",
+                "parameters": {"v": {"type": "string", "default": "one"}},
+                "resources": {"child": {"type": "child.yaml",
+                                        "properties": {"v": {"get_param": "v"}}}}}
+    files = {"child.yaml": json.dumps(CHILD)}
+    base = api.create("nest", template, files=files)
+    cs = make(api, base, "n", existing=True, parameters={"v": "two"}).get_json()["change_set"]
+    entries = {(c["parent_resource"], c["logical_resource_id"]): c for c in cs["changes"]}
+    assert set(entries) == {(None, "child"), ("child", "inner")}
+    inner = entries[("child", "inner")]
+    assert (inner["action"], inner["replacement"]) == ("Modify", "False")
+    assert inner["details"][0]["before"] == "one" and inner["details"][0]["after"] == "two"
+    assert api.c.post(f"{base}/change_sets/n/execute").status_code == 202
+    assert api.stack(base)["stack_status"] == "UPDATE_COMPLETE"
+
+
+def test_create_change_set_plans_a_new_stack_kept_in_review(api):
+    resp = api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "first",
+                                                  "template": BASE})
+    assert resp.status_code == 201, resp.get_json()
+    cs = resp.get_json()["change_set"]
+    assert cs["type"] == "CREATE" and cs["stack_name"] == "planned"
+    assert sorted((c["logical_resource_id"], c["action"]) for c in cs["changes"]) == [
+        ("a", "Add"), ("gone", "Add"), ("rep", "Add")]
+    base = f"/v1/t1/stacks/planned/{cs['stack_id']}"
+    assert api.stack(base)["stack_status"] == "REVIEW_IN_PROGRESS"
+    assert api.resources(base) == {}
+    fault(api.c.put(base, json={"template": BASE}), 400, "NotSupported")
+    assert api.c.post(f"{base}/change_sets/first/execute").status_code == 202
+    assert api.stack(base)["stack_status"] == "CREATE_COMPLETE"
+    assert set(api.resources(base)) == {"a", "rep", "gone"}
+    fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "again",
+                                                 "template": BASE}), 409, "StackExists")

@@ -1,0 +1,186 @@
+"""Change sets through boto3's cloudformation client against the CFN app (inline engine):
+AWS's shapes (a replacement with the property forcing it and its before/after values), the
+``change_set_create_complete`` waiter, execution of exactly the plan, a CREATE change set's
+REVIEW_IN_PROGRESS stack, and AWS's errors for bad input with nothing changed."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from botocore.exceptions import WaiterError
+
+FAST = {"Delay": 1, "MaxAttempts": 30}
+TEMPLATE = json.dumps({
+    "AWSTemplateFormatVersion": "2010-09-09",
+    "Parameters": {"Length": {"Type": "Number", "Default": "8"},
+                   "Value": {"Type": "String", "Default": "one"}},
+    "Resources": {"Secret": {"Type": "OS::Heat::RandomString",
+                             "Properties": {"length": {"Ref": "Length"}}},
+                  "Knob": {"Type": "OS::Heat::TestResource",
+                           "Properties": {"value": {"Ref": "Value"}}}},
+})
+
+
+def _error(exc: Any) -> tuple[str, int]:
+    resp = exc.value.response
+    return resp["Error"]["Code"], resp["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def _physical(cf: Any, name: str) -> dict[str, str]:
+    return {r["LogicalResourceId"]: r["PhysicalResourceId"]
+            for r in cf.describe_stack_resources(StackName=name)["StackResources"]}
+
+
+def _params(**values: str) -> list[dict[str, str]]:
+    return [{"ParameterKey": k, "ParameterValue": v} for k, v in values.items()]
+
+
+def test_update_change_set_described_executed_and_refused_when_spent_or_stale(boto):
+    cf = boto
+    cf.create_stack(StackName="cs", TemplateBody=TEMPLATE)
+    cf.get_waiter("stack_create_complete").wait(StackName="cs", WaiterConfig=FAST)
+    before = _physical(cf, "cs")
+    made = cf.create_change_set(StackName="cs", ChangeSetName="longer", UsePreviousTemplate=True,
+                                Parameters=_params(Length="12", Value="two"),
+                                Description="a longer secret")
+    assert ":changeSet/longer/" in made["Id"] and made["StackId"].endswith(
+        cf.describe_stacks(StackName="cs")["Stacks"][0]["StackId"].rsplit("/", 1)[1])
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName="longer", StackName="cs",
+                                                     WaiterConfig=FAST)
+    desc = cf.describe_change_set(ChangeSetName=made["Id"])
+    assert (desc["Status"], desc["ExecutionStatus"], desc["Description"]) == \
+        ("CREATE_COMPLETE", "AVAILABLE", "a longer secret")
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in desc["Parameters"]}["Length"] == "12"
+    changes = {c["ResourceChange"]["LogicalResourceId"]: c["ResourceChange"]
+               for c in desc["Changes"]}
+    secret, knob = changes["Secret"], changes["Knob"]
+    assert (secret["Action"], secret["Replacement"], secret["Scope"],
+            secret["PhysicalResourceId"]) == ("Modify", "True", ["Properties"], before["Secret"])
+    assert secret["Details"] == [{"Target": {
+        "Attribute": "Properties", "Name": "length", "RequiresRecreation": "Always",
+        "BeforeValue": "8", "AfterValue": "12"}, "Evaluation": "Static",
+        "ChangeSource": "DirectModification"}]
+    assert (knob["Action"], knob["Replacement"]) == ("Modify", "False")
+    assert knob["Details"][0]["Target"]["RequiresRecreation"] == "Never"
+    assert cf.describe_stacks(StackName="cs")["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+
+    cf.execute_change_set(ChangeSetName="longer", StackName="cs")
+    cf.get_waiter("stack_update_complete").wait(StackName="cs", WaiterConfig=FAST)
+    after = _physical(cf, "cs")
+    assert after["Secret"] != before["Secret"] and after["Knob"] == before["Knob"]
+    assert [s["ExecutionStatus"] for s in cf.list_change_sets(StackName="cs")["Summaries"]] == \
+        ["EXECUTE_COMPLETE"]
+    with pytest.raises(cf.exceptions.InvalidChangeSetStatusException) as twice:
+        cf.execute_change_set(ChangeSetName="longer", StackName="cs")
+    assert _error(twice) == ("InvalidChangeSetStatus", 400)
+
+    cf.create_change_set(StackName="cs", ChangeSetName="stale", UsePreviousTemplate=True,
+                         Parameters=_params(Length="14", Value="two"))
+    cf.update_stack(StackName="cs", UsePreviousTemplate=True,
+                    Parameters=_params(Length="12", Value="three"))
+    cf.get_waiter("stack_update_complete").wait(StackName="cs", WaiterConfig=FAST)
+    settled = _physical(cf, "cs")
+    with pytest.raises(cf.exceptions.InvalidChangeSetStatusException) as stale:
+        cf.execute_change_set(ChangeSetName="stale", StackName="cs")
+    assert "OBSOLETE" in stale.value.response["Error"]["Message"]
+    assert _physical(cf, "cs") == settled
+    params = cf.describe_stacks(StackName="cs")["Stacks"][0]["Parameters"]
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in params}["Length"] == "12"
+
+
+def test_create_change_set_makes_a_review_stack_then_creates_it(boto):
+    cf = boto
+    made = cf.create_change_set(StackName="fresh", ChangeSetName="first", TemplateBody=TEMPLATE,
+                                ChangeSetType="CREATE", Parameters=_params(Value="v"),
+                                OnStackFailure="DO_NOTHING")
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName=made["Id"],
+                                                     WaiterConfig=FAST)
+    stack = cf.describe_stacks(StackName="fresh")["Stacks"][0]
+    assert stack["StackStatus"] == "REVIEW_IN_PROGRESS" and stack["StackId"] == made["StackId"]
+    assert cf.describe_stack_resources(StackName="fresh")["StackResources"] == []
+    desc = cf.describe_change_set(ChangeSetName="first", StackName="fresh")
+    assert sorted((c["ResourceChange"]["LogicalResourceId"], c["ResourceChange"]["Action"])
+                  for c in desc["Changes"]) == [("Knob", "Add"), ("Secret", "Add")]
+    with pytest.raises(cf.exceptions.ClientError) as update:
+        cf.create_change_set(StackName="fresh", ChangeSetName="upd", UsePreviousTemplate=True)
+    assert _error(update) == ("ValidationError", 400)
+    with pytest.raises(cf.exceptions.ClientError) as direct:
+        cf.update_stack(StackName="fresh", UsePreviousTemplate=True)
+    assert "REVIEW_IN_PROGRESS" in direct.value.response["Error"]["Message"]
+    # a second REVIEW stack, never executed, is deleted as any stack
+    cf.create_change_set(StackName="unused", ChangeSetName="c", TemplateBody=TEMPLATE,
+                         ChangeSetType="CREATE")
+    cf.delete_stack(StackName="unused")
+    cf.get_waiter("stack_delete_complete").wait(StackName="unused", WaiterConfig=FAST)
+    cf.execute_change_set(ChangeSetName="first", StackName="fresh")
+    cf.get_waiter("stack_create_complete").wait(StackName="fresh", WaiterConfig=FAST)
+    assert set(_physical(cf, "fresh")) == {"Knob", "Secret"}
+    with pytest.raises(cf.exceptions.AlreadyExistsException):
+        cf.create_change_set(StackName="fresh", ChangeSetName="again", TemplateBody=TEMPLATE,
+                             ChangeSetType="CREATE")
+
+
+def test_bad_input_answers_aws_errors_and_changes_nothing(boto):
+    cf = boto
+    cf.create_stack(StackName="bad", TemplateBody=TEMPLATE)
+    cf.get_waiter("stack_create_complete").wait(StackName="bad", WaiterConfig=FAST)
+    with pytest.raises(cf.exceptions.ChangeSetNotFoundException) as unknown:
+        cf.describe_change_set(ChangeSetName="nope", StackName="bad")
+    assert _error(unknown) == ("ChangeSetNotFound", 404)
+    with pytest.raises(cf.exceptions.ChangeSetNotFoundException):
+        cf.execute_change_set(ChangeSetName="nope", StackName="bad")
+    with pytest.raises(cf.exceptions.ClientError) as no_stack:
+        cf.create_change_set(StackName="missing", ChangeSetName="x", UsePreviousTemplate=True)
+    assert _error(no_stack) == ("ValidationError", 400)
+    with pytest.raises(cf.exceptions.ClientError) as kind:
+        cf.create_change_set(StackName="bad", ChangeSetName="x", UsePreviousTemplate=True,
+                             ChangeSetType="IMPORT")
+    assert _error(kind) == ("ValidationError", 400)
+    # no change: kept FAILED, and the waiter fails as it does on AWS
+    cf.create_change_set(StackName="bad", ChangeSetName="same", UsePreviousTemplate=True)
+    with pytest.raises(WaiterError):
+        cf.get_waiter("change_set_create_complete").wait(ChangeSetName="same", StackName="bad",
+                                                         WaiterConfig=FAST)
+    assert "didn't contain changes" in cf.describe_change_set(
+        ChangeSetName="same", StackName="bad")["StatusReason"]
+    with pytest.raises(cf.exceptions.AlreadyExistsException):
+        cf.create_change_set(StackName="bad", ChangeSetName="same", UsePreviousTemplate=True)
+    cf.delete_change_set(ChangeSetName="same", StackName="bad")
+    assert cf.list_change_sets(StackName="bad")["Summaries"] == []
+    assert cf.describe_stacks(StackName="bad")["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+
+
+FAILING = json.dumps({
+    "AWSTemplateFormatVersion": "2010-09-09",
+    "Parameters": {"Fail": {"Type": "String", "Default": "true"}},
+    "Resources": {"Kept": {"Type": "OS::Heat::RandomString"},
+                  "Knob": {"Type": "OS::Heat::TestResource",
+                           "Properties": {"value": "v", "fail": {"Ref": "Fail"}}}},
+})
+
+
+def test_failed_create_kept_then_retried_or_rolled_back_on_request(boto):
+    cf = boto
+    for name in ("kept", "back"):
+        cf.create_stack(StackName=name, TemplateBody=FAILING, DisableRollback=True)
+        with pytest.raises(WaiterError):
+            cf.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig=FAST)
+        assert cf.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "CREATE_FAILED"
+    kept = _physical(cf, "kept")["Kept"]
+    # retry: the same template with the fault gone; what completed stays
+    cf.update_stack(StackName="kept", UsePreviousTemplate=True, Parameters=_params(Fail="false"))
+    cf.get_waiter("stack_update_complete").wait(StackName="kept", WaiterConfig=FAST)
+    assert _physical(cf, "kept")["Kept"] == kept
+    with pytest.raises(cf.exceptions.ClientError) as not_failed:
+        cf.rollback_stack(StackName="kept")
+    assert _error(not_failed) == ("ValidationError", 400)
+    assert "UPDATE_COMPLETE" in not_failed.value.response["Error"]["Message"]
+    # roll back on request: what the create made is deleted
+    arn = cf.rollback_stack(StackName="back")["StackId"]
+    assert arn == cf.describe_stacks(StackName="back")["Stacks"][0]["StackId"]
+    # (boto3's stack_rollback_complete waits for UPDATE_ROLLBACK_COMPLETE; the inline engine
+    # has finished when the call returns)
+    assert cf.describe_stacks(StackName="back")["Stacks"][0]["StackStatus"] == \
+        "ROLLBACK_COMPLETE"
+
