@@ -13,7 +13,15 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from app import auth, config, errors
-from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
+from app.cfn import (
+    faults,
+    guard_actions,
+    resource_actions,
+    signals,
+    signing,
+    stack_actions,
+    xml,
+)
 from app.context import RequestContext
 from app.convergence.dispatch import Dispatcher
 from app.services import serving
@@ -38,6 +46,10 @@ ACTIONS: dict[str, Handler] = {
     "DescribeStackResource": resource_actions.describe_resource,
     "DescribeStackResources": resource_actions.describe_resources,
     "ListStackResources": resource_actions.list_resources,
+    # beyond Heat: AWS CloudFormation's stack guards
+    "UpdateTerminationProtection": guard_actions.update_termination_protection,
+    "SetStackPolicy": guard_actions.set_policy,
+    "GetStackPolicy": guard_actions.get_policy,
 }
 
 

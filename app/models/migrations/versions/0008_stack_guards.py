@@ -1,0 +1,27 @@
+"""The guards a stack carries: ``stack.termination_protection`` (a delete is refused while it
+is set on the stack or an ancestor) and ``stack.stack_policy`` (CloudFormation's stack policy
+document, checked before an update changes anything; NULL: every update is allowed).
+
+Revision ID: 0008
+Revises: 0007
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = '0008'
+down_revision = '0007'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('stack') as batch:
+        batch.add_column(sa.Column('termination_protection', sa.Boolean(), nullable=False,
+                                   server_default=sa.false()))
+        batch.add_column(sa.Column('stack_policy', sa.JSON(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('stack') as batch:
+        batch.drop_column('stack_policy')
+        batch.drop_column('termination_protection')
