@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from app import config
+from app.cli import guards as _guards  # noqa: F401  (registers the stack guard commands)
 from app.cli.client import CliError, load_settings
 from app.cli.stack import stack_group, validate
 
