@@ -101,7 +101,7 @@ class Resource(Base):
     status_reason: Mapped[str] = mapped_column(Text, default="")
     physical_resource_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     requires: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    deletion_policy: Mapped[str] = mapped_column(String(16), default="Delete")
+    deletion_policy: Mapped[str] = mapped_column(String(32), default="Delete")
     properties_data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     rsrc_data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     handle: Mapped[Any] = mapped_column(JSON, nullable=True)

@@ -144,3 +144,36 @@ def test_malformed_policies_are_validation_errors_and_change_nothing(cf):
     with pytest.raises(cf.exceptions.ClientError) as url:
         cf.set_stack_policy(StackName="kept", StackPolicyURL="http://example.com/p.json")
     assert "StackPolicyURL" in _error(url)[1]
+
+
+def _with_child(fail: bool) -> str:
+    """``Child`` (an OS::Heat::Stack, its physical id a stack id) with DeletionPolicy
+    RetainExceptOnCreate; with ``fail``, ``Boom`` fails after it."""
+    resources: dict[str, Any] = {"Child": {
+        "Type": "OS::Heat::Stack", "DeletionPolicy": "RetainExceptOnCreate",
+        "Properties": {"template": json.dumps({
+            "heat_template_version": "2018-08-31",
+            "resources": {"leaf": {"type": "OS::Heat::None"}}})}}}
+    if fail:
+        resources["Boom"] = {"Type": "OS::Heat::TestResource", "DependsOn": "Child",
+                             "Properties": {"fail": True}}
+    return json.dumps({"AWSTemplateFormatVersion": "2010-09-09", "Resources": resources})
+
+
+def test_retain_except_on_create_on_delete_and_on_rollback(cf):
+    cf.create_stack(StackName="keeps", TemplateBody=_with_child(False))
+    cf.get_waiter("stack_create_complete").wait(StackName="keeps", WaiterConfig=FAST)
+    child = _physical(cf, "keeps")["Child"]
+    cf.delete_stack(StackName="keeps")
+    cf.get_waiter("stack_delete_complete").wait(StackName="keeps", WaiterConfig=FAST)
+    assert cf.describe_stacks(StackName=child)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+
+    cf.create_stack(StackName="rolls", TemplateBody=_with_child(True), OnFailure="ROLLBACK")
+    with pytest.raises(Exception, match="ROLLBACK_COMPLETE"):
+        cf.get_waiter("stack_create_complete").wait(StackName="rolls", WaiterConfig=FAST)
+    events = cf.describe_stack_events(StackName="rolls")["StackEvents"]
+    made = {e["PhysicalResourceId"] for e in events
+            if e["LogicalResourceId"] == "Child" and e["ResourceStatus"] == "CREATE_COMPLETE"}
+    assert len(made) == 1
+    assert cf.describe_stacks(StackName=made.pop())["Stacks"][0]["StackStatus"] == \
+        "DELETE_COMPLETE"
