@@ -58,7 +58,6 @@ def stack_detail(stack: Any, outputs: list[dict[str, Any]] | None) -> dict[str, 
         "disable_rollback": bool(stack.disable_rollback),
         "timeout_mins": stack.timeout_mins,
         "tags": list(stack.tags) if stack.tags else [],
-        "termination_protection": bool(stack.termination_protection),
     })
     if outputs is not None:
         body["outputs"] = outputs

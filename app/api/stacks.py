@@ -252,9 +252,7 @@ class Stack(MethodView):
         outputs = None
         if resolve and not (stack.action == "DELETE" and stack.status == "COMPLETE"):
             outputs = services.stacks.stack_outputs(stack)
-        body = formats.stack_detail(stack, outputs)
-        body["termination_protection"] = services.protection.is_protected(stack)
-        return {"stack": body}
+        return {"stack": formats.stack_detail(stack, outputs)}
 
     @blp.response(302, description="Lookup form of a POST sub-path.")
     def post(self, stack_name: str, stack_id: str) -> Any:

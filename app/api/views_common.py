@@ -19,7 +19,6 @@ from app import services  # noqa: F401  (re-exported: the views' one name for th
 from app.models import isotime  # noqa: F401  (re-exported: the views' one time format)
 from app.services import (  # noqa: F401  (imported for services.<module>)
     environments,
-    protection,
     resource_attrs,
     resources,
     stack_policy,

