@@ -105,7 +105,12 @@ def test_nested_stack_inherits_its_roots_protection(client):
     msg = fault(client.put(f"{child}/termination_protection",
                            json={"termination_protection": False}), 400, "NotSupported")
     assert "root stack's [root]" in msg
-    # unset on the root: the parent's delete removes the nested stack with it
+    # an update of the protected root that removes the nested stack deletes it
+    resp = client.put(base, json={"template": hot({"top": {"type": "OS::Heat::None"}})})
+    assert resp.status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
+    assert show(client, child)["stack_status"] == "DELETE_COMPLETE"
+    # unset on the root: the parent's delete goes ahead
     client.put(f"{base}/termination_protection", json={"termination_protection": False})
     assert client.delete(base).status_code == 204
     assert show(client, base)["stack_status"] == "DELETE_COMPLETE"
