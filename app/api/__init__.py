@@ -22,6 +22,7 @@ from app.api import (
     engine_services,
     events,
     faults,
+    guards,
     live,
     outputs,
     resource_health,
@@ -59,7 +60,7 @@ def _blueprints() -> list[Any]:
     return [versions.blp, stacks.blp, stack_update.blp, outputs.blp, resources.blp, events.blp,
             validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
             signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
-            snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp]
+            snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp, guards.blp]
 
 
 def create_app(settings: config.Settings | None = None, *,

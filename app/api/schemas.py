@@ -40,6 +40,12 @@ class StackCreateBody(_Body):
         "description": "true (default): keep a failed stack as it is; false: roll it back."})
     tags = fields.Raw(allow_none=True, metadata={
         "description": "Comma separated tags (or a list)."})
+    termination_protection = fields.Raw(allow_none=True, metadata={
+        "description": "Stoker's: true refuses a delete until it is set false again "
+                       "(PUT .../termination_protection); default false."})
+    stack_policy = fields.Raw(allow_none=True, metadata={
+        "description": "Stoker's: a CloudFormation stack policy document (object or JSON "
+                       "text) checked before every update."})
     adopt_stack_data = fields.Raw(allow_none=True, metadata={
         "description": "Heat's abandon data (JSON text): adopt its resources instead of "
                        "creating them (needs enable_stack_adopt)."})

@@ -37,6 +37,9 @@ class StackUpdateBody(StackCreateBody):
         "description": "true: PATCH semantics on a PUT (Heat's `existing` argument)."})
     converge = fields.Raw(allow_none=True, metadata={
         "description": "Accepted and ignored (Heat's observe-reality update)."})
+    stack_policy_during_update = fields.Raw(allow_none=True, metadata={
+        "description": "Stoker's: a stack policy document used for this update instead of "
+                       "the stack's (CloudFormation's StackPolicyDuringUpdateBody)."})
 
 
 def update_args(body: dict[str, Any], patch: bool) -> dict[str, Any]:
@@ -111,7 +114,12 @@ def change_entry(c: Any) -> dict[str, Any]:
 
 
 def _update(body: dict[str, Any], stack_name: str, stack_id: str, patch: bool) -> Any:
-    services.updates.update_stack(ctx(), stack_name, stack_id, **update_args(body, patch))
+    """Start the update behind the stack policy (409 ``UpdateDeniedByStackPolicy`` when it
+    refuses a resource action: :mod:`app.services.stack_policy`)."""
+    services.stack_policy.update_stack(
+        ctx(), stack_name, stack_id,
+        stack_policy_during_update=body.get("stack_policy_during_update"),
+        **update_args(body, patch))
     return accepted()
 
 

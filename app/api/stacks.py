@@ -83,6 +83,11 @@ def create_args(body: dict[str, Any]) -> dict[str, Any]:
             "tags": extract_tags(body.get("tags")),
             "disable_rollback": True if rollback is None else extract_bool("disable_rollback",
                                                                            rollback)}
+    protect = body.get("termination_protection")
+    if protect is not None:
+        args["termination_protection"] = extract_bool("termination_protection", protect)
+    if body.get("stack_policy") is not None:
+        args["stack_policy"] = services.stack_policy.parse_document(body["stack_policy"])
     if not body.get("stack_name"):
         raise errors.BadRequest("No stack name specified")
     return {"stack_name": body["stack_name"], **instantiation_args(body), **args}
@@ -173,8 +178,9 @@ class Stacks(MethodView):
 
         Body as python-heatclient sends it: ``stack_name``, ``template`` (mapping or text),
         ``files``, ``environment``, ``environment_files``, ``parameters``, ``timeout_mins``,
-        ``disable_rollback`` (default true), ``tags`` ("a,b"). 409 ``StackExists`` for a live
-        stack of the same name."""
+        ``disable_rollback`` (default true), ``tags`` ("a,b"); Stoker's guards
+        ``termination_protection`` (bool) and ``stack_policy`` (:mod:`app.api.guards`). 409
+        ``StackExists`` for a live stack of the same name."""
         adopt = body.get("adopt_stack_data")
         if adopt is not None:  # Heat's stack adopt: the template is the adopt data's
             data = stack_abandon.parse_adopt_data(adopt)

@@ -21,6 +21,7 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
     environments,
     resource_attrs,
     resources,
+    stack_policy,
     stacks,
     update_preview,
     updates,

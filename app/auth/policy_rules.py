@@ -59,6 +59,13 @@ _DOCUMENTED: tuple[tuple[str, str, str, list[tuple[str, str]]], ...] = (
     ("stacks:files", PROJECT_READER, "Get stack files.", [("GET", f"{_S}/files")]),
     ("stacks:update", PROJECT_MEMBER, "Update stack.", [("PUT", _S)]),
     ("stacks:update_patch", PROJECT_MEMBER, "Update stack (PATCH).", [("PATCH", _S)]),
+    ("stacks:update_termination_protection", PROJECT_MEMBER,
+     "Enable or disable termination protection (Stoker's).",
+     [("PUT", f"{_S}/termination_protection")]),
+    ("stacks:get_stack_policy", PROJECT_READER, "Show the stack policy (Stoker's).",
+     [("GET", f"{_S}/policy")]),
+    ("stacks:set_stack_policy", PROJECT_MEMBER, "Set the stack policy (Stoker's).",
+     [("PUT", f"{_S}/policy")]),
     ("stacks:update_no_change", "rule:stacks:update_patch",
      "Update stack (PATCH) with no changes.", [("PATCH", _S)]),
     ("stacks:preview_update", PROJECT_MEMBER, "Preview update stack.",
@@ -169,6 +176,9 @@ _CLOUDFORMATION: tuple[tuple[str, str], ...] = (
     ("ListChangeSets", PROJECT_READER),
     ("RollbackStack", PROJECT_MEMBER),
     ("ContinueUpdateRollback", PROJECT_MEMBER),
+    ("UpdateTerminationProtection", PROJECT_MEMBER),
+    ("SetStackPolicy", PROJECT_MEMBER),
+    ("GetStackPolicy", PROJECT_READER),
 )
 
 

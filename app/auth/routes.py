@@ -52,6 +52,10 @@ RULES: Mapping[str, Mapping[str, str]] = {
                                        "DELETE": "stacks:delete_change_set"},
     f"{_S}/change_sets/<change_set>/execute": {"POST": "stacks:execute_change_set"},
     f"{_S}/abandon": {"DELETE": "stacks:abandon"},
+    # Stoker's guards (app.api.guards): read as a show, changed as an update
+    f"{_S}/termination_protection": {"GET": "stacks:show",
+                                     "PUT": "stacks:update_termination_protection"},
+    f"{_S}/policy": {"GET": "stacks:get_stack_policy", "PUT": "stacks:set_stack_policy"},
     f"{_S}/export": {"GET": "stacks:export"},
     f"{_T}/validate": {"POST": "stacks:validate_template"},
     f"{_T}/template_versions": {"GET": "stacks:list_template_versions"},

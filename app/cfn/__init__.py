@@ -16,6 +16,7 @@ from app import auth, config, errors
 from app.cfn import (
     change_set_actions,
     faults,
+    guard_actions,
     recovery_actions,
     resource_actions,
     signals,
@@ -54,6 +55,10 @@ ACTIONS: dict[str, Handler] = {
     "ListChangeSets": change_set_actions.list_,
     "RollbackStack": recovery_actions.rollback,
     "ContinueUpdateRollback": recovery_actions.continue_rollback,
+    # beyond Heat: AWS CloudFormation's stack guards
+    "UpdateTerminationProtection": guard_actions.update_termination_protection,
+    "SetStackPolicy": guard_actions.set_policy,
+    "GetStackPolicy": guard_actions.get_policy,
 }
 
 

@@ -50,14 +50,17 @@ def output_value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def stack(row: Any, outputs: list[dict[str, Any]] | None) -> dict[str, Any]:
+def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = False
+          ) -> dict[str, Any]:
     """AWS ``Stack`` (Heat's ``format_stack`` of DescribeStacks): ``Outputs`` only hold
-    values once the stack's last traversal has ended; ``LastUpdatedTime`` only once updated."""
+    values once the stack's last traversal has ended; ``LastUpdatedTime`` only once updated;
+    ``EnableTerminationProtection`` is ``protected`` (a nested stack's is its root's)."""
     body: dict[str, Any] = {
         "Capabilities": [],
         "CreationTime": isotime(row.created_at),
         "Description": row.description or "",
         "DisableRollback": bool(row.disable_rollback),
+        "EnableTerminationProtection": bool(protected),
         "NotificationARNs": [],
         "StackId": arn_of(row),
         "StackName": row.name,

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from app.cfn import faults, formats
+from app.cfn import faults, formats, policy_params
 from app.cfn.params import flag, integer, member_list, parameter_pairs, required
 from app.context import RequestContext
+from app.services import protection, stack_policy, stacks, validation
 from app.services import stack_actions as stack_services
-from app.services import stacks, updates, validation
 
 NO_TEMPLATE = "TemplateBody or TemplateUrl were not given."
 GRATIS = "http://en.wikipedia.org/wiki/Gratis"  # Heat's EstimateTemplateCost answer
@@ -84,7 +84,9 @@ def stack_args(params: Mapping[str, str]) -> dict[str, Any]:
 
 def create(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     """CreateStack → ``{"StackId": arn}``; the stack goes CREATE_IN_PROGRESS. As Heat, a stack
-    rolls back on failure only with ``DisableRollback=false`` or ``OnFailure=ROLLBACK``."""
+    rolls back on failure only with ``DisableRollback=false`` or ``OnFailure=ROLLBACK``.
+    ``EnableTerminationProtection`` and ``StackPolicyBody`` as AWS
+    (:mod:`app.cfn.policy_params`)."""
     name = required(params, "StackName")
     user_params = parameter_pairs(params)
     args = stack_args(params)
@@ -92,12 +94,14 @@ def create(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     if template is None:
         raise faults.MissingParameter(NO_TEMPLATE)
     row = stacks.create_stack(ctx, stack_name=name, template=template, parameters=user_params,
-                              **args)
+                              **args, **policy_params.create_args(params))
     return {"StackId": formats.arn_of(row)}
 
 
 def update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
-    """UpdateStack → ``{"StackId": arn}``: the new template (``TemplateBody``, or the stack's own
+    """UpdateStack → ``{"StackId": arn}``, held against the stack policy (or
+    ``StackPolicyDuringUpdateBody`` for this update; ``StackPolicyBody`` replaces the policy
+    once the update is accepted): the new template (``TemplateBody``, or the stack's own
     with ``UsePreviousTemplate=true``) and parameters replace the stack's (Heat's PUT
     semantics: a parameter not given takes its default; ``UsePreviousValue=true`` keeps the
     stack's value)."""
@@ -113,8 +117,12 @@ def update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
         raise faults.MissingParameter(NO_TEMPLATE)
     user_params = parameter_pairs(params, previous=dict(st.parameters or {}))
     args = stack_args(params)
-    row = updates.update_stack(ctx, st.name, st.id, template=template, parameters=user_params,
-                               **args)
+    during, policy = policy_params.update_policy_args(params)
+    row = stack_policy.update_stack(ctx, st.name, st.id, template=template,
+                                    parameters=user_params, stack_policy_during_update=during,
+                                    **args)
+    if policy is not None:  # AWS: StackPolicyBody on an update replaces the stack's policy
+        stack_policy.set_policy(ctx, st.name, st.id, policy)
     return {"StackId": formats.arn_of(row)}
 
 
@@ -137,7 +145,8 @@ def describe(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     out = []
     for row in rows:
         final = not (row.action == "DELETE" and row.status == "COMPLETE")
-        out.append(formats.stack(row, stacks.stack_outputs(row) if final else None))
+        out.append(formats.stack(row, stacks.stack_outputs(row) if final else None,
+                                 protection.is_protected(row)))
     return {"Stacks": out}
 
 

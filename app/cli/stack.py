@@ -70,6 +70,15 @@ def find(client: Client, name_or_id: str) -> dict[str, Any]:
     return stack
 
 
+def read_text(path: str) -> str:
+    """A local file's text. :raises CliError: it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from None
+
+
 def wait_and_report(client: Client, stack: dict[str, Any], action: str,
                     outputs: bool = True, marker: str | None = None) -> int:
     """Follow ``action`` live (events after ``marker``), then print the outcome and the outputs.
@@ -117,15 +126,25 @@ def _inputs(fn: Any) -> Any:
               help="Stack creation timeout in minutes.")
 @click.option("--enable-rollback", is_flag=True, help="Roll back when creation fails.")
 @click.option("--tags", default=None, metavar="A,B", help="Comma-separated tags.")
+@click.option("--enable-termination-protection", "protect", is_flag=True,
+              help="Refuse deletes of the stack until protection is disabled.")
+@click.option("--stack-policy", "policy", default=None, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False),
+              help="Stack policy (CloudFormation's JSON grammar) checked before each update.")
 @click.option("--wait", is_flag=True, help="Follow progress until the stack is complete or failed.")
 @click.argument("name")
 @client_options
 def create(client: Client, name: str, template: str, environment: tuple[str, ...],
            parameters: tuple[str, ...], parameter_file: tuple[str, ...], timeout: int | None,
-           enable_rollback: bool, tags: str | None, wait: bool) -> None:
+           enable_rollback: bool, tags: str | None, protect: bool, policy: str | None,
+           wait: bool) -> None:
     """Create the stack NAME from a template."""
     body = _request(lambda: cli_files.stack_body(
         name, template, environment, parameters, parameter_file, timeout, enable_rollback, tags))
+    if protect:
+        body["termination_protection"] = True
+    if policy is not None:
+        body["stack_policy"] = read_text(policy)
     created = client.create_stack(body)
     stack = {"stack_name": name, "id": created["id"]}
     if not wait:
@@ -150,6 +169,9 @@ def create(client: Client, name: str, template: str, environment: tuple[str, ...
 @click.option("--rollback", type=click.Choice(["enabled", "disabled", "keep"]), default="keep",
               help="Roll back when the update fails (default: keep the stack's setting).")
 @click.option("--tags", default=None, metavar="A,B", help="Comma-separated tags.")
+@click.option("--stack-policy-during-update", "override", default=None, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False),
+              help="A stack policy used for this update instead of the stack's.")
 @click.option("--dry-run", "dry_run", is_flag=True,
               help="Show what would change (nothing is updated).")
 @click.option("--wait", is_flag=True, help="Follow progress until the update is complete or "
@@ -159,7 +181,7 @@ def create(client: Client, name: str, template: str, environment: tuple[str, ...
 def update(client: Client, name: str, template: str | None, environment: tuple[str, ...],
            parameters: tuple[str, ...], parameter_file: tuple[str, ...], existing: bool,
            clear_parameter: tuple[str, ...], timeout: int | None, rollback: str,
-           tags: str | None, dry_run: bool, wait: bool) -> None:
+           tags: str | None, override: str | None, dry_run: bool, wait: bool) -> None:
     """Update the stack NAME (name or id) to a new template or parameters."""
     if template is None and not existing:
         raise CliError("a template is required: give one with -t FILE, or use --existing to keep "
@@ -167,6 +189,8 @@ def update(client: Client, name: str, template: str | None, environment: tuple[s
     body = _request(lambda: cli_files.update_body(
         template, environment, parameters, parameter_file, timeout, rollback, tags,
         clear_parameter))
+    if override is not None:
+        body["stack_policy_during_update"] = read_text(override)
     stack = find(client, name)
     if dry_run:
         console().print(changes_table(client.preview_update(stack, body, existing)))

@@ -61,6 +61,11 @@ class Stack(Base):
     # a nested stack's link to its parent: {"resource_id", "resource_name", "traversal",
     # "is_update", "facade": {metadata, deletion_policy, update_policy}}
     nested_info: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # a delete is refused while set here or on an ancestor (CloudFormation's termination
+    # protection); the stack policy document checked before an update, None: all allowed
+    termination_protection: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                         server_default=text("false"))
+    stack_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
     deleted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -96,7 +101,7 @@ class Resource(Base):
     status_reason: Mapped[str] = mapped_column(Text, default="")
     physical_resource_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     requires: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    deletion_policy: Mapped[str] = mapped_column(String(16), default="Delete")
+    deletion_policy: Mapped[str] = mapped_column(String(32), default="Delete")
     properties_data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     rsrc_data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     handle: Mapped[Any] = mapped_column(JSON, nullable=True)

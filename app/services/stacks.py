@@ -22,7 +22,7 @@ from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, read_session, session
-from app.services import definitions, environments, live_outputs
+from app.services import definitions, environments, live_outputs, protection
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
@@ -84,11 +84,15 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                     timeout_mins: int | None = None, disable_rollback: bool = True,
                     tags: list[str] | None = None, parent_id: str | None = None,
                     nested_depth: int = 0, nested_info: dict[str, Any] | None = None,
-                    adopt_resources: dict[str, Any] | None = None, review: bool = False) -> str:
+                    adopt_resources: dict[str, Any] | None = None, review: bool = False,
+                    termination_protection: bool = False,
+                    stack_policy: dict[str, Any] | None = None) -> str:
     """Validate and create a stack, then enqueue its CREATE traversal (its ADOPT traversal
     with ``adopt_resources``, the adopt data's resources: :mod:`app.services.stack_abandon`).
     ``review``: no traversal; the stack is kept REVIEW_IN_PROGRESS for a CREATE change set
-    (:mod:`app.services.change_sets`), as CloudFormation keeps it.
+    (:mod:`app.services.change_sets`), as CloudFormation keeps it. ``termination_protection``
+    and ``stack_policy`` (a checked policy document: :func:`app.engine.stack_policy.parse`)
+    are the stack's guards (:mod:`app.services.guards`).
 
     :param template: a mapping or YAML/JSON text.
     :returns: the new stack's id (a child stack's create reads nothing more).
@@ -140,7 +144,9 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                        parameters=params, parameters_show=definition.parameters_for_show(),
                        description=description_of(raw_mapping), disable_rollback=disable_rollback,
                        timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
-                       nested_depth=nested_depth, nested_info=nested_info)
+                       nested_depth=nested_depth, nested_info=nested_info,
+                       termination_protection=bool(termination_protection),
+                       stack_policy=stack_policy)
             s.add(st)
             s.flush()
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
@@ -206,13 +212,16 @@ def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
     """Start deleting a stack (its DELETE traversal supersedes any action in progress).
 
     :raises NotFound: unknown, another tenant's, or already deleted.
+    :raises errors.Conflict: termination protection is enabled on it or its root
+        (:func:`app.services.protection.check_deletable`); nothing changes.
     """
     st = get_stack(ctx, stack_name, stack_id)
     if st.deleted_at is not None or st.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
         raise errors.NotFound("Stack", stack_name)
     with session() as s:
-        row = s.get(Stack, st.id)
+        row = s.get(Stack, st.id, with_for_update=True)
         assert row is not None
+        protection.check_deletable(s, row)
         convergence.start_reverse(s, row, Action.DELETE)
 
 

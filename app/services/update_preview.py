@@ -92,6 +92,15 @@ def preview_update(ctx: RequestContext, stack_name: str, stack_id: str, *,
     return out
 
 
+def classify_prepared(st: Any, prep: updates.Prepared) -> Changes:
+    """The top-level resources of stack ``st`` classified for the checked update ``prep``
+    (as :func:`preview_update` without ``show_nested``); nothing is written."""
+    out: Changes = {k: [] for k in KINDS}
+    parent = (st.nested_info or {}).get("resource_name") if st.parent_id else None
+    _preview(st, prep.loaded, prep.files, out, False, parent)
+    return out
+
+
 def _rows(stack_id: str) -> list[Resource]:
     with read_session() as s:
         return list(s.execute(select(Resource).where(Resource.stack_id == stack_id)

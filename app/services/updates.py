@@ -143,13 +143,19 @@ def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, **request:
     inline dispatcher). :raises: as :func:`prepare_update` and :func:`check_updatable`."""
     st = stacks.get_stack(ctx, stack_name, stack_id)
     check_updatable(st)
-    prep = prepare_update(ctx, st, **request)
+    return commit(ctx, st, prepare_update(ctx, st, **request))
+
+
+def commit(ctx: RequestContext, st: Stack, prep: Prepared) -> Stack:
+    """Start the UPDATE traversal of the checked request ``prep`` on stack ``st``, the stack
+    row locked and checked again. :returns: the stack row. :raises: as
+    :func:`check_updatable`."""
     with session() as s:
         row = s.get(Stack, st.id, with_for_update=True)
         assert row is not None
         check_updatable(row)
         apply(s, row, prep)
-    return stacks.get_by_id(ctx, stack_id)
+    return stacks.get_by_id(ctx, st.id)
 
 
 def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) -> str:

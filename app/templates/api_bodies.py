@@ -17,7 +17,7 @@ from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import ParamSchema
 from app.templates.stack import instantiate
 from app.templates.template import Template, parse
-from app.templates.versions import ALIASES, CFN_VERSIONS, HOT_KEY, HOT_VERSIONS
+from app.templates.versions import ALIASES, CFN_VERSIONS, HOT_KEY, HOT_VERSIONS, STOKER_VERSION, hot_version
 
 TYPE_NAMES = {"string": "String", "number": "Number", "comma_delimited_list":
               "CommaDelimitedList", "json": "Json", "boolean": "Boolean"}
@@ -190,8 +190,9 @@ def template_functions_body(version: str, with_condition_func: bool = False) -> 
         fns, conds = CFN_FUNCTIONS[version]
         names = list(fns) + (list(conds) if with_condition_func else [])
         date = ""
-    elif key == HOT_KEY and ALIASES.get(name, name) in HOT_VERSIONS:
-        names = HOT_VERSIONS[ALIASES.get(name, name)].listed_functions(with_condition_func)
+    elif key == HOT_KEY and (ALIASES.get(name, name) in HOT_VERSIONS
+                             or name == STOKER_VERSION):
+        names = hot_version(name).listed_functions(with_condition_func)
         date = ALIASES.get(name, name)
     else:
         raise errors.NotFound("Template version", version,

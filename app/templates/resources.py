@@ -4,7 +4,9 @@ As Heat's HOT resource definitions: keys ``type``, ``properties``, ``metadata``,
 ``depends_on``, ``update_policy``, ``deletion_policy``, ``description`` (all versions),
 ``condition`` and ``external_id`` (newton+, Heat's HOTemplate20161014); unknown keys are '"x" is not a valid keyword
 inside a resource definition'; ``deletion_policy`` is ``Delete``/``Retain``/``Snapshot`` (newton
-adds lower-case aliases) and may be a ``get_param``; ``depends_on`` is a name or a list of names.
+adds lower-case aliases; Stoker's own version ``stoker-2026-12-01`` adds
+``RetainExceptOnCreate`` and the key ``update_replace_policy``) and may be a ``get_param``;
+``depends_on`` is a name or a list of names.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 from app import errors
 from app.templates.functions.base import parse
-from app.templates.versions import HotVersion, condition_table
+from app.templates.versions import REPLACE_POLICIES, HotVersion, condition_table
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,10 @@ class ResourceDefinition:
 
     ``properties`` and ``metadata`` are the template snippets (functions unresolved; the
     stack's ``resolve_properties`` resolves them). ``deletion_policy`` is normalised to
-    ``Delete``/``Retain``/``Snapshot``. ``condition`` is the template's raw condition or None.
+    ``Delete``/``Retain``/``Snapshot`` (``RetainExceptOnCreate`` too from Stoker's version and
+    CFN); ``update_replace_policy`` is what a replacement does with the replaced resource
+    (``Delete``/``Retain``/``Snapshot``; None: as ``deletion_policy``, Heat's behaviour).
+    ``condition`` is the template's raw condition or None.
     ``type`` is the type as written; ``effective_type`` the built-in type the environment's
     registry resolved it to (None: same as ``type``); ``template`` the files-map key of the
     provider template when the resource is a template resource (a nested stack), else None.
@@ -40,6 +45,7 @@ class ResourceDefinition:
     condition: Any = None
     template: str | None = None
     effective_type: str | None = None
+    update_replace_policy: str | None = None
 
     @property
     def implementation(self) -> str:
@@ -63,6 +69,7 @@ class RawResource:
     external_id: Any
     condition: Any
     has_condition: bool
+    update_replace_policy: Any = None
 
 
 def _shape_error(name: str, key: str, typename: str) -> errors.ValidationError:
@@ -149,6 +156,10 @@ def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawRe
     if isinstance(policy, str) and policy not in version.deletion_policies:
         raise errors.ValidationError(f'Invalid deletion policy "{policy}"',
                                      path=base + ("deletion_policy",))
+    replace = snippet.get("update_replace_policy")
+    if isinstance(replace, str) and replace not in REPLACE_POLICIES:
+        raise errors.ValidationError(f'Invalid update replace policy "{replace}"',
+                                     path=base + ("update_replace_policy",))
     table = version.functions
     cond = snippet.get("condition")
     if "condition" in snippet and not isinstance(cond, (bool, str)):
@@ -162,7 +173,8 @@ def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawRe
         update_policy=parse(update_policy, table, base + ("update_policy",)),
         description=snippet.get("description", ""),
         external_id=parse(snippet.get("external_id"), table, base + ("external_id",)),
-        condition=cond, has_condition="condition" in snippet)
+        condition=cond, has_condition="condition" in snippet,
+        update_replace_policy=parse(replace, table, base + ("update_replace_policy",)))
 
 
 def _is_fn(value: Any, version: HotVersion) -> bool:
@@ -180,3 +192,17 @@ def normalise_policy(value: Any, version: HotVersion, name: str) -> str:
         raise errors.ValidationError(f'Invalid deletion policy "{value}"',
                                      path=("resources", name, "deletion_policy"))
     return version.deletion_policies[value]
+
+
+def normalise_replace_policy(value: Any, name: str, key: str = "update_replace_policy"
+                             ) -> str | None:
+    """Map a resolved update replace policy to Delete/Retain/Snapshot; None when not given.
+
+    :raises errors.ValidationError: 'Invalid update replace policy "x"'.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in REPLACE_POLICIES:
+        raise errors.ValidationError(f'Invalid update replace policy "{value}"',
+                                     path=("resources", name, key))
+    return REPLACE_POLICIES[value]

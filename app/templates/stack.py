@@ -36,7 +36,12 @@ from app.templates.functions.core import GetAtt, GetParam
 from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
 from app.templates.parsed import Template
-from app.templates.resources import RawResource, ResourceDefinition, normalise_policy
+from app.templates.resources import (
+    RawResource,
+    ResourceDefinition,
+    normalise_policy,
+    normalise_replace_policy,
+)
 from app.templates.scope import (
     ParentFacade,
     ResolveContext,
@@ -286,6 +291,8 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
             metadata=b.raw.snippet.get("metadata"), depends_on=list(b.raw.depends_on),
             deletion_policy=policy,
             update_policy=policy_value,
+            update_replace_policy=normalise_replace_policy(
+                resolve(expand_macros(b.raw.update_replace_policy, static), static), name),
             description=b.raw.description if isinstance(b.raw.description, str) else "",
             external_id=external_id,
             condition=b.raw.snippet.get("condition"), template=kinds[name].template,

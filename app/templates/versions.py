@@ -78,6 +78,12 @@ def _derive(base: Mapping[str, type[Function]], add: Mapping[str, type[Function]
 _POLICIES = MappingProxyType({"Delete": "Delete", "Retain": "Retain", "Snapshot": "Snapshot"})
 _POLICIES_LOWER = MappingProxyType({**_POLICIES, "delete": "Delete", "retain": "Retain",
                                     "snapshot": "Snapshot"})
+#: Stoker's own HOT version adds CloudFormation's RetainExceptOnCreate (kept on a later delete,
+#: deleted when the operation that created it rolls back)
+_POLICIES_STOKER = MappingProxyType({**_POLICIES_LOWER,
+                                     "RetainExceptOnCreate": "RetainExceptOnCreate"})
+#: ``update_replace_policy``'s values (what a replacement does with the resource it replaced)
+REPLACE_POLICIES = _POLICIES_LOWER
 _SECTIONS = frozenset({HOT_KEY, "description", "parameter_groups", "parameters", "resources",
                        "outputs"})
 _RES_KEYS = frozenset({"type", "properties", "metadata", "depends_on", "deletion_policy",
@@ -138,16 +144,18 @@ def _bind_if(fns: FnTable, cond: FnTable) -> FnTable:
 
 def _v(date: str, fns: FnTable, cond: FnTable = _NONE, *, conditions_ok: bool = False,
        lower: bool = False, external_id: bool = False, modulo: bool = False,
-       tags: bool = False) -> HotVersion:
+       tags: bool = False, guards: bool = False) -> HotVersion:
     fns = _bind_if(fns, cond)
     return HotVersion(
         date=date, functions=fns, condition_functions=cond,
         sections=_SECTIONS | ({"conditions"} if conditions_ok else set()),
         resource_keys=_RES_KEYS | ({"condition"} if conditions_ok else set())
-        | ({"external_id"} if external_id else set()),
+        | ({"external_id"} if external_id else set())
+        | ({"update_replace_policy"} if guards else set()),
         output_keys=frozenset({"value", "description"} | ({"condition"} if conditions_ok
                                                           else set())),
-        deletion_policies=_POLICIES_LOWER if lower else _POLICIES,
+        deletion_policies=_POLICIES_STOKER if guards
+        else _POLICIES_LOWER if lower else _POLICIES,
         param_keys=_PARAM_KEYS | ({"tags"} if tags else set()),
         constraint_keys=_CONSTRAINTS | ({"modulo"} if modulo else set()),
         aliases=tuple(a for a, d in ALIASES.items() if d == date))
@@ -171,6 +179,15 @@ HOT_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({v.date: v for v in (
     _v("2021-04-16", F_WALLABY, C_PIKE, conditions_ok=True, lower=True, external_id=True,
        modulo=True, tags=True),
 )})
+
+
+#: Stoker's own HOT version, not Heat's: wallaby (2021-04-16) plus ``deletion_policy:
+#: RetainExceptOnCreate`` and the resource key ``update_replace_policy``. Heat does not know it;
+#: Heat's versions (above, and what ``/template_versions`` lists) refuse both as Heat does.
+STOKER_VERSION = "stoker-2026-12-01"
+STOKER_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({STOKER_VERSION: _v(
+    STOKER_VERSION, F_WALLABY, C_PIKE, conditions_ok=True, lower=True, external_id=True,
+    modulo=True, tags=True, guards=True)})
 
 
 def condition_table(version: HotVersion) -> FnTable:
@@ -204,7 +221,7 @@ def detect(raw: Mapping[str, Any]) -> tuple[str, str]:
     if key == HOT_KEY:
         text = str(value)
         date = ALIASES.get(text, text)
-        if date not in HOT_VERSIONS:
+        if date not in HOT_VERSIONS and date not in STOKER_VERSIONS:
             raise errors.TemplateError(
                 f'The template version is invalid: "{key}: {text}". "{key}" should be one of: '
                 f"{_choices()}", heat_type="InvalidTemplateVersion", path=(key,))
@@ -219,4 +236,5 @@ def detect(raw: Mapping[str, Any]) -> tuple[str, str]:
 
 def hot_version(date_or_alias: str) -> HotVersion:
     """The :class:`HotVersion` for a date or release alias. :raises KeyError: unknown."""
-    return HOT_VERSIONS[ALIASES.get(date_or_alias, date_or_alias)]
+    date = ALIASES.get(date_or_alias, date_or_alias)
+    return STOKER_VERSIONS[date] if date in STOKER_VERSIONS else HOT_VERSIONS[date]

@@ -1,6 +1,8 @@
 """The delete step of a reverse node: a DELETE or create-ROLLBACK traversal, or a resource that
 left the template in an UPDATE. Honours ``deletion_policy`` (Retain keeps the physical
-resource; Snapshot snapshots it first where the plugin can) as Heat's ``Resource.delete``.
+resource; Snapshot snapshots it first where the plugin can) as Heat's ``Resource.delete``;
+RetainExceptOnCreate (CloudFormation's) keeps it too, except in a ROLLBACK traversal: the
+operation that created it is being rolled back.
 """
 from __future__ import annotations
 
@@ -12,6 +14,13 @@ from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, S
 from app.convergence.steps import create, replaced
 from app.convergence.store.rows import REPLACED
 from app.engine.states import Action, Status
+
+
+def retained(policy: str | None, stack_action: str) -> bool:
+    """Whether a delete under ``policy`` keeps the physical resource: Retain always,
+    RetainExceptOnCreate unless the traversal rolls back the operation that made it."""
+    return policy == "Retain" or (policy == "RetainExceptOnCreate"
+                                  and stack_action != Action.ROLLBACK)
 
 
 def step(node: Node) -> Outcome:
@@ -36,7 +45,7 @@ def step(node: Node) -> Outcome:
             handle = r.stored_handle()
         else:
             start = Start(Action.DELETE)
-            if r.deletion_policy == "Retain":
+            if retained(r.deletion_policy, st.action):
                 return Done(plugin, start=start)
             handle = (plugin.handle_snapshot_delete() if r.deletion_policy == "Snapshot"
                       and hasattr(plugin, "handle_snapshot_delete") else plugin.handle_delete())

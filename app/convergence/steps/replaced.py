@@ -2,9 +2,11 @@
 
 A replaced resource's row keeps the physical resources it replaced in ``rsrc_data["_replaced"]``
 (:data:`REPLACED`, oldest first, each with its type, properties, data, attributes and deletion
-policy). Its reverse node deletes them (:func:`drain`, polled, honouring each one's deletion
-policy) once nothing points at them: an update's cleanup node, or a stack delete after a
-failed update.
+policy: the ``update_replace_policy`` of the definition that replaced it, else its
+``deletion_policy``). Its reverse node deletes them (:func:`drain`, polled, honouring that policy:
+Retain keeps it, Snapshot snapshots it first where the plugin can, RetainExceptOnCreate keeps it
+except in a rollback) once nothing points at them: an update's cleanup node, or a stack delete
+after a failed update.
 """
 from __future__ import annotations
 
@@ -38,14 +40,18 @@ def drain(node: Node) -> Outcome | None:
         old = queue[0]
         plugin = _old_plugin(node, old)
         pid = old.get("physical_resource_id")
-        retain = old.get("deletion_policy") == "Retain"
+        policy = old.get("deletion_policy")
+        retain = policy == "Retain" or (policy == "RetainExceptOnCreate"
+                                        and node.stack.action != Action.ROLLBACK)
         try:
             if "handle" in old:
                 handle = old["handle"]
             else:
                 rows.append(events.event_row(r.stack_id, r.name, pid, old["type"], Action.DELETE,
                                              Status.IN_PROGRESS, events.STATE_CHANGED))
-                handle = None if retain else plugin.handle_delete()
+                handle = None if retain else (
+                    plugin.handle_snapshot_delete() if policy == "Snapshot"
+                    and hasattr(plugin, "handle_snapshot_delete") else plugin.handle_delete())
             done = retain or plugin.check_delete_complete(handle)
         except Exception as exc:
             reason = plugins.reason_of(r.name, exc)

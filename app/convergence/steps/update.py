@@ -234,13 +234,15 @@ def _restore_previous(node: Node, impl: str) -> Outcome | None:
     return Done(action=Action.UPDATE, start=Start(Action.UPDATE))
 
 
-def _entry(r: ResourceRow, data: dict[str, Any]) -> dict[str, Any]:
+def _entry(r: ResourceRow, data: dict[str, Any], rdef: Any = None) -> dict[str, Any]:
     """What the cleanup node needs to delete (or a later update to restore) the row's current
-    physical resource."""
+    physical resource; its policy is the replacing definition ``rdef``'s
+    ``update_replace_policy`` when it has one, else the row's deletion policy."""
+    policy = getattr(rdef, "update_replace_policy", None) or r.deletion_policy
     return {"type": r.type, "impl": r.impl(), "uuid": r.uuid,
             "physical_resource_id": r.physical_resource_id,
             "properties_data": r.properties_data, "rsrc_data": data,
-            "attr_data": r.attr_data, "deletion_policy": r.deletion_policy}
+            "attr_data": r.attr_data, "deletion_policy": policy}
 
 
 def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
@@ -280,7 +282,7 @@ def _reset(r: ResourceRow, rdef: Any, how: Reset) -> ResourceRow:
     queue = list(old_data.pop(REPLACED, None) or [])
     keep = how is not Reset.AFRESH
     if keep and (r.physical_resource_id or old_data.get("nested")):
-        queue.append(_entry(r, old_data))
+        queue.append(_entry(r, old_data, rdef))
     data: dict[str, Any] = {REPLACED: queue} if queue else {}
     impl = getattr(rdef, "implementation", rdef.type)
     if impl != rdef.type:

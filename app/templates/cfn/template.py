@@ -26,13 +26,17 @@ from app.templates.versions import HotVersion, condition_table
 REGION = "ap-southeast-1"
 _BASE_SECTIONS = ("Description", "Mappings", "Parameters", "Resources", "Outputs")
 _BASE_RES_KEYS = ("Type", "Properties", "Metadata", "DependsOn", "DeletionPolicy",
-                  "UpdatePolicy", "Description")
-_POLICIES = MappingProxyType({"Delete": "Delete", "Retain": "Retain", "Snapshot": "Snapshot"})
+                  "UpdatePolicy", "UpdateReplacePolicy", "Description")
+_REPLACE_POLICIES = MappingProxyType({"Delete": "Delete", "Retain": "Retain",
+                                      "Snapshot": "Snapshot"})
+#: AWS's DeletionPolicy values (RetainExceptOnCreate is AWS's, beyond Heat)
+_POLICIES = MappingProxyType({**_REPLACE_POLICIES,
+                              "RetainExceptOnCreate": "RetainExceptOnCreate"})
 #: HOT-internal key for each CFN resource key (the snippet handed to the shared code).
 _RES_INTERNAL = {"Type": "type", "Properties": "properties", "Metadata": "metadata",
                  "DependsOn": "depends_on", "DeletionPolicy": "deletion_policy",
                  "UpdatePolicy": "update_policy", "Description": "description",
-                 "Condition": "condition"}
+                 "Condition": "condition", "UpdateReplacePolicy": "update_replace_policy"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,8 @@ _TOP = {"resources": "Resources", "outputs": "Outputs", "parameters": "Parameter
         "conditions": "Conditions"}
 _UNDER = {"Resources": {"properties": "Properties", "metadata": "Metadata", "type": "Type",
                        "condition": "Condition", "depends_on": "DependsOn",
-                       "deletion_policy": "DeletionPolicy", "update_policy": "UpdatePolicy"},
+                       "deletion_policy": "DeletionPolicy", "update_policy": "UpdatePolicy",
+                       "update_replace_policy": "UpdateReplacePolicy"},
           "Outputs": {"value": "Value", "condition": "Condition"}}
 
 
@@ -182,6 +187,10 @@ def _resource(name: str, snippet: Any, fmt: CfnFormat, hot: HotVersion) -> RawRe
     if isinstance(policy, str) and policy not in _POLICIES:
         raise errors.ValidationError(f'Invalid deletion policy "{policy}"',
                                      path=base + ("DeletionPolicy",))
+    replace = snippet.get("UpdateReplacePolicy")
+    if isinstance(replace, str) and replace not in _REPLACE_POLICIES:
+        raise errors.ValidationError(f'Invalid update replace policy "{replace}"',
+                                     path=base + ("UpdateReplacePolicy",))
     description = snippet.get("Description", "")
     if not isinstance(description, str):
         raise _type_error(name, "Description", "string")
@@ -198,7 +207,8 @@ def _resource(name: str, snippet: Any, fmt: CfnFormat, hot: HotVersion) -> RawRe
         deletion_policy=parse(policy, table, base + ("DeletionPolicy",)),
         update_policy=parse(snippet.get("UpdatePolicy"), table, base + ("UpdatePolicy",)),
         description=description, external_id=None, condition=cond,
-        has_condition="Condition" in snippet)
+        has_condition="Condition" in snippet,
+        update_replace_policy=parse(replace, table, base + ("UpdateReplacePolicy",)))
 
 
 def _outputs(section: dict[str, Any], fmt: CfnFormat, hot: HotVersion,
