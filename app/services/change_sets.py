@@ -23,7 +23,7 @@ from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Status
 from app.models import ChangeSet, RawTemplate, Stack, isotime, read_session, session
-from app.services import stacks, update_preview, updates
+from app.services import stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
 REVIEW = "REVIEW"  # a stack made by a CREATE change set, not created yet (REVIEW_IN_PROGRESS)
@@ -190,7 +190,8 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
     :param disable_rollback: overrides the planned setting (AWS's ``DisableRollback``).
     :returns: the stack row. :raises errors.NotFound: stack or change set;
         :raises errors.BadRequest: ``InvalidChangeSetStatus`` — failed, executed, obsolete, or
-        the stack changed since it was planned, or is in progress; nothing is changed."""
+        the stack changed since it was planned, or is in progress; nothing is changed.
+        :raises errors.Conflict: the stack policy denies the change (``UpdateDeniedByStackPolicy``)."""
     st = stacks.get_stack(ctx, stack_name, stack_id)
     with read_session() as s:
         cs = _get(s, st, name_or_id)
@@ -199,6 +200,8 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
     if disable_rollback is not None:
         request["disable_rollback"] = disable_rollback
     prep = updates.prepare_update(ctx, st, **request)
+    if st.action != REVIEW:  # an update: held against the stack policy as any update
+        stack_policy.check(st, prep)
     with session() as s:
         row = s.get(Stack, st.id, with_for_update=True)
         locked = s.get(ChangeSet, cs.id)

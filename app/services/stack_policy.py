@@ -85,10 +85,19 @@ def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, *,
     st = stacks.get_stack(ctx, stack_name, stack_id)
     updates.check_updatable(st)
     prep = updates.prepare_update(ctx, st, **request)
+    check(st, prep, override)
+    return updates.commit(ctx, st, prep)
+
+
+def check(st: Stack, prep: updates.Prepared, override: dict[str, Any] | None = None) -> None:
+    """Hold the prepared update ``prep`` of ``st`` against its stack policy (or ``override``,
+    a parsed document used for this update instead); no policy: everything is allowed.
+
+    :raises errors.Conflict: ``UpdateDeniedByStackPolicy`` (409) naming every refused resource
+        action and the statement that decided it."""
     policy = override if override is not None else st.stack_policy
     if policy is not None:
         refused = denials(st, prep, policy)
         if refused:
             raise errors.Conflict(f"Action denied by stack policy: {'; '.join(refused)}. "
                                   "Nothing was changed.", heat_type=DENIED)
-    return updates.commit(ctx, st, prep)

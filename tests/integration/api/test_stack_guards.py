@@ -190,3 +190,21 @@ def test_malformed_policies_are_400_and_change_nothing(client, policy, why):
                                               "stack_policy": policy})
     fault(resp, 400, "InvalidStackPolicy")
     assert client.get("/v1/t1/stacks/never").status_code == 404
+
+
+def test_a_change_set_the_policy_denies_is_refused_at_execution(client):
+    """A change set is planned whatever the policy says (AWS shows it), but executing it is an
+    update like any other: refused before anything changes, and the change set stays
+    available."""
+    base = create(client, "planned", db_template("10", "a"), stack_policy=DENY_DB_REPLACE)
+    before = physical_ids(client, base)
+    resp = client.post(f"{base}/change_sets", json={"name": "grow",
+                                                    "template": db_template("20", "a")})
+    assert resp.status_code == 201, resp.get_json()
+    msg = fault(client.post(f"{base}/change_sets/grow/execute"), 409,
+                "UpdateDeniedByStackPolicy")
+    assert "Update:Replace of resource [db]" in msg
+    assert show(client, base)["stack_status"] == "CREATE_COMPLETE"
+    assert physical_ids(client, base) == before
+    cs = client.get(f"{base}/change_sets/grow").get_json()["change_set"]
+    assert cs["execution_status"] == "AVAILABLE"
