@@ -109,12 +109,25 @@ def make_engine(url: str, *, immediate: bool = True) -> Engine:
         _sqlite_setup(eng, immediate)
         return eng
     eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps,
-                        json_deserializer=json_loads,
-                        connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+                        json_deserializer=json_loads, connect_args=pg_connect_args())
     _check_on_checkout(eng)
     return eng
 
 
+def pg_connect_args() -> dict[str, Any]:
+    """psycopg's connection arguments: :data:`CONNECT_TIMEOUT_SECONDS`, and a bound on a
+    silent client: the server ends a session whose transaction is left idle, or whose answer
+    is left unacknowledged, for ``engine_lease_seconds`` (at least
+    :data:`SILENT_CLIENT_SECONDS`), so that a worker cut off mid-transaction holds no row lock
+    once its lease ran out (PostgreSQL keeps them until TCP keepalive gives up, hours later)."""
+    from app import config
+    ms = int(max(SILENT_CLIENT_SECONDS, config.get().engine_lease_seconds) * 1000)
+    return {"connect_timeout": CONNECT_TIMEOUT_SECONDS,
+            "options": f"-c idle_in_transaction_session_timeout={ms} -c tcp_user_timeout={ms}"}
+
+
+#: s a session may leave a transaction idle at least (:func:`pg_connect_args`)
+SILENT_CLIENT_SECONDS = 5.0
 #: A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out
 PING_AFTER_IDLE_SECONDS = 10.0
 #: s a new PostgreSQL connection may take (a server that does not answer is unavailable)
@@ -242,7 +255,7 @@ def side_engine() -> Engine:
     if url.startswith("sqlite"):
         return make_engine(url)
     return create_engine(url, pool_size=1, max_overflow=0, pool_pre_ping=True,
-                         connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+                         connect_args=pg_connect_args())
 
 
 def concurrent_writers() -> bool:

@@ -54,6 +54,7 @@ class PrivatePostgres:
         self.root, self.port = root, port
         self.data = root / "data"
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+        self.addresses: list[str] = []   # listened on besides 127.0.0.1
 
     def _ctl(self, *args: str, timeout: float = 60) -> None:
         subprocess.run([*_as_postgres(), str(PG_BIN / "pg_ctl"), "-D", str(self.data), *args],
@@ -66,7 +67,8 @@ class PrivatePostgres:
                        timeout=120, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
 
     def start(self) -> None:
-        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+        listen = ",".join(["127.0.0.1", *self.addresses])
+        opts = (f"-p {self.port} -k {self.root} -c listen_addresses={listen} -c fsync=off "
                 f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
         self._ctl("-o", opts, "-l", str(self.root / "postgres.log"), "-w", "start")
 
@@ -79,6 +81,18 @@ class PrivatePostgres:
 
     def admin_url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def listen(self, addresses: list[str]) -> None:
+        """Listen on ``addresses`` besides 127.0.0.1, trusting ``10.231.0.0/16`` (worker hosts
+        in namespaces, tests/storms/hosts.py): a stop and a start."""
+        hba = self.data / "pg_hba.conf"
+        line = "host all all 10.231.0.0/16 trust\n"
+        text = hba.read_text()
+        if line not in text:
+            hba.write_text(text + line)
+        self.addresses = list(addresses)
+        self.stop()          # (``pg_ctl restart`` would keep the options it was started with)
+        self.start()
 
 
 @pytest.fixture(scope="session")
@@ -105,12 +119,14 @@ class PrivateRedis:
         self.root, self.port = root, port
         self.url = f"redis://127.0.0.1:{port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.addresses: list[str] = []   # listened on besides 127.0.0.1
 
     def start(self) -> None:
         log = open(self.root / "redis.log", "ab")  # noqa: SIM115 (the child owns it)
         self.proc = subprocess.Popen(
             [shutil.which("redis-server") or "redis-server", "--port", str(self.port),
-             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(self.root)],
+             "--bind", "127.0.0.1", *self.addresses,
+             "--protected-mode", "no" if self.addresses else "yes", "--save", "", "--appendonly", "no", "--dir", str(self.root)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         import redis
         deadline = time.monotonic() + 20
@@ -130,6 +146,15 @@ class PrivateRedis:
     def flushall(self) -> None:
         import redis
         redis.Redis.from_url(self.url).flushall()
+
+    def listen(self, addresses: list[str]) -> None:
+        """Listen on ``addresses`` besides 127.0.0.1 (at once: ``CONFIG SET bind``)."""
+        import redis
+        self.addresses = list(addresses)
+        client = redis.Redis.from_url(self.url)
+        client.config_set("bind", " ".join(["127.0.0.1", *addresses]))
+        # (the addresses are the veths' to namespaces of this machine, not a network's)
+        client.config_set("protected-mode", "no" if addresses else "yes")
 
 
 @pytest.fixture(scope="session")
@@ -167,12 +192,15 @@ class Storm:
     worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``).
     ``env``: ``STOKER_*`` settings of every process (and of the test's own Settings), e.g.
     shorter engine timings for a test that kills workers; ``kill(name)`` / ``respawn(name)``
-    SIGKILL a process (``"worker1"``...) and start it again as it was started."""
+    SIGKILL a process (``"worker1"``...) and start it again as it was started. ``hosts``:
+    processes run in a network namespace of their own (tests/storms/hosts.py), by name, which
+    reach the services through its veth (the sandbox then listens on every address)."""
 
     def __init__(self, pg: PrivatePostgres, redis: PrivateRedis, home: Path,
                  concurrency: int = 20, sandbox_latency: str = "",
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, hosts: dict[str, Any] | None = None) -> None:
         self.pg, self.redis, self.home = pg, redis, home
+        self.hosts = dict(hosts or {})
         self.concurrency, self.sandbox_latency = concurrency, sandbox_latency
         self.overrides = dict(env or {})   # STOKER_* of every process
         self.argvs: dict[str, list[str]] = {}
@@ -223,7 +251,8 @@ class Storm:
                           "WARNING", "-s", str(self.home / "celerybeat-schedule")]}
         if self.sandbox_latency:  # the sandbox cloud, each request that much slower
             argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),
-                                "--latency", self.sandbox_latency]
+                                "--latency", self.sandbox_latency,
+                                *(["--host", "0.0.0.0"] if self.hosts else [])]
         (self.home / "data").mkdir(parents=True, exist_ok=True)
         self.argvs, self.child_env = argvs, env
         for name in argvs:
@@ -264,7 +293,11 @@ class Storm:
         in a session of its own, appending to its log; a worker's engine id is
         ``<host>:<its pid>`` (``stoker worker`` execs Celery in place)."""
         log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 (the child owns it)
-        proc = subprocess.Popen(self.argvs[name], cwd=REPO, env=self.child_env, stdout=log,
+        argv, env = self.argvs[name], self.child_env
+        host = self.hosts.get(name)
+        if host is not None:
+            argv, env = host.argv(argv), host.env(env)
+        proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
         self.named[name] = proc

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import requests
 
 from tests.storms.checks import assert_clean_outage, assert_created_once, chains
 from tests.storms.conftest import Storm
@@ -59,6 +60,7 @@ def test_postgres_down_mid_create_answers_503_and_recovers(storm: Storm):
     assert [s for s in storm.probe.seen if s[0] > cleared and s[1] >= 500] == []
     assert ended - cleared <= RECOVERY
     assert_created_once(storm, sid, template)
+    no_live_worker_taken_for_dead(storm)
 
 
 def nets(width: int, depth: int) -> dict:
@@ -70,10 +72,20 @@ def nets(width: int, depth: int) -> dict:
     return {"heat_template_version": "2018-08-31", "resources": res}
 
 
+def no_live_worker_taken_for_dead(storm: Storm) -> None:
+    """No worker's sweep took another (live) worker for dead: after an outage longer than the
+    lease every heartbeat is stale, and a takeover then would run a live worker's steps
+    twice at once (a create in flight made again)."""
+    logs = "".join((storm.home / f"{w}.log").read_text(errors="replace")
+                   for w in ("worker1", "worker2"))
+    assert "lost their lease" not in logs, logs[-3000:]
+
+
 @pytest.mark.parametrize("storm", [{"sandbox_latency": "0.4"}], indirect=True)
 def test_postgres_down_under_steps_holding_their_locks_recovers(storm: Storm):
-    # the database goes away while steps wait on the cloud holding their locks: their releases
-    # fail, and the locks name their own live workers
+    # the database goes away, for longer than the lease, while steps wait on the cloud holding
+    # their locks: their releases fail, the locks name their own live workers, and every
+    # heartbeat is stale when it comes back
     template = nets(width=6, depth=3)
     resp = storm.create("pg-down-locks", template)
     assert resp.status_code == 201, resp.text
@@ -82,7 +94,7 @@ def test_postgres_down_under_steps_holding_their_locks_recovers(storm: Storm):
         time.sleep(1.5)
         fault = time.monotonic()
         storm.pg.stop()
-        time.sleep(4)
+        time.sleep(8)
         storm.pg.start()
         cleared = time.monotonic()
         _, ended = storm.settled(sid, timeout=40)
@@ -98,3 +110,14 @@ def test_postgres_down_under_steps_holding_their_locks_recovers(storm: Storm):
     done = [e["resource_name"] for e in events if e["resource_status"] == "CREATE_COMPLETE"
             and e["resource_name"] in template["resources"]]
     assert sorted(done) == sorted(template["resources"])
+    no_live_worker_taken_for_dead(storm)
+    made = {o["id"] for o in storm.sandbox("GET", "inventory")["created"].get("networks", [])}
+    assert made == {r["physical_resource_id"] for r in resources}   # each network made once
+    resp = requests.delete(storm.api(storm.path(sid)), headers={"X-Auth-Token": "x"}, timeout=30)
+    assert resp.status_code == 204, resp.text
+    deadline = time.monotonic() + 40
+    while (resp := storm.get(storm.path(sid))).status_code == 200 \
+            and resp.json()["stack"]["stack_status"].endswith("IN_PROGRESS"):
+        assert time.monotonic() < deadline, storm.logs()
+        time.sleep(0.2)
+    assert storm.sandbox("GET", "inventory")["created"].get("networks", []) == []

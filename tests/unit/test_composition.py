@@ -33,7 +33,8 @@ MAY_REBIND_MODULE_STATE = {
     "app/config.py": {"get", "set_current"},           # the process's settings
     "app/models/base.py": {"init"},                    # the process's database engine
     "app/convergence/runtime.py": {"configure"},       # the process's composition
-    "app/convergence/store/lease.py": {"ensure_heartbeat", "stop"},  # the heartbeat threads
+    # the heartbeat threads, and whether its own beats land (a per-process fact, as they are)
+    "app/convergence/store/lease.py": {"ensure_heartbeat", "stop", "_beaten"},
     "app/resource_types/registry.py": {"_load"},       # plugin modules imported once
     "app/templates/functions/yaql_fn.py": {"_engine"},  # the YAQL engine built once
     "app/tasks/broker_watch.py": {"start"},            # the worker's broker watch, once

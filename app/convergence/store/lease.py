@@ -42,6 +42,9 @@ _start_lock = threading.Lock()
 _generation = 0
 _wake = threading.Event()
 _thread: threading.Thread | None = None
+#: monotonic s since which this engine's heartbeats have reached the database without a break
+#: (None: the last one failed; 0.0: none ever failed)
+_ok_since: float | None = 0.0
 
 
 def beat(engine: Engine | None = None) -> None:
@@ -61,11 +64,33 @@ def beat(engine: Engine | None = None) -> None:
         s.execute(upsert(s.get_bind().dialect.name))
 
 
+def _beaten(ok: bool, took: float = 0.0) -> None:
+    """Note a heartbeat of this engine: written (``ok``) in ``took`` s, or not. One that took
+    longer than the lease counts as a break (it was late by the time it landed)."""
+    global _ok_since
+    if not ok or took >= config.get().engine_lease_seconds:
+        _ok_since = None
+    elif _ok_since is None:
+        _ok_since = time.monotonic()
+
+
+def trusted() -> bool:
+    """Whether this engine's own heartbeats have reached the database without a break for a
+    whole lease (or never failed). Only then does another engine's stale heartbeat say that it
+    died: after an outage of the database (or of this engine's link to it) every engine's
+    heartbeat is stale, live ones included, until each has beaten again."""
+    since = _ok_since
+    return since is not None and time.monotonic() - since >= config.get().engine_lease_seconds
+
+
 def sweep() -> int:
     """Take over the work of every engine whose lease ran out (see the module): its heartbeat
     row deleted, its locks cleared with their keys moved on, the in-flight nodes no live engine
-    holds re-enqueued. O(dead engines' locks + in-flight nodes) when an engine died, one read
-    of the heartbeat table otherwise. :returns: how many engines were taken over."""
+    holds re-enqueued; nothing while this engine's own heartbeats are not :func:`trusted`.
+    O(dead engines' locks + in-flight nodes) when an engine died, one read of the heartbeat
+    table otherwise. :returns: how many engines were taken over."""
+    if not trusted():
+        return 0
     cutoff = utcnow() - locks.lease()
     me = locks.engine_id()
     with read_session() as s:
@@ -155,10 +180,19 @@ def _native_beats(generation: int) -> None:
         pause(period)
         if generation != _generation:
             return
-        try:
-            beat(engine)
-        except Exception:  # the database may be briefly unavailable; beat again soon
-            log.debug("heartbeat not written", exc_info=True)
+        _timed_beat(engine)
+
+
+def _timed_beat(engine: Engine | None) -> None:
+    """:func:`beat`, noted (:func:`_beaten`); a failure is logged, not raised."""
+    started = time.monotonic()
+    try:
+        beat(engine)
+    except Exception:  # the database may be briefly unavailable; beat again soon
+        _beaten(False)
+        log.debug("heartbeat not written", exc_info=True)
+        return
+    _beaten(True, time.monotonic() - started)
 
 
 def _loop(beats: bool, generation: int) -> None:
@@ -174,7 +208,7 @@ def _loop(beats: bool, generation: int) -> None:
             if time.monotonic() >= due:
                 due = time.monotonic() + period
                 if beats:
-                    beat()
+                    _timed_beat(None)
                 sweep()
         except Exception:  # the database or the broker may be briefly unavailable
             log.debug("lease sweep failed; again at the next beat", exc_info=True)

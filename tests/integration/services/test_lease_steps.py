@@ -159,3 +159,25 @@ def test_a_release_at_an_old_token_leaves_the_new_holders_lock(db):
     assert _row(st.id, "r0").engine_id == locks.engine_id()
     locks.release(rid, token + 2)
     assert _row(st.id, "r0").engine_id is None
+
+
+def test_the_sweep_stands_aside_until_its_own_beats_ran_a_lease_unbroken(rec, monkeypatch):
+    # after an outage of the database every heartbeat is stale, live engines' included
+    sweep = lease.sweep
+    monkeypatch.setattr(lease, "sweep", lambda: 0)  # this process's own sweeps stand aside
+    lease_s = config.get().engine_lease_seconds
+    st = stacks.create_stack(CTX, stack_name="outage", template=_chain(1))
+    r0 = _row(st.id, "r0")
+    _hold(r0.id, "quiet:3", seen_ago=lease_s + 1)
+    monkeypatch.setattr(lease, "_ok_since", 0.0)
+    lease._beaten(False)             # this engine's own beat failed
+    assert not lease.trusted() and sweep() == 0
+    lease._beaten(True, 0.01)        # it beats again: not yet a lease without a break
+    assert not lease.trusted() and sweep() == 0
+    assert _row(st.id, "r0").engine_id == "quiet:3"
+    lease._beaten(True, lease_s)     # a beat that landed a lease late is a break too
+    assert lease._ok_since is None
+    lease._beaten(True, 0.01)
+    monkeypatch.setattr(lease, "_ok_since", lease._ok_since - lease_s)   # a lease later
+    assert lease.trusted() and sweep() == 1
+    assert _row(st.id, "r0").engine_id is None
