@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, delete, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
@@ -48,10 +48,14 @@ _ok_since: float | None = 0.0
 
 
 def beat(engine: Engine | None = None) -> None:
-    """Write this engine's heartbeat now (an upsert), on ``engine`` (default: the process's)."""
-    me, now = locks.engine_id(), utcnow()
+    """Write this engine's heartbeat now (an upsert), on ``engine`` (default: the process's).
+    On PostgreSQL it is stamped with the server's clock when the write runs: a beat sent just
+    before its link was cut and delivered when it came back is not a stale one."""
+    me = locks.engine_id()
 
     def upsert(dialect: str) -> Any:
+        now: Any = func.timezone("UTC", func.clock_timestamp()) if dialect == "postgresql" \
+            else utcnow()
         ins: Any = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(
             WorkerHeartbeat).values(engine_id=me, last_seen=now)
         return ins.on_conflict_do_update(index_elements=["engine_id"], set_={"last_seen": now})
