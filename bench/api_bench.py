@@ -218,24 +218,35 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+_CLIENT: list[Any] = []
+
+
+def _local_client(db_url: str, data: Path) -> Any:
+    """A test client of the API app in this process on the bench's database (made once)."""
+    if not _CLIENT:
+        from app import config, models
+        from app.api import create_app
+        # reads only: the in-process dispatcher (always_eager) is never used
+        settings = config.load(data_dir=str(data / "local"), database_url=db_url,
+                               always_eager=True)
+        config.set_current(settings)
+        models.init(db_url)
+        _CLIENT.append(create_app(settings).test_client())
+    return _CLIENT[0]
+
+
 def statements(db_url: str, data: Path, project: str, name: str, sid: str) -> dict[str, int]:
     """SQL statements each read route runs, counted on this process's engine."""
     from sqlalchemy import event
 
-    from app import config, models
-    from app.api import build_app
     from app.models import base
-    # reads only: the in-process dispatcher (always_eager) is never used
-    settings = config.load(data_dir=str(data / "local"), database_url=db_url, always_eager=True)
-    config.set_current(settings)
-    models.init(db_url)
-    client = build_app(settings).test_client()
-    out = {}
+    client, out, mine = _local_client(db_url, data), {}, threading.get_ident()
     for route, path in _route_paths(project, name, sid).items():
         seen: list[str] = []
 
         def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-            seen.append(statement)  # noqa: B023 (one route at a time)
+            if threading.get_ident() == mine:  # not the engine lease's heartbeat thread
+                seen.append(statement)  # noqa: B023 (one route at a time)
         event.listen(base._engine, "before_cursor_execute", record)
         try:
             assert client.get(path).status_code == 200
@@ -255,13 +266,10 @@ def _route_paths(project: str, name: str, sid: str) -> dict[str, str]:
 def profile(db_url: str, data: Path, route: str, made: list[tuple[str, str, str]],
             requests_n: int = 300, top: int = 25) -> None:
     """``route`` served ``requests_n`` times by the app in this process under cProfile (after
-    :func:`statements` initialised it): the functions with the most own time."""
+    :func:`statements`): the functions with the most own time."""
     import cProfile
     import pstats
-
-    from app import config
-    from app.api import build_app
-    client = build_app(config.get()).test_client()
+    client = _local_client(db_url, data)
     rnd = random.Random(7)
     paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
     client.get(paths[0])  # warm
