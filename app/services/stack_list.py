@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, false, func, or_, select, true
+from sqlalchemy import ColumnElement, Select, and_, case, false, func, not_, or_, select, true
 
 from app import config, errors
 from app.context import RequestContext
@@ -34,11 +34,10 @@ def _tagged(tags: Sequence[str]) -> Any:
     return select(StackTag.stack_id).where(StackTag.tag.in_(list(dict.fromkeys(tags))))
 
 
-def _tagged_all(tags: Sequence[str]) -> Any:
-    """The ids of the stacks holding every one of ``tags``."""
-    unique = list(dict.fromkeys(tags))
-    return _tagged(unique).group_by(StackTag.stack_id).having(
-        func.count(StackTag.tag) == len(unique))
+def _has_all(tags: Sequence[str]) -> ColumnElement[bool]:
+    """The stack holds every one of ``tags``: one index probe per tag (as Heat joins
+    ``stack_tag`` once per tag), which the planner estimates better than a grouped count."""
+    return and_(*(Stack.id.in_(_tagged([t])) for t in dict.fromkeys(tags)))
 
 
 def _tag_filters(q: Select[Any], tags: Sequence[str] | None, tags_any: Sequence[str] | None,
@@ -47,11 +46,11 @@ def _tag_filters(q: Select[Any], tags: Sequence[str] | None, tags_any: Sequence[
     """Heat's tag filters (``_query_stack_get_all``): ``tags`` every one, ``tags_any`` at least
     one, ``not_tags`` not every one, ``not_tags_any`` none (an untagged stack passes both)."""
     if tags:
-        q = q.where(Stack.id.in_(_tagged_all(tags)))
+        q = q.where(_has_all(tags))
     if tags_any:
         q = q.where(Stack.id.in_(_tagged(tags_any)))
     if not_tags:
-        q = q.where(Stack.id.not_in(_tagged_all(not_tags)))
+        q = q.where(not_(_has_all(not_tags)))
     if not_tags_any:
         q = q.where(Stack.id.not_in(_tagged(not_tags_any)))
     if hidden:
