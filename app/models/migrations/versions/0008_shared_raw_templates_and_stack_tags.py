@@ -46,5 +46,6 @@ def downgrade() -> None:
     op.drop_index('ix_stack_prev_raw_template', 'stack')
     op.drop_index('ix_stack_raw_template', 'stack')
     op.drop_index('ix_raw_template_content_hash', 'raw_template')
-    with op.batch_alter_table('raw_template') as batch:
-        batch.drop_column('content_hash')
+    # in place on SQLite too (3.35+): a batch copy would drop raw_template, which stacks
+    # reference
+    op.execute('ALTER TABLE raw_template DROP COLUMN content_hash')
