@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import delete, exists, or_, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from app.models.base import concurrent_writers
@@ -28,23 +30,33 @@ def content_hash(template: Any, files: Any, environment: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def store(s: Session, template: dict[str, Any], files: dict[str, Any] | None,
-          environment: dict[str, Any] | None) -> int:
-    """The id of the raw template row holding this content: an existing one (locked against
-    removal until the transaction ends) or one inserted now. Cost: one indexed lookup."""
-    digest = content_hash(template, files, environment)
-    q = select(RawTemplate.id).where(RawTemplate.content_hash == digest).order_by(
-        RawTemplate.id).limit(1)
+def _existing(s: Session, digest: str) -> int | None:
+    q = select(RawTemplate.id).where(RawTemplate.content_hash == digest)
     if concurrent_writers():
         q = q.with_for_update(read=True, key_share=True)
     found = s.execute(q).scalar()
-    if found is not None:
-        return int(found)
-    raw = RawTemplate(template=template, files=dict(files or {}),
-                      environment=dict(environment or {}), content_hash=digest)
-    s.add(raw)
-    s.flush()
-    return raw.id
+    return None if found is None else int(found)
+
+
+def store(s: Session, template: dict[str, Any], files: dict[str, Any] | None,
+          environment: dict[str, Any] | None) -> int:
+    """The id of the raw template row holding this content: an existing one (locked against
+    removal until the transaction ends) or one inserted now. ``content_hash`` is unique, so of
+    two transactions storing the same new content one inserts and the other reuses its row.
+    Cost: one or two indexed statements."""
+    digest = content_hash(template, files, environment)
+    values = {"template": template, "files": dict(files or {}),
+              "environment": dict(environment or {}), "content_hash": digest}
+    insert = pg_insert if s.get_bind().dialect.name == "postgresql" else sqlite_insert
+    while True:
+        found = _existing(s, digest)
+        if found is not None:
+            return found
+        new = s.execute(insert(RawTemplate).values(**values).on_conflict_do_nothing(
+            index_elements=["content_hash"]).returning(RawTemplate.id)).scalar()
+        if new is not None:
+            return int(new)
+        # another transaction stored it meanwhile: reuse it (or, removed since, store it again)
 
 
 def _unreferenced(ids: list[int]) -> Any:

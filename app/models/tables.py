@@ -29,7 +29,8 @@ class RawTemplate(Base):
     files: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     environment: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # SHA-256 of the three as canonical JSON; None on rows stored before it existed
-    content_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    content_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True,
+                                                     unique=True)
 
 
 class Stack(Base):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from click.testing import CliRunner
@@ -204,3 +206,17 @@ def test_a_completed_update_drops_the_previous_template_unless_shared(db):
         assert s.get(RawTemplate, rows[other].raw_template_id) is not None  # still used
         assert s.get(RawTemplate, old_b) is None  # no rollback needs it
     assert _rows() == 2
+
+
+def test_concurrent_creates_of_new_content_store_it_once_on_postgresql(pg_db):
+    template = {**none_stack(1), "description": "stored once"}
+    start = threading.Barrier(8)
+
+    def create(i: int) -> str:
+        start.wait()
+        return stacks.create_stack(P1, stack_name=f"same{i}", template=template).id
+    with ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(create, range(8)))
+    for sid in made:
+        assert final(P1, sid).stack_status == "CREATE_COMPLETE"
+    assert len({_raw_template(sid) for sid in made}) == 1 and _rows() == 1

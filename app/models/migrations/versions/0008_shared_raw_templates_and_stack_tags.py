@@ -20,7 +20,8 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table('raw_template') as batch:
         batch.add_column(sa.Column('content_hash', sa.String(64), nullable=True))
-    op.create_index('ix_raw_template_content_hash', 'raw_template', ['content_hash'])
+    op.create_index('ix_raw_template_content_hash', 'raw_template', ['content_hash'],
+                    unique=True)
     op.create_index('ix_stack_raw_template', 'stack', ['raw_template_id'])
     op.create_index('ix_stack_prev_raw_template', 'stack', ['prev_raw_template_id'])
     tags = op.create_table(
