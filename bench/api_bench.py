@@ -8,7 +8,9 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
    created through the API by 8 clients, waited for until every one is CREATE_COMPLETE;
 2. 16 clients reading for ``--seconds`` (20) — stack list (limit 20, newest first), show,
    resource list, event list of a random stack of a random project — while 2 clients keep
-   creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load;
+   creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load,
+   alone (one client, ``--creates`` stacks) and with ``--create-clients`` (20) clients creating
+   at once (``--creates`` each), before the read load;
 3. SQL statements per request of each route (the same app in this process, a listener on its
    engine), with 1 stack and with all of them;
 4. bytes of rows per stack (stack, resource, event, raw_template, sync_point, sync_input) with
@@ -16,7 +18,11 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
 5. a stack given ``--events`` events (100,000; written as rows), listed page by page (100 a
    page, by marker): per-page p50 / p99, first and last page.
 
+``--profile`` runs the read route with the highest p99 300 times in this process under
+cProfile and prints the functions with the most own and cumulative time.
+
     python bench/api_bench.py [--stacks 10000] [--projects 100] [--seconds 20] [--events 100000]
+                              [--creates 20] [--create-clients 20]
 """
 from __future__ import annotations
 
@@ -190,6 +196,21 @@ def read_load(url: str, made: list[tuple[str, str, str]], seconds: float, reader
     return lat, posts
 
 
+def create_burst(url: str, clients: int, each: int, tag: str) -> list[float]:
+    """``clients`` clients creating ``each`` stacks at once (none alone: one client): POST
+    /stacks latencies (s)."""
+    start = threading.Barrier(clients)
+
+    def one(k: int) -> list[float]:
+        http, out = requests.Session(), []
+        start.wait()
+        for i in range(each):
+            out.append(_create(http, url, f"burst{k % 10}", f"{tag}{k}-{i}")[1])
+        return out
+    with ThreadPoolExecutor(clients) as pool:
+        return [v for part in pool.map(one, range(clients)) for v in part]
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -197,28 +218,35 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+_CLIENT: list[Any] = []
+
+
+def _local_client(db_url: str, data: Path) -> Any:
+    """A test client of the API app in this process on the bench's database (made once)."""
+    if not _CLIENT:
+        from app import config, models
+        from app.api import create_app
+        # reads only: the in-process dispatcher (always_eager) is never used
+        settings = config.load(data_dir=str(data / "local"), database_url=db_url,
+                               always_eager=True)
+        config.set_current(settings)
+        models.init(db_url)
+        _CLIENT.append(create_app(settings).test_client())
+    return _CLIENT[0]
+
+
 def statements(db_url: str, data: Path, project: str, name: str, sid: str) -> dict[str, int]:
     """SQL statements each read route runs, counted on this process's engine."""
     from sqlalchemy import event
 
-    from app import config, models
-    from app.api import build_app
     from app.models import base
-    # reads only: the in-process dispatcher (always_eager) is never used
-    settings = config.load(data_dir=str(data / "local"), database_url=db_url, always_eager=True)
-    config.set_current(settings)
-    models.init(db_url)
-    client = build_app(settings).test_client()
-    base_url = f"/v1/{project}/stacks"
-    out = {}
-    for route, path in (("list", f"{base_url}?limit=20&sort_dir=desc&sort_keys=creation_time"),
-                        ("show", f"{base_url}/{name}/{sid}"),
-                        ("resources", f"{base_url}/{name}/{sid}/resources"),
-                        ("events", f"{base_url}/{name}/{sid}/events")):
+    client, out, mine = _local_client(db_url, data), {}, threading.get_ident()
+    for route, path in _route_paths(project, name, sid).items():
         seen: list[str] = []
 
         def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-            seen.append(statement)  # noqa: B023 (one route at a time)
+            if threading.get_ident() == mine:  # not the engine lease's heartbeat thread
+                seen.append(statement)  # noqa: B023 (one route at a time)
         event.listen(base._engine, "before_cursor_execute", record)
         try:
             assert client.get(path).status_code == 200
@@ -226,6 +254,35 @@ def statements(db_url: str, data: Path, project: str, name: str, sid: str) -> di
             event.remove(base._engine, "before_cursor_execute", record)
         out[route] = len(seen)
     return out
+
+
+def _route_paths(project: str, name: str, sid: str) -> dict[str, str]:
+    base_url = f"/v1/{project}/stacks"
+    return {"list": f"{base_url}?limit=20&sort_dir=desc&sort_keys=creation_time",
+            "show": f"{base_url}/{name}/{sid}", "resources": f"{base_url}/{name}/{sid}/resources",
+            "events": f"{base_url}/{name}/{sid}/events"}
+
+
+def profile(db_url: str, data: Path, route: str, made: list[tuple[str, str, str]],
+            requests_n: int = 300, top: int = 25) -> None:
+    """``route`` served ``requests_n`` times by the app in this process under cProfile (after
+    :func:`statements`): the functions with the most own time."""
+    import cProfile
+    import pstats
+    client = _local_client(db_url, data)
+    rnd = random.Random(7)
+    paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
+    client.get(paths[0])  # warm
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    for path in paths:
+        assert client.get(path).status_code == 200
+    prof.disable()
+    took = (time.perf_counter() - t0) / requests_n * 1000
+    print(f"\nprofile of {route}: {took:.1f} ms a request in this process (under cProfile)")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
 
 
 TABLES = ("stack", "resource", "event", "raw_template", "sync_point", "sync_input")
@@ -292,6 +349,10 @@ def main() -> None:
     ap.add_argument("--creators", type=int, default=2)
     ap.add_argument("--events", type=int, default=100000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--creates", type=int, default=20, help="creates per client, alone and burst")
+    ap.add_argument("--create-clients", type=int, default=20)
+    ap.add_argument("--profile", action="store_true",
+                    help="profile the route with the highest p99 in this process (cProfile)")
     a = ap.parse_args()
     name = f"stoker_bench_{uuid.uuid4().hex[:8]}"
     _pg(f'CREATE DATABASE "{name}"')
@@ -303,6 +364,10 @@ def main() -> None:
         up = Up(data, db_url, broker, a.workers)
         made = populate(up.url, a.stacks, a.projects)
         wait_complete(db_url, 600 + a.stacks / 10)
+        alone = create_burst(up.url, 1, a.creates, "alone")
+        wait_complete(db_url, 300)
+        burst = create_burst(up.url, a.create_clients, a.creates, "burst")
+        wait_complete(db_url, 300)
         lat, posts = read_load(up.url, made, a.seconds, a.readers, a.creators)
         wait_complete(db_url, 300)
         reads = sum(len(v) for v in lat.values())
@@ -315,7 +380,16 @@ def main() -> None:
             p99 = pct(lat[route], 0.99)
             print(f"{route:<12}{pct(lat[route], 0.5):>9.1f}{p99:>9.1f}{len(lat[route]):>7}"
                   f"{counts[route]:>9}  {'met' if p99 < GOAL_P99_MS else 'MISSED'}")
-        print(f"{'POST /stacks':<12}{pct(posts, 0.5):>9.1f}{pct(posts, 0.99):>9.1f}{len(posts):>7}")
+        print(f"{'POST /stacks':<12}{pct(posts, 0.5):>9.1f}{pct(posts, 0.99):>9.1f}{len(posts):>7}"
+              f"  under the read load, {a.creators} creating")
+        print(f"{'POST alone':<12}{pct(alone, 0.5):>9.1f}{pct(alone, 0.99):>9.1f}{len(alone):>7}"
+              "  one client, nothing else running")
+        print(f"{'POST x' + str(a.create_clients):<12}{pct(burst, 0.5):>9.1f}"
+              f"{pct(burst, 0.99):>9.1f}{len(burst):>7}  {a.create_clients} clients creating at once")
+
+        if a.profile:
+            slowest = max(ROUTES, key=lambda r: pct(lat[r], 0.99))
+            profile(db_url, data, slowest, made)
 
         deleted = delete_some(up.url, made, 0.1)
         wait_complete(db_url, 600)

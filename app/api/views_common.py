@@ -6,6 +6,7 @@ link as an absolute URL from the request's own host (``heat.api.openstack.v1.uti
 """
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Iterable
 from typing import Any
@@ -29,7 +30,10 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def _q(part: str) -> str:
+    """``part`` percent-quoted for a URL path segment; a listing quotes the same tenant, stack
+    and resource names on every row, so the answers are kept (bounded)."""
     return quote(str(part), safe="")
 
 

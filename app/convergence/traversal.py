@@ -34,6 +34,7 @@ from app.models import (
     Stack,
     SyncPoint,
     after_commit,
+    raw_templates,
     session,
     utcnow,
 )
@@ -317,6 +318,11 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     if st.action == Action.CHECK:
         reason = checked.final_reason(s, st.id, status, reason)
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts
+    if mixed and status == Status.COMPLETE and st.prev_raw_template_id is not None:
+        # no rollback needs the previous template any more (Heat's Stack.purge_db)
+        prev, st.prev_raw_template_id = st.prev_raw_template_id, None
+        s.flush()
+        raw_templates.drop_unreferenced(s, [prev])
     if st.action == Action.DELETE and status == Status.COMPLETE:
         snapshots.delete_rows(s, cleaned[0])
         # the snapshots' cloud objects, then (keystone) the trust

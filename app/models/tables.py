@@ -21,12 +21,16 @@ def new_id() -> str:
 
 
 class RawTemplate(Base):
-    """A template as sent (``template``), with its files map and merged environment."""
+    """A template as sent (``template``), with its files map and merged environment; stored
+    once per content (``content_hash``, :mod:`app.models.raw_templates`) and never changed."""
     __tablename__ = "raw_template"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     template: Mapped[dict[str, Any]] = mapped_column(JSON)
     files: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     environment: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # SHA-256 of the three as canonical JSON; None on rows stored before it existed
+    content_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True,
+                                                     unique=True)
 
 
 class Stack(Base):
@@ -78,11 +82,25 @@ class Stack(Base):
         Index("ix_stack_tenant_created", "tenant", "created_at", "id"),
         Index("ix_stack_created", "created_at", "id"),
         Index("ix_stack_deleted_at", "deleted_at"),
+        # a template's referrers (purge, the previous template's release)
+        Index("ix_stack_raw_template", "raw_template_id"),
+        Index("ix_stack_prev_raw_template", "prev_raw_template_id"),
     )
 
     @property
     def stack_status(self) -> str:
         return f"{self.action}_{self.status}"
+
+
+class StackTag(Base):
+    """One tag of a stack (Heat's ``stack_tag``), the index ``GET /stacks?tags=...`` filters
+    by; ``stack.tags`` keeps the list in the order it was given, for display."""
+    __tablename__ = "stack_tag"
+    stack_id: Mapped[str] = mapped_column(ForeignKey("stack.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    tag: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+    __table_args__ = (Index("ix_stack_tag_tag", "tag", "stack_id"),)
 
 
 class Resource(Base):

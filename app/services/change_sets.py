@@ -22,7 +22,7 @@ from app import convergence, errors
 from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Status
-from app.models import ChangeSet, RawTemplate, Stack, isotime, read_session, session
+from app.models import ChangeSet, Stack, isotime, raw_templates, read_session, session, stack_tags
 from app.services import stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
@@ -233,14 +233,13 @@ def _check_executable(st: Stack, cs: ChangeSet) -> None:
 
 def _create(s: Any, row: Stack, prep: updates.Prepared) -> None:
     """The first CREATE of a REVIEW_IN_PROGRESS stack, to ``prep``."""
-    raw = RawTemplate(template=prep.template, files=prep.files, environment=prep.environment)
-    s.add(raw)
-    s.flush()
-    row.raw_template_id = raw.id
+    raw_id = raw_templates.store(s, prep.template, prep.files, prep.environment)
+    row.raw_template_id = raw_id
     row.parameters = prep.params
     row.parameters_show = prep.definition.parameters_for_show()
     row.description = loaded_defs.description_of(prep.template)
     row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
                                                          prep.tags or None)
-    loaded_defs.seed((row.id, raw.id), prep.loaded)
+    stack_tags.set_tags(s, row.id, prep.tags)
+    loaded_defs.seed((row.id, raw_id), prep.loaded)
     convergence.start_create(s, row, prep.loaded)

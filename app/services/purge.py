@@ -4,7 +4,8 @@
 A deleted stack keeps its row (``deleted_at`` set, listed with ``show_deleted``) and its events;
 this removes the stacks deleted more than an age ago, with their resources, events, sync points
 and sync inputs, snapshot records and stored credentials, and the raw templates (current and
-previous) that no stack left refers to. Stacks go in batches (Heat's ``batch_size``, 20), each
+previous) that no stack left refers to (a template is shared by every stack with the same
+content: :mod:`app.models.raw_templates`). Stacks go in batches (Heat's ``batch_size``, 20), each
 batch one transaction. A deleted stack is never touched by the engine again (every action on it
 is refused), so purging is safe while the API and workers run; on PostgreSQL the batch's stack
 rows are locked with ``SKIP LOCKED``, so two purges running at once share the work.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, or_, select
@@ -21,7 +21,6 @@ from sqlalchemy import delete, or_, select
 from app import errors
 from app.models import (
     Event,
-    RawTemplate,
     Resource,
     Snapshot,
     Stack,
@@ -29,6 +28,7 @@ from app.models import (
     SyncPoint,
     UserCreds,
     concurrent_writers,
+    raw_templates,
     session,
     utcnow,
 )
@@ -115,23 +115,8 @@ def _purge_batch(before: dt.datetime, project_id: str | None, size: int) -> dict
             "user_creds": _count(s.execute(delete(UserCreds).where(UserCreds.stack_id.in_(ids)))),
             "stacks": _count(s.execute(delete(Stack).where(Stack.id.in_(ids)))),
         }
-        removed["raw_templates"] = _drop_unreferenced(s, sorted(templates))
+        removed["raw_templates"] = raw_templates.drop_unreferenced(s, templates)
         return removed
-
-
-def _drop_unreferenced(s: Any, template_ids: Sequence[int]) -> int:
-    """Delete those of ``template_ids`` no stack (deleted or not) names as its current or
-    previous template (Heat keeps a raw template still referenced either way)."""
-    if not template_ids:
-        return 0
-    used = set(s.execute(select(Stack.raw_template_id).where(
-        Stack.raw_template_id.in_(template_ids))).scalars())
-    used |= set(s.execute(select(Stack.prev_raw_template_id).where(
-        Stack.prev_raw_template_id.in_(template_ids))).scalars())
-    gone = [t for t in template_ids if t not in used]
-    if not gone:
-        return 0
-    return _count(s.execute(delete(RawTemplate).where(RawTemplate.id.in_(gone))))
 
 
 def _count(result: Any) -> int:

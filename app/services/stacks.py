@@ -21,7 +21,7 @@ from app.convergence.store import definitions as loaded_defs
 from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
-from app.models import RawTemplate, Stack, new_id, read_session, session
+from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
 from app.services import definitions, environments, live_outputs, protection
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
@@ -136,11 +136,9 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                 raise errors.RequestLimitExceeded(
                     f"You have reached the maximum stacks per tenant, "
                     f"{settings.max_stacks_per_tenant}. Please delete some stacks.")
-            raw = RawTemplate(template=raw_mapping, files=files, environment=merged)
-            s.add(raw)
-            s.flush()
+            raw_id = raw_templates.store(s, raw_mapping, files, merged)
             st = Stack(id=stack_id, name=stack_name, tenant=ctx.tenant_id,
-                       username=ctx.username, user_id=ctx.user_id, raw_template_id=raw.id,
+                       username=ctx.username, user_id=ctx.user_id, raw_template_id=raw_id,
                        parameters=params, parameters_show=definition.parameters_for_show(),
                        description=description_of(raw_mapping), disable_rollback=disable_rollback,
                        timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
@@ -149,8 +147,9 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                        stack_policy=stack_policy)
             s.add(st)
             s.flush()
+            stack_tags.set_tags(s, stack_id, tags, new=True)
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
-            loaded_defs.seed((stack_id, raw.id), loaded)
+            loaded_defs.seed((stack_id, raw_id), loaded)
             if review:
                 st.action, st.status = "REVIEW", Status.IN_PROGRESS
                 st.status_reason = "User Initiated"

@@ -18,7 +18,7 @@ from app import config, convergence, errors
 from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Action, Status
-from app.models import RawTemplate, Stack, read_session, session
+from app.models import RawTemplate, Stack, raw_templates, read_session, session, stack_tags
 from app.services import definitions, environments, stacks
 
 
@@ -161,20 +161,19 @@ def commit(ctx: RequestContext, st: Stack, prep: Prepared) -> Stack:
 def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) -> str:
     """Store ``prep``'s template on ``row`` (keeping the previous one for a rollback) and start
     the traversal, inside the caller's transaction. :returns: the traversal id."""
-    raw = RawTemplate(template=prep.template, files=prep.files, environment=prep.environment)
-    s.add(raw)
-    s.flush()
+    raw_id = raw_templates.store(s, prep.template, prep.files, prep.environment)
     if not (row.status == Status.IN_PROGRESS and row.action == Action.UPDATE):
         # what a rollback returns to: the last template the stack reached (an update that is
         # superseded while in progress never got there)
         row.prev_raw_template_id = row.raw_template_id
-    row.raw_template_id = raw.id
+    row.raw_template_id = raw_id
     row.parameters = prep.params
     row.parameters_show = prep.definition.parameters_for_show()
     row.description = loaded_defs.description_of(prep.template)
     row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
                                                          prep.tags or None)
-    loaded_defs.seed((row.id, raw.id), prep.loaded)
+    stack_tags.set_tags(s, row.id, prep.tags)
+    loaded_defs.seed((row.id, raw_id), prep.loaded)
     return convergence.start_update(s, row, prep.loaded, action)
 
 

@@ -181,3 +181,14 @@ def test_paging_through_ties_in_the_sort_keys_lists_every_stack_once(client, ord
         seen += [st["id"] for st in resp["stacks"]]
         marker = resp["stacks"][-1]["id"]
     assert sorted(seen) == sorted(ids)
+
+
+def test_tag_filters_follow_an_update_of_the_tags(client, tagged):
+    resp = client.patch(f"/v1/admin/stacks/s1/{tagged['s1']}", json={"tags": "c,d,d"})
+    assert resp.status_code == 202, resp.get_json()
+    assert sorted(_names(client, "tags=c")) == ["s1", "s2"]
+    assert _names(client, "tags=d") == ["s1"] and _names(client, "tags=a") == []
+    assert sorted(_names(client, "not_tags=c,d")) == ["s0", "s2", "s3"]
+    resp = client.patch(f"/v1/admin/stacks/s1/{tagged['s1']}", json={})  # existing: kept
+    assert resp.status_code == 202, resp.get_json()
+    assert _names(client, "tags=c,d") == ["s1"]

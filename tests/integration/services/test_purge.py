@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from click.testing import CliRunner
@@ -26,14 +28,16 @@ from app.models import (
     session,
     utcnow,
 )
-from app.services import purge, stacks
+from app.services import purge, stacks, updates
 from tests.fixtures.stacks import final, none_stack
 
 P1, P2 = RequestContext(tenant_id="p1"), RequestContext(tenant_id="p2")
 
 
-def _stack(ctx: RequestContext, name: str, *, deleted_ago: dt.timedelta | None = None) -> str:
-    sid = stacks.create_stack(ctx, stack_name=name, template=none_stack(2)).id
+def _stack(ctx: RequestContext, name: str, *, deleted_ago: dt.timedelta | None = None,
+           template: dict | None = None) -> str:
+    template = template or {**none_stack(2), "description": name}  # a row of its own
+    sid = stacks.create_stack(ctx, stack_name=name, template=template).id
     assert final(ctx, sid).stack_status == "CREATE_COMPLETE"
     if deleted_ago is not None:
         stacks.delete_stack(ctx, name, sid)
@@ -156,3 +160,63 @@ def test_the_command_purges_and_reports_what_it_removed(db, monkeypatch):
     assert _owned(old)["stack"] == 0 and _all_owned(kept)
     bad = CliRunner().invoke(cli, ["db", "purge-deleted", "--age", "soon"])
     assert bad.exit_code == 2 and "age should be an integer" in bad.output
+
+
+def _rows() -> int:
+    with read_session() as s:
+        return int(s.execute(select(func.count()).select_from(RawTemplate)).scalar() or 0)
+
+
+def test_stacks_from_the_same_template_share_one_row(db):
+    shared = none_stack(2)
+    a, b = _stack(P1, "a", template=shared), _stack(P2, "b", template=shared)
+    assert _raw_template(a) == _raw_template(b) and _rows() == 1
+    c = _stack(P1, "c", template=none_stack(3))  # other content: a row of its own
+    assert _raw_template(c) != _raw_template(a) and _rows() == 2
+
+
+def test_purge_keeps_a_template_another_stack_still_uses(db):
+    shared = none_stack(2)
+    old = _stack(P1, "old", deleted_ago=dt.timedelta(days=2), template=shared)
+    live = _stack(P2, "live", template=shared)
+    tmpl = _raw_template(live)
+    assert purge.purge_deleted(1, "days")["raw_templates"] == 0
+    assert _owned(old)["stack"] == 0 and _all_owned(live)
+    with read_session() as s:
+        assert s.get(RawTemplate, tmpl) is not None
+    stacks.delete_stack(P2, "live", live)
+    assert final(P2, live).stack_status == "DELETE_COMPLETE"
+    assert purge.purge_deleted(0, "seconds")["raw_templates"] == 1  # its last user gone
+    assert _rows() == 0
+
+
+def test_a_completed_update_drops_the_previous_template_unless_shared(db):
+    first, second = none_stack(1), none_stack(2)
+    a = _stack(P1, "a", template=first)
+    other = _stack(P1, "other", template=first)  # keeps ``first`` referenced
+    b = _stack(P1, "b", template=none_stack(3))
+    old_b = _raw_template(b)
+    for name, sid in (("a", a), ("b", b)):
+        updates.update_stack(P1, name, sid, template=second)
+        assert final(P1, sid).stack_status == "UPDATE_COMPLETE"
+    with read_session() as s:
+        rows = {sid: s.get(Stack, sid) for sid in (a, b, other)}
+        assert rows[a].raw_template_id == rows[b].raw_template_id  # both on ``second`` now
+        assert rows[a].prev_raw_template_id is None and rows[b].prev_raw_template_id is None
+        assert s.get(RawTemplate, rows[other].raw_template_id) is not None  # still used
+        assert s.get(RawTemplate, old_b) is None  # no rollback needs it
+    assert _rows() == 2
+
+
+def test_concurrent_creates_of_new_content_store_it_once_on_postgresql(pg_db):
+    template = {**none_stack(1), "description": "stored once"}
+    start = threading.Barrier(8)
+
+    def create(i: int) -> str:
+        start.wait()
+        return stacks.create_stack(P1, stack_name=f"same{i}", template=template).id
+    with ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(create, range(8)))
+    for sid in made:
+        assert final(P1, sid).stack_status == "CREATE_COMPLETE"
+    assert len({_raw_template(sid) for sid in made}) == 1 and _rows() == 1
