@@ -273,9 +273,12 @@ def template_show(client: Client, name: str, fmt: str) -> None:
               help="Environment file; repeatable.")
 @click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE")
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml")
+@click.option("--all-errors/--first-error", "all_errors", default=True,
+              help="List every error found, with its path and line (default), or only the "
+                   "first, as Heat answers.")
 @client_options
 def validate(client: Client, template: str, environment: tuple[str, ...],
-             parameters: tuple[str, ...], fmt: str) -> None:
-    """Validate a template with the API (exit 2 and the API's reason when it is invalid)."""
+             parameters: tuple[str, ...], fmt: str, all_errors: bool) -> None:
+    """Validate a template with the API (exit 2 and the API's reasons when it is invalid)."""
     body = _request(lambda: cli_files.validate_body(template, environment, parameters))
-    emit(client.validate(body), fmt, lambda r: r)
+    emit(client.validate(body, all_errors), fmt, lambda r: r)

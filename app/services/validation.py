@@ -73,6 +73,37 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     return body
 
 
+def all_errors(ctx: RequestContext, *, template: Any, files: dict[str, Any] | None = None,
+               environment: Any = None, environment_files: list[str] | None = None,
+               parameters: dict[str, Any] | None = None,
+               strict: bool = False) -> list[dict[str, Any]]:
+    """Every error the template checks find in one pass (``strict``: as stack create, with
+    parameter values and property values; else as ``POST /validate``), each
+    ``{"message", "type", "path", "line", "column"}``: ``path`` dotted
+    (``resources.web.properties.flavor``, "" when the error has none), ``line``/``column``
+    1-based where the template came as text, else null. ``[]``: no error found."""
+    try:
+        merged = environments.merge(environment, parameters, environment_files, files,
+                                    template)
+        env = templates.Environment.from_mapping(merged)
+        tmpl = templates.parse(template, files=files or {},
+                               max_size=config.get().max_template_size)
+    except errors.StokerError as exc:
+        return [error_entry(exc)]
+    found = templates.all_errors(
+        tmpl, merged.get("parameters") or {}, env, templates.StackIdentity("validate"),
+        type_schema, strict=strict,
+        nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth),
+        validate_children=strict)
+    return [error_entry(exc) for exc in found]
+
+
+def error_entry(exc: errors.StokerError) -> dict[str, Any]:
+    """One entry of :func:`all_errors`."""
+    return {"message": exc.message, "type": exc.heat_type, "path": exc.path_str,
+            "line": getattr(exc, "line", None), "column": getattr(exc, "column", None)}
+
+
 def _no_props(name: str) -> dict[str, Any]:
     return {}
 

@@ -120,7 +120,19 @@ def make_app(api: FakeApi) -> Flask:
     def validate() -> Any:
         body = request.get_json()
         if "OS::Nope" in str(body.get("template")):
-            return fault(400, "HTTPBadRequest", "The Resource Type (OS::Nope) could not be found.")
+            resp, code = fault(400, "HTTPBadRequest",
+                               "The Resource Type (OS::Nope) could not be found.")
+            if request.args.get("show_all_errors") == "true":
+                listed = resp.get_json()
+                listed["error"]["errors"] = [
+                    {"message": "The Resource Type (OS::Nope) could not be found.",
+                     "type": "StackValidationFailed", "path": "resources.x.type", "line": 2,
+                     "column": 19},
+                    {"message": "Property error: resources.y.properties: Unknown Property z",
+                     "type": "StackValidationFailed", "path": "resources.y.properties",
+                     "line": None, "column": None}]
+                return jsonify(listed), code
+            return resp, code
         return jsonify({"Description": "ok", "Parameters": {}})
 
     @app.get("/v1/odd/stacks")
