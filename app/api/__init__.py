@@ -18,6 +18,7 @@ from app.api import (
     abandon,
     actions,
     build_info,
+    drift,
     engine_services,
     events,
     faults,
@@ -58,7 +59,7 @@ def _blueprints() -> list[Any]:
     return [versions.blp, stacks.blp, stack_update.blp, outputs.blp, resources.blp, events.blp,
             validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
             signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
-            snapshots.blp, software.blp]
+            snapshots.blp, software.blp, drift.blp]
 
 
 def create_app(settings: config.Settings | None = None, *,

@@ -13,6 +13,7 @@ from app.models.base import (
     unavailable,
     utcnow,
 )
+from app.models.drift import DriftDetection
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
@@ -29,6 +30,7 @@ from app.models.user_creds import UserCreds
 
 __all__ = [
                                "Base",
+                               "DriftDetection",
                                "Event",
                                "RawTemplate",
                                "Resource",
