@@ -268,3 +268,18 @@ def test_not_a_heat_api(fake_api: FakeApi) -> None:
     assert res.exit_code == 2
     assert res.output.strip() == (f"stoker: error: GET {url}/stacks answered without 'stacks': "
                                   "is this an Orchestration API v1 endpoint?")
+
+
+def test_stack_drift_prints_a_readable_diff(fake_api: FakeApi) -> None:
+    res = run("stack", "drift", "s1", "--url", fake_api.url)
+    assert res.exit_code == 1, res.output
+    assert res.output.splitlines() == [
+        "Stack s1: DRIFTED (detected 2026-12-06T08:00:00Z; 1 in sync, 1 modified, 1 deleted, "
+        "1 not checked)",
+        "  MODIFIED    group/0 (OS::Neutron::SecurityGroup)",
+        "      ~ /name: 'a' -> 'b'",
+        '      + /rules/1: {"protocol": "udp"}',
+        "  DELETED     port (OS::Neutron::Port)",
+        "  NOT_CHECKED token (OS::Heat::RandomString): The live state of "
+        "OS::Heat::RandomString resources cannot be read."]
+    assert [m for m, p, _ in fake_api.requests if "/drift" in p] == ["POST", "GET"]
