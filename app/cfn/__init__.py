@@ -13,7 +13,7 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from app import auth, config, errors
-from app.cfn import faults, resource_actions, signals, signing, stack_actions, xml
+from app.cfn import drift_actions, faults, resource_actions, signals, signing, stack_actions, xml
 from app.context import RequestContext
 from app.convergence.dispatch import Dispatcher
 from app.services import serving
@@ -23,7 +23,7 @@ XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
 
 Handler = Callable[[RequestContext, Mapping[str, str]], Any]
 
-# Heat's ``heat.api.cfn.v1.API._actions``.
+# Heat's ``heat.api.cfn.v1.API._actions``, and CloudFormation's drift actions.
 ACTIONS: dict[str, Handler] = {
     "CreateStack": stack_actions.create,
     "UpdateStack": stack_actions.update,
@@ -38,6 +38,10 @@ ACTIONS: dict[str, Handler] = {
     "DescribeStackResource": resource_actions.describe_resource,
     "DescribeStackResources": resource_actions.describe_resources,
     "ListStackResources": resource_actions.list_resources,
+    "DetectStackDrift": drift_actions.detect,
+    "DescribeStackDriftDetectionStatus": drift_actions.status,
+    "DescribeStackResourceDrifts": drift_actions.resource_drifts,
+    "DetectStackResourceDrift": drift_actions.resource_drift,
 }
 
 

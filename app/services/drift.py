@@ -64,6 +64,29 @@ def body(row: DriftDetection, stack: Stack) -> dict[str, Any]:
             "resources": list(row.resources or [])}
 
 
+def by_id(ctx: RequestContext, detection_id: str) -> tuple[dict[str, Any], Stack]:
+    """A detection of a stack of the caller's project by its id alone (CloudFormation's
+    DescribeStackDriftDetectionStatus). :raises errors.NotFound:"""
+    with read_session() as s:
+        row = s.get(DriftDetection, detection_id)
+        stack = s.get(Stack, row.stack_id) if row is not None else None
+    if row is None or stack is None or (row.tenant != ctx.tenant_id and not ctx.is_admin):
+        raise errors.NotFound("Drift detection", detection_id)
+    return body(row, stack), stack
+
+
+def resource(ctx: RequestContext, stack: Stack, name: str) -> dict[str, Any]:
+    """Resource ``name`` of ``stack`` checked now, as one entry of a detection (nothing is
+    recorded). :raises errors.NotFound: no such resource."""
+    with read_session() as s:
+        row = s.execute(select(Resource).where(Resource.stack_id == stack.id,
+                                               Resource.name == name)).scalars().first()
+        raw = s.get(RawTemplate, stack.raw_template_id)
+    if row is None:
+        raise errors.NotFound("Resource", name, heat_type="ResourceNotFound")
+    return _check(stack, row, name, _template_keys(raw).get(name, set()))
+
+
 def run(detection_id: str) -> None:
     """The job: detect, then record the result (DETECTION_FAILED with the reason when the
     detection itself could not run)."""
@@ -103,8 +126,8 @@ def detect(stack: Stack, prefix: str = "") -> list[dict[str, Any]]:
         path = f"{prefix}{row.name}"
         child = kids.get(row.name)
         if child is not None:
-            out.append(_entry(row, path, drift.NOT_CHECKED, reason="A nested stack: its "
-                              "resources are checked one by one."))
+            out.append(_entry(stack, row, path, drift.NOT_CHECKED, reason="A nested stack: "
+                              "its resources are checked one by one."))
             out.extend(detect(child, f"{path}/"))
             continue
         out.append(_check(stack, row, path, set_keys.get(row.name, set())))
@@ -123,10 +146,11 @@ def _template_keys(raw: RawTemplate | None) -> dict[str, set[str]]:
             for name, res in tmpl.resources.items()}
 
 
-def _entry(row: Resource, path: str, status: str, *, reason: str = "",
+def _entry(stack: Stack, row: Resource, path: str, status: str, *, reason: str = "",
            expected: dict[str, Any] | None = None, actual: dict[str, Any] | None = None,
            diffs: list[drift.Difference] | None = None) -> dict[str, Any]:
     return {"resource_name": row.name, "path": path, "resource_type": row.type,
+            "stack_id": stack.id, "stack_name": stack.name,
             "physical_resource_id": row.physical_resource_id, "drift_status": status,
             "reason": reason, "expected_properties": expected, "actual_properties": actual,
             "property_differences": [{"path": d.path, "expected": d.expected,
@@ -139,10 +163,10 @@ def _check(stack: Stack, row: Resource, path: str, keys: set[str]) -> dict[str, 
     kind = str((row.rsrc_data or {}).get("_impl") or row.type)
     cls = registry.get(kind)
     if not drift.checkable(kind) or cls is None:
-        return _entry(row, path, drift.NOT_CHECKED,
+        return _entry(stack, row, path, drift.NOT_CHECKED,
                       reason=f"The live state of {kind} resources cannot be read.")
     if not row.physical_resource_id or row.properties_data is None:
-        return _entry(row, path, drift.NOT_CHECKED, reason="The resource has no physical "
+        return _entry(stack, row, path, drift.NOT_CHECKED, reason="The resource has no physical "
                       f"resource ({row.action}_{row.status}).")
     expected = {k: v for k, v in row.properties_data.items() if k in keys and v is not None}
     ident = identity(stack.name, stack.id, stack.tenant)
@@ -153,12 +177,12 @@ def _check(stack: Stack, row: Resource, path: str, keys: set[str]) -> dict[str, 
         view = getattr(plugin, "drift_view", None)
         live = view() if callable(view) else plugin.show_resource()
     except errors.StokerError as exc:
-        return _entry(row, path, drift.NOT_CHECKED, reason=f"The cloud did not answer: {exc}",
+        return _entry(stack, row, path, drift.NOT_CHECKED, reason=f"The cloud did not answer: {exc}",
                       expected=expected)
     if live is None:
-        return _entry(row, path, drift.DELETED, expected=expected)
+        return _entry(stack, row, path, drift.DELETED, expected=expected)
     fields = drift.FIELDS[kind]
     actual = {k: live.get(fields[k][0]) for k in expected if k in fields}
     diffs = drift.compare(kind, expected, live)
-    return _entry(row, path, drift.MODIFIED if diffs else drift.IN_SYNC, expected=expected,
+    return _entry(stack, row, path, drift.MODIFIED if diffs else drift.IN_SYNC, expected=expected,
                   actual=actual, diffs=diffs)
