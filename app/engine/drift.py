@@ -91,6 +91,12 @@ def _cidr(value: Any) -> str | None:
     return None if text in _ANY_CIDRS else text
 
 
+def cidr(path: str, expected: Any, actual: Any) -> list[Difference]:
+    """A CIDR in any of its forms (``10.0.0.1/8`` is ``10.0.0.0/8``)."""
+    return [] if _cidr(expected) == _cidr(actual) else [Difference(path, expected, actual,
+                                                                   NOT_EQUAL)]
+
+
 def _port(value: Any) -> int | None:
     return None if value in (None, "") else int(value)
 
@@ -153,6 +159,15 @@ FIELDS: dict[str, dict[str, tuple[str, Compare]]] = {
                                    "rules": ("security_group_rules", rules)},
     "OS::Neutron::Net": {"name": ("name", scalar),
                          "admin_state_up": ("admin_state_up", scalar)},
+    "OS::Neutron::Subnet": {"name": ("name", scalar), "cidr": ("cidr", cidr),
+                            "enable_dhcp": ("enable_dhcp", scalar),
+                            "gateway_ip": ("gateway_ip", scalar),
+                            "dns_nameservers": ("dns_nameservers", unordered)},
+    "OS::Neutron::Router": {"name": ("name", scalar),
+                            "admin_state_up": ("admin_state_up", scalar)},
+    "OS::Octavia::LoadBalancer": {"name": ("name", scalar),
+                                  "description": ("description", scalar),
+                                  "admin_state_up": ("admin_state_up", scalar)},
     "OS::Cinder::Volume": {"name": ("name", scalar), "size": ("size", scalar),
                            "description": ("description", scalar),
                            "metadata": ("metadata", mapping)},

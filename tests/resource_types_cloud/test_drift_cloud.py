@@ -47,6 +47,9 @@ resources:
   volume:
     type: OS::Cinder::Volume
     properties: {size: 1, name: data}
+  lb:
+    type: OS::Octavia::LoadBalancer
+    properties: {name: front, vip_subnet: {get_resource: subnet}}
   group:
     type: OS::Heat::ResourceGroup
     properties:
@@ -79,7 +82,8 @@ def test_drift_of_an_untouched_stack_then_of_out_of_band_changes(
         assert first["stack_drift_status"] == "IN_SYNC", [
             (p, r["drift_status"], r["property_differences"]) for p, r in found.items()
             if r["drift_status"] not in ("IN_SYNC", "NOT_CHECKED")]
-        for path in ("secgroup", "port", "server", "volume", "net", "group/0", "group/1"):
+        for path in ("secgroup", "port", "server", "volume", "net", "subnet", "lb", "group/0",
+                     "group/1"):
             assert found[path]["drift_status"] == "IN_SYNC", (path, found[path])
         assert found["token"]["drift_status"] == "NOT_CHECKED"
         assert found["token"]["reason"] == ("The live state of OS::Heat::RandomString "
@@ -103,7 +107,7 @@ def test_drift_of_an_untouched_stack_then_of_out_of_band_changes(
         found = _by_path(second)
         status = {p: r["drift_status"] for p, r in found.items()}
         assert status["port"] == "DELETED"
-        assert status["net"] == status["group/0"] == "IN_SYNC"
+        assert status["net"] == status["group/0"] == status["lb"] == "IN_SYNC"
         assert _diffs(found["secgroup"]) == [("/rules/2", None, {
             "direction": "ingress", "ethertype": "IPv4", "protocol": "udp",
             "port_range_min": 53, "port_range_max": 53,

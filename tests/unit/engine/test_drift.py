@@ -76,3 +76,10 @@ def test_checkable_types_and_the_stack_status() -> None:
     assert drift.stack_status(["IN_SYNC", "DELETED"]) == (
         "DRIFTED", {"IN_SYNC": 1, "MODIFIED": 0, "DELETED": 1, "NOT_CHECKED": 0})
     assert drift.stack_status(["NOT_CHECKED"])[0] == "UNKNOWN"
+
+
+def test_cidr_forms() -> None:
+    assert drift.compare("OS::Neutron::Subnet", {"cidr": "10.0.0.1/24"},
+                         {"cidr": "10.0.0.0/24"}) == []
+    assert [d.kind for d in drift.compare("OS::Neutron::Subnet", {"cidr": "10.0.0.0/24"},
+                                          {"cidr": "10.0.1.0/24"})] == [NOT_EQUAL]
