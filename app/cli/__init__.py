@@ -18,7 +18,6 @@ import click
 
 from app import config
 from app.cli.client import CliError, load_settings
-from app.cli.drift import drift as drift_command
 from app.cli.stack import stack_group, validate
 
 
@@ -148,7 +147,6 @@ def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
     os.execve(sys.executable, argv, child_env(settings))
 
 
-stack_group.add_command(drift_command)
 cli.add_command(stack_group)
 cli.add_command(validate)
 

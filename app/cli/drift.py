@@ -1,4 +1,4 @@
-"""``stoker stack drift NAME``: detect the stack's drift and print it as a readable diff.
+"""``stoker stack drift NAME`` (:mod:`app.cli.stack`): detect the drift and print a diff.
 
 Starts a detection (``POST .../drift``), waits for it (``GET .../drift/{id}``) and prints the
 stack's drift status, the counts, then each resource that is not IN_SYNC: MODIFIED with one
@@ -11,10 +11,7 @@ import json
 import time
 from typing import Any
 
-import click
-
 from app.cli.client import Client, CliError
-from app.cli.stack import FORMATS, client_options, emit, find
 
 MARKS = {"ADD": "+", "REMOVE": "-", "NOT_EQUAL": "~"}
 #: s between two reads of a detection in progress, and the longest wait
@@ -66,17 +63,3 @@ def lines(found: dict[str, Any]) -> list[str]:
                 shown = d["actual"] if d["difference_type"] == "ADD" else d["expected"]
                 out.append(f"      {mark} {d['path']}: {_value(shown)}")
     return out
-
-
-@click.command("drift")
-@click.argument("name")
-@click.option("-f", "--format", "fmt", type=FORMATS, default="table")
-@client_options
-def drift(client: Client, name: str, fmt: str) -> None:
-    """Detect drift of the stack NAME against the cloud and print the differences."""
-    found = detect(client, find(client, name))
-    if fmt == "table":
-        click.echo("\n".join(lines(found)))
-    else:
-        emit(found, fmt, lambda f: f)
-    raise SystemExit(0 if found["stack_drift_status"] == "IN_SYNC" else 1)

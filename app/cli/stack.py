@@ -18,6 +18,7 @@ import click
 import yaml
 from rich.console import Console
 
+from app.cli import drift as cli_drift
 from app.cli import files as cli_files
 from app.cli import render as cli_render
 from app.cli.client import Client, CliError, load_settings
@@ -264,6 +265,21 @@ def output_show(client: Client, name: str, key: str, fmt: str) -> None:
 def template_show(client: Client, name: str, fmt: str) -> None:
     """Print the template of the stack NAME."""
     emit(client.template(find(client, name)), fmt, lambda t: t)
+
+
+@stack_group.command("drift")
+@click.argument("name")
+@click.option("-f", "--format", "fmt", type=FORMATS, default="table")
+@client_options
+def drift(client: Client, name: str, fmt: str) -> None:
+    """Detect drift of the stack NAME against the cloud and print the differences (exit 1
+    when it drifted or could not be read)."""
+    found = cli_drift.detect(client, find(client, name))
+    if fmt == "table":
+        click.echo("\n".join(cli_drift.lines(found)))
+    else:
+        emit(found, fmt, lambda f: f)
+    raise SystemExit(0 if found["stack_drift_status"] == "IN_SYNC" else 1)
 
 
 @click.command("validate")

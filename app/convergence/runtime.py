@@ -38,8 +38,7 @@ class Runtime:
     - ``child_unclaimed(parent_stack_id, resource_id)``: a child stack ended and no node of its
       parent waits for it (a scaling group's resize);
     - ``event_observers``: called with every event row this process writes, once committed;
-    - ``run_job(name, args)``: runs a use case's background job (``stoker.<name>``) as a
-      Celery task, or in-process under ``always_eager``.
+    - ``run_job(name, args)``: a use case's job (task ``stoker.<name>``; inline when eager).
     """
 
     dispatcher: Dispatcher
