@@ -16,7 +16,7 @@ from app.context import RequestContext
 from app.convergence.store.definitions import type_schema
 from app.resource_types import registry
 from app.services import environments
-from app.templates import api_bodies, global_templates
+from app.templates import api_bodies, error_scan, global_templates
 from app.templates.functions.base import UNKNOWN
 from app.templates.provider import template_resource_schema
 
@@ -86,15 +86,13 @@ def all_errors(ctx: RequestContext, *, template: Any, files: dict[str, Any] | No
         merged = environments.merge(environment, parameters, environment_files, files,
                                     template)
         env = templates.Environment.from_mapping(merged)
-        tmpl = templates.parse(template, files=files or {},
-                               max_size=config.get().max_template_size)
+        found = error_scan.scan(
+            template, files or {}, params=merged.get("parameters") or {}, env=env,
+            identity=templates.StackIdentity("validate"), type_schema=type_schema,
+            nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth),
+            strict=strict, max_size=config.get().max_template_size)
     except errors.StokerError as exc:
         return [error_entry(exc)]
-    found = templates.all_errors(
-        tmpl, merged.get("parameters") or {}, env, templates.StackIdentity("validate"),
-        type_schema, strict=strict,
-        nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth),
-        validate_children=strict)
     return [error_entry(exc) for exc in found]
 
 

@@ -123,3 +123,26 @@ def test_parameter_errors_are_each_listed(client: Any) -> None:
     assert any("(c)" in m for m in messages)
     assert any("'a' is invalid" in m for m in messages)
     assert any("'b' is invalid" in m for m in messages)
+
+
+def test_structural_errors_of_several_resources_and_outputs_are_each_listed(client: Any) -> None:
+    tmpl = """heat_template_version: 2018-08-31
+resources:
+  a:
+    type: OS::Heat::Value
+    propertees: {value: 1}
+  b:
+    properties: {value: 2}
+  c:
+    type: OS::Heat::Value
+    properties: {value: {get_attr: [a, value]}}
+    depends_on: [b]
+outputs:
+  o:
+    valeu: 1
+"""
+    resp = client.post("/v1/admin/validate?show_all_errors=true", json={"template": tmpl})
+    found = [(e["path"], e["line"], e["message"]) for e in resp.get_json()["error"]["errors"]]
+    assert [p.split(".")[:2] for p, _, _ in found] == [
+        ["resources", "a"], ["resources", "b"], ["outputs", "o"]], found
+    assert [line for _, line, _ in found] == [5, 7, 14], found  # b: its definition's first line
