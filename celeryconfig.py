@@ -92,6 +92,7 @@ task_routes = {
     "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},
     "stoker.reconcile": {"queue": MAINTENANCE_QUEUE},
     "stoker.purge_deleted": {"queue": MAINTENANCE_QUEUE},
+    "stoker.detect_drift": {"queue": MAINTENANCE_QUEUE},  # a stack's drift detection
 }
 
 # ---- beat ---------------------------------------------------------------------------------

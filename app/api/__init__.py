@@ -19,6 +19,7 @@ from app.api import (
     actions,
     build_info,
     change_sets,
+    drift,
     engine_services,
     events,
     faults,
@@ -60,7 +61,8 @@ def _blueprints() -> list[Any]:
     return [versions.blp, stacks.blp, stack_update.blp, outputs.blp, resources.blp, events.blp,
             validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
             signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
-            snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp, guards.blp]
+            snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp, guards.blp,
+            drift.blp]
 
 
 def create_app(settings: config.Settings | None = None, *,

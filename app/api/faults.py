@@ -58,6 +58,10 @@ def stoker_error(exc: errors.StokerError) -> Response:
         return resp
     if exc.http_status >= 500:
         LOG.error("%s: %s", type(exc).__name__, exc, exc_info=exc)
+    if exc.data.get("all_errors") is not None:   # asked with ?show_all_errors=true
+        body = _body(exc.http_status, exc.heat_type, exc.message)
+        body["error"]["errors"] = exc.data["all_errors"]
+        return json_response(body, exc.http_status)
     return fault(exc.http_status, exc.heat_type, exc.message)
 
 

@@ -13,9 +13,11 @@ from flask.views import MethodView
 from marshmallow import fields
 
 from app import errors
+from app.api.all_errors import listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import SINGLE, allowed, extract_bool, extract_int, extract_tags
 from app.api.schemas import StackCreateBody
+from app.api.stacks import instantiation_args
 from app.api.views_common import ctx, isotime, json_response, services
 
 blp = Blueprint("stack_update", __name__, url_prefix="/v1/<tenant_id>",
@@ -144,7 +146,12 @@ class StackUpdate(MethodView):
         ``environment``, ``environment_files``, ``parameters``, ``timeout_mins``,
         ``disable_rollback``, ``tags``. What is not sent is not kept, but for ``timeout_mins``
         and ``disable_rollback``. 409 while another action is in progress."""
-        return _update(body, stack_name, stack_id, patch=False)
+        try:
+            return _update(body, stack_name, stack_id, patch=False)
+        except errors.TemplateError as exc:
+            if body.get("template") is None:
+                raise
+            raise listing_all(exc, exc, instantiation_args(body), strict=True) from None
 
     @blp.arguments(StackUpdateBody, error_status_code=400)
     @blp.response(202, description="Accepted: the update has started (webob's body).")

@@ -23,6 +23,7 @@ from werkzeug.routing import BaseConverter
 
 from app import auth, config, errors
 from app.api import formats
+from app.api.all_errors import listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags
 from app.api.schemas import StackCreateBody
@@ -187,7 +188,10 @@ class Stacks(MethodView):
             stack = stack_abandon.adopt_stack(ctx(), data, **create_args(
                 {**body, "template": data["template"]}))
         else:
-            stack = services.stacks.create_stack(ctx(), **create_args(body))
+            try:
+                stack = services.stacks.create_stack(ctx(), **create_args(body))
+            except errors.TemplateError as exc:
+                raise listing_all(exc, exc, instantiation_args(body), strict=True) from None
         created = formats.created_stack(stack)
         return {"stack": created}, 201, {"Location": created["links"][0]["href"]}
 

@@ -5,6 +5,9 @@ Body as for stack create (``template``, ``files``, ``environment``, ``environmen
 200 with Heat's body (``Description``, ``Parameters``, ``ParameterGroups``, ``Environment``...);
 an invalid template is a 400 whose ``error.type`` is ``HTTPBadRequest`` whatever the cause,
 because heat-api turns the engine's ``{"Error": message}`` into ``HTTPBadRequest(message)``.
+With ``show_all_errors=true`` (not Heat's) the same 400 also lists every error found in one
+pass in ``error.errors`` (``[{"message", "type", "path", "line", "column"}]``, see
+:func:`app.services.validation.all_errors`); the default response is Heat's.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from flask import request
 from flask.views import MethodView
 
 from app import errors
+from app.api.all_errors import listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import extract_bool
 from app.api.schemas import ValidateBody
@@ -43,7 +47,8 @@ class Validate(MethodView):
         except errors.StokerError as exc:
             if exc.http_status >= 500:
                 raise
-            raise errors.BadRequest(exc.message) from exc
+            raise listing_all(errors.BadRequest(exc.message), exc, args, strict=False) from exc
         if isinstance(result, dict) and "Error" in result:
             raise errors.BadRequest(str(result["Error"]))
         return result
+

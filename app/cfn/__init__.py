@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 from app import auth, config, errors
 from app.cfn import (
     change_set_actions,
+    drift_actions,
     faults,
     guard_actions,
     recovery_actions,
@@ -33,7 +34,7 @@ XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
 
 Handler = Callable[[RequestContext, Mapping[str, str]], Any]
 
-# Heat's ``heat.api.cfn.v1.API._actions``.
+# Heat's ``heat.api.cfn.v1.API._actions``, and CloudFormation's drift actions.
 ACTIONS: dict[str, Handler] = {
     "CreateStack": stack_actions.create,
     "UpdateStack": stack_actions.update,
@@ -59,6 +60,10 @@ ACTIONS: dict[str, Handler] = {
     "UpdateTerminationProtection": guard_actions.update_termination_protection,
     "SetStackPolicy": guard_actions.set_policy,
     "GetStackPolicy": guard_actions.get_policy,
+    "DetectStackDrift": drift_actions.detect,
+    "DescribeStackDriftDetectionStatus": drift_actions.status,
+    "DescribeStackResourceDrifts": drift_actions.resource_drifts,
+    "DetectStackResourceDrift": drift_actions.resource_drift,
 }
 
 

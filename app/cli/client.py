@@ -18,13 +18,15 @@ from app import config, errors
 
 
 class CliError(errors.StokerError, click.ClickException):
-    """A user-facing failure: one line on stderr, exit status 2 (bad input, API unreachable,
-    API fault)."""
+    """A user-facing failure: one line on stderr (a line per listed template error), exit
+    status 2 (bad input, API unreachable, API fault)."""
 
     exit_code = 2
 
     def __init__(self, message: str) -> None:
-        super().__init__(" ".join(str(message).split()))
+        first, *listed = str(message).split("\n  ")
+        super().__init__("\n  ".join([" ".join(first.split()),
+                                       *(" ".join(line.split()) for line in listed)]))
 
     def show(self, file: Any = None) -> None:
         click.echo(f"stoker: error: {self.format_message()}", file=file, err=True)
@@ -54,12 +56,23 @@ def fault_message(resp: requests.Response) -> str:
         if isinstance(err, dict) and (err.get("message") or err.get("type")):
             kind = err.get("type") or body.get("title") or ""
             msg = err.get("message") or body.get("explanation") or ""
+            if isinstance(err.get("errors"), list):   # ?show_all_errors=true: one a line
+                return f"{len(err['errors'])} error(s):\n" + "\n".join(
+                    _error_line(e) for e in err["errors"] if isinstance(e, dict))
             return f"{kind}: {msg}" if kind and msg else str(kind or msg)
         for key in ("message", "explanation", "title"):
             if isinstance(body.get(key), str) and body[key]:
                 return str(body[key])
     text = (resp.text or "").strip()
     return text[:300] if text else (resp.reason or "")
+
+
+def _error_line(entry: dict[str, Any]) -> str:
+    """``  <path> (line N): <message>`` for one entry of a fault's ``error.errors``."""
+    where = entry.get("path") or "template"
+    if entry.get("line"):
+        where += f" (line {entry['line']})"
+    return f"  {where}: {entry.get('message')}"
 
 
 class Client:
@@ -180,5 +193,6 @@ class Client:
     def template(self, stack: dict[str, Any]) -> Any:
         return self.request("GET", f"{self.stack_path(stack)}/template")
 
-    def validate(self, body: dict[str, Any]) -> Any:
-        return self.request("POST", "validate", body=body)
+    def validate(self, body: dict[str, Any], all_errors: bool = False) -> Any:
+        params = {"show_all_errors": "true"} if all_errors else None
+        return self.request("POST", "validate", body=body, params=params)

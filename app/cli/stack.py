@@ -18,6 +18,7 @@ import click
 import yaml
 from rich.console import Console
 
+from app.cli import drift as cli_drift
 from app.cli import files as cli_files
 from app.cli import render as cli_render
 from app.cli.client import Client, CliError, load_settings
@@ -290,6 +291,21 @@ def template_show(client: Client, name: str, fmt: str) -> None:
     emit(client.template(find(client, name)), fmt, lambda t: t)
 
 
+@stack_group.command("drift")
+@click.argument("name")
+@click.option("-f", "--format", "fmt", type=FORMATS, default="table")
+@client_options
+def drift(client: Client, name: str, fmt: str) -> None:
+    """Detect drift of the stack NAME against the cloud and print the differences (exit 1
+    when it drifted or could not be read)."""
+    found = cli_drift.detect(client, find(client, name))
+    if fmt == "table":
+        click.echo("\n".join(cli_drift.lines(found)))
+    else:
+        emit(found, fmt, lambda f: f)
+    raise SystemExit(0 if found["stack_drift_status"] == "IN_SYNC" else 1)
+
+
 @click.command("validate")
 @click.option("-t", "--template", "template", required=True, metavar="FILE",
               help="Template file (or URL).")
@@ -297,9 +313,12 @@ def template_show(client: Client, name: str, fmt: str) -> None:
               help="Environment file; repeatable.")
 @click.option("-P", "--parameter", "parameters", multiple=True, metavar="KEY=VALUE")
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml")
+@click.option("--all-errors/--first-error", "all_errors", default=True,
+              help="List every error found, with its path and line (default), or only the "
+                   "first, as Heat answers.")
 @client_options
 def validate(client: Client, template: str, environment: tuple[str, ...],
-             parameters: tuple[str, ...], fmt: str) -> None:
-    """Validate a template with the API (exit 2 and the API's reason when it is invalid)."""
+             parameters: tuple[str, ...], fmt: str, all_errors: bool) -> None:
+    """Validate a template with the API (exit 2 and the API's reasons when it is invalid)."""
     body = _request(lambda: cli_files.validate_body(template, environment, parameters))
-    emit(client.validate(body), fmt, lambda r: r)
+    emit(client.validate(body, all_errors), fmt, lambda r: r)

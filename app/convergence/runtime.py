@@ -37,7 +37,8 @@ class Runtime:
       with ``LoadBalancerNames`` finished its create or update (Heat's ``_lb_reload``);
     - ``child_unclaimed(parent_stack_id, resource_id)``: a child stack ended and no node of its
       parent waits for it (a scaling group's resize);
-    - ``event_observers``: called with every event row this process writes, once committed.
+    - ``event_observers``: called with every event row this process writes, once committed;
+    - ``run_job(name, args)``: a use case's job (task ``stoker.<name>``; inline when eager).
     """
 
     dispatcher: Dispatcher
@@ -46,6 +47,7 @@ class Runtime:
     group_completed: Callable[[str, int, list[str]], object]
     child_unclaimed: Callable[[str, int], None]
     event_observers: tuple[EventObserver, ...] = ()
+    run_job: Callable[[str, tuple[Any, ...]], None] = lambda name, args: None
 
 
 _current: Runtime | None = None

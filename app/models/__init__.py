@@ -14,6 +14,7 @@ from app.models.base import (
     utcnow,
 )
 from app.models.change_sets import ChangeSet
+from app.models.drift import DriftDetection
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
@@ -32,6 +33,7 @@ from app.models.user_creds import UserCreds
 __all__ = [
                                "Base",
                                "ChangeSet",
+                               "DriftDetection",
                                "Event",
                                "RawTemplate",
                                "Resource",

@@ -66,6 +66,19 @@ class Server(InternalPorts, UpdatableServer, ServerActions):
     def _fetch(self) -> Any:
         return self.cloud().compute.get_server(self.resource_id)
 
+    def drift_view(self) -> dict[str, Any] | None:
+        """``show`` for drift detection: Nova shows the image by id only, so the name the
+        properties give it is added when it resolves to that id."""
+        shown = self.show_resource()
+        image, given = (shown or {}).get("image"), self.properties.get("image")
+        if isinstance(image, dict) and given and image.get("id") not in (None, given):
+            try:
+                if self.resolve("glance.image", given) == image["id"]:
+                    shown = {**(shown or {}), "image": {**image, "name": given}}
+            except errors.StokerError:
+                pass   # a name that no longer resolves: reported as a difference
+        return shown
+
     # ---- create ----------------------------------------------------------------------------
     def marked(self) -> bool:
         """Whether this server carries the intent tag (a user-given name, a uuid, and a compute

@@ -16,7 +16,7 @@ from app.context import RequestContext
 from app.convergence.store.definitions import type_schema
 from app.resource_types import registry
 from app.services import environments
-from app.templates import api_bodies, global_templates
+from app.templates import api_bodies, error_scan, global_templates
 from app.templates.functions.base import UNKNOWN
 from app.templates.provider import template_resource_schema
 
@@ -71,6 +71,35 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
             body = {**{k: v for k, v in body.items() if k != "Environment"},
                     "NestedParameters": found, "Environment": body["Environment"]}
     return body
+
+
+def all_errors(ctx: RequestContext, *, template: Any, files: dict[str, Any] | None = None,
+               environment: Any = None, environment_files: list[str] | None = None,
+               parameters: dict[str, Any] | None = None,
+               strict: bool = False) -> list[dict[str, Any]]:
+    """Every error the template checks find in one pass (``strict``: as stack create, with
+    parameter values and property values; else as ``POST /validate``), each
+    ``{"message", "type", "path", "line", "column"}``: ``path`` dotted
+    (``resources.web.properties.flavor``, "" when the error has none), ``line``/``column``
+    1-based where the template came as text, else null. ``[]``: no error found."""
+    try:
+        merged = environments.merge(environment, parameters, environment_files, files,
+                                    template)
+        env = templates.Environment.from_mapping(merged)
+        found = error_scan.scan(
+            template, files or {}, params=merged.get("parameters") or {}, env=env,
+            identity=templates.StackIdentity("validate"), type_schema=type_schema,
+            nesting=templates.Nesting(max_depth=config.get().max_nested_stack_depth),
+            strict=strict, max_size=config.get().max_template_size)
+    except errors.StokerError as exc:
+        return [error_entry(exc)]
+    return [error_entry(exc) for exc in found]
+
+
+def error_entry(exc: errors.StokerError) -> dict[str, Any]:
+    """One entry of :func:`all_errors`."""
+    return {"message": exc.message, "type": exc.heat_type, "path": exc.path_str,
+            "line": getattr(exc, "line", None), "column": getattr(exc, "column", None)}
 
 
 def _no_props(name: str) -> dict[str, Any]:

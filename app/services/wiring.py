@@ -8,11 +8,14 @@ runtime to the use cases it may not import: nested stacks (:mod:`.children`), sc
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from app import config, errors
 from app.convergence.dispatch import Dispatcher
 from app.convergence.inline import InlineDispatcher
 from app.convergence.runtime import Runtime
-from app.services import children, event_sinks, scaling
+from app.services import children, drift, event_sinks, scaling
 
 NO_DISPATCHER = ("no dispatcher: outside always_eager the API is served through "
                  "'app.cli.wsgi:create_app()' (the CFN API through "
@@ -33,9 +36,19 @@ def compose(settings: config.Settings, dispatcher: Dispatcher | None = None) -> 
         if not settings.always_eager:
             raise errors.StokerError(NO_DISPATCHER, heat_type="NoDispatcher")
         dispatcher = InlineDispatcher()
-    return Runtime(dispatcher=dispatcher,
+    job = getattr(dispatcher, "job", None)
+    return Runtime(dispatcher=dispatcher, run_job=job if callable(job) else run_inline,
                    child_stacks=children.ServiceChildStacks(),
                    scaling_adjuster=scaling.adjust,
                    group_completed=scaling.reload_load_balancers,
                    child_unclaimed=scaling.child_ended,
                    event_observers=(event_sinks.publish,))
+
+
+#: the use cases' background jobs, by the name of their task (``stoker.<name>``)
+JOBS: dict[str, Callable[..., None]] = {"detect_drift": drift.run}
+
+
+def run_inline(name: str, args: tuple[Any, ...]) -> None:
+    """Run job ``name`` now, in this process (``always_eager``)."""
+    JOBS[name](*args)

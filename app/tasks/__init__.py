@@ -32,7 +32,7 @@ from celery.utils.imports import import_from_cwd
 from app import config, logs, models
 from app.convergence import runtime
 from app.resource_types import registry
-from app.services import engine, purge, wiring
+from app.services import drift, engine, purge, wiring
 from app.tasks import broker_watch, profiling, transport
 from app.tasks.dispatcher import (
     CONTINUE_MAX_STEPS,
@@ -305,6 +305,12 @@ def check_timeouts() -> None:
 def reconcile() -> None:
     """Beat: re-drive in-progress traversals from the database (Redis may have lost messages)."""
     engine.reconcile()
+
+
+@celery_app.task(name="stoker.detect_drift")
+def detect_drift(detection_id: str) -> None:
+    """A stack's drift detection (:func:`app.services.drift.run`)."""
+    drift.run(detection_id)
 
 
 @celery_app.task(name="stoker.purge_deleted")

@@ -195,6 +195,14 @@ class CeleryDispatcher:
                     countdown: float) -> None:
         self.check_resource(stack_id, traversal_id, resource_id, is_update, countdown)
 
+    def job(self, name: str, args: tuple[Any, ...]) -> None:
+        """Enqueue a use case's background job, task ``stoker.<name>``.
+        :raises BrokerUnavailable: the message could not be sent."""
+        with publishing():
+            self.app.send_task(f"stoker.{name}", args,
+                               headers={REQUEST_ID_HEADER: logs.request_id()},
+                               ignore_result=True)
+
     def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
         """:raises BrokerUnavailable: the timer could not be sent (the timeout sweep of beat,
         ``stoker.check_timeouts``, still ends the traversal at its deadline)."""

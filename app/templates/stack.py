@@ -16,23 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.templates import dependencies, global_templates, type_resolution, update_policy
-from app.templates import properties as props_mod
+from app.templates import dependencies, global_templates, type_resolution
+from app.templates import static_checks as checks
 from app.templates.conditions import Conditions
 from app.templates.dependencies import check_acyclic, reference_nodes, references, topological_order
 from app.templates.environment import Environment
 from app.templates.functions.base import (
     ABSENT,
-    UNKNOWN,
-    Function,
-    FunctionError,
     contains_unknown,
     expand_macros,
     resolve,
-    walk,
 )
 from app.templates.functions.cfn import Ref
-from app.templates.functions.core import GetAtt, GetParam
 from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
 from app.templates.parsed import Template
@@ -50,8 +45,9 @@ from app.templates.scope import (
     StaticResolver,
     bad_reference,
 )
+from app.templates.static_checks import Bound
 from app.templates.template import parse
-from app.templates.versions import HOT_KEY
+from app.templates.versions import HotVersion
 
 __all__ = ["LAX_TYPES", "Nesting", "StackDefinition", "StackIdentity", "instantiate"]
 
@@ -60,16 +56,6 @@ TypeSchema = Callable[[str], "dict[str, Any] | None"]
 #: HIDDEN types Heat 27 turned into such placeholders when it removed them).
 LAX_TYPES = frozenset({"OS::Heat::None", "OS::Designate::Domain", "OS::Designate::Record",
                        "OS::Magnum::Bay"})
-
-
-@dataclass
-class _Bound:
-    """A resource after conditions: expanded trees (macros resolved)."""
-
-    raw: RawResource
-    properties: Any
-    metadata: Any
-    schema: dict[str, Any] | None
 
 
 @dataclass
@@ -83,7 +69,7 @@ class StackDefinition:
     dependencies: dict[str, frozenset[str]]
     condition_values: dict[str, bool]
     scope: Scope
-    _bound: dict[str, _Bound]
+    _bound: dict[str, Bound]
     _outputs: dict[str, tuple[bool, Any, Any]]
     warnings: list[str] = field(default_factory=list)
     _attr_index: dict[str, set[tuple[Any, ...]]] | None = None
@@ -222,11 +208,35 @@ def instantiate(tmpl: Template, params: Mapping[str, Any] | None = None,
         raise tmpl.locate(exc) from None
 
 
+def all_errors(tmpl: Template, params: Mapping[str, Any] | None = None,
+               env: Environment | None = None, identity: StackIdentity | None = None,
+               type_schema: TypeSchema | None = None, *, nesting: Nesting,
+               strict: bool = True, validate_children: bool = True) -> list[errors.TemplateError]:
+    """Every error :func:`instantiate` can find in one pass, each with its path and line:
+    parameters, then each resource's type, references, attributes, policies and properties
+    (every property, not the first), its child template, cycles, then each output. The first
+    is :func:`instantiate`'s error in most templates; an error that makes the rest
+    meaningless (a condition that cannot be evaluated) ends the list. ``[]``: valid."""
+    found: list[errors.TemplateError] = []
+    try:
+        _instantiate(tmpl, params, env, identity, type_schema, nesting=nesting, parent=None,
+                     strict=strict, validate_children=validate_children, found=found)
+    except errors.TemplateError as exc:
+        found.append(exc)
+    return [tmpl.locate(exc) for exc in found]
+
+
 def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environment | None,
                  identity: StackIdentity | None, type_schema: TypeSchema | None, *,
                  nesting: Nesting, parent: ParentFacade | None, strict: bool,
                  check_types: Callable[[list[str]], None] | None = None,
-                 validate_children: bool = True) -> StackDefinition:
+                 validate_children: bool = True,
+                 found: list[errors.TemplateError] | None = None) -> StackDefinition:
+    """:func:`instantiate`; with ``found``, each step's error is appended there and the next
+    step runs (a value the failed step would give takes a neutral stand-in)."""
+    def attempt(fn: Callable[..., Any], *args: Any, default: Any = None) -> Any:
+        return checks.attempt(found, fn, *args, default=default)
+
     identity = identity or StackIdentity()
     user = dict(params or {})
     defaults: dict[str, Any] = {}
@@ -234,9 +244,11 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         user.update(env.parameters)
         defaults = {k: v for k, v in env.parameter_defaults.items() if k in tmpl.parameters}
     pseudo = tmpl.pseudo_parameters(identity)
-    values = resolve_values(tmpl.parameters, user, defaults,
-                            _pseudo(identity) if pseudo is None else pseudo, strict=strict)
-    validate_groups(tmpl.parameter_groups, tmpl.parameters)
+    pseudo = _pseudo(identity) if pseudo is None else pseudo
+    values = resolve_values(tmpl.parameters, user, defaults, pseudo, strict=strict) \
+        if found is None else checks.parameters(found, tmpl.parameters, user, defaults, pseudo,
+                                                strict)
+    attempt(validate_groups, tmpl.parameter_groups, tmpl.parameters)
 
     scope = Scope(params=values, files=tmpl.files, active=frozenset(), parent=parent)
     conds = Conditions(tmpl.conditions, lambda c: StaticResolver(scope), lenient=not strict)
@@ -251,39 +263,39 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         active[name] = raw
     scope.active = frozenset(active)
 
-    kinds = type_resolution.resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files, type_schema)
+    kinds = checks.resolve_types({n: r.type for n, r in active.items()}, env, tmpl.files,
+                                 type_schema, found)
     if check_types is not None:
         check_types([kinds[n].effective_type or r.type for n, r in active.items()])
-    bound: dict[str, _Bound] = {}
+    bound: dict[str, Bound] = {}
     for name, raw in active.items():
         schema = kinds[name].schema
         if kinds[name].effective_type in LAX_TYPES:
             schema = None
-        bound[name] = _Bound(raw, expand_macros(raw.properties, static),
-                             expand_macros(raw.metadata, static), schema)
+        bound[name] = Bound(raw, expand_macros(raw.properties, static),
+                            expand_macros(raw.metadata, static), schema)
 
     definitions: dict[str, ResourceDefinition] = {}
     graph: dict[str, frozenset[str]] = {}
     children: set[str] = set()
     for name, b in bound.items():
-        graph[name] = _requirements(tmpl, b, values, scope)
-        _check_attributes(b.properties, bound, type_schema)
-        _check_attr_paths(b.properties, values)
-        policy = normalise_policy(resolve(expand_macros(b.raw.deletion_policy, static), static),
-                                  tmpl.hot, name)
-        _static_properties(b, static, strict)
-        policy_value = resolve(expand_macros(b.raw.update_policy, static), static)
+        graph[name] = attempt(_requirements, tmpl, b, values, scope, default=frozenset())
+        attempt(checks.check_attributes, b.properties, bound, type_schema)
+        attempt(checks.check_attr_paths, b.properties, values)
+        policy = attempt(_deletion_policy, b.raw.deletion_policy, static, tmpl.hot, name)
+        checks.check_static_properties(b, static, strict, found)
+        policy_value = attempt(_resolved, b.raw.update_policy, static)
         if type_schema is not None and kinds[name].effective_type not in LAX_TYPES:
-            _check_update_policy(tmpl, name, kinds[name], policy_value)
+            attempt(checks.check_update_policy, tmpl, name, kinds[name], policy_value)
         key = kinds[name].template
         if key is not None and key not in children:
             children.add(key)
             if validate_children:
-                _validate_child(tmpl.files, key, name, b.raw.type, env, type_schema, nesting,
-                                _known_properties(b, static))
+                attempt(_validate_child, tmpl.files, key, name, b.raw.type, env, type_schema,
+                        nesting, _known_properties(b, static))
             else:
-                _parse_child(tmpl.files, key, name)
-        external_id = resolve(expand_macros(b.raw.external_id, static), static)
+                attempt(_parse_child, tmpl.files, key, name)
+        external_id = attempt(_resolved, b.raw.external_id, static)
         if external_id is not None:   # Heat: an adopted resource is retained at delete
             policy = "Retain"
         definitions[name] = ResourceDefinition(
@@ -297,7 +309,7 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
             external_id=external_id,
             condition=b.raw.snippet.get("condition"), template=kinds[name].template,
             effective_type=kinds[name].effective_type)
-    check_acyclic(graph)
+    attempt(check_acyclic, graph)
 
     outputs: dict[str, tuple[bool, Any, Any]] = {}
     for key, out in tmpl.outputs.items():
@@ -305,11 +317,7 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
         enabled = not out.has_condition or conds.value(out.condition, path)
         tree = expand_macros(out.value, static) if enabled else None
         if enabled:
-            for fn, fn_name, _, fpath in reference_nodes(tree):
-                if isinstance(fn, GetAtt) and fn_name not in scope.active:
-                    raise bad_reference(fn_name, fpath).with_heat_type("StackValidationFailed")
-            _check_attributes(tree, bound, type_schema)
-            _check_attr_paths(tree, values)
+            attempt(checks.check_output, tree, scope.active, bound, type_schema, values)
         outputs[key] = (enabled, tree, out.description)
     definition = StackDefinition(tmpl, identity, values, definitions, graph, condition_values,
                                  scope, bound, outputs, list(tmpl.warnings))
@@ -317,19 +325,15 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     return definition
 
 
-def _check_update_policy(tmpl: Template, name: str, kind: type_resolution.ResolvedType,
-                         policy: Any) -> None:
-    """Heat's ``Resource.validate`` of the update policy against the type's schema
-    (:mod:`.update_policy`; a template resource has none). :raises errors.ValidationError:"""
-    if not isinstance(policy, dict) or not policy or contains_unknown(policy):
-        return
-    schema = {} if kind.template is not None else update_policy.schema_for(kind.effective_type)
-    hot = tmpl.version[0] == HOT_KEY
-    where = ("resources", name, "update_policy") if hot else ("Resources", name, "UpdatePolicy")
-    props_mod.validate(schema, policy, where)
+def _resolved(tree: Any, static: StaticResolver) -> Any:
+    return resolve(expand_macros(tree, static), static)
 
 
-def _known_properties(b: _Bound, static: StaticResolver) -> dict[str, Any]:
+def _deletion_policy(tree: Any, static: StaticResolver, hot: HotVersion, name: str) -> Any:
+    return normalise_policy(_resolved(tree, static), hot, name)
+
+
+def _known_properties(b: Bound, static: StaticResolver) -> dict[str, Any]:
     """The template resource's properties known before anything is created, as its child's
     parameters (Heat's ``child_params``); those that depend on resources are left out."""
     try:
@@ -374,7 +378,7 @@ def _parse_child(files: Mapping[str, str], key: str, name: str) -> None:
         raise type_resolution.child_failure(exc, name, key) from None
 
 
-def _requirements(tmpl: Template, b: _Bound, values: Parameters,
+def _requirements(tmpl: Template, b: Bound, values: Parameters,
                   scope: Scope) -> frozenset[str]:
     name = b.raw.name
     deps: set[str] = set()
@@ -407,67 +411,3 @@ def _requirements(tmpl: Template, b: _Bound, values: Parameters,
         if dep in scope.active:
             deps.add(dep)
     return frozenset(deps)
-
-
-def _check_attr_paths(tree: Any, values: Parameters) -> None:
-    """Attribute names and paths must resolve now (Heat resolves them to know which attributes
-    to record): a ``get_param`` there needs a value even under ``POST /validate``."""
-    for fn in walk(tree):
-        if isinstance(fn, GetAtt) and isinstance(fn.args, list):
-            for inner in walk(fn.args[1:]):
-                if isinstance(inner, GetParam) and isinstance(inner.args, str) \
-                        and inner.args in values.values \
-                        and values.values[inner.args] is UNKNOWN:
-                    raise errors.ParameterError(
-                        f"The Parameter ({inner.args}) was not provided.", path=inner.path,
-                        heat_type="UserParameterMissing")
-
-
-def _check_attributes(tree: Any, bound: Mapping[str, _Bound],
-                      type_schema: TypeSchema | None) -> None:
-    if type_schema is None:
-        return
-    for ref, attr, fpath in references(tree):
-        if not attr or ref not in bound:
-            continue
-        schema = bound[ref].schema
-        if schema is None or schema.get("attributes") is None:
-            continue
-        name = attr[0]
-        if isinstance(name, str) and name not in schema["attributes"] and name != "show":
-            raise FunctionError(f"The Referenced Attribute ({ref} {name}) is incorrect.", fpath,
-                                heat_type="InvalidTemplateAttribute").with_heat_type(
-                                    "StackValidationFailed")
-
-
-def _static_properties(b: _Bound, static: StaticResolver, strict: bool) -> None:
-    name = b.raw.name
-    tree = b.properties
-    items = tree.items() if isinstance(tree, dict) else []
-    if not strict:  # a get_param of an undeclared parameter fails as create (Heat's passes)
-        for key, arg in dependencies.undeclared_params(dict(items), static.scope.params):
-            where = ("resources", name, "properties", key)
-            raise errors.ValidationError(
-                f"Property error: {errors.format_path(where)}: The Parameter ({arg}) "
-                "was not provided.", path=where)
-        if b.schema is not None and isinstance(tree, dict):
-            props_mod.validate(b.schema.get("properties"), tree,
-                               ("resources", name, "properties"), names_only=True)
-        return
-    values: dict[str, Any] = {}
-    for key, sub in items:
-        try:
-            value = resolve(sub, static)
-        except FunctionError as exc:
-            where = ("resources", name, "properties", key)
-            raise errors.ValidationError(
-                f"Property error: {errors.format_path(where)}: {exc.raw}", path=where) from None
-        values[key] = value  # null is given, ABSENT (an omitted ``if``) is not
-    if isinstance(b.raw.properties, dict):  # a key whose ``if`` macro omitted it: in the data
-        for key in b.raw.properties:        # but not given (Heat's Ellipsis), so a required
-            values.setdefault(key, ABSENT)  # one is "not assigned" at its own path
-    if isinstance(tree, Function):
-        return
-    if b.schema is not None:
-        props_mod.validate(b.schema.get("properties"), values,
-                           ("resources", name, "properties"), partial=True)

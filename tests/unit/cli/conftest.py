@@ -16,6 +16,24 @@ from flask import Flask, jsonify, request
 from werkzeug.serving import make_server
 
 STACK_ID = "3d15da91-8545-49f0-ac62-cf8b6b696a2c"
+#: a finished drift detection as ``GET .../drift/{id}`` answers it
+DRIFTED = {
+    "status": "DETECTION_COMPLETE", "status_reason": "", "stack_drift_status": "DRIFTED",
+    "detection_time": "2026-12-06T08:00:00Z",
+    "counts": {"IN_SYNC": 1, "MODIFIED": 1, "DELETED": 1, "NOT_CHECKED": 1},
+    "resources": [
+        {"path": "net", "resource_type": "OS::Neutron::Net", "drift_status": "IN_SYNC",
+         "reason": "", "property_differences": []},
+        {"path": "group/0", "resource_type": "OS::Neutron::SecurityGroup",
+         "drift_status": "MODIFIED", "reason": "", "property_differences": [
+             {"path": "/name", "expected": "a", "actual": "b", "difference_type": "NOT_EQUAL"},
+             {"path": "/rules/1", "expected": None, "actual": {"protocol": "udp"},
+              "difference_type": "ADD"}]},
+        {"path": "port", "resource_type": "OS::Neutron::Port", "drift_status": "DELETED",
+         "reason": "", "property_differences": []},
+        {"path": "token", "resource_type": "OS::Heat::RandomString",
+         "drift_status": "NOT_CHECKED", "property_differences": [],
+         "reason": "The live state of OS::Heat::RandomString resources cannot be read."}]}
 
 
 def fault(code: int, kind: str, message: str, title: str = "Bad Request") -> Any:
@@ -116,11 +134,31 @@ def make_app(api: FakeApi) -> Flask:
     def template(name: str, sid: str) -> Any:
         return jsonify({"heat_template_version": "2018-08-31", "resources": {}})
 
+    @app.post("/v1/admin/stacks/<name>/<sid>/drift")
+    def drift_start(name: str, sid: str) -> Any:
+        return jsonify({"drift_detection": {"id": "d1", "status": "DETECTION_IN_PROGRESS"}}), 202
+
+    @app.get("/v1/admin/stacks/<name>/<sid>/drift/<did>")
+    def drift_show(name: str, sid: str, did: str) -> Any:
+        return jsonify({"drift_detection": {**DRIFTED, "id": did, "stack_name": name}})
+
     @app.post("/v1/admin/validate")
     def validate() -> Any:
         body = request.get_json()
         if "OS::Nope" in str(body.get("template")):
-            return fault(400, "HTTPBadRequest", "The Resource Type (OS::Nope) could not be found.")
+            resp, code = fault(400, "HTTPBadRequest",
+                               "The Resource Type (OS::Nope) could not be found.")
+            if request.args.get("show_all_errors") == "true":
+                listed = resp.get_json()
+                listed["error"]["errors"] = [
+                    {"message": "The Resource Type (OS::Nope) could not be found.",
+                     "type": "StackValidationFailed", "path": "resources.x.type", "line": 2,
+                     "column": 19},
+                    {"message": "Property error: resources.y.properties: Unknown Property z",
+                     "type": "StackValidationFailed", "path": "resources.y.properties",
+                     "line": None, "column": None}]
+                return jsonify(listed), code
+            return resp, code
         return jsonify({"Description": "ok", "Parameters": {}})
 
     @app.get("/v1/odd/stacks")

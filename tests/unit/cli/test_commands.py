@@ -229,10 +229,22 @@ def test_validate_ok_and_bad(fake_api: FakeApi, tmp_path: Path, tpl: Path) -> No
     assert res.exit_code == 0 and "Description: ok" in res.output
     bad = tmp_path / "bad.yaml"
     bad.write_text("heat_template_version: 2018-08-31\nresources: {x: {type: OS::Nope}}\n")
-    res = run("validate", "-t", str(bad), "--url", fake_api.url)
+    res = run("validate", "-t", str(bad), "--first-error", "--url", fake_api.url)
     assert res.exit_code == 2
     assert res.output.strip() == ("stoker: error: HTTP 400 HTTPBadRequest: "
                                   "The Resource Type (OS::Nope) could not be found.")
+
+
+def test_validate_lists_every_error_with_path_and_line(fake_api: FakeApi, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("heat_template_version: 2018-08-31\nresources: {x: {type: OS::Nope}}\n")
+    res = run("validate", "-t", str(bad), "--url", fake_api.url)
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        "stoker: error: HTTP 400 2 error(s):",
+        "  resources.x.type (line 2): The Resource Type (OS::Nope) could not be found.",
+        "  resources.y.properties: Property error: resources.y.properties: Unknown Property z"]
+    assert fake_api.requests[-1][1].endswith("validate?show_all_errors=true")
 
 
 def test_non_json_error_body(fake_api: FakeApi) -> None:
@@ -256,3 +268,18 @@ def test_not_a_heat_api(fake_api: FakeApi) -> None:
     assert res.exit_code == 2
     assert res.output.strip() == (f"stoker: error: GET {url}/stacks answered without 'stacks': "
                                   "is this an Orchestration API v1 endpoint?")
+
+
+def test_stack_drift_prints_a_readable_diff(fake_api: FakeApi) -> None:
+    res = run("stack", "drift", "s1", "--url", fake_api.url)
+    assert res.exit_code == 1, res.output
+    assert res.output.splitlines() == [
+        "Stack s1: DRIFTED (detected 2026-12-06T08:00:00Z; 1 in sync, 1 modified, 1 deleted, "
+        "1 not checked)",
+        "  MODIFIED    group/0 (OS::Neutron::SecurityGroup)",
+        "      ~ /name: 'a' -> 'b'",
+        '      + /rules/1: {"protocol": "udp"}',
+        "  DELETED     port (OS::Neutron::Port)",
+        "  NOT_CHECKED token (OS::Heat::RandomString): The live state of "
+        "OS::Heat::RandomString resources cannot be read."]
+    assert [m for m, p, _ in fake_api.requests if "/drift" in p] == ["POST", "GET"]

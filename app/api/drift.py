@@ -1,0 +1,63 @@
+"""Drift detection of a stack (not in Heat): ``/v1/{tenant}/stacks/{name}/{id}/drift``.
+
+``POST`` starts a detection (the stack's nested stacks included) and answers 202
+``{"drift_detection": {...}}`` with its ``id`` and ``status`` DETECTION_IN_PROGRESS (or its
+result, when the engine runs in-process); ``GET .../drift`` is the latest detection,
+``GET .../drift/{id}`` that one: ``status``, ``stack_drift_status`` (DRIFTED / IN_SYNC /
+UNKNOWN), ``counts``, ``detection_time`` and ``resources`` (each with ``path``,
+``drift_status``, ``reason`` and ``property_differences``). ``?drift_status=MODIFIED`` (repeat
+or comma-separate) keeps those resources only. 404 unknown stack or detection.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask.views import MethodView
+
+from app import errors
+from app.api.blueprint import Blueprint
+from app.api.views_common import ctx, services
+from app.engine import drift as drift_rules
+from app.services import drift
+
+blp = Blueprint("drift", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
+                description="Drift detection against the live cloud.")
+STATUSES = (drift_rules.IN_SYNC, drift_rules.MODIFIED, drift_rules.DELETED,
+            drift_rules.NOT_CHECKED)
+
+
+def _filtered(body: dict[str, Any]) -> dict[str, Any]:
+    wanted = {s for v in request.args.getlist("drift_status") for s in v.split(",") if s}
+    bad = wanted - set(STATUSES)
+    if bad:
+        raise errors.BadRequest(f"Invalid drift_status {sorted(bad)}: one of "
+                                f"{', '.join(STATUSES)}")
+    if wanted:
+        body = {**body, "resources": [r for r in body["resources"]
+                                      if r["drift_status"] in wanted]}
+    return {"drift_detection": body}
+
+
+@blp.route("/drift")
+class Drift(MethodView):
+    @blp.response(202, description="The detection started.")
+    def post(self, stack_name: str, stack_id: str) -> Any:
+        """Start a drift detection of the stack."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        return _filtered(drift.start(ctx(), stack)), 202
+
+    @blp.response(200, description="The latest detection.")
+    def get(self, stack_name: str, stack_id: str) -> Any:
+        """The stack's latest drift detection."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        return _filtered(drift.get(ctx(), stack))
+
+
+@blp.route("/drift/<detection_id>")
+class DriftDetection(MethodView):
+    @blp.response(200, description="The detection.")
+    def get(self, stack_name: str, stack_id: str, detection_id: str) -> Any:
+        """One drift detection of the stack."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        return _filtered(drift.get(ctx(), stack, detection_id))

@@ -1,0 +1,90 @@
+"""Drift detection on the CFN query API with AWS's names and shapes: DetectStackDrift,
+DescribeStackDriftDetectionStatus, DescribeStackResourceDrifts (with
+``StackResourceDriftStatusFilters``) and DetectStackResourceDrift, through
+:mod:`app.services.drift`. A nested stack's resources carry their own stack's ``StackId``;
+``ExpectedProperties`` / ``ActualProperties`` are JSON text and property values JSON too, as
+AWS's. ``DriftStatusReason`` says why a resource is NOT_CHECKED.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from app.cfn import faults, formats
+from app.cfn.params import member_list, required
+from app.cfn.stack_actions import identify
+from app.context import RequestContext
+from app.engine import drift as rules
+from app.services import drift
+
+STATUSES = (rules.IN_SYNC, rules.MODIFIED, rules.DELETED, rules.NOT_CHECKED)
+
+
+def detect(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
+    """DetectStackDrift → ``{"StackDriftDetectionId"}``."""
+    st = identify(ctx, required(params, "StackName"))
+    return {"StackDriftDetectionId": drift.start(ctx, st)["id"]}
+
+
+def status(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
+    """DescribeStackDriftDetectionStatus of ``StackDriftDetectionId``."""
+    found, st = drift.by_id(ctx, required(params, "StackDriftDetectionId"))
+    counts = found["counts"]
+    out = {"StackId": formats.arn_of(st), "StackDriftDetectionId": found["id"],
+           "DetectionStatus": found["status"], "Timestamp": found["detection_time"]}
+    if found["stack_drift_status"]:
+        out["StackDriftStatus"] = found["stack_drift_status"]
+    if found["status_reason"]:
+        out["DetectionStatusReason"] = found["status_reason"]
+    if found["status"] != drift.IN_PROGRESS:
+        out["DriftedStackResourceCount"] = (counts.get(rules.MODIFIED, 0)
+                                            + counts.get(rules.DELETED, 0))
+    return out
+
+
+def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
+    """DescribeStackResourceDrifts → ``{"StackResourceDrifts": [...]}`` of the stack's latest
+    detection, only the ``StackResourceDriftStatusFilters`` statuses when given."""
+    st = identify(ctx, required(params, "StackName"))
+    wanted = {m[""] for m in member_list(params, "StackResourceDriftStatusFilters")}
+    if wanted - set(STATUSES):
+        raise faults.ValidationError(
+            f"StackResourceDriftStatusFilters: {sorted(wanted - set(STATUSES))} are not among "
+            f"{', '.join(STATUSES)}")
+    found = drift.get(ctx, st)
+    return {"StackResourceDrifts": [_drift(st.tenant, r) for r in found["resources"]
+                                    if not wanted or r["drift_status"] in wanted]}
+
+
+def resource_drift(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
+    """DetectStackResourceDrift → ``{"StackResourceDrift": {...}}`` checked now."""
+    st = identify(ctx, required(params, "StackName"))
+    entry = drift.resource(ctx, st, required(params, "LogicalResourceId"))
+    return {"StackResourceDrift": _drift(st.tenant, entry)}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _drift(tenant: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """AWS ``StackResourceDrift`` of one entry of a detection."""
+    out: dict[str, Any] = {
+        "StackId": formats.stack_arn(tenant, entry["stack_name"], entry["stack_id"]),
+        "LogicalResourceId": entry["resource_name"],
+        "PhysicalResourceId": entry["physical_resource_id"] or "",
+        "ResourceType": entry["resource_type"],
+        "StackResourceDriftStatus": entry["drift_status"], "Timestamp": entry["timestamp"]}
+    if entry["expected_properties"] is not None:
+        out["ExpectedProperties"] = _json(entry["expected_properties"])
+    if entry["actual_properties"] is not None:
+        out["ActualProperties"] = _json(entry["actual_properties"])
+    if entry["property_differences"]:
+        out["PropertyDifferences"] = [
+            {"PropertyPath": d["path"], "ExpectedValue": _json(d["expected"]),
+             "ActualValue": _json(d["actual"]), "DifferenceType": d["difference_type"]}
+            for d in entry["property_differences"]]
+    if entry["reason"]:
+        out["DriftStatusReason"] = entry["reason"]
+    return out

@@ -1,0 +1,72 @@
+"""Drift detection as a Celery job on real worker processes (PostgreSQL, Redis, the sandbox):
+the detection is recorded IN_PROGRESS by the request and completed by a worker; an untouched
+stack is IN_SYNC, a rule added out of band makes it DRIFTED."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import clients, config
+from app.context import RequestContext
+from app.services import drift, stacks
+from tests.fixtures.stacks import final, rows, wait_for
+from tests.integration.conftest import Workers, worker_env
+from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
+
+pytestmark = pytest.mark.integration
+CTX = RequestContext(tenant_id="admin")  # a project the sandbox knows
+
+
+@pytest.fixture()
+def sandbox() -> Iterator[SandboxHandle]:
+    handle = start_sandbox()
+    yield handle
+    handle.server.shutdown()
+
+
+@pytest.fixture()
+def cloud_workers(engine_settings: config.Settings, sandbox: SandboxHandle,
+                  tmp_path: Path) -> Iterator[Workers]:
+    config.set_current(engine_settings.replace(cloud_auth_url=sandbox.auth_url))
+    clients.reset_cache()
+    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
+                tmp_path)
+    w.start(2)
+    yield w
+    w.stop()
+    clients.reset_cache()
+
+
+def _finished(st: Any) -> dict[str, Any]:
+    started = drift.start(CTX, st)
+    assert started["status"] in ("DETECTION_IN_PROGRESS", "DETECTION_COMPLETE")
+
+    def ended() -> dict[str, Any] | None:
+        found = drift.get(CTX, st, started["id"])
+        return found if found["status"] != "DETECTION_IN_PROGRESS" else None
+    return dict(wait_for(ended, what="the drift detection"))
+
+
+def test_drift_detection_runs_on_workers(cloud_workers: Workers, sandbox: SandboxHandle) -> None:
+    tmpl = {"heat_template_version": "2018-08-31", "resources": {
+        "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {
+            "rules": [{"protocol": "tcp", "port_range_min": 443, "port_range_max": 443}]}}}}
+    st = final(CTX, stacks.create_stack(CTX, stack_name="wdrift", template=tmpl).id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + cloud_workers.logs()
+    try:
+        first = _finished(st)
+        assert (first["status"], first["stack_drift_status"]) == ("DETECTION_COMPLETE",
+                                                                  "IN_SYNC"), first
+        connect(sandbox).network.create_security_group_rule(
+            security_group_id=rows(st.id)["sg"].physical_resource_id, direction="ingress",
+            protocol="icmp")
+        second = _finished(st)
+        assert second["stack_drift_status"] == "DRIFTED"
+        assert [d["difference_type"] for d in second["resources"][0]["property_differences"]] \
+            == ["ADD"]
+    finally:
+        stacks.delete_stack(CTX, st.name, st.id)
+        final(CTX, st.id)
