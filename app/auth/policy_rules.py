@@ -111,6 +111,10 @@ _DOCUMENTED: tuple[tuple[str, str, str, list[tuple[str, str]]], ...] = (
      [("DELETE", f"{_S}/change_sets/{{change_set}}")]),
     ("stacks:execute_change_set", PROJECT_MEMBER, "Execute a change set (Stoker).",
      [("POST", f"{_S}/change_sets/{{change_set}}/execute")]),
+    ("stacks:detect_drift", PROJECT_MEMBER, "Start a drift detection (Stoker).",
+     [("POST", f"{_S}/drift")]),
+    ("stacks:show_drift", PROJECT_READER, "Show a drift detection (Stoker).",
+     [("GET", f"{_S}/drift"), ("GET", f"{_S}/drift/{{detection_id}}")]),
     ("resource:index", PROJECT_READER, "List resources.", [("GET", f"{_S}/resources")]),
     ("resource:metadata", PROJECT_READER_OR_STACK_USER, "Show resource metadata.",
      [("GET", f"{_S}/resources/{{resource_name}}/metadata")]),
@@ -179,6 +183,10 @@ _CLOUDFORMATION: tuple[tuple[str, str], ...] = (
     ("UpdateTerminationProtection", PROJECT_MEMBER),
     ("SetStackPolicy", PROJECT_MEMBER),
     ("GetStackPolicy", PROJECT_READER),
+    ("DetectStackDrift", PROJECT_MEMBER),
+    ("DetectStackResourceDrift", PROJECT_MEMBER),
+    ("DescribeStackDriftDetectionStatus", PROJECT_READER),
+    ("DescribeStackResourceDrifts", PROJECT_READER),
 )
 
 

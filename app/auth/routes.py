@@ -56,6 +56,9 @@ RULES: Mapping[str, Mapping[str, str]] = {
     f"{_S}/termination_protection": {"GET": "stacks:show",
                                      "PUT": "stacks:update_termination_protection"},
     f"{_S}/policy": {"GET": "stacks:get_stack_policy", "PUT": "stacks:set_stack_policy"},
+    # Stoker's drift detection (app.api.drift): started as a member, read as a reader
+    f"{_S}/drift": {"GET": "stacks:show_drift", "POST": "stacks:detect_drift"},
+    f"{_S}/drift/<detection_id>": {"GET": "stacks:show_drift"},
     f"{_S}/export": {"GET": "stacks:export"},
     f"{_T}/validate": {"POST": "stacks:validate_template"},
     f"{_T}/template_versions": {"GET": "stacks:list_template_versions"},
