@@ -7,6 +7,13 @@ result, when the engine runs in-process); ``GET .../drift`` is the latest detect
 UNKNOWN), ``counts``, ``detection_time`` and ``resources`` (each with ``path``,
 ``drift_status``, ``reason`` and ``property_differences``). ``?drift_status=MODIFIED`` (repeat
 or comma-separate) keeps those resources only. 404 unknown stack or detection.
+
+``POST .../drift/{id}/revert/preview`` (as Heat's update ``preview``: nothing written) says what
+bringing that detection's drifted resources back to the template would do:
+``{"drift_revert": {"resource_changes": {"created", "updated", "replaced"}}}``;
+``POST .../drift/{id}/revert`` starts that update (202, the same body with ``stack``).
+409 when the detection is not the latest completed one or a resource changed since; 400 when
+nothing drifted.
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ from app import errors
 from app.api.blueprint import Blueprint
 from app.api.views_common import ctx, services
 from app.engine import drift as drift_rules
-from app.services import drift
+from app.services import drift, drift_revert
 
 blp = Blueprint("drift", __name__, url_prefix="/v1/<tenant_id>/stacks/<stack_name>/<stack_id>",
                 description="Drift detection against the live cloud.")
@@ -61,3 +68,21 @@ class DriftDetection(MethodView):
         """One drift detection of the stack."""
         stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
         return _filtered(drift.get(ctx(), stack, detection_id))
+
+
+@blp.route("/drift/<detection_id>/revert/preview")
+class DriftRevertPreview(MethodView):
+    @blp.response(200, description="What the revert would do.")
+    def post(self, stack_name: str, stack_id: str, detection_id: str) -> Any:
+        """Preview bringing the detection's drifted resources back to the template."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        return {"drift_revert": drift_revert.preview(ctx(), stack, detection_id)}
+
+
+@blp.route("/drift/<detection_id>/revert")
+class DriftRevert(MethodView):
+    @blp.response(202, description="The update that reverts the drift started.")
+    def post(self, stack_name: str, stack_id: str, detection_id: str) -> Any:
+        """Update the detection's drifted resources back to the template."""
+        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
+        return {"drift_revert": drift_revert.revert(ctx(), stack, detection_id)}, 202

@@ -202,3 +202,26 @@ def stack_status(statuses: list[str]) -> tuple[str, dict[str, int]]:
     if counts[MODIFIED] or counts[DELETED]:
         return DRIFTED, counts
     return (IN_SYNC if counts[IN_SYNC] else UNKNOWN), counts
+
+
+#: type -> property -> why a revert of a live value above the template's needs a replacement
+_SHRINK: dict[str, dict[str, str]] = {
+    "OS::Cinder::Volume": {"size": "a volume cannot shrink: it is replaced to bring size back "
+                                   "to the template's (its data is lost)"},
+}
+
+
+def revert_replaces(type_name: str, differences: list[Mapping[str, Any]]) -> str | None:
+    """Why bringing a MODIFIED resource back to its template needs a new resource (a live
+    ``size`` the cloud cannot reduce), or None when an in-place update can do it.
+    ``differences``: a detection's ``property_differences``."""
+    rules_ = _SHRINK.get(type_name, {})
+    for d in differences:
+        prop = str(d.get("path", "")).strip("/").split("/")[0]
+        if prop in rules_ and d.get("difference_type") == NOT_EQUAL:
+            try:
+                if float(d["actual"]) > float(d["expected"]):
+                    return rules_[prop]
+            except (TypeError, ValueError):
+                continue
+    return None

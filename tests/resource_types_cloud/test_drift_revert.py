@@ -1,0 +1,122 @@
+"""Reverting drift against the sandbox cloud through the API: a server renamed, a rule added
+to a security group, a port deleted, a volume grown and a group member renamed are previewed
+(updated in place, created again, replaced for the volume that cannot shrink), then reverted
+by one update, after which a second detection is IN_SYNC."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app import clients
+
+TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
+    "net": {"type": "OS::Neutron::Net", "properties": {"name": "revnet"}},
+    "subnet": {"type": "OS::Neutron::Subnet",
+               "properties": {"network": {"get_resource": "net"}, "cidr": "10.62.0.0/24"}},
+    "secgroup": {"type": "OS::Neutron::SecurityGroup", "properties": {
+        "name": "rev-sg", "rules": [{"protocol": "tcp", "port_range_min": 22,
+                                     "port_range_max": 22}]}},
+    "port": {"type": "OS::Neutron::Port", "properties": {
+        "name": "spare", "network": {"get_resource": "net"},
+        "fixed_ips": [{"subnet": {"get_resource": "subnet"}}]}},
+    "server": {"type": "OS::Nova::Server", "properties": {
+        "name": "web", "image": "cirros", "flavor": "m1.tiny",
+        "networks": [{"network": {"get_resource": "net"}}], "metadata": {"role": "web"}}},
+    "volume": {"type": "OS::Cinder::Volume", "properties": {"size": 1, "name": "data"}},
+    "group": {"type": "OS::Heat::ResourceGroup", "properties": {"count": 2, "resource_def": {
+        "type": "OS::Neutron::SecurityGroup", "properties": {"name": "member-%index%"}}}},
+}}
+
+
+def test_revert_drift_previews_then_brings_the_stack_back(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    from app.api import create_app
+    client = create_app(cloud_settings).test_client()
+    made = client.post("/v1/admin/stacks", json={"stack_name": "revdrift",
+                                                 "template": TEMPLATE})
+    assert made.status_code == 201, made.get_json()
+    href = made.headers["Location"]
+    try:
+        assert _status(client, href) == "CREATE_COMPLETE"
+        first = _detect(client, href)
+        assert first["stack_drift_status"] == "IN_SYNC"
+        nothing = client.post(f"{href}/drift/{first['id']}/revert")
+        assert nothing.status_code == 400
+
+        conn = clients.for_stack(_Ident(href)).connection()
+        conn.network.create_security_group_rule(
+            security_group_id=_physical(first, "secgroup"), direction="ingress",
+            ethertype="IPv4", protocol="udp", port_range_min=53, port_range_max=53,
+            remote_ip_prefix="192.0.2.0/24")
+        conn.compute.update_server(_physical(first, "server"), name="web-renamed")
+        conn.network.delete_port(_physical(first, "port"))
+        conn.block_storage.extend_volume(_physical(first, "volume"), 2)
+        conn.network.update_security_group(_physical(first, "group/1"), name="changed")
+        _wait_for(lambda: conn.block_storage.get_volume(_physical(first, "volume")).size == 2)
+
+        drifted = _detect(client, href)
+        assert drifted["stack_drift_status"] == "DRIFTED"
+        shown = client.post(f"{href}/drift/{drifted['id']}/revert/preview")
+        assert shown.status_code == 200, shown.get_json()
+        changes = shown.get_json()["drift_revert"]["resource_changes"]
+        assert {k: sorted(e["path"] for e in v) for k, v in changes.items()} == {
+            "created": ["port"], "updated": ["group/1", "secgroup", "server"],
+            "replaced": ["volume"]}
+        assert "cannot shrink" in changes["replaced"][0]["reason"]
+        assert _detect_latest(client, href)["id"] == drifted["id"]   # nothing written
+
+        started = client.post(f"{href}/drift/{drifted['id']}/revert")
+        assert started.status_code == 202, started.get_json()
+        assert started.get_json()["drift_revert"]["resource_changes"] == changes
+        assert _status(client, href) == "UPDATE_COMPLETE", _reason(client, href)
+        again = client.post(f"{href}/drift/{drifted['id']}/revert")
+        assert again.status_code == 409
+
+        after = _detect(client, href)
+        assert after["stack_drift_status"] == "IN_SYNC", [
+            (r["path"], r["drift_status"], r["property_differences"])
+            for r in after["resources"] if r["drift_status"] not in ("IN_SYNC", "NOT_CHECKED")]
+        assert _physical(after, "server") == _physical(first, "server")   # in place
+        assert _physical(after, "volume") != _physical(first, "volume")   # replaced
+        assert _physical(after, "port") != _physical(first, "port")       # created again
+        assert conn.network.find_port(_physical(first, "port")) is None
+    finally:
+        client.delete(href)
+
+
+def _detect(client: Any, href: str) -> dict[str, Any]:
+    got = client.post(href + "/drift")
+    assert got.status_code == 202
+    body: dict[str, Any] = got.get_json()["drift_detection"]
+    assert body["status"] == "DETECTION_COMPLETE", body["status_reason"]
+    return body
+
+
+def _detect_latest(client: Any, href: str) -> dict[str, Any]:
+    body: dict[str, Any] = client.get(href + "/drift").get_json()["drift_detection"]
+    return body
+
+
+def _status(client: Any, href: str) -> str:
+    return str(client.get(href).get_json()["stack"]["stack_status"])
+
+
+def _reason(client: Any, href: str) -> str:
+    return str(client.get(href).get_json()["stack"]["stack_status_reason"])
+
+
+def _physical(body: dict[str, Any], path: str) -> str:
+    return str({r["path"]: r for r in body["resources"]}[path]["physical_resource_id"])
+
+
+class _Ident:
+    def __init__(self, href: str) -> None:
+        parts = href.rstrip("/").split("/")
+        self.stack_name, self.stack_id, self.project_id = parts[-2], parts[-1], "admin"
+
+
+def _wait_for(done: Any, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "the sandbox did not settle"
+        time.sleep(0.05)
