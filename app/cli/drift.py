@@ -4,6 +4,9 @@ Starts a detection (``POST .../drift``), waits for it (``GET .../drift/{id}``) a
 stack's drift status, the counts, then each resource that is not IN_SYNC: MODIFIED with one
 line per difference (``+`` in the cloud only, ``-`` in the template only, ``~`` changed),
 DELETED, NOT_CHECKED with its reason. Exit status 0 IN_SYNC, 1 DRIFTED or UNKNOWN, 2 error.
+``--revert-drift`` then previews the update that brings the drifted resources back to the
+template (``POST .../drift/{id}/revert/preview``) and starts it (``POST .../drift/{id}/revert``)
+once confirmed (``--yes``, or asked on a terminal).
 """
 from __future__ import annotations
 
@@ -62,4 +65,30 @@ def lines(found: dict[str, Any]) -> list[str]:
             else:
                 shown = d["actual"] if d["difference_type"] == "ADD" else d["expected"]
                 out.append(f"      {mark} {d['path']}: {_value(shown)}")
+    return out
+
+
+#: a revert preview's lists, in the order they are printed, and their verbs
+REVERT_KINDS = (("created", "create"), ("updated", "update"), ("replaced", "replace"))
+
+
+def revert_preview(client: Client, stack: dict[str, Any], detection_id: str) -> dict[str, Any]:
+    """What reverting the detection would do (``POST .../revert/preview``; nothing written)."""
+    path = f"{client.stack_path(stack)}/drift/{detection_id}/revert"
+    return dict(client.request("POST", f"{path}/preview")["drift_revert"])
+
+
+def revert(client: Client, stack: dict[str, Any], detection_id: str) -> dict[str, Any]:
+    """Start the update that reverts the detection (``POST .../revert``)."""
+    path = f"{client.stack_path(stack)}/drift/{detection_id}/revert"
+    return dict(client.request("POST", path)["drift_revert"])
+
+
+def revert_lines(plan: dict[str, Any]) -> list[str]:
+    """The preview as text: one line per resource, ``update``/``replace``/``create``."""
+    out = ["Reverting the drift would:"]
+    changes = plan.get("resource_changes") or {}
+    for kind, verb in REVERT_KINDS:
+        out += [f"  {verb:<8} {e['path']} ({e['resource_type']}): {e['reason']}"
+                for e in changes.get(kind) or []]
     return out

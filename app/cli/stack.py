@@ -294,16 +294,33 @@ def template_show(client: Client, name: str, fmt: str) -> None:
 @stack_group.command("drift")
 @click.argument("name")
 @click.option("-f", "--format", "fmt", type=FORMATS, default="table")
+@click.option("--revert-drift", "revert", is_flag=True,
+              help="Preview the update that brings the drifted resources back to the "
+                   "template, then run it once confirmed.")
+@click.option("-y", "--yes", is_flag=True, help="Revert without asking.")
+@click.option("--wait", is_flag=True, help="Follow the revert until it is complete or failed.")
 @client_options
-def drift(client: Client, name: str, fmt: str) -> None:
+def drift(client: Client, name: str, fmt: str, revert: bool, yes: bool, wait: bool) -> None:
     """Detect drift of the stack NAME against the cloud and print the differences (exit 1
-    when it drifted or could not be read)."""
-    found = cli_drift.detect(client, find(client, name))
+    when it drifted or could not be read, unless --revert-drift reverted it)."""
+    stack = find(client, name)
+    found = cli_drift.detect(client, stack)
     if fmt == "table":
         click.echo("\n".join(cli_drift.lines(found)))
     else:
         emit(found, fmt, lambda f: f)
-    raise SystemExit(0 if found["stack_drift_status"] == "IN_SYNC" else 1)
+    if not revert or found["stack_drift_status"] != "DRIFTED":
+        raise SystemExit(0 if found["stack_drift_status"] == "IN_SYNC" else 1)
+    click.echo("\n".join(cli_drift.revert_lines(
+        cli_drift.revert_preview(client, stack, found["id"]))))
+    if not yes and not (sys.stdin.isatty() and click.confirm("Revert?", default=False)):
+        click.echo("not reverted (give --yes to revert)")
+        raise SystemExit(1)
+    marker = cli_render.last_event_id(client, stack) if wait else None
+    started = cli_drift.revert(client, stack, found["id"])
+    if wait:
+        sys.exit(wait_and_report(client, stack, "UPDATE", outputs=False, marker=marker))
+    click.echo(f"Reverting: stack {stack['stack_name']} is {started['stack']['stack_status']}")
 
 
 @click.command("validate")

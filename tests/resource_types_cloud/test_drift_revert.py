@@ -4,10 +4,15 @@ to a security group, a port deleted, a volume grown and a group member renamed a
 by one update, after which a second detection is IN_SYNC."""
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
+from click.testing import CliRunner
+from werkzeug.serving import make_server
+
 from app import clients
+from app.cli import cli
 
 TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
     "net": {"type": "OS::Neutron::Net", "properties": {"name": "revnet"}},
@@ -82,6 +87,55 @@ def test_revert_drift_previews_then_brings_the_stack_back(
         assert conn.network.find_port(_physical(first, "port")) is None
     finally:
         client.delete(href)
+
+
+def test_revert_drift_from_the_cli(db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    from app.api import create_app
+    app = create_app(cloud_settings)
+    server = make_server("127.0.0.1", 0, app, threaded=False)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}/v1/admin"
+    client = app.test_client()
+    template = {"heat_template_version": "2018-08-31", "resources": {
+        k: TEMPLATE["resources"][k] for k in ("net", "subnet", "port", "server")}}
+    href = client.post("/v1/admin/stacks", json={"stack_name": "clirevert",
+                                                 "template": template}).headers["Location"]
+    try:
+        first = _detect(client, href)
+        conn = clients.for_stack(_Ident(href)).connection()
+        conn.compute.update_server(_physical(first, "server"), name="renamed")
+        conn.network.delete_port(_physical(first, "port"))
+
+        asked = _stoker("stack", "drift", "clirevert", "--revert-drift", "--url", url)
+        assert asked.exit_code == 1, asked.output
+        lines = asked.output.splitlines()
+        assert "      ~ /name: 'web' -> 'renamed'" in lines
+        at = lines.index("Reverting the drift would:")
+        assert lines[at + 1:] == [
+            f"  create   port (OS::Neutron::Port): {DELETED}",
+            "  update   server (OS::Nova::Server): Drifted name: updated in place to the "
+            "template's values.",
+            "not reverted (give --yes to revert)"]
+        assert _status(client, href) == "CREATE_COMPLETE"
+
+        done = _stoker("stack", "drift", "clirevert", "--revert-drift", "--yes", "--url", url)
+        assert done.exit_code == 0, done.output
+        assert done.output.splitlines()[-1] == "Reverting: stack clirevert is UPDATE_COMPLETE"
+        again = _stoker("stack", "drift", "clirevert", "--url", url)
+        assert again.exit_code == 0, again.output
+        assert again.output.startswith("Stack clirevert: IN_SYNC")
+    finally:
+        client.delete(href)
+        server.shutdown()
+        thread.join(5)
+
+
+DELETED = "Deleted outside the stack: created again by a drift revert."
+
+
+def _stoker(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def _detect(client: Any, href: str) -> dict[str, Any]:
