@@ -1,19 +1,13 @@
 """Drift detection of a stack (not in Heat): ``/v1/{tenant}/stacks/{name}/{id}/drift``.
 
-``POST`` starts a detection (the stack's nested stacks included) and answers 202
-``{"drift_detection": {...}}`` with its ``id`` and ``status`` DETECTION_IN_PROGRESS (or its
-result, when the engine runs in-process); ``GET .../drift`` is the latest detection,
-``GET .../drift/{id}`` that one: ``status``, ``stack_drift_status`` (DRIFTED / IN_SYNC /
-UNKNOWN), ``counts``, ``detection_time`` and ``resources`` (each with ``path``,
-``drift_status``, ``reason`` and ``property_differences``). ``?drift_status=MODIFIED`` (repeat
-or comma-separate) keeps those resources only. 404 unknown stack or detection.
-
-``POST .../drift/{id}/revert/preview`` (as Heat's update ``preview``: nothing written) says what
-bringing that detection's drifted resources back to the template would do:
-``{"drift_revert": {"resource_changes": {"created", "updated", "replaced"}}}``;
-``POST .../drift/{id}/revert`` starts that update (202, the same body with ``stack``).
-409 when the detection is not the latest completed one or a resource changed since; 400 when
-nothing drifted.
+``POST`` starts a detection (202 ``{"drift_detection": {...}}``, DETECTION_IN_PROGRESS or its
+result when the engine runs in-process); ``GET .../drift`` is the latest, ``GET .../drift/{id}``
+that one: ``status``, ``stack_drift_status`` (DRIFTED / IN_SYNC / UNKNOWN), ``counts``,
+``detection_time``, ``resources`` (``path``, ``drift_status``, ``reason``,
+``property_differences``); ``?drift_status=MODIFIED`` (repeat or comma-separate) filters them.
+``POST .../drift/{id}/revert/preview`` (as Heat's update ``preview``, nothing written) and
+``POST .../drift/{id}/revert`` (202, the update starts): :mod:`app.services.drift_revert`.
+404 unknown stack or detection; 409 not the latest detection or changed since; 400 no drift.
 """
 from __future__ import annotations
 

@@ -146,6 +146,68 @@ def _shown_rule(rule: Mapping[str, Any]) -> dict[str, Any]:
     return {k: rule[k] for k in keys if rule.get(k) is not None}
 
 
+def _ip(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    try:
+        return str(ipaddress.ip_address(str(value)))
+    except ValueError:
+        return str(value)
+
+
+def _refs(item: Any, *keys: str) -> set[str]:
+    """The names and ids an object of the cloud's answer is known by (a plain id too)."""
+    if not isinstance(item, dict):
+        return {str(item)}
+    return {str(item[k]) for k in keys if item.get(k) not in (None, "")}
+
+
+def _fixed_ip_matches(want: Mapping[str, Any], have: Mapping[str, Any]) -> bool:
+    subnet = want.get("subnet") or want.get("subnet_id")
+    if subnet and str(subnet) not in _refs(have, "subnet_id", "subnet_name"):
+        return False
+    ip = _ip(want.get("ip_address"))
+    return ip is None or ip == _ip(have.get("ip_address"))
+
+
+def fixed_ips(path: str, expected: Any, actual: Any) -> list[Difference]:
+    """A port's addresses as the template sets them: each wanted entry (its ``subnet`` by name
+    or id, its ``ip_address`` in any form; what it leaves out is anything) is matched to one
+    live address, in any order; a live address no entry matches is ``ADD``."""
+    exp = [dict(r) for r in expected or [] if isinstance(r, dict)]
+    if not exp:    # none given: Neutron allocates them
+        return []
+    left = [dict(r) for r in actual or [] if isinstance(r, dict)]
+    out: list[Difference] = []
+    # entries that name an address first: a bare subnet must not take their address
+    for i in sorted(range(len(exp)), key=lambda i: _ip(exp[i].get("ip_address")) is None):
+        hit = next((h for h in left if _fixed_ip_matches(exp[i], h)), None)
+        if hit is None:
+            out.append(Difference(f"{path}/{i}", exp[i], None, REMOVE))
+        else:
+            left.remove(hit)
+    shown = [{k: h[k] for k in ("subnet_id", "ip_address") if k in h} for h in left]
+    out += [Difference(f"{path}/{len(exp) + i}", None, h, ADD) for i, h in enumerate(shown)]
+    return sorted(out, key=lambda d: d.path)
+
+
+def groups(path: str, expected: Any, actual: Any) -> list[Difference]:
+    """A port's security groups, each by name or id, in any order (the cloud answers ids;
+    the live side may carry ``{"id", "name"}``)."""
+    left = list(actual or [])
+    out: list[Difference] = []
+    for i, want in enumerate(expected or []):
+        hit = next((h for h in left if str(want) in _refs(h, "id", "name")), None)
+        if hit is None:
+            out.append(Difference(f"{path}/{i}", want, None, REMOVE))
+        else:
+            left.remove(hit)
+    extra = [h.get("id") if isinstance(h, dict) else h for h in left]
+    out += [Difference(f"{path}/{len(expected or []) + i}", None, h, ADD)
+            for i, h in enumerate(extra)]
+    return out
+
+
 #: type -> property -> (the key of the cloud's ``show``, how to compare)
 FIELDS: dict[str, dict[str, tuple[str, Compare]]] = {
     "OS::Nova::Server": {"name": ("name", scalar), "flavor": ("flavor", by_name_or_id),
@@ -153,7 +215,9 @@ FIELDS: dict[str, dict[str, tuple[str, Compare]]] = {
                          "metadata": ("metadata", mapping)},
     "OS::Neutron::Port": {"name": ("name", scalar),
                           "admin_state_up": ("admin_state_up", scalar),
-                          "mac_address": ("mac_address", scalar)},
+                          "mac_address": ("mac_address", scalar),
+                          "fixed_ips": ("fixed_ips", fixed_ips),
+                          "security_groups": ("security_groups", groups)},
     "OS::Neutron::SecurityGroup": {"name": ("name", scalar),
                                    "description": ("description", scalar),
                                    "rules": ("security_group_rules", rules)},

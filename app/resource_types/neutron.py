@@ -304,6 +304,35 @@ class Port(NeutronResource):
         self._shown = None
         return None
 
+    def drift_view(self) -> dict[str, Any] | None:
+        """``show`` for drift detection: Neutron answers subnets and security groups by id,
+        so each name the properties give is added to the live entry it resolves to."""
+        shown = self.show_resource()
+        if shown is None:
+            return None
+        subnets = self._names("neutron.subnet", [ip.get("subnet") or ip.get("subnet_id")
+                                                 for ip in self.properties.get("fixed_ips") or []
+                                                 if isinstance(ip, dict)])
+        groups = self._names("neutron.security_group", self.properties.get("security_groups"))
+        return {**shown, "fixed_ips": [
+            {**ip, **({"subnet_name": subnets[ip.get("subnet_id")]}
+                      if ip.get("subnet_id") in subnets else {})}
+            for ip in shown.get("fixed_ips") or []],
+            "security_groups": [{"id": g, **({"name": groups[g]} if g in groups else {})}
+                                for g in shown.get("security_groups") or []]}
+
+    def _names(self, kind: str, given: Any) -> dict[str, str]:
+        """``{id: name}`` for each of ``given`` (names or ids) that resolves."""
+        out: dict[str, str] = {}
+        for name in given or []:
+            if not name:
+                continue
+            try:
+                out[str(self.resolve(kind, name))] = str(name)
+            except errors.StokerError:
+                pass   # a name that no longer resolves: reported as a difference
+        return out
+
     def _fixed_ip(self, ip: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         subnet = ip.get("subnet") or ip.get("subnet_id")

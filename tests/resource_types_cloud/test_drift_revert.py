@@ -24,6 +24,9 @@ TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
     "port": {"type": "OS::Neutron::Port", "properties": {
         "name": "spare", "network": {"get_resource": "net"},
         "fixed_ips": [{"subnet": {"get_resource": "subnet"}}]}},
+    "web_port": {"type": "OS::Neutron::Port", "depends_on": ["secgroup"], "properties": {
+        "network": {"get_resource": "net"}, "security_groups": ["rev-sg"],
+        "fixed_ips": [{"subnet": {"get_resource": "subnet"}, "ip_address": "10.62.0.50"}]}},
     "server": {"type": "OS::Nova::Server", "properties": {
         "name": "web", "image": "cirros", "flavor": "m1.tiny",
         "networks": [{"network": {"get_resource": "net"}}], "metadata": {"role": "web"}}},
@@ -57,15 +60,25 @@ def test_revert_drift_previews_then_brings_the_stack_back(
         conn.network.delete_port(_physical(first, "port"))
         conn.block_storage.extend_volume(_physical(first, "volume"), 2)
         conn.network.update_security_group(_physical(first, "group/1"), name="changed")
+        subnet = _physical(first, "subnet")
+        conn.network.update_port(_physical(first, "web_port"), security_groups=[],
+                                 fixed_ips=[{"subnet_id": subnet, "ip_address": "10.62.0.51"}])
         _wait_for(lambda: conn.block_storage.get_volume(_physical(first, "volume")).size == 2)
 
         drifted = _detect(client, href)
         assert drifted["stack_drift_status"] == "DRIFTED"
+        port = {r["path"]: r for r in drifted["resources"]}["web_port"]
+        assert [(d["path"], d["expected"], d["actual"], d["difference_type"])
+                for d in port["property_differences"]] == [
+            ("/fixed_ips/0", {"subnet": subnet, "ip_address": "10.62.0.50"},
+             None, "REMOVE"),
+            ("/fixed_ips/1", None, {"subnet_id": subnet, "ip_address": "10.62.0.51"}, "ADD"),
+            ("/security_groups/0", "rev-sg", None, "REMOVE")]
         shown = client.post(f"{href}/drift/{drifted['id']}/revert/preview")
         assert shown.status_code == 200, shown.get_json()
         changes = shown.get_json()["drift_revert"]["resource_changes"]
         assert {k: sorted(e["path"] for e in v) for k, v in changes.items()} == {
-            "created": ["port"], "updated": ["group/1", "secgroup", "server"],
+            "created": ["port"], "updated": ["group/1", "secgroup", "server", "web_port"],
             "replaced": ["volume"]}
         assert "cannot shrink" in changes["replaced"][0]["reason"]
         assert _detect_latest(client, href)["id"] == drifted["id"]   # nothing written

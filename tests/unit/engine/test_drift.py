@@ -83,3 +83,36 @@ def test_cidr_forms() -> None:
                          {"cidr": "10.0.0.0/24"}) == []
     assert [d.kind for d in drift.compare("OS::Neutron::Subnet", {"cidr": "10.0.0.0/24"},
                                           {"cidr": "10.0.1.0/24"})] == [NOT_EQUAL]
+
+
+PORT_LIVE = {"fixed_ips": [{"subnet_id": "s-2", "ip_address": "10.0.0.7"},
+                           {"subnet_id": "s-1", "ip_address": "10.0.1.5",
+                            "subnet_name": "front"}],
+             "security_groups": [{"id": "g-1", "name": "web"}, {"id": "g-2"}]}
+
+
+def test_port_addresses_and_groups_by_name_or_id_in_any_order_are_in_sync() -> None:
+    given = {"fixed_ips": [{"subnet": "front"}, {"subnet_id": "s-2", "ip_address": "10.0.0.7"}],
+             "security_groups": ["g-2", "web"]}
+    assert drift.compare("OS::Neutron::Port", given, PORT_LIVE) == []
+    assert drift.compare("OS::Neutron::Port", {"fixed_ips": []}, PORT_LIVE) == []
+
+
+def test_port_address_moved_and_group_dropped_are_reported() -> None:
+    given = {"fixed_ips": [{"subnet": "s-2", "ip_address": "10.0.0.9"}, {"subnet": "front"}],
+             "security_groups": ["web", "db"]}
+    assert drift.compare("OS::Neutron::Port", given, PORT_LIVE) == [
+        Difference("/fixed_ips/0", {"subnet": "s-2", "ip_address": "10.0.0.9"}, None, REMOVE),
+        Difference("/fixed_ips/2", None, {"subnet_id": "s-2", "ip_address": "10.0.0.7"}, ADD),
+        Difference("/security_groups/1", "db", None, REMOVE),
+        Difference("/security_groups/2", None, "g-2", ADD)]
+
+
+def test_a_grown_volume_needs_a_replace_to_revert_and_a_renamed_one_does_not() -> None:
+    grown = [{"path": "/size", "expected": 1, "actual": 2, "difference_type": NOT_EQUAL}]
+    assert "cannot shrink" in str(drift.revert_replaces("OS::Cinder::Volume", grown))
+    shrunk = [{"path": "/size", "expected": 2, "actual": 1, "difference_type": NOT_EQUAL}]
+    renamed = [{"path": "/name", "expected": "a", "actual": "b", "difference_type": NOT_EQUAL}]
+    assert drift.revert_replaces("OS::Cinder::Volume", shrunk) is None
+    assert drift.revert_replaces("OS::Cinder::Volume", renamed) is None
+    assert drift.revert_replaces("OS::Nova::Server", renamed) is None
