@@ -1,6 +1,7 @@
 """Drift detection as a Celery job on real worker processes (PostgreSQL, Redis, the sandbox):
 the detection is recorded IN_PROGRESS by the request and completed by a worker; an untouched
-stack is IN_SYNC, a rule added out of band makes it DRIFTED."""
+stack is IN_SYNC, a rule added out of band makes it DRIFTED, and the revert's update, run by
+the workers, brings it back IN_SYNC."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ import pytest
 
 from app import clients, config
 from app.context import RequestContext
-from app.services import drift, stacks
+from app.services import drift, drift_revert, stacks
 from tests.fixtures.stacks import final, rows, wait_for
 from tests.integration.conftest import Workers, worker_env
 from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
@@ -67,6 +68,12 @@ def test_drift_detection_runs_on_workers(cloud_workers: Workers, sandbox: Sandbo
         assert second["stack_drift_status"] == "DRIFTED"
         assert [d["difference_type"] for d in second["resources"][0]["property_differences"]] \
             == ["ADD"]
+        plan = drift_revert.revert(CTX, st, second["id"])
+        assert [e["path"] for e in plan["resource_changes"]["updated"]] == ["sg"]
+        reverted = final(CTX, st.id)
+        assert reverted.stack_status == "UPDATE_COMPLETE", (reverted.status_reason
+                                                            + cloud_workers.logs())
+        assert _finished(st)["stack_drift_status"] == "IN_SYNC"
     finally:
         stacks.delete_stack(CTX, st.name, st.id)
         final(CTX, st.id)
