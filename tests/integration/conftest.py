@@ -138,7 +138,15 @@ class Workers:
         return self.procs[-1]
 
     def start(self, n: int, concurrency: int = 4, argv: list[str] | None = None) -> None:
-        """Start ``n`` workers (``argv``: as :meth:`spawn`) and wait until they answer a ping."""
+        """Start ``n`` workers (``argv``: as :meth:`spawn`) and wait until they answer a ping;
+        if they do not (or the wait is interrupted), every process started is stopped first."""
+        try:
+            self._start(n, concurrency, argv)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, n: int, concurrency: int, argv: list[str] | None) -> None:
         for _ in range(n):
             self.spawn(concurrency, argv)
         from celery import Celery
@@ -212,10 +220,12 @@ def worker_env(engine_settings: config.Settings) -> dict[str, str]:
 def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Workers]:
     """Two real worker processes on the session's PostgreSQL and Redis."""
     w = Workers(worker_env(engine_settings), tmp_path)
-    w.start(2)
-    w.start_beat()
-    yield w
-    w.stop()
+    w.start(2)  # (a start that fails stops what it started)
+    try:  # a worker left on the broker would take the next tests' tasks
+        w.start_beat()
+        yield w
+    finally:
+        w.stop()
 
 
 @pytest.fixture()
