@@ -1,0 +1,31 @@
+"""``stoker stack failures`` / ``stoker stack timeline`` against the real Orchestration API (a
+werkzeug server over the ``app`` fixture: SQLite, tasks in-process): a failed nested update's
+root cause with its path and message; the table marks the root cause and critical path."""
+from __future__ import annotations
+
+from tests.integration.api.test_timeline import failed_nested_update
+from tests.integration.cli.test_update import run, url  # noqa: F401  (fixtures)
+
+
+def test_failures_prints_the_root_cause_and_its_path(app, url):  # noqa: F811
+    failed_nested_update(app.test_client(), "nested")
+    res = run(url, "stack", "failures", "nested")
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == "Root cause of UPDATE_FAILED of stack nested:"
+    assert "resource  top/inner/v (OS::Heat::TestResource)" in res.output
+    assert "path      nested > top > inner > v" in res.output
+    assert "message   ValueError: resources.v: Test Resource failed v" in res.output
+    res = run(url, "stack", "failures", "nested", "--operation", "CREATE")
+    assert res.exit_code == 0 and "no failure (CREATE_COMPLETE)" in res.output
+
+
+def test_timeline_prints_a_compact_table(app, url):  # noqa: F811
+    failed_nested_update(app.test_client(), "table")
+    res = run(url, "stack", "timeline", "table")
+    assert res.exit_code == 0, res.output
+    rows = {line.split()[-1] if "(" not in line else line.split("(")[0].split()[-1]: line
+            for line in res.output.splitlines()[2:-1]}
+    assert "UPDATE_FAILED" in rows["top/inner/v"] and "!" in rows["top/inner/v"]
+    assert "!" not in rows["top"]
+    assert res.output.splitlines()[0].startswith("Stack table: UPDATE_FAILED")
