@@ -37,7 +37,7 @@ def _wait(span: dict[str, Any]) -> str:
     for w in span["waits"]:
         what = w.get("resource") or w["for"]
         if w.get("seconds"):
-            parts.append(f"{what} {w['seconds']:.1f}s")
+            parts.append(f"{what} {w['seconds']:.2f}s")
     return ", ".join(parts)
 
 
@@ -49,14 +49,14 @@ def table(body: dict[str, Any]) -> list[str]:
     start = _at(op["started_at"])
     out = [f"Stack {body['stack_name']}: {op['action']}_{op['status']} "
            f"(started {op['started_at']}, ended {op['ended_at'] or '-'})",
-           f"  {'start':>7} {'secs':>6} {'outcome':<11}   resource (waited for)"]
+           f"  {'start':>7} {'secs':>6} {'outcome':<18}    resource (waited for)"]
     for s in body["resources"]:
         begun = _at(s["started_at"])
         offset = (begun - start).total_seconds() if begun and start else 0.0
-        secs = f"{s['seconds']:.1f}" if s["seconds"] is not None else "-"
+        secs = f"{s['seconds']:.2f}" if s["seconds"] is not None else "-"
         mark = ("!" if s["root_cause"] else " ") + ("*" if s["critical"] else " ")
         waited = _wait(s)
-        out.append(f"  {offset:7.1f} {secs:>6} {s['action'] + '_' + s['outcome']:<18} {mark} "
+        out.append(f"  {offset:7.2f} {secs:>6} {s['action'] + '_' + s['outcome']:<18} {mark} "
                    f"{s['id']}" + (f" ({waited})" if waited else ""))
     out.append("  * critical path   ! root cause")
     return out
