@@ -4,7 +4,8 @@ and root cause through ``GET .../timeline`` (Stoker's route, :mod:`app.api.timel
 ``timeline`` prints one line per resource span: offset from the operation's start and duration
 in seconds, outcome, ``*`` on the critical path, ``!`` on the root cause, the resource's path
 and what it waited for. ``failures`` prints the root cause, its path through the nested
-stacks and the cloud's message (exit 1 when there is one, 0 when nothing failed).
+stacks and the cloud's message (exit 1 when there is one, 0 when nothing failed); after a
+rollback that succeeded, the cause in the operation rolled back.
 """
 from __future__ import annotations
 
@@ -98,8 +99,13 @@ def timeline(client: Client, name: str, operation: str | None, fmt: str) -> None
 @client_options
 def failures(client: Client, name: str, operation: str | None) -> None:
     """Print the root cause of the stack NAME's latest (or --operation) operation and its path
-    through the nested stacks (exit 1 when something failed)."""
+    through the nested stacks (exit 1 when something failed). A rollback that succeeded shows
+    the failed operation it rolled back."""
     body = fetch(client, name, operation)
+    ops = body["operations"]
+    if operation is None and body["root_cause"] is None and len(ops) > 1 \
+            and ops[-1]["action"] == "ROLLBACK":
+        body = fetch(client, name, ops[-2]["action"])
     click.echo("\n".join(failure_lines(body)))
     raise SystemExit(1 if body["root_cause"] else 0)
 
