@@ -162,9 +162,12 @@ def _root_cause(spans: list[_Span], stack_rows: dict[str, list[Row]],
                 stacks: dict[str, StackInfo]) -> dict[str, Any] | None:
     failed = [s for s in spans if s.end is not None and s.end.status == "FAILED"]
     failed_stacks = {s.stack_id for s in failed}
+    kids: dict[str, list[str]] = {}
+    for (parent, _), sid in children.items():
+        kids.setdefault(parent, []).append(sid)
     for s in failed:
         child = children.get((s.stack_id, s.name))
-        s.cascade = child is not None and _failed_below(child, failed_stacks, children)
+        s.cascade = child is not None and _failed_below(child, failed_stacks, kids)
     causes = sorted((s for s in failed if not s.cascade), key=lambda s: s.end.seq if s.end else 0)
     if causes:
         c = causes[0]
@@ -184,11 +187,10 @@ def _root_cause(spans: list[_Span], stack_rows: dict[str, list[Row]],
 
 
 def _failed_below(stack_id: str, failed_stacks: set[str],
-                  children: dict[tuple[str, str], str]) -> bool:
+                  kids: dict[str, list[str]]) -> bool:
     if stack_id in failed_stacks:
         return True
-    return any(_failed_below(c, failed_stacks, children)
-               for (parent, _), c in children.items() if parent == stack_id)
+    return any(_failed_below(c, failed_stacks, kids) for c in kids.get(stack_id, ()))
 
 
 def _seconds(s: _Span) -> float:
@@ -218,29 +220,37 @@ def _mark_critical(stack_id: str, spans: list[_Span], preds: dict[int, list[_Spa
         cur = back.get(id(cur))
 
 
+def window(starts: list[Row], operation: str | None = None) -> tuple[int, int | None] | None:
+    """The ``seq`` range ``[first, stop)`` of the latest operation (of action ``operation``)
+    among the root stack's operation ``starts`` (:func:`operations`); None: no such one."""
+    chosen = [r for r in starts if not operation or r.action == operation.upper()]
+    if not chosen:
+        return None
+    first = chosen[-1].seq
+    after = [r.seq for r in starts if r.seq > first]
+    return first, (min(after) if after else None)
+
+
 def build(root_id: str, rows: list[Row], stacks: dict[str, StackInfo],
-          requires: dict[str, dict[str, list[str]]], operation: str | None = None
-          ) -> dict[str, Any]:
+          requires: dict[str, dict[str, list[str]]], operation: str | None = None,
+          starts: list[Row] | None = None) -> dict[str, Any]:
     """The timeline of one operation of ``root_id``: the latest, or the latest whose action
     is ``operation`` (CREATE, UPDATE, ROLLBACK, DELETE, ...). ``rows``: events of the root and
     its nested stacks (any order); ``stacks``: ``{id: StackInfo}``; ``requires``:
     ``{stack id: {resource name: [names it requires]}}``. Returns ``{"operation", "operations",
     "resources", "root_cause", "critical_path"}``; ``operation`` is None when there is none.
+    ``starts``: the root's operation starts when ``rows`` hold only the operation's window.
     O(E log E + V·degree)."""
-    starts = operations(root_id, rows, stacks)
+    starts = sorted(operations(root_id, rows, stacks) if starts is None else starts,
+                    key=lambda r: r.seq)
     listed = [{"action": r.action, "started_at": _iso(r.time)} for r in starts]
-    if operation:
-        starts_of = [r for r in starts if r.action == operation.upper()]
-    else:
-        starts_of = starts
-    empty: dict[str, Any] = {"operation": None, "operations": listed, "resources": [],
-                             "root_cause": None, "critical_path": []}
-    if not starts_of:
-        return empty
-    first = starts_of[-1]
-    after = [r.seq for r in starts if r.seq > first.seq]
-    stop = after[0] if after else None
-    mine = sorted((r for r in rows if r.seq >= first.seq and (stop is None or r.seq < stop)),
+    span = window(starts, operation)
+    if span is None:
+        return {"operation": None, "operations": listed, "resources": [],
+                "root_cause": None, "critical_path": []}
+    lo, stop = span
+    first = next(r for r in starts if r.seq == lo)
+    mine = sorted((r for r in rows if r.seq >= lo and (stop is None or r.seq < stop)),
                   key=lambda r: r.seq)
     paths = _paths(root_id, stacks)
     spans, stack_rows = _spans(mine, stacks, paths)

@@ -1,9 +1,9 @@
 """A stack operation's timeline and root cause, read from the event table.
 
 Reads the stack's nested stacks (one query per level, deleted ones too: a replaced nested
-stack's events still tell its story), their events and their resources' requirements in a
-fixed number of statements, whatever the number of events, and hands the plain rows to
-:func:`app.engine.timeline.build`.
+stack's events still tell its story), the root's operation starts, the chosen operation's
+events only (by ``Event.id`` range) and the resources' requirements: a fixed number of
+statements, whatever the number of events, then :func:`app.engine.timeline.build`.
 """
 from __future__ import annotations
 
@@ -39,6 +39,12 @@ def _tree(stack: Stack) -> dict[str, timeline.StackInfo]:
     return tree
 
 
+def _rows(events: Any) -> list[timeline.Row]:
+    return [timeline.Row(e.id, e.stack_id, e.resource_name, e.resource_type or "", e.action,
+                         e.status, e.status_reason or "", e.created_at, e.physical_resource_id)
+            for e in events]
+
+
 def get(ctx: RequestContext, stack: Stack, operation: str | None = None) -> dict[str, Any]:
     """The timeline of the stack's latest operation (or latest ``operation``: CREATE, UPDATE,
     ROLLBACK, DELETE, ...), its nested stacks' resources included with their ``path``: see
@@ -49,18 +55,25 @@ def get(ctx: RequestContext, stack: Stack, operation: str | None = None) -> dict
         raise errors.BadRequest(f"Invalid operation {operation!r}: one of {', '.join(ACTIONS)}")
     tree = _tree(stack)
     ids = list(tree)
+    columns = (Event.id, Event.stack_id, Event.resource_name, Event.resource_type, Event.action,
+               Event.status, Event.status_reason, Event.created_at, Event.physical_resource_id)
     with read_session() as s:
-        events = s.execute(select(
-            Event.id, Event.stack_id, Event.resource_name, Event.resource_type, Event.action,
-            Event.status, Event.status_reason, Event.created_at, Event.physical_resource_id)
-            .where(Event.stack_id.in_(ids)).order_by(Event.id)).all()
+        starts = _rows(s.execute(select(*columns).where(
+            Event.stack_id == stack.id, Event.resource_name == stack.name,
+            Event.resource_type == timeline.STACK_TYPE, Event.status == "IN_PROGRESS")
+            .order_by(Event.id)).all())
+        starts = [r for r in starts if r.physical_resource_id in (None, stack.id)]
+        span = timeline.window(starts, operation)
+        rows: list[timeline.Row] = []
+        if span is not None:  # only the operation's events: a long history is not read
+            q = select(*columns).where(Event.stack_id.in_(ids), Event.id >= span[0])
+            if span[1] is not None:
+                q = q.where(Event.id < span[1])
+            rows = _rows(s.execute(q.order_by(Event.id)).all())
         needs = s.execute(select(Resource.stack_id, Resource.name, Resource.requires)
                           .where(Resource.stack_id.in_(ids))).all()
-    rows = [timeline.Row(e.id, e.stack_id, e.resource_name, e.resource_type or "", e.action,
-                         e.status, e.status_reason or "", e.created_at, e.physical_resource_id)
-            for e in events]
     requires: dict[str, dict[str, list[str]]] = {}
     for r in needs:
         requires.setdefault(r.stack_id, {})[r.name] = list(r.requires or ())
-    body = timeline.build(stack.id, rows, tree, requires, operation)
+    body = timeline.build(stack.id, rows, tree, requires, operation, starts)
     return {"stack_name": stack.name, "stack_id": stack.id, **body}
