@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from app.engine.timeline import Row, StackInfo, build
+from app.engine.timeline import Row, StackInfo, build, window
 
 T0 = dt.datetime(2026, 1, 1)
 ROOT, CHILD = "root-id", "child-id"
@@ -102,3 +102,24 @@ def test_a_stack_failing_with_no_resource_failing_is_its_own_root_cause():
     assert body["root_cause"]["message"] == "Timed out" and body["root_cause"]["path"] == []
     (span,) = body["resources"]
     assert span["outcome"] == "IN_PROGRESS" and span["waits"][-1]["for"] == "signal"
+
+
+def test_a_delete_waits_for_its_dependents_and_a_window_reads_one_operation():
+    log = Log()
+    log.stack(0, ROOT, "CREATE", "IN_PROGRESS")
+    log.stack(1, ROOT, "CREATE", "COMPLETE")
+    log.stack(10, ROOT, "DELETE", "IN_PROGRESS")
+    log.add(11, ROOT, "server", "DELETE", "IN_PROGRESS")
+    log.add(13, ROOT, "server", "DELETE", "COMPLETE")
+    log.add(14, ROOT, "net", "DELETE", "IN_PROGRESS")
+    log.add(15, ROOT, "net", "DELETE", "COMPLETE")
+    log.stack(16, ROOT, "DELETE", "COMPLETE")
+    starts = [r for r in log.rows if r.status == "IN_PROGRESS" and r.resource_name == "app"]
+    assert window(starts) == (3, None) and window(starts, "create") == (1, 3)
+    assert window(starts, "UPDATE") is None
+    only = [r for r in log.rows if r.seq >= 3]                 # what a caller reads
+    body = build(ROOT, only, STACKS, {ROOT: {"net": [], "server": ["net"]}}, starts=starts)
+    assert [o["action"] for o in body["operations"]] == ["CREATE", "DELETE"]
+    spans = {s["id"]: s for s in body["resources"]}
+    assert spans["net"]["waits"][0]["resource"] == "server"
+    assert body["critical_path"] == ["server", "net"]
