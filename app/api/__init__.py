@@ -35,6 +35,7 @@ from app.api import (
     stack_update,
     stacks,
     template_versions,
+    timeline,
     validate,
     version_negotiation,
     versions,
@@ -62,7 +63,7 @@ def _blueprints() -> list[Any]:
             validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
             signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
             snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp, guards.blp,
-            drift.blp]
+            drift.blp, timeline.blp]
 
 
 def create_app(settings: config.Settings | None = None, *,

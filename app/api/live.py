@@ -1,5 +1,6 @@
 """The live stack page: a stack's resources as a dependency graph coloured by status, updated
-as events are written, with the event list. Served by the API process (port 8004).
+as events are written, the latest operation's timeline beside it (bars, critical path, root
+cause; from ``GET .../timeline``) and the event list. Served by the API process (port 8004).
 
 More in docs/code/api.md (app.api.live).
 """
@@ -25,7 +26,8 @@ DATA = "/v1/<tenant_id>/stacks/<stack_name>/<stack_id>/live"
 @bp.get("/live/<project>/stacks/<stack_name>/<stack_id>")
 def page(project: str, stack_name: str, stack_id: str) -> Any:
     settings = current_app.config["STOKER_SETTINGS"]
-    return render_template("live.html", base=f"/v1/{project}/stacks/{stack_name}/{stack_id}/live",
+    stack = f"/v1/{project}/stacks/{stack_name}/{stack_id}"
+    return render_template("live.html", base=f"{stack}/live", timeline=f"{stack}/timeline",
                            stack_name=stack_name, needs_token=settings.auth_strategy != "noauth")
 
 

@@ -119,6 +119,8 @@ _DOCUMENTED: tuple[tuple[str, str, str, list[tuple[str, str]]], ...] = (
      "Preview or start the update that reverts a drift (Stoker).",
      [("POST", f"{_S}/drift/{{detection_id}}/revert"),
       ("POST", f"{_S}/drift/{{detection_id}}/revert/preview")]),
+    ("stacks:show_timeline", PROJECT_READER, "Show an operation's timeline (Stoker).",
+     [("GET", f"{_S}/timeline")]),
     ("resource:index", PROJECT_READER, "List resources.", [("GET", f"{_S}/resources")]),
     ("resource:metadata", PROJECT_READER_OR_STACK_USER, "Show resource metadata.",
      [("GET", f"{_S}/resources/{{resource_name}}/metadata")]),

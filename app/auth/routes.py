@@ -61,6 +61,8 @@ RULES: Mapping[str, Mapping[str, str]] = {
     f"{_S}/drift/<detection_id>": {"GET": "stacks:show_drift"},
     f"{_S}/drift/<detection_id>/revert": {"POST": "stacks:revert_drift"},
     f"{_S}/drift/<detection_id>/revert/preview": {"POST": "stacks:revert_drift"},
+    # Stoker's operation timeline (app.api.timeline): read as the events are
+    f"{_S}/timeline": {"GET": "stacks:show_timeline"},
     f"{_S}/export": {"GET": "stacks:export"},
     f"{_T}/validate": {"POST": "stacks:validate_template"},
     f"{_T}/template_versions": {"GET": "stacks:list_template_versions"},

@@ -22,6 +22,7 @@ from app.cli.client import CliError, load_settings
 from app.cli.guards import COMMANDS as GUARD_COMMANDS
 from app.cli.recovery import COMMANDS as RECOVERY_COMMANDS
 from app.cli.stack import stack_group, validate
+from app.cli.timeline import COMMANDS as TIMELINE_COMMANDS
 
 
 def _settings(**overrides: Any) -> config.Settings:
@@ -150,10 +151,11 @@ def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
     os.execve(sys.executable, argv, child_env(settings))
 
 
-#: ``stoker stack ...``: the stack commands with the change set, recovery and guard ones
+#: ``stoker stack ...``: the stack commands with the change set, recovery, guard and timeline ones
 STACK = click.Group(stack_group.name, help=stack_group.help, commands={
     **stack_group.commands,
-    **{c.name: c for c in CHANGE_SET_COMMANDS + RECOVERY_COMMANDS + GUARD_COMMANDS if c.name}})
+    **{c.name: c for c in CHANGE_SET_COMMANDS + RECOVERY_COMMANDS + GUARD_COMMANDS
+                           + TIMELINE_COMMANDS if c.name}})
 cli.add_command(STACK)
 cli.add_command(validate)
 

@@ -2,7 +2,8 @@
 The page is served by the API app on a loopback port; the stack runs on the in-process engine.
 Screenshots of the graph's nodes are checked for the status colours (COMPLETE green, FAILED red,
 IN_PROGRESS amber), the event list for the stack's events, and a node is seen to change colour
-while the page stays loaded (server-sent events from the event table)."""
+while the page stays loaded (server-sent events from the event table); the timeline beside the
+graph labels a failed nested update's root cause."""
 from __future__ import annotations
 
 import io
@@ -125,3 +126,26 @@ def test_another_tenants_stack_is_a_404_for_the_page_data(server):
     other = requests.get(f"{server}/v1/other/stacks/mine/{st.id}/live/graph", timeout=10,
                          headers={"X-Project-Id": "other", "X-Roles": "member"})
     assert other.status_code == 404 and other.json()["error"]["type"] == "EntityNotFound"
+
+
+def test_the_timeline_beside_the_graph_labels_the_root_cause(db, server, page):
+    from app.api import create_app
+    from tests.integration.api.test_timeline import failed_nested_update
+    base = failed_nested_update(create_app(db).test_client(), "nested")
+    page.goto(f"{server}/live/admin/stacks/nested/{base.rsplit('/', 1)[1]}")
+    page.wait_for_function("window.stokerLive && window.stokerLive.timelines >= 1")
+    assert page.locator("#timeline-title").inner_text() == "Timeline: UPDATE_FAILED"
+    cause = page.locator("#root-cause")
+    assert cause.get_attribute("data-resource") == "top/inner/v"
+    assert cause.inner_text() == ("Root cause: nested › top › inner › v — "
+                                  "ValueError: resources.v: Test Resource failed v")
+    spans = page.locator("g.span")
+    ids = spans.evaluate_all("els => els.map(e => e.dataset.id)")
+    assert {"top", "top/inner", "top/inner/v"} <= set(ids)
+    labelled = page.locator('g.span[data-root-cause="true"]')
+    assert labelled.count() == 1 and labelled.get_attribute("data-id") == "top/inner/v"
+    assert labelled.locator("text.cause").text_content() == "root cause"
+    assert labelled.locator("rect").get_attribute("fill") == "#d9342b"              # FAILED red
+    # the graph is still drawn, beside the timeline
+    box, graph = page.locator("#timeline-box").bounding_box(), page.locator("#graph-box").bounding_box()
+    assert box["x"] > graph["x"] and abs(box["y"] - graph["y"]) < 5
