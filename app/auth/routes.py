@@ -59,6 +59,8 @@ RULES: Mapping[str, Mapping[str, str]] = {
     # Stoker's drift detection (app.api.drift): started as a member, read as a reader
     f"{_S}/drift": {"GET": "stacks:show_drift", "POST": "stacks:detect_drift"},
     f"{_S}/drift/<detection_id>": {"GET": "stacks:show_drift"},
+    # Stoker's cross-stack exports (app.api.exports): read as a reader
+    f"{_T}/exports": {"GET": "stacks:list_exports"},
     f"{_S}/export": {"GET": "stacks:export"},
     f"{_T}/validate": {"POST": "stacks:validate_template"},
     f"{_T}/template_versions": {"GET": "stacks:list_template_versions"},

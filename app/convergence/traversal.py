@@ -38,7 +38,9 @@ from app.models import (
     session,
     utcnow,
 )
+from app.models import exports as model_exports
 from app.resource_types import registry
+from app.templates import exports as template_exports
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -218,11 +220,20 @@ def start_update_rollback(s: Session, row: Stack) -> str | None:
     row.raw_template_id, row.prev_raw_template_id = prev.id, None
     row.parameters = params
     loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
-                                row.nested_info)
+                                row.nested_info, s)
     definitions.seed((row.id, prev.id), loaded)
     row.parameters_show = loaded.definition.parameters_for_show()
     row.description = definitions.description_of(prev.template)
     return start_update(s, row, loaded, Action.ROLLBACK)
+
+
+def _store_exports(s: Session, st: Stack, loaded: Loaded, outputs: list[dict[str, Any]]) -> None:
+    """The stack's exports as its finished outputs give them (``stack_export`` rows); the
+    services checked the names and the in-use rules before the traversal started."""
+    names = template_exports.export_names(loaded.definition)
+    values = template_exports.export_values(names, outputs)
+    keys = {name: key for key, name in names.items()}
+    model_exports.set_exports(s, st.tenant, st.id, {n: (keys[n], v) for n, v in values.items()})
 
 
 def resolve_outputs(s: Session, stack_id: str, loaded: Loaded) -> list[dict[str, Any]]:
@@ -315,6 +326,8 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
         # what left the template is gone: drop its rows
         s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
             list(loaded.definition.resources))))
+    if outputs is not None and status == Status.COMPLETE and loaded is not None:
+        _store_exports(s, st, loaded, outputs)
     if st.action == Action.CHECK:
         reason = checked.final_reason(s, st.id, status, reason)
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts
