@@ -10,6 +10,7 @@ The values are stored when the exporting stack's outputs are (:mod:`app.converge
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app import errors
@@ -23,9 +24,12 @@ from app.templates import exports as template_exports
 IN_USE = "ExportInUse"
 
 
-def check(tenant: str, stack_id: str, definition: Any) -> list[str]:
+def check(tenant: str, stack_id: str, definition: Any,
+          previous: Callable[[], Any] | None = None) -> list[str]:
     """Bind the exports ``definition`` imports and check its exports against the project's
-    (``stack_id``: the stack being created or updated). :returns: the imported names.
+    (``stack_id``: the stack being created or updated; ``previous``: gives an updated
+    stack's current definition, called only when an export it changes is in use). An export in use keeps its value: compared when known before any
+    resource exists, else its expression must stay as it was. :returns: the imported names.
 
     :raises errors.ValidationError: a missing import, a name another stack exports.
     :raises errors.Conflict: an export in use that the new template changes or drops."""
@@ -48,7 +52,12 @@ def check(tenant: str, stack_id: str, definition: Any) -> list[str]:
             if name not in keys:
                 raise in_use(name, "deleted", stacks)
             value = definition.known_output(keys[name])
-            if value is not UNKNOWN and value != old[name].value:
+            if value is UNKNOWN:
+                if previous is not None and template_exports.output_snippet(
+                        previous().template, old[name].output_key) != \
+                        template_exports.output_snippet(definition.template, keys[name]):
+                    raise in_use(name, "updated", stacks)
+            elif value != old[name].value:
                 raise in_use(name, "updated", stacks)
     return names
 

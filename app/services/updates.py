@@ -90,7 +90,8 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
         template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True,
         enforce_on=ctx if st.parent_id is None else None)
     _check_immutable(st, definition)
-    imported = exports.check(st.tenant, st.id, definition)
+    imported = exports.check(st.tenant, st.id, definition, lambda: loaded_defs.load(
+        st.id, st.raw_template_id, st.name, st.tenant).definition)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "

@@ -152,3 +152,23 @@ def test_hot_exports_through_stokers_version(client):
     create(client, "hotnet", template)
     assert client.get("/v1/t1/exports").get_json()["exports"][0]["name"] == "hotnet-net"
     assert client.get("/v1/t1/exports").get_json()["exports"][0]["value"] == "net-9"
+
+
+def resource_exporter(value: str, suffix: str = "") -> dict[str, Any]:
+    """The export's value comes from a resource: not known before the update runs."""
+    template = exporter(value)
+    template["Outputs"]["NetId"]["Value"] = {"Fn::Join": ["", [
+        {"Fn::GetAtt": ["net", "output"]}, suffix]]}
+    return template
+
+
+def test_an_export_from_a_resource_keeps_its_expression_while_in_use(client):
+    base = create(client, "network", resource_exporter("net-1"))
+    create(client, "app", importer())
+    assert client.get("/v1/t1/exports").get_json()["exports"][0]["value"] == "net-1"
+    # same expression: allowed (the value is the resource's)
+    assert client.put(base, json={"template": resource_exporter("net-1")}).status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
+    msg = fault(client.put(base, json={"template": resource_exporter("net-1", "-v2")}), 409,
+                "ExportInUse")
+    assert msg == "Export shared-net cannot be updated as it is in use by app"
