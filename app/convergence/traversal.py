@@ -22,6 +22,7 @@ from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
 from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
 from app.convergence.store.rows import ResourceRow, table
 from app.engine import plan as plans
@@ -38,9 +39,7 @@ from app.models import (
     session,
     utcnow,
 )
-from app.models import exports as model_exports
 from app.resource_types import registry
-from app.templates import exports as template_exports
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -222,18 +221,10 @@ def start_update_rollback(s: Session, row: Stack) -> str | None:
     loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
                                 row.nested_info, s)
     definitions.seed((row.id, prev.id), loaded)
+    stored_exports.reset_imports(s, row, loaded.definition)
     row.parameters_show = loaded.definition.parameters_for_show()
     row.description = definitions.description_of(prev.template)
     return start_update(s, row, loaded, Action.ROLLBACK)
-
-
-def _store_exports(s: Session, st: Stack, loaded: Loaded, outputs: list[dict[str, Any]]) -> None:
-    """The stack's exports as its finished outputs give them (``stack_export`` rows); the
-    services checked the names and the in-use rules before the traversal started."""
-    names = template_exports.export_names(loaded.definition)
-    values = template_exports.export_values(names, outputs)
-    keys = {name: key for key, name in names.items()}
-    model_exports.set_exports(s, st.tenant, st.id, {n: (keys[n], v) for n, v in values.items()})
 
 
 def resolve_outputs(s: Session, stack_id: str, loaded: Loaded) -> list[dict[str, Any]]:
@@ -327,7 +318,7 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
         s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
             list(loaded.definition.resources))))
     if outputs is not None and status == Status.COMPLETE and loaded is not None:
-        _store_exports(s, st, loaded, outputs)
+        stored_exports.store(s, st, loaded.definition, outputs)
     if st.action == Action.CHECK:
         reason = checked.final_reason(s, st.id, status, reason)
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts

@@ -172,3 +172,18 @@ def test_an_export_from_a_resource_keeps_its_expression_while_in_use(client):
     msg = fault(client.put(base, json={"template": resource_exporter("net-1", "-v2")}), 409,
                 "ExportInUse")
     assert msg == "Export shared-net cannot be updated as it is in use by app"
+
+
+def test_an_update_rolled_back_imports_what_the_old_template_imports(client):
+    base = create(client, "network", exporter("net-1"))
+    other = create(client, "other", exporter("o-1", name="other-net"))
+    app = create(client, "app", importer())
+    failing = importer("other-net")
+    failing["Resources"]["bad"] = {"Type": "OS::Heat::TestResource",
+                                   "Properties": {"fail": True}}
+    resp = client.put(app, json={"template": failing, "disable_rollback": False})
+    assert resp.status_code == 202, resp.get_json()
+    assert show(client, app)["stack_status"] == "ROLLBACK_COMPLETE"
+    assert outputs(client, app) == {"Seen": "net-1"}
+    assert client.delete(other).status_code == 204   # no longer imported after the rollback
+    fault(client.delete(base), 409, "ExportInUse")                 # still imported
