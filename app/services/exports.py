@@ -25,26 +25,33 @@ IN_USE = "ExportInUse"
 
 
 def check(tenant: str, stack_id: str, definition: Any,
-          previous: Callable[[], Any] | None = None) -> list[str]:
+          previous: Callable[[], Any] | None = None, *, new_stack: bool = False) -> list[str]:
     """Bind the exports ``definition`` imports and check its exports against the project's
-    (``stack_id``: the stack being created or updated; ``previous``: gives an updated
-    stack's current definition, called only when an export it changes is in use). An export in use keeps its value: compared when known before any
-    resource exists, else its expression must stay as it was. :returns: the imported names.
+    (``stack_id``: the stack being created, ``new_stack``, or updated; ``previous``: gives an
+    updated stack's current definition, called only when an export it changes is in use).
+    An export in use keeps its value: compared when known before any resource exists, else
+    its expression must stay as it was. A new stack that neither imports nor exports reads
+    nothing. :returns: the imported names.
 
     :raises errors.ValidationError: a missing import, a name another stack exports.
     :raises errors.Conflict: an export in use that the new template changes or drops."""
+    names = template_exports.imported_names(definition.template)
+    new = template_exports.export_names(definition)
+    if new_stack and not names and not new:
+        template_exports.bind_imports(definition, {})
+        return []
     with read_session() as s:
-        names = template_exports.imported_names(definition.template)
         found = loaded_defs.bind_imports(s, tenant, definition)
         missing = [n for n in names if n not in found]
         if missing:
             raise errors.ValidationError(f"No export named {missing[0]} found.")
-        new = template_exports.export_names(definition)
         for name, row in rows.exports_named(s, tenant, new.values()).items():
             if row.stack_id != stack_id:
                 owner = s.get(Stack, row.stack_id)
                 raise errors.ValidationError(f"Export with name {name} is already exported by "
                                              f"stack {owner.name if owner else row.stack_id}.")
+        if new_stack:
+            return names
         old = rows.exports_of(s, stack_id)
         used = rows.importers(s, tenant, old, exclude=stack_id)
         keys = {name: key for key, name in new.items()}

@@ -119,7 +119,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
             f"{settings.max_resources_per_stack}. Please delete some resources.")
-    imported = exports.check(ctx.tenant_id, stack_id, definition)
+    imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
     try:
