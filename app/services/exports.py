@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import select
+
 from app import errors
 from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
@@ -96,6 +98,20 @@ def list_exports(ctx: RequestContext) -> list[dict[str, Any]]:
         found = s.execute(rows.live_exports(ctx.tenant_id)).all()
     return [{"name": e.name, "value": e.value, "stack_id": e.stack_id, "stack_name": name,
              "output_key": e.output_key} for e, name in found]
+
+
+def names_by_output(stack_ids: list[str]) -> dict[str, dict[str, str]]:
+    """``stack id -> {output key: export name}`` of the stacks' stored exports (one query)."""
+    if not stack_ids:
+        return {}
+    with read_session() as s:
+        found = s.execute(select(rows.StackExport.stack_id, rows.StackExport.output_key,
+                                 rows.StackExport.name).where(
+            rows.StackExport.stack_id.in_(stack_ids))).all()
+    out: dict[str, dict[str, str]] = {}
+    for stack_id, key, name in found:
+        out.setdefault(stack_id, {})[key] = name
+    return out
 
 
 def list_imports(ctx: RequestContext, name: str) -> list[str]:

@@ -58,7 +58,11 @@ def test_export_imported_pinned_listed_and_released(boto):
     cf = boto
     cf.create_stack(StackName="net", TemplateBody=exporter("vpc-1"))
     cf.get_waiter("stack_create_complete").wait(StackName="net", WaiterConfig=FAST)
-    net_id = cf.describe_stacks(StackName="net")["Stacks"][0]["StackId"]
+    net = cf.describe_stacks(StackName="net")["Stacks"][0]
+    net_id = net["StackId"]
+    assert net["Outputs"] == [{"OutputKey": "VpcId", "OutputValue": "vpc-1",
+                               "Description": "No description given",
+                               "ExportName": "net-VpcId"}]
     assert cf.list_exports()["Exports"] == [
         {"ExportingStackId": net_id, "Name": "net-VpcId", "Value": "vpc-1"}]
     with pytest.raises(ClientError) as exc:
