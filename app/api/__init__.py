@@ -22,6 +22,7 @@ from app.api import (
     drift,
     engine_services,
     events,
+    exports,
     faults,
     guards,
     live,
@@ -63,7 +64,7 @@ def _blueprints() -> list[Any]:
             validate.blp, template_versions.blp, resource_types.blp, build_info.blp,
             signals.blp, actions.blp, resource_health.blp, engine_services.blp, abandon.blp,
             snapshots.blp, software.blp, change_sets.blp, change_sets.new_blp, guards.blp,
-            drift.blp, timeline.blp]
+            drift.blp, timeline.blp, exports.blp]
 
 
 def create_app(settings: config.Settings | None = None, *,

@@ -121,6 +121,8 @@ _DOCUMENTED: tuple[tuple[str, str, str, list[tuple[str, str]]], ...] = (
       ("POST", f"{_S}/drift/{{detection_id}}/revert/preview")]),
     ("stacks:show_timeline", PROJECT_READER, "Show an operation's timeline (Stoker).",
      [("GET", f"{_S}/timeline")]),
+    ("stacks:list_exports", PROJECT_READER, "List the project's cross-stack exports (Stoker).",
+     [("GET", "/v1/{tenant_id}/exports")]),
     ("resource:index", PROJECT_READER, "List resources.", [("GET", f"{_S}/resources")]),
     ("resource:metadata", PROJECT_READER_OR_STACK_USER, "Show resource metadata.",
      [("GET", f"{_S}/resources/{{resource_name}}/metadata")]),
@@ -193,6 +195,8 @@ _CLOUDFORMATION: tuple[tuple[str, str], ...] = (
     ("DetectStackResourceDrift", PROJECT_MEMBER),
     ("DescribeStackDriftDetectionStatus", PROJECT_READER),
     ("DescribeStackResourceDrifts", PROJECT_READER),
+    ("ListExports", PROJECT_READER),
+    ("ListImports", PROJECT_READER),
 )
 
 

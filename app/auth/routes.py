@@ -63,6 +63,8 @@ RULES: Mapping[str, Mapping[str, str]] = {
     f"{_S}/drift/<detection_id>/revert/preview": {"POST": "stacks:revert_drift"},
     # Stoker's operation timeline (app.api.timeline): read as the events are
     f"{_S}/timeline": {"GET": "stacks:show_timeline"},
+    # Stoker's cross-stack exports (app.api.exports): read as a reader
+    f"{_T}/exports": {"GET": "stacks:list_exports"},
     f"{_S}/export": {"GET": "stacks:export"},
     f"{_T}/validate": {"POST": "stacks:validate_template"},
     f"{_T}/template_versions": {"GET": "stacks:list_template_versions"},

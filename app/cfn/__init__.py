@@ -16,6 +16,7 @@ from app import auth, config, errors
 from app.cfn import (
     change_set_actions,
     drift_actions,
+    export_actions,
     faults,
     guard_actions,
     recovery_actions,
@@ -34,7 +35,7 @@ XML_TYPE = "application/xml"  # heat-api-cfn's Content-Type for every answer
 
 Handler = Callable[[RequestContext, Mapping[str, str]], Any]
 
-# Heat's ``heat.api.cfn.v1.API._actions``, and CloudFormation's drift actions.
+# Heat's ``heat.api.cfn.v1.API._actions``, and CloudFormation's drift and export actions.
 ACTIONS: dict[str, Handler] = {
     "CreateStack": stack_actions.create,
     "UpdateStack": stack_actions.update,
@@ -64,6 +65,8 @@ ACTIONS: dict[str, Handler] = {
     "DescribeStackDriftDetectionStatus": drift_actions.status,
     "DescribeStackResourceDrifts": drift_actions.resource_drifts,
     "DetectStackResourceDrift": drift_actions.resource_drift,
+    "ListExports": export_actions.list_exports,
+    "ListImports": export_actions.list_imports,
 }
 
 

@@ -50,11 +50,12 @@ def output_value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = False
-          ) -> dict[str, Any]:
+def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = False,
+          export_names: dict[str, str] | None = None) -> dict[str, Any]:
     """AWS ``Stack`` (Heat's ``format_stack`` of DescribeStacks): ``Outputs`` only hold
     values once the stack's last traversal has ended; ``LastUpdatedTime`` only once updated;
-    ``EnableTerminationProtection`` is ``protected`` (a nested stack's is its root's)."""
+    ``EnableTerminationProtection`` is ``protected`` (a nested stack's is its root's); an
+    exported output has AWS's ``ExportName`` (``export_names``: output key -> name)."""
     body: dict[str, Any] = {
         "Capabilities": [],
         "CreationTime": isotime(row.created_at),
@@ -72,7 +73,8 @@ def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = Fals
     body["StackStatus"] = _status(row)
     body["Outputs"] = [{"Description": o.get("description") or "",
                         "OutputKey": o["output_key"],
-                        "OutputValue": output_value(o.get("output_value"))}
+                        "OutputValue": output_value(o.get("output_value")),
+                        "ExportName": (export_names or {}).get(o["output_key"])}
                        for o in outputs or []]
     body["Parameters"] = [{"ParameterKey": k, "ParameterValue": str(v)}
                           for k, v in (row.parameters_show or {}).items()]

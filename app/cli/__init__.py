@@ -19,6 +19,7 @@ import click
 from app import config
 from app.cli.change_sets import COMMANDS as CHANGE_SET_COMMANDS
 from app.cli.client import CliError, load_settings
+from app.cli.exports import export_group
 from app.cli.guards import COMMANDS as GUARD_COMMANDS
 from app.cli.recovery import COMMANDS as RECOVERY_COMMANDS
 from app.cli.stack import stack_group, validate
@@ -158,6 +159,7 @@ STACK = click.Group(stack_group.name, help=stack_group.help, commands={
                            + TIMELINE_COMMANDS if c.name}})
 cli.add_command(STACK)
 cli.add_command(validate)
+cli.add_command(export_group)
 
 try:  # the sandbox cloud's own command (app/sandbox/commands.py)
     from app.sandbox.commands import sandbox as _sandbox

@@ -22,6 +22,7 @@ from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
 from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
 from app.convergence.store.rows import ResourceRow, table
 from app.engine import plan as plans
@@ -218,8 +219,9 @@ def start_update_rollback(s: Session, row: Stack) -> str | None:
     row.raw_template_id, row.prev_raw_template_id = prev.id, None
     row.parameters = params
     loaded = definitions.of_raw(prev, params, definitions.identity(row.name, row.id, row.tenant),
-                                row.nested_info)
+                                row.nested_info, s)
     definitions.seed((row.id, prev.id), loaded)
+    stored_exports.reset_imports(s, row, loaded.definition)
     row.parameters_show = loaded.definition.parameters_for_show()
     row.description = definitions.description_of(prev.template)
     return start_update(s, row, loaded, Action.ROLLBACK)
@@ -315,6 +317,8 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
         # what left the template is gone: drop its rows
         s.execute(delete(Resource).where(Resource.stack_id == st.id, Resource.name.not_in(
             list(loaded.definition.resources))))
+    if outputs is not None and status == Status.COMPLETE and loaded is not None:
+        stored_exports.store(s, st, loaded.definition, outputs)
     if st.action == Action.CHECK:
         reason = checked.final_reason(s, st.id, status, reason)
     st.status, st.status_reason = status, reason  # updated_time: set when an action starts

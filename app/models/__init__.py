@@ -15,6 +15,8 @@ from app.models.base import (
 )
 from app.models.change_sets import ChangeSet
 from app.models.drift import DriftDetection
+from app.models.exports import StackExport as StackExport
+from app.models.exports import StackImport as StackImport
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (

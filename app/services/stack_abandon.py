@@ -17,7 +17,7 @@ from app.convergence.steps import retain
 from app.convergence.store import stack_data
 from app.engine.states import Action
 from app.models import Stack, read_session, session
-from app.services import protection, stacks
+from app.services import exports, protection, stacks
 
 
 def refuse(feature: str) -> errors.BadRequest:
@@ -50,13 +50,15 @@ def export_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> dict[st
 
 def abandon_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> dict[str, Any]:
     """Delete the stack but keep its cloud resources; :returns: its abandon data, taken before.
-    :raises: as :func:`export_stack`; errors.Conflict: termination protection is enabled."""
+    :raises: as :func:`export_stack`; errors.Conflict: termination protection is enabled, or
+        another stack imports one of its exports."""
     st = _live(ctx, stack_name, stack_id)
     data = abandon_data(ctx, st)
     with session() as s:
         row = s.get(Stack, st.id, with_for_update=True)
         assert row is not None
         protection.check_deletable(s, row)
+        exports.check_delete(s, row)
         retain.retain_all(s, st.id)
         convergence_traversal.start_reverse(s, row, Action.DELETE)
     return data

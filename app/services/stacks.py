@@ -22,7 +22,7 @@ from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, live_outputs, protection
+from app.services import definitions, environments, exports, live_outputs, protection
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
@@ -119,6 +119,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
             f"{settings.max_resources_per_stack}. Please delete some resources.")
+    imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
     try:
@@ -148,6 +149,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
             s.add(st)
             s.flush()
             stack_tags.set_tags(s, stack_id, tags, new=True)
+            exports.record_imports(s, ctx.tenant_id, stack_id, imported, new=True)
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
             loaded_defs.seed((stack_id, raw_id), loaded)
             if review:
@@ -212,7 +214,8 @@ def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
 
     :raises NotFound: unknown, another tenant's, or already deleted.
     :raises errors.Conflict: termination protection is enabled on it or its root
-        (:func:`app.services.protection.check_deletable`); nothing changes.
+        (:func:`app.services.protection.check_deletable`), or another stack imports one of its
+        exports (:func:`app.services.exports.check_delete`); nothing changes.
     """
     st = get_stack(ctx, stack_name, stack_id)
     if st.deleted_at is not None or st.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
@@ -221,6 +224,7 @@ def delete_stack(ctx: RequestContext, stack_name: str, stack_id: str) -> None:
         row = s.get(Stack, st.id, with_for_update=True)
         assert row is not None
         protection.check_deletable(s, row)
+        exports.check_delete(s, row)
         convergence.start_reverse(s, row, Action.DELETE)
 
 

@@ -19,7 +19,7 @@ from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, stacks
+from app.services import definitions, environments, exports, stacks
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Prepared:
     timeout_mins: int | None
     disable_rollback: bool
     tags: list[str] | None
+    imports: list[str]           # export names the new template imports
 
 
 def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
@@ -89,6 +90,8 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
         template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True,
         enforce_on=ctx if st.parent_id is None else None)
     _check_immutable(st, definition)
+    imported = exports.check(st.tenant, st.id, definition, lambda: loaded_defs.load(
+        st.id, st.raw_template_id, st.name, st.tenant).definition)
     if len(definition.resources) > settings.max_resources_per_stack:
         raise errors.RequestLimitExceeded(
             "You have reached the maximum resources per stack, "
@@ -98,7 +101,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
                     timeout_mins=st.timeout_mins if timeout_mins is None else timeout_mins,
                     disable_rollback=st.disable_rollback if disable_rollback is None
                     else disable_rollback,
-                    tags=st.tags if tags is None and existing else tags)
+                    tags=st.tags if tags is None and existing else tags, imports=imported)
 
 
 def _check_immutable(st: Stack, definition: Any) -> None:
@@ -173,6 +176,7 @@ def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) ->
     row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
                                                          prep.tags or None)
     stack_tags.set_tags(s, row.id, prep.tags)
+    exports.record_imports(s, row.tenant, row.id, prep.imports)
     loaded_defs.seed((row.id, raw_id), prep.loaded)
     return convergence.start_update(s, row, prep.loaded, action)
 

@@ -63,6 +63,8 @@ _DESCRIPTIONS = {
     "list_concat": "A function for extending lists.",
     "list_concat_unique": "A function for extending lists with unique items.",
     "resource_facade": "A function for retrieving data in a parent provider template.",
+    "import_value": "A function for reading a value another stack of the project exports "
+                    "(Stoker's stoker-2026-12-01, not Heat's).",
     "Fn::FindInMap": "A function for resolving keys in the template mappings.",
     "Fn::GetAZs": "A function for retrieving the availability zones.",
     "Ref": "A function for resolving parameter references.",

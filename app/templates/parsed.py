@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
+from app.templates.functions.base import parse
 from app.templates.identity import StackIdentity
 from app.templates.parameters import ParamSchema
 from app.templates.resources import RawResource
@@ -20,13 +21,15 @@ from app.templates.versions import HotVersion
 
 @dataclass
 class RawOutput:
-    """An output as parsed: value tree, description, condition (raw or parsed)."""
+    """An output as parsed: value tree, description, condition (raw or parsed), and the
+    parsed tree of its export name (CFN ``Export.Name``, Stoker HOT ``export.name``) or None."""
 
     name: str
     value: Any
     description: Any
     condition: Any
     has_condition: bool
+    export: Any = None
 
 
 @dataclass
@@ -60,3 +63,17 @@ class Template:
                     break
                 path = path[:-1]
         return exc
+
+
+def export_name(spec: dict[str, Any], key: str, name_key: str, hot: HotVersion,
+                path: tuple[Any, ...]) -> Any:
+    """The parsed export-name tree of an output spec (``export: {name: ...}`` in Stoker's HOT,
+    ``Export: {Name: ...}`` in CFN), None without one. :raises errors.ValidationError:"""
+    if key not in spec:
+        return None
+    export = spec[key]
+    if not isinstance(export, dict) or name_key not in export or set(export) != {name_key}:
+        raise errors.ValidationError(
+            f"Output validation error: {errors.format_path(path + (key,))}: "
+            f"must be a map with one key, {name_key}", path=path + (key,))
+    return parse(export[name_key], hot.functions, path + (key, name_key))

@@ -53,6 +53,9 @@ class Scope:
     conditions: Conditions | None = None
     parent: ParentFacade | None = None
     templates: frozenset[str] = field(default_factory=frozenset)
+    #: export name -> value for the names the template imports; None: not looked up
+    #: (validation alone: an import is then UNKNOWN)
+    imports: Mapping[str, Any] | None = None
 
 
 def bad_reference(name: Any, path: Path, where: str = "unknown") -> FunctionError:
@@ -97,6 +100,14 @@ class _Base:
             raise FunctionError(f"resource_facade: {key} is only available in a nested stack "
                                 f"(this stack has no parent resource)", path)
         return getattr(parent, key)
+
+    def import_value(self, name: str, path: Path) -> Any:
+        if self.scope.imports is None:
+            if self.static:
+                return UNKNOWN
+        elif name in self.scope.imports:
+            return self.scope.imports[name]
+        raise FunctionError(f"No export named {name} found.", path, heat_type="NotFound")
 
     def _check_ref(self, name: Any, path: Path) -> None:
         if not isinstance(name, str) or name not in self.scope.active:

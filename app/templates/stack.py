@@ -23,6 +23,7 @@ from app.templates.dependencies import check_acyclic, reference_nodes, reference
 from app.templates.environment import Environment
 from app.templates.functions.base import (
     ABSENT,
+    UNKNOWN,
     contains_unknown,
     expand_macros,
     resolve,
@@ -123,6 +124,22 @@ class StackDefinition:
             self._index()
         assert self._attr_index is not None
         return set(self._attr_index.get(name, ()))
+
+    def output_enabled(self, key: str) -> bool:
+        """Whether output ``key`` exists and its condition (if any) is true."""
+        return key in self._outputs and self._outputs[key][0]
+
+    def known_output(self, key: str) -> Any:
+        """Output ``key``'s value as known before any resource exists: UNKNOWN when it
+        depends on a resource or fails to resolve, None when disabled."""
+        enabled, tree, _ = self._outputs[key]
+        if not enabled:
+            return None
+        try:
+            value = resolve(tree, StaticResolver(self.scope))
+        except errors.StokerError:
+            return UNKNOWN
+        return UNKNOWN if contains_unknown(value) else value
 
     def output_resources(self) -> set[str]:
         """Names of (enabled) resources that outputs reference."""

@@ -18,7 +18,7 @@ from app.templates.cfn.template import parse_cfn
 from app.templates.conditions import parse_section as parse_conditions
 from app.templates.functions.base import parse as parse_tree
 from app.templates.parameters import ParamSchema, parse_schema
-from app.templates.parsed import RawOutput, Template
+from app.templates.parsed import RawOutput, Template, export_name
 from app.templates.resources import parse_resources
 from app.templates.versions import HOT_KEY, HotVersion, condition_table, detect, hot_version
 
@@ -67,9 +67,12 @@ def _parse_outputs(section: Any, hot: HotVersion, warnings: list[str]) -> dict[s
         if "condition" in hot.output_keys and "condition" in spec \
                 and not isinstance(cond, (bool, str)):
             cond = parse_tree(cond, condition_table(hot), path + ("condition",))
+        export = export_name(spec, "export", "name", hot, path) \
+            if "export" in hot.output_keys else None
         out[name] = RawOutput(name, parse_tree(spec["value"], hot.functions, path + ("value",)),
                               spec.get("description"),
-                              cond, "condition" in hot.output_keys and "condition" in spec)
+                              cond, "condition" in hot.output_keys and "condition" in spec,
+                              export)
     return out
 
 

@@ -153,7 +153,8 @@ def _v(date: str, fns: FnTable, cond: FnTable = _NONE, *, conditions_ok: bool = 
         | ({"external_id"} if external_id else set())
         | ({"update_replace_policy"} if guards else set()),
         output_keys=frozenset({"value", "description"} | ({"condition"} if conditions_ok
-                                                          else set())),
+                                                          else set())
+                              | ({"export"} if guards else set())),
         deletion_policies=_POLICIES_STOKER if guards
         else _POLICIES_LOWER if lower else _POLICIES,
         param_keys=_PARAM_KEYS | ({"tags"} if tags else set()),
@@ -182,11 +183,13 @@ HOT_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({v.date: v for v in (
 
 
 #: Stoker's own HOT version, not Heat's: wallaby (2021-04-16) plus ``deletion_policy:
-#: RetainExceptOnCreate`` and the resource key ``update_replace_policy``. Heat does not know it;
+#: RetainExceptOnCreate``, the resource key ``update_replace_policy``, the function
+#: ``import_value`` and the output key ``export`` (cross-stack exports). Heat does not know it;
 #: Heat's versions (above, and what ``/template_versions`` lists) refuse both as Heat does.
 STOKER_VERSION = "stoker-2026-12-01"
+F_STOKER = _derive(F_WALLABY, {"import_value": core.ImportValue})
 STOKER_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({STOKER_VERSION: _v(
-    STOKER_VERSION, F_WALLABY, C_PIKE, conditions_ok=True, lower=True, external_id=True,
+    STOKER_VERSION, F_STOKER, C_PIKE, conditions_ok=True, lower=True, external_id=True,
     modulo=True, tags=True, guards=True)})
 
 

@@ -15,7 +15,9 @@ from typing import Any
 from app import config, templates
 from app.engine import graph
 from app.models import RawTemplate, Stack, read_session
+from app.models.exports import exports_named
 from app.resource_types import registry
+from app.templates import exports
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> L
                 st = s.get(Stack, stack_id)
                 assert raw is not None and st is not None
                 loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
-                                st.nested_info)
+                                st.nested_info, s)
             seed(key, loaded)
             return loaded
     finally:
@@ -160,12 +162,24 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> L
 
 
 def of_raw(raw: Any, params: dict[str, Any] | None, ident: Any,
-           nested_info: dict[str, Any] | None) -> Loaded:
+           nested_info: dict[str, Any] | None, s: Any) -> Loaded:
     """The :class:`Loaded` of a stored raw template (its files and environment) with
-    ``params``; ``nested_info``: a nested stack's link to its parent resource (its facade)."""
+    ``params``; ``nested_info``: a nested stack's link to its parent resource (its facade).
+    The exports it imports are read from the tenant's (``s``: an open session)."""
     env = {k: v for k, v in (raw.environment or {}).items() if k != "parameters"}
-    return Loaded.of(instantiate(raw.template, raw.files, env, params, ident,
-                                 (nested_info or {}).get("facade")))
+    definition = instantiate(raw.template, raw.files, env, params, ident,
+                             (nested_info or {}).get("facade"))
+    bind_imports(s, ident.project_id, definition)
+    return Loaded.of(definition)
+
+
+def bind_imports(s: Any, tenant: str, definition: Any) -> dict[str, Any]:
+    """Give ``definition`` the values of the exports its template imports (those the tenant
+    has; a missing one fails where it resolves). :returns: ``name -> value`` found."""
+    names = exports.imported_names(definition.template)
+    values = {n: row.value for n, row in exports_named(s, tenant, names).items()}
+    exports.bind_imports(definition, values)
+    return values
 
 
 def seed(key: tuple[str, int], loaded: Loaded) -> None:

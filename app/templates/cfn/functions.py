@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from app.templates.functions import cfn, conditions
 from app.templates.functions.base import Function, FunctionTable, Resolver
-from app.templates.functions.core import GetAtt
+from app.templates.functions.core import GetAtt, ImportValue
 
 
 class CfnGetAtt(GetAtt):
@@ -110,7 +110,9 @@ _BASE: dict[str, type[Function]] = {
     "Fn::MemberListToMap": cfn.MemberListToMap, "Fn::ResourceFacade": cfn.CfnResourceFacade}
 
 HEAT_2012: FunctionTable = MappingProxyType(dict(_BASE))
-AWS_2010: FunctionTable = MappingProxyType({**_BASE, "Fn::If": conditions.If})
+#: AWSTemplateFormatVersion adds ``Fn::If`` and AWS's ``Fn::ImportValue`` (Heat has no exports)
+AWS_2010: FunctionTable = MappingProxyType({**_BASE, "Fn::If": conditions.If,
+                                           "Fn::ImportValue": ImportValue})
 AWS_2010_CONDITIONS: FunctionTable = MappingProxyType({
     "Fn::Equals": CfnEquals, "Ref": ParamRef, "Fn::FindInMap": FindInMap, "Fn::Not": CfnNot,
     "Fn::And": CfnAnd, "Fn::Or": CfnOr})

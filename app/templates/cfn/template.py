@@ -19,7 +19,7 @@ from app.templates.functions import conditions as cond_fns
 from app.templates.functions.base import FunctionTable, parse
 from app.templates.identity import StackIdentity
 from app.templates.loader import Loaded
-from app.templates.parsed import RawOutput, Template
+from app.templates.parsed import RawOutput, Template, export_name
 from app.templates.resources import RawResource, check_resource_name, depends_on_names
 from app.templates.versions import HotVersion, condition_table
 
@@ -60,7 +60,7 @@ class CfnFormat:
 
     @property
     def output_keys(self) -> tuple[str, ...]:
-        return ("Value", "Description") + (("Condition",) if self.conditions else ())
+        return ("Value", "Description") + (("Condition", "Export") if self.conditions else ())
 
 
 FORMATS: Mapping[str, CfnFormat] = MappingProxyType({
@@ -228,8 +228,10 @@ def _outputs(section: dict[str, Any], fmt: CfnFormat, hot: HotVersion,
         cond = spec.get("Condition") if has_cond else None
         if has_cond and not isinstance(cond, (bool, str)):
                 cond = parse(cond, condition_table(hot), path + ("Condition",))
+        export = export_name(spec, "Export", "Name", hot, path) \
+            if "Export" in fmt.output_keys else None
         out[name] = RawOutput(name, parse(spec["Value"], hot.functions, path + ("Value",)),
-                              spec.get("Description"), cond, has_cond)
+                              spec.get("Description"), cond, has_cond, export)
     return out
 
 

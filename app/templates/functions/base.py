@@ -69,6 +69,8 @@ class Resolver(Protocol):
         """Whether ``name`` is a declared or pseudo parameter."""
     def facade(self, key: str, path: Path) -> Any:
         """The parent resource's metadata/deletion_policy/update_policy (nested stacks)."""
+    def import_value(self, name: str, path: Path) -> Any:
+        """The value another stack exports as ``name``. :raises FunctionError: none."""
 
 
 FunctionTable = Mapping[str, "type[Function]"]

@@ -163,6 +163,22 @@ class GetFile(Function):
         return r.file(args, self.path)
 
 
+class ImportValue(Function):
+    """``Fn::ImportValue: name`` (CloudFormation) and ``import_value: name`` (Stoker's HOT
+    version ``stoker-2026-12-01``; Heat has neither): the value another stack of the project
+    exports under ``name``. The name is a literal string, so the exports a stack uses are
+    known before anything resolves (:func:`imported_names`); a missing export is AWS's
+    "No export named <name> found."."""
+
+    def check(self) -> None:
+        if not isinstance(self.args, str) or not self.args:
+            raise self.error(f'Argument to "{self.fn_name}" must be the name of an export '
+                             f'(a string)')
+
+    def result(self, args: Any, r: Resolver) -> Any:
+        return r.import_value(args, self.path)
+
+
 class ResourceFacade(Function):
     """``resource_facade: metadata|deletion_policy|update_policy`` of the parent (nested) resource."""
 

@@ -134,6 +134,11 @@ def make_app(api: FakeApi) -> Flask:
     def template(name: str, sid: str) -> Any:
         return jsonify({"heat_template_version": "2018-08-31", "resources": {}})
 
+    @app.get("/v1/admin/exports")
+    def exports() -> Any:
+        return jsonify({"exports": [{"name": "net-VpcId", "value": "vpc-1", "stack_id": STACK_ID,
+                                     "stack_name": "s1", "output_key": "VpcId"}]})
+
     @app.post("/v1/admin/stacks/<name>/<sid>/drift")
     def drift_start(name: str, sid: str) -> Any:
         return jsonify({"drift_detection": {"id": "d1", "status": "DETECTION_IN_PROGRESS"}}), 202

@@ -283,3 +283,14 @@ def test_stack_drift_prints_a_readable_diff(fake_api: FakeApi) -> None:
         "  NOT_CHECKED token (OS::Heat::RandomString): The live state of "
         "OS::Heat::RandomString resources cannot be read."]
     assert [m for m, p, _ in fake_api.requests if "/drift" in p] == ["POST", "GET"]
+
+
+def test_export_list_shows_the_projects_exports(fake_api: FakeApi) -> None:
+    res = run("export", "list", "--url", fake_api.url, "-f", "json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output) == [{"name": "net-VpcId", "value": "vpc-1",
+                                       "stack_id": STACK_ID, "stack_name": "s1",
+                                       "output_key": "VpcId"}]
+    table = run("export", "list", "--url", fake_api.url)
+    assert table.exit_code == 0 and "net-VpcId" in table.output and "vpc-1" in table.output
+    assert [p for m, p, _ in fake_api.requests if m == "GET"] == ["/v1/admin/exports"] * 2

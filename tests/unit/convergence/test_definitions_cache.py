@@ -25,7 +25,7 @@ class _Session:
 def slow_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
 
-    def of_raw(raw, params, ident, nested_info):  # type: ignore[no-untyped-def]
+    def of_raw(raw, params, ident, nested_info, s):  # type: ignore[no-untyped-def]
         calls.append(ident)
         time.sleep(0.05)  # long enough for every thread to miss
         if len(calls) == 1 and ident == "boom":
