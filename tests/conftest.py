@@ -17,6 +17,19 @@ SHARED = (REPO.parent / "shared").resolve()
 
 
 @pytest.fixture(autouse=True)
+def _process_state_restored() -> Iterator[None]:
+    """The process's settings and runtime as they were before the test: a test that built an
+    app (which makes its settings the process's, keystone mode say) leaves nothing behind for
+    the next test in this process."""
+    from app.convergence import runtime
+    settings = config._current
+    composed = runtime._current
+    yield
+    config._current = settings
+    runtime.configure(composed)
+
+
+@pytest.fixture(autouse=True)
 def _lease_stopped() -> Iterator[None]:
     """A test that stepped a node in-process started this process's heartbeat and sweep
     (:func:`app.convergence.store.lease.ensure_heartbeat`): stopped when it ends, before the
