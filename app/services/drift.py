@@ -31,7 +31,11 @@ IN_PROGRESS, COMPLETE, FAILED = ("DETECTION_IN_PROGRESS", "DETECTION_COMPLETE",
 
 def start(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
     """Record a detection of ``stack`` and enqueue it. :returns: :func:`body` of the record
-    (``status`` DETECTION_IN_PROGRESS unless the job already ran in-process)."""
+    (``status`` DETECTION_IN_PROGRESS unless the job already ran in-process).
+    :raises errors.NotFound: the stack was deleted (Heat's ``The Stack (s) could not be
+        found.``): a deleted stack's resources are gone by its own doing, not drifted."""
+    if stack.deleted_at is not None:
+        raise errors.NotFound("Stack", stack.name)
     with session() as s:
         row = DriftDetection(stack_id=stack.id, tenant=stack.tenant, status=IN_PROGRESS)
         s.add(row)
@@ -49,8 +53,11 @@ def get(ctx: RequestContext, stack: Stack, detection_id: str | None = None) -> d
         if detection_id is not None:
             query = query.where(DriftDetection.id == detection_id)
         row = s.execute(query.order_by(DriftDetection.created_at.desc())).scalars().first()
+    if row is None and detection_id is None:
+        raise errors.NotFound("Drift detection", stack.name,
+                              f"No drift detection of stack {stack.name} yet: start one.")
     if row is None:
-        raise errors.NotFound("Drift detection", detection_id or stack.name)
+        raise errors.NotFound("Drift detection", detection_id)
     return body(row, stack)
 
 

@@ -39,6 +39,8 @@ def preview(ctx: RequestContext, stack: Stack, detection_id: str) -> dict[str, A
     ``drift_status``, ``property_differences`` ...) with ``reason`` saying why.
     :raises errors.NotFound: no such detection; :raises errors.Conflict: not the stack's
     latest completed detection, or a drifted resource changed since (detect again)."""
+    if stack.deleted_at is not None:
+        raise errors.NotFound("Stack", stack.name)
     found, rows = _drifted(ctx, stack, detection_id)
     out: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
     for entry in found:

@@ -133,6 +133,10 @@ def test_drift_through_the_api(db: Any, cloud_settings: Any, sandbox: Any) -> No
             "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {"name": "a"}},
             "v": {"type": "OS::Heat::Value", "properties": {"value": 1}}}}}).headers["Location"]
     try:
+        none_yet = client.get(href + "/drift")
+        assert none_yet.status_code == 404
+        assert "No drift detection of stack apidrift yet" in none_yet.get_json()["error"][
+            "message"]
         started = client.post(href + "/drift")
         assert started.status_code == 202
         detection = started.get_json()["drift_detection"]
@@ -146,6 +150,12 @@ def test_drift_through_the_api(db: Any, cloud_settings: Any, sandbox: Any) -> No
         assert client.get(href + "/drift?drift_status=BAD").status_code == 400
     finally:
         client.delete(href)
+    # a deleted stack's resources went by its own delete: nothing to detect or revert
+    gone = client.post(href + "/drift")
+    assert gone.status_code == 404, gone.get_json()
+    assert gone.get_json()["error"]["message"] == "The Stack (apidrift) could not be found."
+    preview = client.post(f"{href}/drift/{detection['id']}/revert/preview")
+    assert preview.status_code == 404, preview.get_json()
 
 
 class _Ident:
