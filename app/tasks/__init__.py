@@ -225,10 +225,18 @@ def _database_retry(task: Any, exc: Exception) -> None:
     _retry(task, exc, delay * random.uniform(0.5, 1.0))
 
 
+#: Retries of a step the database failed under: as good as unbounded (Celery reads
+#: ``max_retries=None`` as "the task's own limit", not as no limit)
+DATABASE_RETRY_LIMIT = 10**9
+
+
 def _retry(task: Any, exc: Exception, countdown: float) -> NoReturn:
     log.warning("%s: the database is unavailable (%s); again in %.1f s", task.name,
                 str(exc).splitlines()[0] if str(exc) else type(exc).__name__, countdown)
-    raise task.retry(exc=exc, countdown=countdown, max_retries=None)
+    try:
+        raise task.retry(exc=exc, countdown=countdown, max_retries=DATABASE_RETRY_LIMIT)
+    finally:  # Celery keeps the limit on the (shared) task for its autoretry: not ours to leave
+        task.__dict__.pop("override_max_retries", None)
 
 
 def _again(request: Any) -> bool:

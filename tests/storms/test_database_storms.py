@@ -48,7 +48,7 @@ def test_postgres_down_mid_create_answers_503_and_recovers(storm: Storm):
         time.sleep(1.0)
         fault = time.monotonic()
         storm.pg.stop()
-        time.sleep(8)
+        time.sleep(20)  # longer than a step's own retries would last, were they bounded
         storm.pg.start()
         cleared = time.monotonic()
         _, ended = storm.settled(sid, timeout=40)
