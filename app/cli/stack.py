@@ -302,7 +302,8 @@ def template_show(client: Client, name: str, fmt: str) -> None:
 @client_options
 def drift(client: Client, name: str, fmt: str, revert: bool, yes: bool, wait: bool) -> None:
     """Detect drift of the stack NAME against the cloud and print the differences (exit 1
-    when it drifted or could not be read, unless --revert-drift reverted it)."""
+    when it drifted, or its status is UNKNOWN because nothing could be read, unless
+    --revert-drift reverted it; resources not checked are listed with the reason)."""
     stack = find(client, name)
     found = cli_drift.detect(client, stack)
     if fmt == "table":
