@@ -20,9 +20,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
 from app.context import RequestContext
-from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Status
-from app.models import ChangeSet, Stack, isotime, raw_templates, read_session, session, stack_tags
+from app.models import ChangeSet, Stack, isotime, read_session, session
 from app.services import stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
@@ -233,13 +232,5 @@ def _check_executable(st: Stack, cs: ChangeSet) -> None:
 
 def _create(s: Any, row: Stack, prep: updates.Prepared) -> None:
     """The first CREATE of a REVIEW_IN_PROGRESS stack, to ``prep``."""
-    raw_id = raw_templates.store(s, prep.template, prep.files, prep.environment)
-    row.raw_template_id = raw_id
-    row.parameters = prep.params
-    row.parameters_show = prep.definition.parameters_for_show()
-    row.description = loaded_defs.description_of(prep.template)
-    row.timeout_mins, row.disable_rollback, row.tags = (prep.timeout_mins, prep.disable_rollback,
-                                                         prep.tags or None)
-    stack_tags.set_tags(s, row.id, prep.tags)
-    loaded_defs.seed((row.id, raw_id), prep.loaded)
+    updates.store(s, row, prep)
     convergence.start_create(s, row, prep.loaded)

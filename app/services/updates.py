@@ -169,6 +169,17 @@ def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) ->
         # what a rollback returns to: the last template the stack reached (an update that is
         # superseded while in progress never got there)
         row.prev_raw_template_id = row.raw_template_id
+    store(s, row, prep, raw_id)
+    return convergence.start_update(s, row, prep.loaded, action)
+
+
+def store(s: Any, row: Stack, prep: Prepared, raw_id: int | None = None) -> None:
+    """Make ``prep`` the stack's definition on ``row``, inside the caller's transaction: its
+    raw template (stored once per content, or ``raw_id`` already stored), parameters,
+    description, timeout, rollback setting, tags and imported exports; the loaded definition
+    kept for the traversal about to start."""
+    if raw_id is None:
+        raw_id = raw_templates.store(s, prep.template, prep.files, prep.environment)
     row.raw_template_id = raw_id
     row.parameters = prep.params
     row.parameters_show = prep.definition.parameters_for_show()
@@ -178,7 +189,6 @@ def apply(s: Any, row: Stack, prep: Prepared, action: Action = Action.UPDATE) ->
     stack_tags.set_tags(s, row.id, prep.tags)
     exports.record_imports(s, row.tenant, row.id, prep.imports)
     loaded_defs.seed((row.id, raw_id), prep.loaded)
-    return convergence.start_update(s, row, prep.loaded, action)
 
 
 def rollback(s: Any, row: Stack) -> str | None:
