@@ -69,6 +69,9 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
     st = stacks.get_stack(ctx, stack_name, stack_id)
     if st.action != REVIEW:
         updates.check_updatable(st)
+        if st.status == Status.IN_PROGRESS:  # a plan against a state still changing (AWS)
+            raise bad_status(f"Stack [{st.name}] is in {st.stack_status} state and a change "
+                             "set cannot be created for it now.")
     prep = updates.prepare_update(ctx, st, **request)
     changes = update_preview.preview_update(ctx, stack_name, stack_id, show_nested=True,
                                             **request)

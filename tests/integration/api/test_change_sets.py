@@ -170,3 +170,19 @@ def test_create_change_set_plans_a_new_stack_kept_in_review(api):
     assert set(api.resources(base)) == {"a", "rep", "gone"}
     fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "again",
                                                  "template": BASE}), 409, "StackExists")
+
+
+def test_no_change_set_is_planned_while_the_stack_is_in_progress(api):
+    """AWS refuses CreateChangeSet on a stack whose operation is in progress: its plan would be
+    made against a state still changing. Nothing is kept."""
+    from sqlalchemy import update
+
+    from app.models import Stack, session
+    base = api.create("busy")
+    stack_id = base.rsplit("/", 1)[1]
+    with session() as s:  # an update in flight, as its traversal leaves the row
+        s.execute(update(Stack).where(Stack.id == stack_id).values(action="UPDATE",
+                                                                   status="IN_PROGRESS"))
+    msg = fault(make(api, base, "early", template=NEW), 400, "InvalidChangeSetStatus")
+    assert "UPDATE_IN_PROGRESS" in msg
+    assert api.c.get(f"{base}/change_sets").get_json()["change_sets"] == []
