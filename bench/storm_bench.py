@@ -57,7 +57,7 @@ from tests.storms.test_cloud_storms import (
     mixed,
 )
 from tests.storms.test_database_storms import nets
-from tests.storms.test_partition_storms import partition
+from tests.storms.partition_storms import partition
 
 HEADERS = {"X-Auth-Token": "x"}
 #: every process's engine timings: a dead worker's lease 5 s, the reconciler every 2 s
