@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fixtures.procs import free_port
 from tests.storms import hosts as netns
 from tests.storms.conftest import PrivatePostgres, PrivateRedis, Storm
+from tests.storms.partition_storms import partition
 from tests.storms.test_cloud_storms import (
     FAULTS,
     KILLED,
@@ -57,7 +58,6 @@ from tests.storms.test_cloud_storms import (
     mixed,
 )
 from tests.storms.test_database_storms import nets
-from tests.storms.partition_storms import partition
 
 HEADERS = {"X-Auth-Token": "x"}
 #: every process's engine timings: a dead worker's lease 5 s, the reconciler every 2 s
@@ -123,43 +123,40 @@ class Run:
         time.sleep(after)
 
 
-def baseline(run: Run) -> None:
-    """No fault: the stack's remaining work 1.5 s in (what every recovery includes)."""
+def _during_create(run: Run, fault: Callable[[Any], object]) -> None:
+    """``fault(storm)`` struck 1.5 s into the create, under the probe; recovery is counted
+    from its end."""
     run.started()
     with run.storm.probing(run.storm.path(run.sid)):
+        fault(run.storm)
         run.settle(time.monotonic())
+
+
+def _down(service: Any, seconds: float) -> None:
+    service.stop()
+    time.sleep(seconds)
+    service.start()
+
+
+def baseline(run: Run) -> None:
+    """No fault: the stack's remaining work 1.5 s in (what every recovery includes)."""
+    _during_create(run, lambda storm: None)
 
 
 def pg_restart(run: Run) -> None:
-    run.started()
-    with run.storm.probing(run.storm.path(run.sid)):
-        run.storm.pg.restart()
-        run.settle(time.monotonic())
+    _during_create(run, lambda storm: storm.pg.restart())
 
 
 def pg_stop(run: Run) -> None:
-    run.started()
-    with run.storm.probing(run.storm.path(run.sid)):
-        run.storm.pg.stop()
-        time.sleep(30)
-        run.storm.pg.start()
-        run.settle(time.monotonic())
+    _during_create(run, lambda storm: _down(storm.pg, 30))
 
 
 def redis_restart(run: Run) -> None:
-    run.started()
-    with run.storm.probing(run.storm.path(run.sid)):
-        run.storm.redis.stop()
-        time.sleep(2)
-        run.storm.redis.start()
-        run.settle(time.monotonic())
+    _during_create(run, lambda storm: _down(storm.redis, 2))
 
 
 def redis_flush(run: Run) -> None:
-    run.started()
-    with run.storm.probing(run.storm.path(run.sid)):
-        run.storm.redis.flushall()
-        run.settle(time.monotonic())
+    _during_create(run, lambda storm: storm.redis.flushall())
 
 
 def broker_down(run: Run) -> None:

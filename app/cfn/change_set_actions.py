@@ -16,7 +16,13 @@ from urllib.parse import quote, unquote
 from app import errors
 from app.cfn import faults, formats
 from app.cfn.params import flag, member_list, parameter_pairs, required
-from app.cfn.stack_actions import NO_TEMPLATE, identify, stack_args, template_of
+from app.cfn.stack_actions import (
+    NO_TEMPLATE,
+    identify,
+    stack_args,
+    template_of,
+    update_template,
+)
 from app.context import RequestContext
 from app.services import change_sets, stacks
 
@@ -88,13 +94,7 @@ def create(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
         if st.action == change_sets.REVIEW:
             raise faults.ValidationError(f"Stack:{formats.arn_of(st)} is in "
                                          f"{st.stack_status} state and can not be updated.")
-        if previous and template is not None:
-            raise faults.InvalidParameterCombination("TemplateBody and UsePreviousTemplate "
-                                                     "may not be used together")
-        if previous:
-            template = stacks.get_template(ctx, st)
-        if template is None:
-            raise faults.MissingParameter(NO_TEMPLATE)
+        template = update_template(ctx, st, params)
         made = change_sets.create_change_set(
             ctx, st.name, st.id, name, description, template=template,
             parameters=parameter_pairs(params, previous=dict(st.parameters or {})), **args)

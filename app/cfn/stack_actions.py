@@ -98,14 +98,10 @@ def create(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     return {"StackId": formats.arn_of(row)}
 
 
-def update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
-    """UpdateStack → ``{"StackId": arn}``, held against the stack policy (or
-    ``StackPolicyDuringUpdateBody`` for this update; ``StackPolicyBody`` replaces the policy
-    once the update is accepted): the new template (``TemplateBody``, or the stack's own
-    with ``UsePreviousTemplate=true``) and parameters replace the stack's (Heat's PUT
-    semantics: a parameter not given takes its default; ``UsePreviousValue=true`` keeps the
-    stack's value)."""
-    st = identify(ctx, required(params, "StackName"))
+def update_template(ctx: RequestContext, st: Any, params: Mapping[str, str]) -> Any:
+    """The template an update of ``st`` asks for: ``TemplateBody``, or the stack's own with
+    ``UsePreviousTemplate=true``.
+    :raises faults.InvalidParameterCombination: both; :raises faults.MissingParameter: neither."""
     template: Any = template_of(params)
     previous = flag(params, "UsePreviousTemplate")
     if previous and template is not None:
@@ -115,6 +111,18 @@ def update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
         template = stacks.get_template(ctx, st)
     if template is None:
         raise faults.MissingParameter(NO_TEMPLATE)
+    return template
+
+
+def update(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
+    """UpdateStack → ``{"StackId": arn}``, held against the stack policy (or
+    ``StackPolicyDuringUpdateBody`` for this update; ``StackPolicyBody`` replaces the policy
+    once the update is accepted): the new template (``TemplateBody``, or the stack's own
+    with ``UsePreviousTemplate=true``) and parameters replace the stack's (Heat's PUT
+    semantics: a parameter not given takes its default; ``UsePreviousValue=true`` keeps the
+    stack's value)."""
+    st = identify(ctx, required(params, "StackName"))
+    template = update_template(ctx, st, params)
     user_params = parameter_pairs(params, previous=dict(st.parameters or {}))
     args = stack_args(params)
     during, policy = policy_params.update_policy_args(params)

@@ -5,16 +5,14 @@ the workers, brings it back IN_SYNC."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app import clients, config
 from app.context import RequestContext
 from app.services import drift, drift_revert, stacks
 from tests.fixtures.stacks import final, rows, wait_for
-from tests.integration.conftest import Workers, worker_env
+from tests.integration.test_stack_actions_workers import cloud_workers  # noqa: F401
 from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
 
 pytestmark = pytest.mark.integration
@@ -28,19 +26,6 @@ def sandbox() -> Iterator[SandboxHandle]:
     handle.server.shutdown()
 
 
-@pytest.fixture()
-def cloud_workers(engine_settings: config.Settings, sandbox: SandboxHandle,
-                  tmp_path: Path) -> Iterator[Workers]:
-    config.set_current(engine_settings.replace(cloud_auth_url=sandbox.auth_url))
-    clients.reset_cache()
-    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
-                tmp_path)
-    w.start(2)
-    yield w
-    w.stop()
-    clients.reset_cache()
-
-
 def _finished(st: Any) -> dict[str, Any]:
     started = drift.start(CTX, st)
     assert started["status"] in ("DETECTION_IN_PROGRESS", "DETECTION_COMPLETE")
@@ -51,7 +36,8 @@ def _finished(st: Any) -> dict[str, Any]:
     return dict(wait_for(ended, what="the drift detection"))
 
 
-def test_drift_detection_runs_on_workers(cloud_workers: Workers, sandbox: SandboxHandle) -> None:
+def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
+                                         sandbox: SandboxHandle) -> None:
     tmpl = {"heat_template_version": "2018-08-31", "resources": {
         "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {
             "rules": [{"protocol": "tcp", "port_range_min": 443, "port_range_max": 443}]}}}}

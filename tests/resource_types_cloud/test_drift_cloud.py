@@ -5,12 +5,12 @@ deleted, a volume resized, a group member renamed) are each reported with their 
 property difference; a type whose live state cannot be read is NOT_CHECKED with the reason."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from app import clients
 from app.context import RequestContext
 from app.services import drift, stacks
+from tests.fixtures.stacks import wait_for
 
 CTX = RequestContext(tenant_id="admin")
 
@@ -91,16 +91,7 @@ def test_drift_of_an_untouched_stack_then_of_out_of_band_changes(
         assert found["group"]["drift_status"] == "NOT_CHECKED" and found["group"]["reason"]
         assert first["counts"]["IN_SYNC"] >= 7 and first["detection_time"]
 
-        conn = clients.for_stack(_Ident(st)).connection()
-        conn.network.create_security_group_rule(
-            security_group_id=_physical(first, "secgroup"), direction="ingress",
-            ethertype="IPv4", protocol="udp", port_range_min=53, port_range_max=53,
-            remote_ip_prefix="192.0.2.0/24")
-        conn.compute.update_server(_physical(first, "server"), name="web-renamed")
-        conn.network.delete_port(_physical(first, "port"))
-        conn.block_storage.extend_volume(_physical(first, "volume"), 2)
-        conn.network.update_security_group(_physical(first, "group/1"), name="changed")
-        _wait_for(lambda: conn.block_storage.get_volume(_physical(first, "volume")).size == 2)
+        change_out_of_band(clients.for_stack(_Ident(st)).connection(), first)
 
         second = drift.start(CTX, st)
         assert second["id"] != first["id"] and second["stack_drift_status"] == "DRIFTED"
@@ -169,8 +160,17 @@ def _diffs(entry: dict[str, Any]) -> list[tuple[Any, ...]]:
             for d in entry["property_differences"]]
 
 
-def _wait_for(done: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, "the sandbox did not settle"
-        time.sleep(0.05)
+def change_out_of_band(conn: Any, detection: dict[str, Any]) -> None:
+    """Change the stack's objects directly in the cloud (a detection's physical ids): a rule
+    added to ``secgroup``, ``server`` renamed, ``port`` deleted, ``volume`` extended to 2 GB,
+    group member ``group/1`` renamed; returns once the volume shows its new size."""
+    conn.network.create_security_group_rule(
+        security_group_id=_physical(detection, "secgroup"), direction="ingress",
+        ethertype="IPv4", protocol="udp", port_range_min=53, port_range_max=53,
+        remote_ip_prefix="192.0.2.0/24")
+    conn.compute.update_server(_physical(detection, "server"), name="web-renamed")
+    conn.network.delete_port(_physical(detection, "port"))
+    conn.block_storage.extend_volume(_physical(detection, "volume"), 2)
+    conn.network.update_security_group(_physical(detection, "group/1"), name="changed")
+    wait_for(lambda: conn.block_storage.get_volume(_physical(detection, "volume")).size == 2,
+             timeout=10, interval=0.05, what="the volume's new size")

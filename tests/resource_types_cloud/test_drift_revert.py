@@ -5,7 +5,6 @@ by one update, after which a second detection is IN_SYNC."""
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from click.testing import CliRunner
@@ -13,6 +12,7 @@ from werkzeug.serving import make_server
 
 from app import clients
 from app.cli import cli
+from tests.resource_types_cloud.test_drift_cloud import _physical, change_out_of_band
 
 TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
     "net": {"type": "OS::Neutron::Net", "properties": {"name": "revnet"}},
@@ -52,18 +52,10 @@ def test_revert_drift_previews_then_brings_the_stack_back(
         assert nothing.status_code == 400
 
         conn = clients.for_stack(_Ident(href)).connection()
-        conn.network.create_security_group_rule(
-            security_group_id=_physical(first, "secgroup"), direction="ingress",
-            ethertype="IPv4", protocol="udp", port_range_min=53, port_range_max=53,
-            remote_ip_prefix="192.0.2.0/24")
-        conn.compute.update_server(_physical(first, "server"), name="web-renamed")
-        conn.network.delete_port(_physical(first, "port"))
-        conn.block_storage.extend_volume(_physical(first, "volume"), 2)
-        conn.network.update_security_group(_physical(first, "group/1"), name="changed")
+        change_out_of_band(conn, first)
         subnet = _physical(first, "subnet")
         conn.network.update_port(_physical(first, "web_port"), security_groups=[],
                                  fixed_ips=[{"subnet_id": subnet, "ip_address": "10.62.0.51"}])
-        _wait_for(lambda: conn.block_storage.get_volume(_physical(first, "volume")).size == 2)
 
         drifted = _detect(client, href)
         assert drifted["stack_drift_status"] == "DRIFTED"
@@ -172,18 +164,9 @@ def _reason(client: Any, href: str) -> str:
     return str(client.get(href).get_json()["stack"]["stack_status_reason"])
 
 
-def _physical(body: dict[str, Any], path: str) -> str:
-    return str({r["path"]: r for r in body["resources"]}[path]["physical_resource_id"])
-
-
 class _Ident:
     def __init__(self, href: str) -> None:
         parts = href.rstrip("/").split("/")
         self.stack_name, self.stack_id, self.project_id = parts[-2], parts[-1], "admin"
 
 
-def _wait_for(done: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, "the sandbox did not settle"
-        time.sleep(0.05)

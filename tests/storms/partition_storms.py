@@ -38,9 +38,16 @@ from tests.storms.test_cloud_storms import (
 )
 from tests.storms.test_worker_storms import RESUME, _held_by, _resumed, _sql, _states
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(netns.available() is not None,
-                                 reason=str(netns.available()))]
+pytestmark = pytest.mark.integration
+@pytest.fixture(autouse=True)
+def _namespaces() -> None:
+    """The storm needs network namespaces (root, ``ip netns``): without them it fails, it is
+    not skipped."""
+    why = netns.available()
+    if why is not None:
+        pytest.fail(f"the partition storm needs network namespaces: {why}", pytrace=False)
+
+
 #: s the host is cut off for (the bench's storm: 60)
 CUT = 20.0
 #: s from the link's return to the stack's end (when it had not ended before)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.fixtures.stacks import knob
+from tests.integration.api.test_stack_guards import create, fault, show
 
 CFN = "2010-09-09"
 
@@ -29,23 +30,6 @@ def importer(name: str = "shared-net") -> dict[str, Any]:
 PLAIN = {"AWSTemplateFormatVersion": CFN,
          "Resources": {"port": {"Type": "OS::Heat::TestResource",
                                 "Properties": {"value": "own"}}}}
-
-
-def create(client: Any, name: str, template: dict[str, Any]) -> str:
-    resp = client.post("/v1/t1/stacks", json={"stack_name": name, "template": template})
-    assert resp.status_code == 201, resp.get_json()
-    return str(resp.headers["Location"].split("localhost", 1)[1])
-
-
-def fault(resp: Any, status: int, kind: str) -> str:
-    assert resp.status_code == status, resp.get_json()
-    body = resp.get_json()
-    assert body["error"]["type"] == kind, body
-    return str(body["error"]["message"])
-
-
-def show(client: Any, base: str) -> dict[str, Any]:
-    return dict(client.get(base).get_json()["stack"])
 
 
 def outputs(client: Any, base: str) -> dict[str, Any]:
