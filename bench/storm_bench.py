@@ -212,8 +212,8 @@ def kill_all(run: Run) -> None:
         s.kill("worker1")
         s.kill("worker2")
         time.sleep(2)
-        s.respawn("worker1")
-        s.respawn("worker2")
+        s.spawn("worker1")
+        s.spawn("worker2")
         s.wait_workers()
         run.settle(time.monotonic())
 

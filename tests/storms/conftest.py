@@ -191,7 +191,7 @@ class Storm:
     (migrated), the Redis flushed, the API (gunicorn, 2 workers x 4 threads), two ``stoker
     worker``s and beat. ``api(path)`` is the API's URL of ``path`` (project ``admin``).
     ``env``: ``STOKER_*`` settings of every process (and of the test's own Settings), e.g.
-    shorter engine timings for a test that kills workers; ``kill(name)`` / ``respawn(name)``
+    shorter engine timings for a test that kills workers; ``kill(name)`` / ``spawn(name)``
     SIGKILL a process (``"worker1"``...) and start it again as it was started. ``hosts``:
     processes run in a network namespace of their own (tests/storms/hosts.py), by name, which
     reach the services through its veth (the sandbox then listens on every address)."""
@@ -267,10 +267,6 @@ class Storm:
             assert time.monotonic() < deadline, self.logs()
             time.sleep(0.2)
         self._wait_workers()
-
-    def respawn(self, name: str) -> None:
-        """Start process ``name`` again, as :meth:`start` started it (its log appended to)."""
-        self.spawn(name)
 
     def kill(self, name: str) -> None:
         """SIGKILL process ``name`` and its children (its own process group), as a host lost

@@ -185,8 +185,8 @@ def test_workers_killed_while_server_creates_are_in_flight_make_nothing_twice(st
     killed = time.monotonic()
     sent = storm.sandbox("GET", "requests")["requests"].get("compute.POST.servers", 0)
     time.sleep(2.0)               # the held POSTs end at the cloud; nobody stores their ids
-    storm.respawn("worker1")
-    storm.respawn("worker2")
+    storm.spawn("worker1")
+    storm.spawn("worker2")
     storm._wait_workers()
     st, ended = storm.settled(sid, timeout=90)
     print(f"server POSTs sent before the kill: {sent}; the stack ended "
