@@ -15,6 +15,16 @@ from app.services import stacks
 from app.services.protection import root_of
 
 
+def locked_live(s: Any, st: Stack) -> Stack:
+    """``st``'s row in ``s``, locked for the caller's change.
+    :raises errors.NotFound: deleted meanwhile (or DELETE_COMPLETE)."""
+    row = s.get(Stack, st.id, with_for_update=True)
+    if row is None or row.deleted_at is not None \
+            or row.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
+        raise errors.NotFound("Stack", st.name)
+    return row
+
+
 def set_termination_protection(ctx: RequestContext, stack_name: str, stack_id: str,
                                enabled: Any) -> Stack:
     """Enable or disable termination protection of a top-level stack (CloudFormation's
@@ -29,10 +39,7 @@ def set_termination_protection(ctx: RequestContext, stack_name: str, stack_id: s
                                 f"{enabled!r}.")
     st = stacks.get_stack(ctx, stack_name, stack_id)
     with session() as s:
-        row = s.get(Stack, st.id, with_for_update=True)
-        assert row is not None
-        if row.deleted_at is not None or row.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
-            raise errors.NotFound("Stack", stack_name)
+        row = locked_live(s, st)
         if row.action == Action.DELETE and row.status == Status.IN_PROGRESS:
             raise errors.BadRequest(f"Termination protection of stack [{row.name}] cannot be "
                                     "changed while it is being deleted.",

@@ -15,9 +15,8 @@ from typing import Any
 from app import errors
 from app.context import RequestContext
 from app.engine import stack_policy as grammar
-from app.engine.states import Action, Status
 from app.models import Stack, session
-from app.services import stacks, update_preview, updates
+from app.services import guards, stacks, update_preview, updates
 
 #: the Heat fault type of a refused update (HTTP 409); the CFN API answers ValidationError
 DENIED = "UpdateDeniedByStackPolicy"
@@ -46,11 +45,7 @@ def set_policy(ctx: RequestContext, stack_name: str, stack_id: str, raw: Any) ->
     document = parse_document(raw)
     st = stacks.get_stack(ctx, stack_name, stack_id)
     with session() as s:
-        row = s.get(Stack, st.id, with_for_update=True)
-        assert row is not None
-        if row.deleted_at is not None or row.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
-            raise errors.NotFound("Stack", stack_name)
-        row.stack_policy = document
+        guards.locked_live(s, st).stack_policy = document
     return document
 
 
