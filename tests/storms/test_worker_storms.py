@@ -93,11 +93,13 @@ def _kill_and_measure(storm: Storm, stack_id: str, victims: list[str],
     from their death (or, restarted, from their answering again) to its next change of
     state."""
     deadline = time.monotonic() + 20
-    while not any(n.startswith("c") for n in _held_by(storm, stack_id, victims)):
+    while True:  # the states first: a resource that moves on after them still counts
+        before = _states(storm, stack_id)
+        held = _held_by(storm, stack_id, victims)
+        if any(n.startswith("c") for n in held):
+            break  # they hold a link (1 s an action), not only a quick string
         assert time.monotonic() < deadline, "the workers never held a link of the stack"
-        time.sleep(0.2)  # until they hold a link (1 s an action), not only a quick string
-    held = _held_by(storm, stack_id, victims)
-    before = _states(storm, stack_id)
+        time.sleep(0.2)
     for v in victims:
         storm.signal(v, signal.SIGKILL)
     since = time.monotonic()
