@@ -81,7 +81,8 @@ def create_args(body: dict[str, Any]) -> dict[str, Any]:
     timeout = body.get("timeout_mins")
     args = {"timeout_mins": None if timeout is None else extract_int("timeout_mins", timeout),
             "tags": extract_tags(body.get("tags")),
-            "disable_rollback": flag(body, "disable_rollback", default=True)}
+            "disable_rollback": extract_bool("disable_rollback", body["disable_rollback"])
+            if "disable_rollback" in body else True}
     protect = body.get("termination_protection")
     if protect is not None:
         args["termination_protection"] = extract_bool("termination_protection", protect)
