@@ -12,18 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import errors
 from app.convergence import runtime, timeouts, traversal
-from app.convergence.finishing import (
-    count,
-    count_committed,
-    done,
-    ended_again,
-    enqueue_after_commit,
-    held,
-    park,
-    prepare,
-    reenqueue_successors,
-    write_finished,
-)
+from app.convergence.finishing import count, done, end, ended_again, park, prepare
 from app.convergence.results import (
     SET_ROW,
     Done,
@@ -38,15 +27,15 @@ from app.convergence.results import (
     default_action,
     write_held,
 )
-from app.convergence.store import events, locks, pacing, syncpoints
+from app.convergence.store import events, locks, nodes, pacing, syncpoints
+from app.convergence.store.node_writes import held
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import graph
 from app.engine.states import Status
-from app.models import Stack, concurrent_writers, session, utcnow
+from app.models import Stack, session, utcnow
 
 __all__ = ["SET_ROW", "Done", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Record", "Start",
-           "Wait", "apply", "apply_many", "count_committed", "ended_again",
-           "reenqueue_successors"]
+           "Wait", "apply", "apply_many", "ended_again"]
 log = logging.getLogger(__name__)
 
 
@@ -99,30 +88,14 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     failed: list[Node] = []
     if len(finished) > 1:
         try:
-            prepared = [(n, prepare(n, o)) for n, o in finished]
-            later = concurrent_writers()
-            with session() as s:
-                ended, by_node = write_finished(s, prepared)
-                events.add_events(s, [e for _, f in prepared for e in f.events])
-                ready = [k for n, _ in prepared for k in by_node.get(n.key, ())]
-                if ready:
-                    enqueue_after_commit(s, finished[0][0].stack.id, finished[0][0].traversal_id,
-                                          ready)
-                if ended and not later:
-                    count(s, finished[0][0], len(ended))
-            written, finished = finished, []
+            failed = nodes.current().finish_together([(n, prepare(n, o)) for n, o in finished],
+                                                     end)
+            finished = []
         except errors.LeaseLost:  # the others are written one by one, without it
             pass
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(finished))
-        else:
-            if ended and later:
-                try:
-                    count_committed(written[0][0], ended)
-                except Exception:  # their steps, delivered again one by one, count them
-                    log.exception("%d finished steps not counted; enqueued again", len(ended))
-                    failed.extend(n for n, _ in written if n.key in set(ended))
     for n, o in [*finished, *alone]:
         try:
             apply(n, o)
@@ -177,4 +150,4 @@ def _failed(node: Node, f: Failed) -> None:
                                       Stack.failed.is_(False))
                   .values(failed=True, status_reason=f"Resource {stack_action} failed: "
                                                      f"{f.stack_reason or f.reason}"))
-        count(s, node, 1 + skipped)
+        count(s, node, 1 + skipped, end)
