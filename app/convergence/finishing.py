@@ -5,6 +5,7 @@ and poll timing, :func:`park`), through the process's node store
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -26,10 +27,12 @@ def end(s: Session, node: Node) -> None:
 
 
 def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str | None,
-         event: str | None, timing: dict[str, float] | None = None) -> bool:
-    """Persist progress (and the IN_PROGRESS state if this step started the action) and
-    release the lock, in one transaction (the node store's). ``timing``: the poll's ``since``
-    and ``last`` (:mod:`app.convergence.store.pacing`), stored beside the handle.
+         event: str | None, timing: dict[str, float] | None = None,
+         rows: Sequence[dict[str, Any]] = ()) -> bool:
+    """Persist progress (the step's events ``rows``, and the IN_PROGRESS state if this step
+    started the action) and release the lock, in one transaction (the node store's).
+    ``timing``: the poll's ``since`` and ``last`` (:mod:`app.convergence.store.pacing`),
+    stored beside the handle.
 
     :returns: False if nothing was written: the lock was no longer this step's (fencing)."""
     r = node.resource
@@ -39,7 +42,7 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
     values = {"row_id": r.id, "handle": stored, "physical_resource_id": plugin.resource_id,
               "rsrc_data": plugin.data, "poll_attempt": r.next_attempt(start),
               "engine_id": None, "updated_at": utcnow()}
-    return nodes.current().park(node, start, values)
+    return nodes.current().park(node, start, values, list(rows))
 
 
 def done(node: Node, d: Done) -> None:

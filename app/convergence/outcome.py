@@ -50,7 +50,7 @@ def apply(node: Node, outcome: Outcome) -> None:
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
         if not park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
-                    timing):
+                    timing, outcome.events):
             return  # its lease ran out: the engine that took it over polls it
         runtime.dispatcher().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
@@ -64,13 +64,16 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        locks.release(node.resource.id, node.resource.atomic_key)
+        with session() as s:
+            events.add_events(s, list(w.events))
+            locks.release_in(s, node.resource.id, node.resource.atomic_key)
         return
     if left <= 0:
         _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
-                             plugin=w.plugin, start=w.start, stack_action=default_action(node)))
+                             plugin=w.plugin, start=w.start, stack_action=default_action(node),
+                             events=w.events))
         return
-    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event):
+    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event, rows=w.events):
         return  # its lease ran out: the engine that took it over polls it
     runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))

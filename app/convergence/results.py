@@ -101,6 +101,7 @@ class Poll:
     plugin: Any
     start: Start | None = None
     owner: str | None = None
+    events: Sequence[dict[str, Any]] = ()  # written with the parked row
 
     @classmethod
     def next(cls, plugin: Any, handle: Any, resource: ResourceRow,
@@ -122,6 +123,7 @@ class Wait:
     plugin: Any
     start: Start | None = None
     owner: str | None = None  # as Poll's: the traversal that started the action
+    events: Sequence[dict[str, Any]] = ()  # written with the parked row
 
 
 Outcome = Done | Failed | Poll | Wait

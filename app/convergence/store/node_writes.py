@@ -29,7 +29,7 @@ RT, ST, SP = table(Resource), table(Stack), table(SyncPoint)
 End = Callable[[Session, Node], None]
 #: ``(the read row, the locked resource row, its inputs)`` of a node started with others
 Started = tuple[Any, Any, dict[str, Any]] | None
-Parked = tuple[Node, Start | None, dict[str, Any]]
+Parked = tuple[Node, Start | None, dict[str, Any], list[dict[str, Any]]]
 
 _STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
                  ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
@@ -90,11 +90,14 @@ def held(node: Node, values: dict[str, Any]) -> dict[str, Any]:
             "held_at": node.resource.atomic_key}
 
 
-def park_alone(node: Node, start: Start | None, values: dict[str, Any]) -> bool:
-    """Write one parked node (its IN_PROGRESS first if its step started the action) in a
-    transaction of its own. :returns: False if its lock was no longer its step's."""
+def park_alone(node: Node, start: Start | None, values: dict[str, Any],
+               rows: list[dict[str, Any]]) -> bool:
+    """Write one parked node (``rows``, its step's events, then its IN_PROGRESS if its step
+    started the action) in a transaction of its own. :returns: False if its lock was no
+    longer its step's."""
     try:
         with session() as s:
+            events.add_events(s, rows)
             if start is not None:
                 events.write_start(s, node.resource, start.action, start.properties)
             write_held(s, [held(node, values)])
@@ -113,7 +116,8 @@ def park_many(items: list[Parked]) -> None:
     :raises LeaseLost: a lock moved on; nothing is written."""
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     started: list[dict[str, Any]] = []
-    for node, start, values in items:
+    for node, start, values, own in items:
+        started.extend(own)
         if start is not None:
             values = {**events.start_values(start.action, start.properties), **values}
             started.append(events.start_event(node.resource, start.action))

@@ -50,10 +50,12 @@ class NodeStore:
         that start together; None: the step starts on its own (:meth:`starting`)."""
         return None
 
-    def park(self, node: Node, start: Start | None, values: dict[str, Any]) -> bool:
-        """Write a parked node's row (``values``, and its IN_PROGRESS if ``start``), releasing
-        its lock. :returns: False if its lock was no longer its step's."""
-        return w.park_alone(node, start, values)
+    def park(self, node: Node, start: Start | None, values: dict[str, Any],
+             rows: list[dict[str, Any]]) -> bool:
+        """Write a parked node's row (``values``), its step's events ``rows`` and its
+        IN_PROGRESS if ``start``, releasing its lock. :returns: False if its lock was no
+        longer its step's."""
+        return w.park_alone(node, start, values, rows)
 
     def finish(self, node: Node, prepared: Finished, end: End) -> None:
         """Write a finished node, count it, enqueue its ready successors (and, if it had
@@ -134,9 +136,10 @@ class Grouped(NodeStore):
     def start(self, key: tuple[str, str, int, bool]) -> Started:
         return self.starts.submit(key)
 
-    def park(self, node: Node, start: Start | None, values: dict[str, Any]) -> bool:
-        got = self.parks.submit((node, start, values))
-        return super().park(node, start, values) if got is None else got
+    def park(self, node: Node, start: Start | None, values: dict[str, Any],
+             rows: list[dict[str, Any]]) -> bool:
+        got = self.parks.submit((node, start, values, rows))
+        return super().park(node, start, values, rows) if got is None else got
 
     def finish(self, node: Node, prepared: Finished, end: End) -> None:
         got = self.finishes.submit((node, prepared, end))
