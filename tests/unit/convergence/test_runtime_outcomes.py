@@ -113,6 +113,7 @@ def test_a_wait_parks_its_event_and_gets_a_safety_poll_before_its_deadline(store
     deadline = NOW + dt.timedelta(seconds=30)
     outcome.apply(_node(), Wait("signal:7", deadline, "h", _Plugin()))
     (park, _, _, values, _), poll = store.log
+    assert park == "park"
     assert values["handle"] == {"h": "h", "t": "t1", "wait": "signal:7"}
     assert poll == ("safety_poll", "s1", "t1", 7, True, min(timeouts.SAFETY_POLL_SECONDS, 30.0))
 
