@@ -11,14 +11,14 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.convergence import plugins, traversal
-from app.convergence.results import Done, Node, Record, Start, default_action
+from app.convergence.results import Done, Failed, Node, Record, Start, default_action
 from app.convergence.store import events, nodes, pacing
-from app.convergence.store.node_writes import Finished, count
+from app.convergence.store.node_writes import Failing, Finished
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import utcnow
 
-__all__ = ["Finished", "count", "done", "end", "ended_again", "park", "prepare"]
+__all__ = ["Failing", "Finished", "done", "end", "ended_again", "failed", "park", "prepare"]
 
 
 def end(s: Session, node: Node) -> None:
@@ -48,6 +48,38 @@ def park(node: Node, plugin: Any, handle: Any, start: Start | None, owner: str |
 def done(node: Node, d: Done) -> None:
     """Write finished ``node`` (:func:`prepare`), count it, enqueue its ready successors."""
     nodes.current().finish(node, prepare(node, d), end)
+
+
+def failed(node: Node, f: Failed) -> None:
+    """Write failed ``node``: its row and events, its descendants skipped, the stack marked
+    failed, all counted (in one transaction, the node store's)."""
+    nodes.current().fail(node, prepare_failed(node, f), end)
+
+
+def prepare_failed(node: Node, f: Failed) -> Failing:
+    """What failed ``node`` writes: its row's values (the started action's columns under
+    them), its events (the step's own, the started IN_PROGRESS, the FAILED), the stack's
+    reason (Heat's "Resource <ACTION> failed: <reason>")."""
+    r = node.resource
+    row_action = f.action or default_action(node)
+    values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
+    if f.record is not Record.UNTOUCHED:
+        values.update(action=row_action, status=Status.FAILED, status_reason=f.reason)
+        if f.plugin is not None:
+            if PROPS_BEFORE in f.plugin.data:  # what the failed update did not reach
+                values["properties_data"] = f.plugin.data.pop(PROPS_BEFORE)
+            values.update(physical_resource_id=f.plugin.resource_id, rsrc_data=f.plugin.data)
+    if f.attr_data is not None:
+        values["attr_data"] = f.attr_data
+    rows = list(f.events)
+    if f.start is not None:
+        values = {**events.start_values(f.start.action, f.start.properties), **values}
+        rows.append(events.start_event(r, f.start.action))
+    if f.record is not Record.UNTOUCHED:
+        rows.append(events.event_row(r.stack_id, r.name, r.physical_resource_id, r.type,
+                                     row_action, Status.FAILED, f.reason))
+    stack_action = f.stack_action or row_action
+    return Failing(values, rows, f"Resource {stack_action} failed: {f.stack_reason or f.reason}")
 
 
 def ended_again(node: Node) -> None:

@@ -5,14 +5,10 @@ More in docs/code/convergence.md (app.convergence.outcome).
 from __future__ import annotations
 
 import logging
-from typing import Any
-
-from sqlalchemy import update
-from sqlalchemy.orm import Session
 
 from app import errors
 from app.convergence import runtime, timeouts, traversal
-from app.convergence.finishing import count, done, end, ended_again, park, prepare
+from app.convergence.finishing import done, end, ended_again, failed, park, prepare
 from app.convergence.results import (
     SET_ROW,
     Done,
@@ -25,14 +21,9 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
-    write_held,
 )
-from app.convergence.store import events, locks, nodes, pacing, syncpoints
-from app.convergence.store.node_writes import held
-from app.convergence.traversal import PROPS_BEFORE
-from app.engine import graph
-from app.engine.states import Status
-from app.models import Stack, session, utcnow
+from app.convergence.store import nodes, pacing
+from app.models import utcnow
 
 __all__ = ["SET_ROW", "Done", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Record", "Start",
            "Wait", "apply", "apply_many", "ended_again"]
@@ -44,7 +35,7 @@ def apply(node: Node, outcome: Outcome) -> None:
     if isinstance(outcome, Done):
         done(node, outcome)
     elif isinstance(outcome, Failed):
-        _failed(node, outcome)
+        failed(node, outcome)
     elif isinstance(outcome, Poll):
         delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
                                     outcome.plugin, outcome.handle, outcome.delay,
@@ -64,12 +55,10 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        with session() as s:
-            events.add_events(s, list(w.events))
-            locks.release_in(s, node.resource.id, node.resource.atomic_key)
+        nodes.current().release(node, list(w.events))
         return
     if left <= 0:
-        _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
+        failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
                              plugin=w.plugin, start=w.start, stack_action=default_action(node),
                              events=w.events))
         return
@@ -110,47 +99,3 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
     return failed
-
-
-def _skip_descendants(s: Session, node: Node) -> int:
-    """Skip every node reachable from ``node`` (the descendants computed once, by the pure
-    plan); :returns: how many were still waiting. O(stack), on a failure only."""
-    stored = syncpoints.graph(s, node.traversal_id, node.stack.id)
-    succs = {k: [(int(i), bool(u)) for i, u in v] for k, v in stored.items()}
-    blocked = graph.descendants(succs, node.key)
-    return sum(syncpoints.skip(s, node.traversal_id, upd,
-                               [int(i) for i, u in blocked if u == upd])
-               for upd in (True, False))
-
-
-def _failed(node: Node, f: Failed) -> None:
-    r, is_update = node.resource, node.is_update
-    row_action = f.action or default_action(node)
-    stack_action = f.stack_action or row_action
-    values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
-    if f.record is not Record.UNTOUCHED:
-        values.update(action=row_action, status=Status.FAILED, status_reason=f.reason)
-        if f.plugin is not None:
-            if PROPS_BEFORE in f.plugin.data:  # what the failed update did not reach
-                values["properties_data"] = f.plugin.data.pop(PROPS_BEFORE)
-            values.update(physical_resource_id=f.plugin.resource_id, rsrc_data=f.plugin.data)
-    if f.attr_data is not None:
-        values["attr_data"] = f.attr_data
-    with session() as s:
-        if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
-            locks.release_in(s, r.id, r.atomic_key)
-            return
-        if f.start is not None:
-            events.write_start(s, r, f.start.action, f.start.properties)
-        write_held(s, [held(node, values)])  # its lease lost: all of it rolls back
-        if f.record is not Record.UNTOUCHED:
-            events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
-                             Status.FAILED, f.reason)
-        events.add_events(s, list(f.events))
-        skipped = _skip_descendants(s, node)
-        s.connection().execute(update(Stack).where(Stack.id == node.stack.id,
-                                      Stack.current_traversal == node.traversal_id,
-                                      Stack.failed.is_(False))
-                  .values(failed=True, status_reason=f"Resource {stack_action} failed: "
-                                                     f"{f.stack_reason or f.reason}"))
-        count(s, node, 1 + skipped, end)

@@ -21,6 +21,7 @@ from app.convergence import runtime
 from app.convergence.results import Node, NodeKey, Start, write_held
 from app.convergence.store import events, locks, syncpoints
 from app.convergence.store.rows import table
+from app.engine import graph
 from app.engine.states import NodeState, Status
 from app.models import Resource, Stack, SyncPoint, autocommit, session
 
@@ -109,6 +110,13 @@ def park_alone(node: Node, start: Start | None, values: dict[str, Any],
     return True
 
 
+def release(node: Node, rows: list[dict[str, Any]]) -> None:
+    """Write ``rows`` and release ``node``'s lock at its step's key, in one transaction."""
+    with session() as s:
+        events.add_events(s, rows)
+        locks.release_in(s, node.resource.id, node.resource.atomic_key)
+
+
 def park_many(items: list[Parked]) -> None:
     """Write parked nodes in one transaction: each row's values in one ``executemany`` per
     shape (a started action's columns under its own), the IN_PROGRESS events in one insert.
@@ -180,6 +188,45 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
         write_held(s, same_shape)
     events.add_events(s, [e for _, f in prepared for e in f.events])
     return ended, ready
+
+
+@dataclass
+class Failing:
+    """What a failed node writes: its row's values, its events, the stack's reason."""
+    values: dict[str, Any]
+    events: list[dict[str, Any]]
+    stack_reason: str
+
+
+def fail(node: Node, f: Failing, end: End) -> None:
+    """Write failed ``node`` in one transaction: FAILED (only from FIRED: else its lock is just
+    released), its row and events, every node reachable from it skipped, the stack marked
+    failed with ``f.stack_reason`` (the first failure's), and all of them counted.
+
+    :raises LeaseLost: its lock moved on; nothing is written."""
+    r = node.resource
+    with session() as s:
+        if not syncpoints.mark_failed(s, node.traversal_id, node.is_update, r.id):
+            locks.release_in(s, r.id, r.atomic_key)
+            return
+        write_held(s, [held(node, f.values)])
+        events.add_events(s, f.events)
+        skipped = _skip_descendants(s, node)
+        s.connection().execute(update(ST).where(
+            ST.c.id == node.stack.id, ST.c.current_traversal == node.traversal_id,
+            ST.c.failed.is_(False)).values(failed=True, status_reason=f.stack_reason))
+        count(s, node, 1 + skipped, end)
+
+
+def _skip_descendants(s: Session, node: Node) -> int:
+    """Skip every node reachable from ``node`` (the descendants computed once, by the pure
+    plan); :returns: how many were still waiting. O(stack), on a failure only."""
+    stored = syncpoints.graph(s, node.traversal_id, node.stack.id)
+    succs = {k: [(int(i), bool(u)) for i, u in v] for k, v in stored.items()}
+    blocked = graph.descendants(succs, node.key)
+    return sum(syncpoints.skip(s, node.traversal_id, upd,
+                               [int(i) for i, u in blocked if u == upd])
+               for upd in (True, False))
 
 
 def count(s: Session, node: Node, ended: int, end: End) -> None:

@@ -22,7 +22,7 @@ from app.convergence.results import Node, NodeKey, Start
 from app.convergence.store import locks
 from app.convergence.store import node_writes as w
 from app.convergence.store.group_commit import GroupCommit, indexes_by
-from app.convergence.store.node_writes import End, Finished, Parked, Started
+from app.convergence.store.node_writes import End, Failing, Finished, Parked, Started
 from app.engine.states import NodeState
 from app.models import SyncPoint, autocommit, concurrent_writers, session
 
@@ -67,6 +67,15 @@ class NodeStore:
         ready successors. :raises: as the transaction (nothing written).
         :returns: the nodes written but not counted (their redelivered steps count them)."""
         raise NotImplementedError
+
+    def fail(self, node: Node, failing: Failing, end: End) -> None:
+        """Write a failed node (:func:`node_writes.fail`: the same on both stores)."""
+        w.fail(node, failing, end)
+
+    def release(self, node: Node, rows: list[dict[str, Any]]) -> None:
+        """Release ``node``'s lock, writing its step's events ``rows`` (a node that ends with
+        no outcome of its own: its traversal timed out)."""
+        w.release(node, rows)
 
     def ended_again(self, node: Node, end: End) -> None:
         """A step of a node that had ended already (a redelivery, a retry): make sure it was
