@@ -21,12 +21,13 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
+    with_events,
 )
 from app.convergence.store import nodes, pacing
 from app.models import utcnow
 
 __all__ = ["SET_ROW", "Done", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Record", "Start",
-           "Wait", "apply", "apply_many", "ended_again"]
+           "Wait", "apply", "apply_many", "ended_again", "with_events"]
 log = logging.getLogger(__name__)
 
 

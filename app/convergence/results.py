@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import bindparam, update
@@ -127,6 +127,11 @@ class Wait:
 
 
 Outcome = Done | Failed | Poll | Wait
+
+
+def with_events(outcome: Outcome, rows: Sequence[dict[str, Any]]) -> Outcome:
+    """``outcome`` writing ``rows`` (events of its step, written before its own) too."""
+    return replace(outcome, events=[*rows, *outcome.events]) if rows else outcome
 
 
 @dataclass
