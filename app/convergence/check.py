@@ -17,12 +17,9 @@ O(degree) queries (invariant 5). Steps:
 """
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
-from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
+from sqlalchemy import and_, bindparam, select, update
 
 from app import errors
 from app.convergence import outcome, runtime, traversal
@@ -30,18 +27,11 @@ from app.convergence.outcome import Node, Outcome
 from app.convergence.steps import actions, adopt, cleanup, create, delete, stopped
 from app.convergence.steps import update as updating
 from app.convergence.store import definitions, lease, locks, syncpoints
-from app.convergence.store.group_commit import GroupCommit, indexes_by
+from app.convergence.store import nodes as node_store
+from app.convergence.store.node_writes import lock_fired
 from app.convergence.store.rows import ResourceRow, StepStack, table
 from app.engine.states import Action, NodeState
-from app.models import (
-    Resource,
-    Stack,
-    SyncPoint,
-    autocommit,
-    concurrent_writers,
-    read_session,
-    session,
-)
+from app.models import Resource, Stack, SyncPoint, read_session
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
@@ -64,20 +54,6 @@ _READ = (select(*_STEP_COLUMNS, RT.c.atomic_key)
                                             SP.c.is_update == bindparam("upd")))
                       .outerjoin(RT, RT.c.id == SP.c.entity_id))
          .where(ST.c.id == bindparam("sid")))
-#: A batch's first statement: the stack and several of its nodes' sync points (built once)
-_READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
-              .select_from(ST.join(SP, and_(SP.c.stack_id == ST.c.id,
-                                            SP.c.traversal_id == ST.c.current_traversal))
-                           .join(RT, RT.c.id == SP.c.entity_id))
-              .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
-                     SP.c.entity_id.in_(bindparam("rids", expanding=True))))
-#: Take the free locks of several resources at the keys read with the stack, returning their
-#: rows (built once)
-_LOCK_MANY = (update(RT).where(tuple_(RT.c.id, RT.c.atomic_key)
-                               .in_(bindparam("keys", expanding=True)),
-                               RT.c.engine_id.is_(None))
-              .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
-              .returning(*RT.c))
 #: Take the resource's lock if it is free and its key is the one read with the stack: a new
 #: traversal that settled the row at its start moved the key on
 #: (:func:`app.convergence.unchanged.settle`). Returns the row (built once).
@@ -85,21 +61,6 @@ _LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None),
                           RT.c.atomic_key == bindparam("key"))
          .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
          .returning(*RT.c))
-
-
-@contextlib.contextmanager
-def _starting() -> Iterator[Connection]:
-    """The connection a step starts on: reading the stack, its node and its resource's key,
-    then taking the lock at that key (and reading the node's inputs). On PostgreSQL each
-    statement commits on its own: the compare-and-swap on ``atomic_key`` is what makes the
-    read and the lock one decision, so no transaction is needed around them (and a step saves
-    its BEGIN and COMMIT round trips). On SQLite, one transaction, as the single writer wants."""
-    if concurrent_writers():
-        with autocommit() as conn:
-            yield conn
-    else:
-        with session() as s:
-            yield s.connection()
 
 
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
@@ -117,16 +78,16 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
 
 
 def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-    if concurrent_writers():
-        started = _STARTS.submit((stack_id, traversal_id, resource_id, is_update))
-        if started is not None:  # read, FIRED and locked with the others that came together
-            found_row, locked, given = started
-            _run(Node(StepStack.of(found_row), ResourceRow.of(locked), traversal_id,
-                      is_update, inputs=given))
-            return
+    store = node_store.current()
+    started = store.start((stack_id, traversal_id, resource_id, is_update))
+    if started is not None:  # read, FIRED and locked with the others that came together
+        found_row, locked, given = started
+        _run(Node(StepStack.of(found_row), ResourceRow.of(locked), traversal_id,
+                  is_update, inputs=given))
+        return
     row = None
     inputs: dict[str, object] = {}
-    with _starting() as c:
+    with store.starting() as c:
         found = c.execute(_READ, {"rid": resource_id, "upd": is_update, "sid": stack_id}).first()
         stale = found is not None and found.current_traversal != traversal_id
         if found is not None and not stale:
@@ -154,7 +115,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
         return
     if row is None:  # held: by a live engine (retry soon) or a dead one (take it over); or
         # its key moved since the read (another step came and went, or a newer traversal)
-        if locks.acquire(resource_id) is False:
+        if store.acquire(resource_id) is False:
             runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                           countdown=LOCK_RETRY_SECONDS)
             return
@@ -191,71 +152,6 @@ def lost(node: Node) -> None:
     log.warning("resource %s: this engine's lock (key %s) was taken over after its lease ran "
                 "out; its step stops and writes nothing", node.resource.id,
                 node.resource.atomic_key)
-
-
-_Started = tuple[Any, Any, dict[str, Any]] | None
-
-
-def _start_group(items: list[tuple[str, str, int, bool]]) -> list[_Started | BaseException]:
-    """:data:`_STARTS`'s write (PostgreSQL): the steps of this process that start together,
-    per stack and traversal: their stack and sync points read in one statement, the locks of
-    the FIRED ones taken in one more at the keys read (the same compare-and-swap as
-    :func:`check_resource`'s), their inputs in a third.
-
-    :returns: per item ``(the read row, the locked resource row, its inputs)``; None for an
-        item this path does not start (not FIRED, its lock held, a superseded traversal, its
-        stack gone, or the group's statements failed): it takes :func:`check_resource`'s own
-        path, which tells those cases apart."""
-    out: list[_Started | BaseException] = [None] * len(items)
-    for (sid, tid), idx in indexes_by(items, lambda item: (item[0], item[1])).items():
-        keys = [(items[i][2], items[i][3]) for i in idx]
-        try:
-            with autocommit() as c:
-                locked = _lock_fired(c, sid, tid, keys)
-        except Exception:
-            log.exception("%d steps could not start together; starting them one by one",
-                          len(keys))
-            continue
-        for i, key in zip(idx, keys):
-            out[i] = locked.get(key)
-    return out
-
-
-def _lock_fired(c: Connection, stack_id: str, traversal_id: str,
-                nodes: list[tuple[int, bool]]) -> dict[tuple[int, bool], tuple[Any, Any, Any]]:
-    """Of ``nodes`` of one traversal, the FIRED ones whose locks were free: their stack and
-    sync points read in one statement, their locks taken in one more at the keys read (the
-    same compare-and-swap as :func:`check_resource`'s), their inputs read in a third.
-
-    :returns: ``{node: (the read row, the locked resource row, its inputs)}``; empty when a
-        resource is named twice (forward and reverse: one by one). If the inputs cannot be
-        read, the locks taken (committed on their own on PostgreSQL) are released."""
-    ids = [rid for rid, _ in nodes]
-    if len(set(ids)) != len(ids):
-        return {}
-    wanted = set(nodes)
-    fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
-        _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
-        if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
-    if not fired:
-        return {}
-    rows = {r.id: r for r in c.execute(_LOCK_MANY, {
-        "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
-        "eid": locks.engine_id()})}
-    try:
-        given = syncpoints.inputs_many(c, traversal_id, [
-            key for key, r in fired.items() if key[1] and r.expected and key[0] in rows])
-    except Exception:
-        for rid, r in rows.items():
-            locks.release(rid, r.atomic_key)
-        raise
-    return {key: (r, rows[key[0]], given.get(key, {})) for key, r in fired.items()
-            if key[0] in rows}
-
-
-#: The steps of this process that start together read and lock in one group
-#: (:mod:`app.convergence.store.group_commit`)
-_STARTS: GroupCommit[tuple[str, str, int, bool], _Started] = GroupCommit(_start_group)
 
 
 def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> None:
@@ -299,8 +195,8 @@ def _run_locked(stack_id: str, traversal_id: str,
 
 def _run_fired(stack_id: str, traversal_id: str,
                nodes: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
-    with _starting() as c:
-        locked = _lock_fired(c, stack_id, traversal_id, nodes)
+    with node_store.current().starting() as c:
+        locked = lock_fired(c, stack_id, traversal_id, nodes)
     if not locked:
         return nodes
     rest: list[tuple[int, bool]] = []

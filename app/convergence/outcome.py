@@ -5,25 +5,10 @@ More in docs/code/convergence.md (app.convergence.outcome).
 from __future__ import annotations
 
 import logging
-from typing import Any
-
-from sqlalchemy import update
-from sqlalchemy.orm import Session
 
 from app import errors
 from app.convergence import runtime, timeouts, traversal
-from app.convergence.finishing import (
-    count,
-    count_committed,
-    done,
-    ended_again,
-    enqueue_after_commit,
-    held,
-    park,
-    prepare,
-    reenqueue_successors,
-    write_finished,
-)
+from app.convergence.finishing import done, end, ended_again, failed, park, prepare
 from app.convergence.results import (
     SET_ROW,
     Done,
@@ -36,17 +21,13 @@ from app.convergence.results import (
     Start,
     Wait,
     default_action,
-    write_held,
+    with_events,
 )
-from app.convergence.store import events, locks, pacing, syncpoints
-from app.convergence.traversal import PROPS_BEFORE
-from app.engine import graph
-from app.engine.states import Status
-from app.models import Stack, concurrent_writers, session, utcnow
+from app.convergence.store import nodes, pacing
+from app.models import utcnow
 
 __all__ = ["SET_ROW", "Done", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Record", "Start",
-           "Wait", "apply", "apply_many", "count_committed", "ended_again",
-           "reenqueue_successors"]
+           "Wait", "apply", "apply_many", "ended_again", "with_events"]
 log = logging.getLogger(__name__)
 
 
@@ -55,13 +36,13 @@ def apply(node: Node, outcome: Outcome) -> None:
     if isinstance(outcome, Done):
         done(node, outcome)
     elif isinstance(outcome, Failed):
-        _failed(node, outcome)
+        failed(node, outcome)
     elif isinstance(outcome, Poll):
         delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
                                     outcome.plugin, outcome.handle, outcome.delay,
                                     outcome.start is not None, node.looked, pacing.clock())
         if not park(node, outcome.plugin, outcome.handle, outcome.start, outcome.owner, None,
-                    timing):
+                    timing, outcome.events):
             return  # its lease ran out: the engine that took it over polls it
         runtime.dispatcher().check_resource(node.stack.id, node.traversal_id, node.resource.id,
                                       node.is_update, countdown=delay)
@@ -75,13 +56,14 @@ def _wait(node: Node, w: Wait) -> None:
         # the traversal's own deadline (a deployment, a nested stack: no timeout of their
         # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is first
         traversal.stack_timeout(node.stack.id, node.traversal_id)
-        locks.release(node.resource.id, node.resource.atomic_key)
+        nodes.current().release(node, list(w.events))
         return
     if left <= 0:
-        _failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
-                             plugin=w.plugin, start=w.start, stack_action=default_action(node)))
+        failed(node, Failed(f"{node.resource.name}: timed out waiting for {w.event}",
+                             plugin=w.plugin, start=w.start, stack_action=default_action(node),
+                             events=w.events))
         return
-    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event):
+    if not park(node, w.plugin, w.handle, w.start, w.owner, w.event, rows=w.events):
         return  # its lease ran out: the engine that took it over polls it
     runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
                                node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
@@ -99,30 +81,14 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
     failed: list[Node] = []
     if len(finished) > 1:
         try:
-            prepared = [(n, prepare(n, o)) for n, o in finished]
-            later = concurrent_writers()
-            with session() as s:
-                ended, by_node = write_finished(s, prepared)
-                events.add_events(s, [e for _, f in prepared for e in f.events])
-                ready = [k for n, _ in prepared for k in by_node.get(n.key, ())]
-                if ready:
-                    enqueue_after_commit(s, finished[0][0].stack.id, finished[0][0].traversal_id,
-                                          ready)
-                if ended and not later:
-                    count(s, finished[0][0], len(ended))
-            written, finished = finished, []
+            failed = nodes.current().finish_together([(n, prepare(n, o)) for n, o in finished],
+                                                     end)
+            finished = []
         except errors.LeaseLost:  # the others are written one by one, without it
             pass
         except Exception:
             log.exception("a batch of %d finished steps could not be written at once; "
                           "writing them one by one", len(finished))
-        else:
-            if ended and later:
-                try:
-                    count_committed(written[0][0], ended)
-                except Exception:  # their steps, delivered again one by one, count them
-                    log.exception("%d finished steps not counted; enqueued again", len(ended))
-                    failed.extend(n for n, _ in written if n.key in set(ended))
     for n, o in [*finished, *alone]:
         try:
             apply(n, o)
@@ -134,47 +100,3 @@ def apply_many(items: list[tuple[Node, Outcome]]) -> list[Node]:
             log.exception("outcome of resource %s failed", n.resource.id)
             failed.append(n)
     return failed
-
-
-def _skip_descendants(s: Session, node: Node) -> int:
-    """Skip every node reachable from ``node`` (the descendants computed once, by the pure
-    plan); :returns: how many were still waiting. O(stack), on a failure only."""
-    stored = syncpoints.graph(s, node.traversal_id, node.stack.id)
-    succs = {k: [(int(i), bool(u)) for i, u in v] for k, v in stored.items()}
-    blocked = graph.descendants(succs, node.key)
-    return sum(syncpoints.skip(s, node.traversal_id, upd,
-                               [int(i) for i, u in blocked if u == upd])
-               for upd in (True, False))
-
-
-def _failed(node: Node, f: Failed) -> None:
-    r, is_update = node.resource, node.is_update
-    row_action = f.action or default_action(node)
-    stack_action = f.stack_action or row_action
-    values: dict[str, Any] = {"engine_id": None, "updated_at": utcnow()}
-    if f.record is not Record.UNTOUCHED:
-        values.update(action=row_action, status=Status.FAILED, status_reason=f.reason)
-        if f.plugin is not None:
-            if PROPS_BEFORE in f.plugin.data:  # what the failed update did not reach
-                values["properties_data"] = f.plugin.data.pop(PROPS_BEFORE)
-            values.update(physical_resource_id=f.plugin.resource_id, rsrc_data=f.plugin.data)
-    if f.attr_data is not None:
-        values["attr_data"] = f.attr_data
-    with session() as s:
-        if not syncpoints.mark_failed(s, node.traversal_id, is_update, r.id):
-            locks.release_in(s, r.id, r.atomic_key)
-            return
-        if f.start is not None:
-            events.write_start(s, r, f.start.action, f.start.properties)
-        write_held(s, [held(node, values)])  # its lease lost: all of it rolls back
-        if f.record is not Record.UNTOUCHED:
-            events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type, row_action,
-                             Status.FAILED, f.reason)
-        events.add_events(s, list(f.events))
-        skipped = _skip_descendants(s, node)
-        s.connection().execute(update(Stack).where(Stack.id == node.stack.id,
-                                      Stack.current_traversal == node.traversal_id,
-                                      Stack.failed.is_(False))
-                  .values(failed=True, status_reason=f"Resource {stack_action} failed: "
-                                                     f"{f.stack_reason or f.reason}"))
-        count(s, node, 1 + skipped)

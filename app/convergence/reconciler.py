@@ -16,13 +16,13 @@ from app import config
 from app.convergence import runtime, timeouts, traversal
 from app.convergence.dispatch import NodeKey
 from app.convergence.store import locks
+from app.convergence.store import nodes as node_store
 from app.engine.states import NodeState, Status
 from app.models import (
     Resource,
     Stack,
     SyncPoint,
     WorkerHeartbeat,
-    concurrent_writers,
     read_session,
     session,
     utcnow,
@@ -102,10 +102,7 @@ def _enqueue_idle(idle: dt.datetime, parked: dt.datetime) -> int:
     with read_session() as s:
         live = set(s.execute(select(WorkerHeartbeat.engine_id)
                              .where(WorkerHeartbeat.last_seen >= stale)).scalars())
-        wanted = SyncPoint.state == NodeState.FIRED
-        if concurrent_writers():  # PostgreSQL counts a node after its commit: a process that
-            # died in between, with its message lost too, left it finished but not counted
-            wanted = wanted | ((SyncPoint.state == NodeState.DONE) & SyncPoint.counted.is_(False))
+        wanted = node_store.current().in_flight()
         rows = s.execute(
             select(Stack.id, Stack.current_traversal, SyncPoint.entity_id, SyncPoint.is_update,
                    SyncPoint.state, Resource.engine_id, Resource.updated_at,
@@ -144,7 +141,7 @@ def unsettled_after(stack_id: str, traversal_id: str, node: NodeKey, limit: int)
     docs/code/tasks.md (app.tasks.dispatcher.Continuation).
 
     :returns: those nodes, ``(resource id, is_update)``, in the walk's order."""
-    counts = concurrent_writers()  # SQLite counts a node in its own transaction
+    counts = node_store.current().counts_after_commit  # else counted in its own transaction
     found: list[NodeKey] = []
     with read_session() as s:
         c = s.connection()

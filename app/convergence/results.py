@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import bindparam, update
@@ -101,6 +101,7 @@ class Poll:
     plugin: Any
     start: Start | None = None
     owner: str | None = None
+    events: Sequence[dict[str, Any]] = ()  # written with the parked row
 
     @classmethod
     def next(cls, plugin: Any, handle: Any, resource: ResourceRow,
@@ -122,9 +123,15 @@ class Wait:
     plugin: Any
     start: Start | None = None
     owner: str | None = None  # as Poll's: the traversal that started the action
+    events: Sequence[dict[str, Any]] = ()  # written with the parked row
 
 
 Outcome = Done | Failed | Poll | Wait
+
+
+def with_events(outcome: Outcome, rows: Sequence[dict[str, Any]]) -> Outcome:
+    """``outcome`` writing ``rows`` (events of its step, written before its own) too."""
+    return replace(outcome, events=[*rows, *outcome.events]) if rows else outcome
 
 
 @dataclass

@@ -286,7 +286,7 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     cloud objects and rows (Heat's ``delete_all_snapshots``; one that cannot be deleted fails
     the DELETE). Inside the caller's transaction. Does nothing unless the
     traversal is still the stack's, in progress, with no node left to count: so it may be
-    called again to recover one whose finishing was lost (:func:`outcome.count_committed`)."""
+    called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`)."""
     st = s.get(Stack, stack_id)
     if not _finishing(st, traversal_id):
         return

@@ -265,6 +265,12 @@ def concurrent_writers() -> bool:
     return get_engine().dialect.name != "sqlite"
 
 
+def for_update(q: Any, **kw: Any) -> Any:
+    """``q`` with ``FOR UPDATE`` (``kw`` as ``Select.with_for_update``'s) where writers run side
+    by side (PostgreSQL), whose row locks order them; ``q`` itself on SQLite (one writer)."""
+    return q.with_for_update(**kw) if concurrent_writers() else q
+
+
 @contextlib.contextmanager
 def autocommit() -> Iterator[Any]:
     """A connection whose every statement commits on its own (a row lock it takes is held only

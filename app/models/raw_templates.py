@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.models.base import concurrent_writers
+from app.models.base import for_update
 from app.models.tables import RawTemplate, Stack
 
 
@@ -32,9 +32,7 @@ def content_hash(template: Any, files: Any, environment: Any) -> str:
 
 def _existing(s: Session, digest: str) -> int | None:
     q = select(RawTemplate.id).where(RawTemplate.content_hash == digest)
-    if concurrent_writers():
-        q = q.with_for_update(read=True, key_share=True)
-    found = s.execute(q).scalar()
+    found = s.execute(for_update(q, read=True, key_share=True)).scalar()
     return None if found is None else int(found)
 
 
@@ -72,10 +70,7 @@ def drop_unreferenced(s: Session, template_ids: Iterable[int | None]) -> int:
     ids = sorted({int(t) for t in template_ids if t is not None})
     if not ids:
         return 0
-    q = _unreferenced(ids)
-    if concurrent_writers():
-        q = q.with_for_update(skip_locked=True)
-    gone = list(s.execute(q).scalars())
+    gone = list(s.execute(for_update(_unreferenced(ids), skip_locked=True)).scalars())
     if not gone:
         return 0
     result = s.execute(delete(RawTemplate).where(RawTemplate.id.in_(gone)))

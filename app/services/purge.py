@@ -27,7 +27,7 @@ from app.models import (
     SyncInput,
     SyncPoint,
     UserCreds,
-    concurrent_writers,
+    for_update,
     raw_templates,
     session,
     utcnow,
@@ -93,9 +93,7 @@ def _purge_batch(before: dt.datetime, project_id: str | None, size: int) -> dict
         Stack.deleted_at.is_not(None), Stack.deleted_at < before)
     if project_id:
         q = q.where(Stack.tenant == project_id)
-    q = q.order_by(Stack.deleted_at, Stack.id).limit(size)
-    if concurrent_writers():
-        q = q.with_for_update(skip_locked=True)
+    q = for_update(q.order_by(Stack.deleted_at, Stack.id).limit(size), skip_locked=True)
     with session() as s:
         picked = s.execute(q).all()
         if not picked:

@@ -1,7 +1,7 @@
 """On PostgreSQL, the steps of one process that start or finish together share their
 statements (:mod:`app.convergence.store.group_commit`): a burst of steps is read and locked in one
-group (:func:`app.convergence.check._start_group`) and written in few transactions
-(:func:`app.convergence.finishing.write_group`), with every outcome as if each had run alone:
+group (:meth:`app.convergence.store.nodes.Grouped.start`) and written in few transactions
+(:meth:`app.convergence.store.nodes.Grouped.finish`), with every outcome as if each had run alone:
 one CREATE IN_PROGRESS and one CREATE COMPLETE event per resource, each node counted once,
 every successor enqueued once, by the step whose report completed it."""
 from __future__ import annotations
@@ -13,8 +13,7 @@ from typing import Any
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence import check, finishing
-from app.convergence.store import lease, locks
+from app.convergence.store import lease, locks, nodes
 from app.services import stacks
 from tests.fixtures.stacks import events, hot, knob, rows
 from tests.fixtures.wiring import use_dispatcher
@@ -22,6 +21,13 @@ from tests.integration.services.conftest import Recorder
 
 CTX = RequestContext(tenant_id="group")
 WIDE = 24
+
+
+def _grouped() -> nodes.Grouped:
+    """The process's node store, the group-commit one on PostgreSQL."""
+    store = nodes.current()
+    assert isinstance(store, nodes.Grouped)
+    return store
 
 
 def _wide_then_one() -> dict:
@@ -71,17 +77,17 @@ def test_a_burst_of_steps_starts_in_one_group_and_ends_as_if_each_ran_alone(pg_d
     def engine_id() -> str:  # the first group holds until every other step has queued
         if not held.is_set():
             held.set()
-            _until_queued(check._STARTS, WIDE - 1)
+            _until_queued(_grouped().starts, WIDE - 1)
         return real_engine_id()
     monkeypatch.setattr(locks, "engine_id", engine_id)
-    starts0, start_items0 = check._STARTS.batches, check._STARTS.items
-    ends0, end_items0 = finishing.GROUP.batches, finishing.GROUP.items
+    starts0, start_items0 = _grouped().starts.batches, _grouped().starts.items
+    ends0, end_items0 = _grouped().finishes.batches, _grouped().finishes.items
     errors = _run_together(steps)
     assert errors == []
-    assert check._STARTS.items - start_items0 == WIDE
-    assert check._STARTS.batches - starts0 == 2  # the first alone, the other 23 together
-    assert finishing.GROUP.items - end_items0 == WIDE
-    assert finishing.GROUP.batches - ends0 < WIDE
+    assert _grouped().starts.items - start_items0 == WIDE
+    assert _grouped().starts.batches - starts0 == 2  # the first alone, the other 23 together
+    assert _grouped().finishes.items - end_items0 == WIDE
+    assert _grouped().finishes.batches - ends0 < WIDE
     # the one successor fired once, enqueued once, by the step that completed its fan-in
     assert len(rec.queue) == 1 and rec.queue[0][2] == rows(st.id)["last"].id
     rec.run_all()
@@ -120,7 +126,7 @@ def test_a_step_whose_node_already_ended_leaves_the_group_and_counts_nothing(pg_
 
 def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeypatch):
     """Steps that started an action still in progress (:class:`Poll`) park in a shared
-    transaction (:data:`app.convergence.finishing.PARKS`): each row IN_PROGRESS with its
+    transaction (:meth:`app.convergence.store.nodes.Grouped.park`): each row IN_PROGRESS with its
     handle and lock released, one IN_PROGRESS event each, and a poll enqueued by each step;
     the polls then finish them with one COMPLETE event each."""
     rec = Recorder()
@@ -130,20 +136,20 @@ def test_a_burst_of_steps_that_start_cloud_actions_parks_together(pg_db, monkeyp
     steps = list(rec.queue)
     rec.queue.clear()
     lease.ensure_heartbeat()
-    real_park_group = finishing.PARKS._write
+    real_park_group = _grouped().parks._write
     held = threading.Event()
 
     def park_group(items):  # the first park holds until the other steps have queued theirs
         if not held.is_set():
             held.set()
-            _until_queued(finishing.PARKS, WIDE - 1)
+            _until_queued(_grouped().parks, WIDE - 1)
         return real_park_group(items)
-    monkeypatch.setattr(finishing.PARKS, "_write", park_group)
-    parks0, park_items0 = finishing.PARKS.batches, finishing.PARKS.items
+    monkeypatch.setattr(_grouped().parks, "_write", park_group)
+    parks0, park_items0 = _grouped().parks.batches, _grouped().parks.items
     errors = _run_together(steps)
     assert errors == []
-    assert finishing.PARKS.items - park_items0 == WIDE
-    assert finishing.PARKS.batches - parks0 == 2
+    assert _grouped().parks.items - park_items0 == WIDE
+    assert _grouped().parks.batches - parks0 == 2
     parked = rows(st.id)
     assert {(r.action, r.status) for r in parked.values()} == {("CREATE", "IN_PROGRESS")}
     assert all(r.engine_id is None and r.handle for r in parked.values())

@@ -21,6 +21,8 @@ def step(node: Node) -> Outcome:
     if node.resource.name not in node.loaded.definition.resources:
         return delete.step(node)
     pending = replaced.drain(node)
+    if isinstance(pending, replaced.Drained):
+        return pending.carried(Done(record=Record.UNTOUCHED))
     return pending if pending is not None else Done(record=Record.UNTOUCHED)
 
 

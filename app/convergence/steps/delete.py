@@ -26,12 +26,18 @@ def retained(policy: str | None, stack_action: str) -> bool:
 def step(node: Node) -> Outcome:
     """One step of deleting the node's resource: drain what it replaced, start the delete, or
     poll it."""
-    r, st = node.resource, node.stack
-    stack_action = Action.ROLLBACK if st.action == Action.ROLLBACK else Action.DELETE
-    if r.rsrc_data.get(REPLACED):  # what a failed update left: deleted first
+    if node.resource.rsrc_data.get(REPLACED):  # what a failed update left: deleted first
         pending = replaced.drain(node)
+        if isinstance(pending, replaced.Drained):
+            return pending.carried(_delete(node))
         if pending is not None:
             return pending
+    return _delete(node)
+
+
+def _delete(node: Node) -> Outcome:
+    r, st = node.resource, node.stack
+    stack_action = Action.ROLLBACK if st.action == Action.ROLLBACK else Action.DELETE
     if (r.action == Action.DELETE and r.status == Status.COMPLETE) or r.action == Action.INIT \
             or r.properties_data is None:
         return Done(record=Record.SILENT)

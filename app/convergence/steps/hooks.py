@@ -2,14 +2,14 @@
 ``pre-update``) in ``resource_registry: {resources: {<name or pattern>: ...}}`` pauses before
 that action, as Heat's ``Resource._break_if_required``:
 
-- the event "<ACTION> paused until Hook <hook> is cleared" is written with the resource's
-  current state (``INIT_COMPLETE`` before a create), the node waits (:class:`Wait`, no task
-  held) for :func:`hook_event`;
+- the event "<ACTION> paused until Hook <hook> is cleared" is written with the parked row, with
+  the resource's current state (``INIT_COMPLETE`` before a create); the node waits
+  (:class:`Wait`, no task held) for :func:`hook_event`;
 - a signal ``{"unset_hook": "<hook>"}`` (:mod:`app.services.signals`) writes "Hook <hook> is
   cleared" and wakes the node, which goes on with its action.
 
-Whether the pause is over is read from the events (the cleared event after this traversal's
-pause event), so a signal that arrives before the paused step's row is written is not lost.
+Whether the pause is over is read from the events (a cleared event after those the node
+read when it paused), so a signal that arrives before the paused row is written is not lost.
 A nested stack's resources see the hooks its registry hands down (``child_mapping``).
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from app.convergence.outcome import Node, Outcome, Wait
 from app.convergence.store import events
-from app.models import Event, read_session, session
+from app.models import Event, read_session
 
 #: ``rsrc_data`` key: ``{"key": "<traversal>:<hook>", "event": <pause event id>}``
 PAUSED = "_hook_paused"
@@ -44,26 +44,26 @@ def hooks_of(node: Node) -> set[str]:
 
 
 def pause(node: Node, hook: str, action: str, plugin: Any) -> Outcome | None:
-    """The :class:`Wait` of a node paused at ``hook`` before ``action`` (writing the paused
-    event the first time), or None when the hook is not set or was cleared in this
-    traversal (the caller goes on)."""
+    """The :class:`Wait` of a node paused at ``hook`` before ``action`` (carrying the paused
+    event the first time, written with the parked row), or None when the hook is not set or
+    was cleared in this traversal (the caller goes on)."""
     if hook not in hooks_of(node):
         return None
     r = node.resource
     key = f"{node.traversal_id}:{hook}"
     paused = dict((r.rsrc_data or {}).get(PAUSED) or {})
+    rows: list[dict[str, Any]] = []
     if paused.get("key") == key:
         if _cleared(node, hook, int(paused.get("event") or 0)):
             plugin.data.pop(PAUSED, None)
             return None
-    else:
-        with session() as s:
-            events.add_event(s, node.stack.id, r.name, r.physical_resource_id, r.type,
-                             str(r.action), str(r.status),
-                             f"{action} paused until Hook {hook} is cleared")
+    else:  # a clear after the events read so far counts (the paused event is written later)
         paused = {"key": key, "event": _last_event_id(node)}
+        rows.append(events.event_row(node.stack.id, r.name, r.physical_resource_id, r.type,
+                                     str(r.action), str(r.status),
+                                     f"{action} paused until Hook {hook} is cleared"))
     plugin.data[PAUSED] = paused
-    return Wait(hook_event(r.id), node.deadline(), None, plugin, None)
+    return Wait(hook_event(r.id), node.deadline(), None, plugin, None, events=rows)
 
 
 def _last_event_id(node: Node) -> int:

@@ -10,27 +10,25 @@ after a failed update.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
-
-from sqlalchemy import update
 
 from app import auth
 from app.convergence import plugins
 from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Failed, Node, Outcome, Poll, Record
-from app.convergence.store import definitions, events, locks
-from app.convergence.store.rows import REPLACED, ResourceRow, table
+from app.convergence.store import definitions, events
+from app.convergence.store.rows import REPLACED, ResourceRow
 from app.engine.states import Action, Status
-from app.models import Resource, session, utcnow
 from app.resource_types import base, registry
 
-RT = table(Resource)
 
-
-def drain(node: Node) -> Outcome | None:
+def drain(node: Node) -> Outcome | Drained | None:
     """Delete what the node's row replaced (oldest first, honouring each one's deletion
-    policy). None: nothing is left (the events and the emptied queue are written); else the
-    outcome of this step (Poll for a delete in progress, or Failed)."""
+    policy). None: there was no queue; :class:`Drained`: nothing is left (the emptied queue
+    is on ``node.resource``, its events in the result, both for the step's outcome to carry,
+    :meth:`Drained.carried`); else the outcome of this step (Poll for a delete in progress,
+    or Failed), carrying the events."""
     r = node.resource
     queue = list(r.rsrc_data.get(REPLACED) or [])
     if not queue and REPLACED not in r.rsrc_data:
@@ -59,39 +57,38 @@ def drain(node: Node) -> Outcome | None:
                                          Status.FAILED, reason))
             return Failed(reason, record=Record.UNTOUCHED, stack_action=Action.DELETE,
                           events=rows)
-        if not done:
+        if not done:  # the queue's progress is parked with the row (the Poll's plugin data)
             old["handle"] = handle
             old["attempt"] = int(old.get("attempt", 0)) + 1
-            _save_queue(r, queue, rows)
-            return Poll(handle, float(plugin.poll_delay(handle, old["attempt"])), _Unchanged(r))
+            r.rsrc_data = {**r.rsrc_data, REPLACED: queue}
+            return Poll(handle, float(plugin.poll_delay(handle, old["attempt"])), _Unchanged(r),
+                        events=rows)
         rows.append(events.event_row(r.stack_id, r.name, pid, old["type"], Action.DELETE,
                                      Status.COMPLETE, events.STATE_CHANGED))
         queue.pop(0)
-    rest = {k: v for k, v in r.rsrc_data.items() if k != REPLACED}
-    with session() as s:
-        locks.hold(s, r.id, r.atomic_key)
-        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=rest))
-        events.add_events(s, rows)
-    r.rsrc_data = rest
-    return None
+    r.rsrc_data = {k: v for k, v in r.rsrc_data.items() if k != REPLACED}
+    return Drained(r, rows)
 
 
 class _Unchanged:
-    """What a Poll of the queue records on the row: its own physical id and (saved) data."""
+    """What an outcome of the queue records on the row: its own physical id and data."""
 
     def __init__(self, r: ResourceRow) -> None:
         self.resource_id = r.physical_resource_id
         self.data = dict(r.rsrc_data)
 
 
-def _save_queue(r: ResourceRow, queue: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
-    """Persist the drain's progress (one transaction)."""
-    r.rsrc_data = {**r.rsrc_data, REPLACED: queue}
-    with session() as s:
-        locks.hold(s, r.id, r.atomic_key)
-        s.execute(update(RT).where(RT.c.id == r.id).values(rsrc_data=r.rsrc_data,
-                                                           updated_at=utcnow()))
-        events.add_events(s, rows)
+class Drained:
+    """A queue drained in this step: its events, and the row whose data no longer holds it."""
+
+    def __init__(self, r: ResourceRow, rows: list[dict[str, Any]]) -> None:
+        self.resource, self.events = r, rows
+
+    def carried(self, outcome: Outcome) -> Outcome:
+        """``outcome`` writing the drain too: its events first, and the emptied queue (the
+        row's own data, where the outcome names no plugin of its own)."""
+        return replace(outcome, events=[*self.events, *outcome.events],
+                       plugin=outcome.plugin or _Unchanged(self.resource))
 
 
 def _old_plugin(node: Node, old: dict[str, Any]) -> Any:

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 
 from app import errors
 from app.convergence import plugins, wakeups
-from app.convergence.store import events, lease, locks
+from app.convergence.store import events, lease, locks, nodes
 from app.convergence.store.rows import ResourceRow, table
 from app.engine.states import Action
 from app.models import Resource, after_commit, read_session, session
@@ -63,7 +63,7 @@ def _lock(resource_id: int) -> None:
     :raises errors.Conflict: still held by a live engine."""
     lease.ensure_heartbeat()
     waited, step = 0.0, 0.02
-    while locks.acquire(resource_id) is False:
+    while nodes.current().acquire(resource_id) is False:
         if waited >= LOCK_WAIT_SECONDS:
             raise errors.Conflict("The resource is busy; try the signal again.")
         time.sleep(step)

@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.convergence import plugins, runtime
-from app.convergence.store import events, locks
+from app.convergence.store import events, locks, nodes
 from app.convergence.store.rows import ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
@@ -69,7 +69,7 @@ def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) 
             or handle.get("t") != traversal_id or "prep" in handle or handle.get("wait") \
             or r.nested_kind() or r.action not in _CHECKS:
         return
-    if locks.acquire(resource_id) is False:
+    if nodes.current().acquire(resource_id) is False:
         return  # another worker is at it: its own poll comes back here
     try:
         _poll(st, r, traversal_id, is_update)

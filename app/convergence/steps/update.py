@@ -14,7 +14,17 @@ from sqlalchemy import select, update
 from app.convergence import plugins, unchanged
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
-from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
+from app.convergence.outcome import (
+    Done,
+    Failed,
+    Node,
+    Outcome,
+    Poll,
+    Record,
+    Start,
+    Wait,
+    with_events,
+)
 from app.convergence.steps import changes, create, hooks
 from app.convergence.store import attrdata, events, locks
 from app.convergence.store.rows import REPLACED, ResourceRow, table
@@ -51,7 +61,7 @@ def _foreign(handle: Any, traversal_id: str) -> bool:
     return isinstance(handle, dict) and handle.get("t") not in (None, traversal_id)
 
 
-def _settle(node: Node) -> ResourceRow | Outcome:
+def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[dict[str, Any]]]:
     """Finish polling the action a superseded traversal left in progress on the row (a create,
     an update, a delete, or the freeing before a replacement), so that this traversal can
     compare the result with its own definition. :returns: the row once the action has ended
@@ -65,7 +75,7 @@ def _settle(node: Node) -> ResourceRow | Outcome:
             locks.hold(s, r.id, r.atomic_key)
             s.execute(update(RT).where(RT.c.id == r.id).values(
                 handle={**r.handle, "t": node.traversal_id}))
-        return _row(r.id)
+        return _row(r.id), []
     plugin = nested.driver_for(r, node.stack, r.properties_data, node.loaded)
     check = {Action.CREATE: "check_create_complete", Action.UPDATE: "check_update_complete",
              Action.DELETE: "check_delete_complete"}.get(Action(action))
@@ -77,32 +87,36 @@ def _settle(node: Node) -> ResourceRow | Outcome:
     if not done:  # still the superseded traversal's action: settled again at the next poll
         waiting = create.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
         if isinstance(waiting, Wait):  # ... or when its event comes, holding no task
-            return replace(waiting, owner=r.handle["t"])
+            return replace(waiting, owner=r.handle["t"]), []
         attempt = (r.poll_attempt or 0) + 1
         return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin,
-                    owner=r.handle["t"])
+                    owner=r.handle["t"]), []
     with session() as s:
         locks.hold(s, r.id, r.atomic_key)
         s.execute(update(RT).where(RT.c.id == r.id).values(
             status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
             physical_resource_id=plugin.resource_id, rsrc_data=plugin.data,
             updated_at=utcnow()))
-        events.add_event(s, r.stack_id, r.name, plugin.resource_id, r.type, action, status,
-                         reason)
-    return _row(r.id)
+    return _row(r.id), [events.event_row(r.stack_id, r.name, plugin.resource_id, r.type,
+                                         action, status, reason)]
 
 
 def forward(node: Node) -> Outcome:
     """One step of the forward node of the row in an UPDATE (or update ROLLBACK) traversal."""
     loaded = node.loaded
     assert loaded is not None
-    rdef = loaded.definition.resources[node.resource.name]
     if node.resource.status == Status.IN_PROGRESS \
             and _foreign(node.resource.handle, node.traversal_id):
-        settled = _settle(node)  # what a superseded traversal left running
+        settled, rows = _settle(node)  # what a superseded traversal left running
         if not isinstance(settled, ResourceRow):
             return settled
         node.resource = settled
+        return with_events(_forward(node, loaded), rows)  # its end's event, then this step's
+    return _forward(node, loaded)
+
+
+def _forward(node: Node, loaded: Any) -> Outcome:
+    rdef = loaded.definition.resources[node.resource.name]
     r = node.resource
     if r.status == Status.IN_PROGRESS and r.handle is not None and r.action == Action.UPDATE:
         handle = r.stored_handle()
@@ -136,7 +150,7 @@ def _act(node: Node, rdef: Any, verdict: change.Verdict, says: changes.PluginSay
     r = node.resource
     if verdict.why is Why.NOT_CREATED:
         if r.physical_resource_id:
-            node.resource = _reset(r, rdef, Reset.AFRESH)
+            node.resource, _ = _reset(r, rdef, Reset.AFRESH)
         return create.step(node)
     if verdict.why is Why.TYPE:
         return _prepare_then_replace(node, rdef, None, Reset.REPLACE)
@@ -275,9 +289,10 @@ class Reset(enum.Enum):
     REPLACE_ANNOUNCED = "announced"  # the same, with an UPDATE_IN_PROGRESS event
 
 
-def _reset(r: ResourceRow, rdef: Any, how: Reset) -> ResourceRow:
-    """Make the row ready for a fresh create of ``rdef`` (see :class:`Reset`). One
-    transaction."""
+def _reset(r: ResourceRow, rdef: Any, how: Reset) -> tuple[ResourceRow, list[dict[str, Any]]]:
+    """Make the row ready for a fresh create of ``rdef`` (see :class:`Reset`), in one
+    transaction, before the create's cloud call; :returns: the row, and the announcing
+    event for the create's outcome to carry."""
     old_data = dict(r.rsrc_data)
     queue = list(old_data.pop(REPLACED, None) or [])
     keep = how is not Reset.AFRESH
@@ -296,10 +311,10 @@ def _reset(r: ResourceRow, rdef: Any, how: Reset) -> ResourceRow:
             **values, type=rdef.type, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", physical_resource_id=None, properties_data=None, attr_data=None,
             handle=None, poll_attempt=0, rsrc_data=data, updated_at=utcnow()))
-        if how is Reset.REPLACE_ANNOUNCED:
-            events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type,
-                             Action.UPDATE, Status.IN_PROGRESS, events.STATE_CHANGED)
-    return _row(r.id)
+    announced = [events.event_row(r.stack_id, r.name, r.physical_resource_id, r.type,
+                                  Action.UPDATE, Status.IN_PROGRESS, events.STATE_CHANGED)
+                 ] if how is Reset.REPLACE_ANNOUNCED else []
+    return _row(r.id), announced
 
 
 def _prepare_then_replace(node: Node, rdef: Any, handle: Any, how: Reset) -> Outcome:
@@ -320,5 +335,5 @@ def _prepare_then_replace(node: Node, rdef: Any, handle: Any, how: Reset) -> Out
     if not done:
         return Poll.next(old, {"prep": handle}, r, Start(Action.UPDATE) if first else None)
     # UpdateReplace: keep the old physical resource for the cleanup node, create the new
-    node.resource = _reset(r, rdef, how if first else Reset.REPLACE)
-    return create.step(node)
+    node.resource, announced = _reset(r, rdef, how if first else Reset.REPLACE)
+    return with_events(create.step(node), announced)

@@ -22,10 +22,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
 from app.convergence import reconciler
-from app.convergence.store import locks
+from app.convergence.store import locks, nodes
 from app.models import (
     WorkerHeartbeat,
-    concurrent_writers,
     read_session,
     session,
     side_engine,
@@ -96,11 +95,11 @@ def sweep() -> int:
     if not trusted():
         return 0
     cutoff = utcnow() - locks.lease()
-    me = locks.engine_id()
+    me, store = locks.engine_id(), nodes.current()
     with read_session() as s:
         dead = [e for e in s.execute(select(WorkerHeartbeat.engine_id).where(
             WorkerHeartbeat.last_seen < cutoff, WorkerHeartbeat.engine_id != me)).scalars()
-            if concurrent_writers() or not locks.running_here(e)]
+            if store.may_be_dead(e)]
     if not dead:
         return 0
     with session() as s:
@@ -114,8 +113,8 @@ def sweep() -> int:
                                .returning(RT.c.id)).scalars())
         # PostgreSQL: sent before the commit (a sweeper that dies leaves the rows for the
         # next); SQLite: after it, not holding its single writer while the broker takes them
-        sent = reconciler.enqueue_in_flight() if concurrent_writers() else 0
-    if not concurrent_writers():
+        sent = 0 if store.one_writer else reconciler.enqueue_in_flight()
+    if store.one_writer:
         sent = reconciler.enqueue_in_flight()
     log.warning("engines %s lost their lease: %d resource locks taken back, %d in-flight "
                 "steps enqueued again", ", ".join(sorted(claimed)), len(freed), sent)

@@ -31,14 +31,14 @@ import os
 import socket
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from sqlalchemy import bindparam, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from app import config, errors
 from app.convergence.store.rows import changed, table
-from app.models import Resource, WorkerHeartbeat, concurrent_writers, session, utcnow
+from app.models import Resource, WorkerHeartbeat, session, utcnow
 
 log = logging.getLogger(__name__)
 #: Resources a step of this process works on now (how many steps each), and resources whose
@@ -113,8 +113,9 @@ def engine_id() -> str:
 RT = table(Resource)
 
 
-def acquire(resource_id: int) -> bool | None:
-    """Take the lock of ``resource_id`` for this engine. O(1) queries.
+def acquire(resource_id: int, may_be_dead: Callable[[str], bool]) -> bool | None:
+    """Take the lock of ``resource_id`` for this engine. O(1) queries. ``may_be_dead(holder)``:
+    whether a holder whose heartbeat is late may be taken over (the node store's).
 
     :returns: True if it was free and is now taken; None if it was taken over from an engine
         whose heartbeat is stale (its last writes may be newer than the caller's copy: re-read);
@@ -145,7 +146,7 @@ def acquire(resource_id: int) -> bool | None:
         last = s.execute(select(WorkerHeartbeat.last_seen)
                          .where(WorkerHeartbeat.engine_id == holder)).scalar()
         if last is not None and utcnow() - last < lease() \
-                or not concurrent_writers() and running_here(holder):
+                or not may_be_dead(holder):
             return False
         if changed(s.execute(update(RT).where(RT.c.id == resource_id, RT.c.engine_id == holder,
                                       RT.c.atomic_key == key)

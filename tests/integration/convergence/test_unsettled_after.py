@@ -12,6 +12,7 @@ from sqlalchemy import update
 
 from app.context import RequestContext
 from app.convergence import check, reconciler
+from app.convergence.store import nodes
 from app.models import Stack, SyncPoint, session
 from app.services import stacks
 from tests.fixtures.stacks import hot, rows
@@ -80,7 +81,7 @@ def test_on_postgresql_the_ended_nodes_not_counted_too(graph, monkeypatch):
     st, ids = graph
     check.check_resource(st.id, st.current_traversal, ids["c"], True)
     assert _after(st, ids, "a") == {"x"}
-    monkeypatch.setattr(reconciler, "concurrent_writers", lambda: True)
+    monkeypatch.setattr(nodes, "current", nodes.Grouped)  # the store that counts after commit
     assert _after(st, ids, "a") == {"b", "c", "x"}   # SQLite's steps never mark them counted
     with session() as s:
         s.execute(update(SyncPoint).where(SyncPoint.traversal_id == st.current_traversal,

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from app import convergence
 from app.context import RequestContext
-from app.convergence.store import locks
+from app.convergence.store import locks, nodes
 from app.models import Event, Resource, WorkerHeartbeat, read_session, session, utcnow
 from app.services import stacks
 
@@ -72,21 +72,21 @@ def test_lock_is_compare_and_swap_with_stale_takeover(db):
     st = stacks.create_stack(CTX, stack_name="locks", template=chain(1))
     rid = _rows(st.id)["r0"].id
     with locks.working([rid]):  # a step of this engine
-        assert locks.acquire(rid) is True
+        assert nodes.current().acquire(rid) is True
         with locks.working([rid]):  # another step of this engine: not re-entrant
-            assert locks.acquire(rid) is False
+            assert nodes.current().acquire(rid) is False
         locks.release(rid)
     with session() as s:  # a dead engine holds it and stopped beating long ago
         s.execute(update(Resource).where(Resource.id == rid).values(engine_id="dead:1"))
         s.add(WorkerHeartbeat(engine_id="dead:1", last_seen=utcnow() - dt.timedelta(hours=1)))
-    assert locks.acquire(rid) is None  # taken over; the caller re-reads the row
+    assert nodes.current().acquire(rid) is None  # taken over; the caller re-reads the row
     with read_session() as s:
         assert s.get(Resource, rid).engine_id == locks.engine_id()
     locks.release(rid)
     with session() as s:  # a live engine holds it: wait
         s.execute(update(Resource).where(Resource.id == rid).values(engine_id="live:2"))
         s.add(WorkerHeartbeat(engine_id="live:2", last_seen=utcnow()))
-    assert locks.acquire(rid) is False
+    assert nodes.current().acquire(rid) is False
 
 
 def test_a_lock_a_failed_step_left_behind_is_taken_over_or_released(db):
@@ -95,14 +95,14 @@ def test_a_lock_a_failed_step_left_behind_is_taken_over_or_released(db):
 
     def failed_step() -> None:  # took the lock; its release never reached the database
         with pytest.raises(ConnectionError), locks.working([rid]):
-            assert locks.acquire(rid) is True
+            assert nodes.current().acquire(rid) is True
             raise ConnectionError("the database went away")
 
     failed_step()
     with read_session() as s:
         assert s.get(Resource, rid).engine_id == locks.engine_id()
     with locks.working([rid]):  # the next step of this engine takes it over at once
-        assert locks.acquire(rid) is None
+        assert nodes.current().acquire(rid) is None
         assert locks.release_orphans() == 0  # worked on: not an orphan
         locks.release(rid)
     failed_step()

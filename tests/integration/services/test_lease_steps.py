@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from app import config, convergence
 from app.context import RequestContext
 from app.convergence import check
-from app.convergence.store import lease, locks
+from app.convergence.store import lease, locks, nodes
 from app.models import Event, Resource, Stack, SyncPoint, WorkerHeartbeat, read_session, session, utcnow
 from app.services import stacks
 
@@ -150,7 +150,7 @@ def test_a_release_at_an_old_token_leaves_the_new_holders_lock(db):
     st = stacks.create_stack(CTX, stack_name="release", template=_chain(1))
     rid = _row(st.id, "r0").id
     with locks.working([rid]):
-        assert locks.acquire(rid) is True
+        assert nodes.current().acquire(rid) is True
     token = _row(st.id, "r0").atomic_key
     with session() as s:  # swept (key moved on), then locked again by this engine's next step
         s.execute(update(Resource).where(Resource.id == rid).values(
