@@ -240,10 +240,13 @@ def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
     While a create, update, rollback, adopt or restore is in progress they are resolved now, as
     Heat's ``list_outputs`` resolves them from the stack's current template: from the attributes
     each resource has stored so far, null for one not created yet (a wait condition handle's
-    ``curl_cli`` is readable while its wait condition waits). Otherwise they are the ones
+    ``curl_cli`` is readable while its wait condition waits); during and after a DELETE (not
+    shown once it completed) from what the resources still hold. Otherwise they are the ones
     resolved when the last traversal ended, with the live attributes of the types that have
     them read again (:mod:`app.services.live_outputs`)."""
-    if stack.status != Status.IN_PROGRESS or stack.action not in _LIVE_OUTPUTS:
+    live = stack.action == Action.DELETE or (stack.status == Status.IN_PROGRESS
+                                              and stack.action in _LIVE_OUTPUTS)
+    if not live:
         return live_outputs.refreshed(stack, list(stack.outputs or []))
     loaded = loaded_defs.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
     with read_session() as s:
