@@ -41,7 +41,7 @@ from app.api import (
     version_negotiation,
     versions,
 )
-from app.api.blueprint import is_json_body, is_json_media
+from app.api.blueprint import DECODED_BODY, is_json_body, is_json_media
 from app.api.schemas import FaultSchema
 from app.convergence.dispatch import Dispatcher
 from app.services import serving
@@ -154,7 +154,7 @@ def _read_body() -> None:
         _refuse_non_object(data)
         return
     try:
-        _json.loads(data)
+        setattr(g, DECODED_BODY, _json.loads(data))  # the view's arguments parser reuses it
     except ValueError as exc:
         raise errors.BadRequest(str(exc)) from None
 

@@ -21,12 +21,19 @@ def is_json_body(request: flask.Request) -> bool:
     return is_json_media(request) and request.get_data(cache=True).lstrip().startswith(b"{")
 
 
+#: ``flask.g`` attribute holding the body as the API's first check decoded it
+DECODED_BODY = "decoded_json_body"
+
+
 class HeatBodyParser(FlaskParser):
-    """webargs' Flask parser with heat-api's notion of a JSON body."""
+    """webargs' Flask parser with heat-api's notion of a JSON body; a body the request's first
+    check decoded already (``g.decoded_json_body``) is not decoded again."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_body(req):
             return core.missing
+        if DECODED_BODY in flask.g:
+            return getattr(flask.g, DECODED_BODY)
         return core.parse_json(req.get_data(cache=True))
 
 

@@ -24,13 +24,16 @@ from app.api.schemas import ValidateBody
 from app.api.stacks import instantiation_args
 from app.api.views_common import ctx, services
 
+#: one schema instance for every request (a class would be instantiated per request)
+VALIDATE_BODY = ValidateBody()
+
 blp = Blueprint("validate", __name__, url_prefix="/v1/<tenant_id>",
                 description="Template validation.")
 
 
 @blp.route("/validate")
 class Validate(MethodView):
-    @blp.arguments(ValidateBody, error_status_code=400)
+    @blp.arguments(VALIDATE_BODY, error_status_code=400)
     @blp.response(200, description="The template's description, parameters and environment.")
     def post(self, body: dict[str, Any]) -> Any:
         """Validate a template without creating a stack."""

@@ -179,6 +179,7 @@ def validate(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     template = template_of(params)
     if template is None:
         raise faults.MissingParameter(NO_TEMPLATE)
+    validation.check_limits(template, None)
     body = validation.validate_template(ctx, template=template)
     return {"Description": body.get("Description") or _cfn_description(template),
             "Parameters": [{"ParameterKey": key,

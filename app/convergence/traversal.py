@@ -160,10 +160,16 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
 
 
 def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
-    """Start a DELETE (or create ROLLBACK) traversal over the stack's resource rows. O(V + E)."""
+    """Start a DELETE (or create ROLLBACK) traversal over the stack's resource rows. O(V + E).
+    A DELETE drops the outputs the last traversal stored: while it runs they are resolved
+    from what the resources still hold, as Heat resolves them (the stack row is written at
+    each finished batch, and a group's child holds an output per member: 9 MB rewritten a
+    batch for 100,000)."""
     rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
                      .where(Resource.stack_id == st.id)).all()
     requires = {r.name: set(r.requires or ()) for r in rows}
+    if action == Action.DELETE:
+        st.outputs = None
     _begin(s, st, action, len(rows))
     return _store(s, st, plans.reverse(requires), {r.name: r.id for r in rows}, None)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from app import auth, config, errors, templates
 from app.clients import constraints
-from app.convergence.nested.groups import member_props
+from app.convergence.nested.groups import RESOURCE_LIMIT, member_props, over_resource_limit
 from app.convergence.store.definitions import type_schema
 from app.resource_types import registry
 from app.templates.functions.base import contains_unknown
@@ -97,7 +97,7 @@ def check_plugins(definition: Any, ident: Any, env: Any = None,
             except errors.CloudError:  # cannot ask the cloud now: the engine will, at create
                 factory = None
             if getattr(cls, "nested_stack", False) and env is not None:
-                _check_member_type(name, props, env)
+                _check_member_type(name, props, env, len(definition.resources))
         except errors.StokerError:
             raise
         except Exception as exc:
@@ -167,16 +167,18 @@ def _check_parameters(definition: Any, factory: Any, lookups: dict[Any, Any]) ->
     return True
 
 
-def _check_member_type(name: str, props: dict[str, Any], env: Any) -> None:
-    """A group's member type must exist (a built-in, a registry mapping or a template file).
+def _check_member_type(name: str, props: dict[str, Any], env: Any, others: int) -> None:
+    """A group's member type must exist (a built-in, a registry mapping or a template file);
+    its ``count`` members and the ``others`` resources of its stack must fit
+    ``max_resources_per_stack`` (what Heat's ``_validate_nested_resources`` counts at least
+    when it makes the group's nested stack, refused here before anything is created).
 
     :raises errors.ValidationError: Heat's "The Resource Type (X) could not be found."
+    :raises errors.RequestLimitExceeded: Heat's "Maximum resources per stack exceeded."
     """
-    limit = config.get().max_resources_per_stack
-    if int(props.get("count", 1) or 0) > limit:
-        raise errors.RequestLimitExceeded(
-            f"You have reached the maximum resources per stack, {limit}. "
-            f"Please delete some resources.", path=("resources", name, "properties", "count"))
+    if "count" in props and over_resource_limit(int(props["count"] or 0) + others):
+        raise errors.RequestLimitExceeded(RESOURCE_LIMIT,
+                                          path=("resources", name, "properties", "count"))
     key = "resource_def" if "resource_def" in props else "resource"  # an AutoScalingGroup's
     rdef = props.get(key) or {}
     member = rdef.get("type")

@@ -22,7 +22,7 @@ from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, exports, live_outputs, protection
+from app.services import definitions, environments, exports, limits, live_outputs, protection
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
@@ -39,12 +39,14 @@ def _check_name(name: Any) -> None:
 NOT_MAPPING = "Template not in valid format: The template is not a JSON object or YAML mapping."
 
 
-def check_request(template: Any, files: Any, max_size: int) -> None:
+def check_request(template: Any, files: Any, max_size: int | None) -> None:
     """What every template-taking request must satisfy before anything is parsed.
 
+    :param max_size: ``max_template_size``; None: the template is not measured (a child
+        template the engine built: :func:`app.services.limits.template_size_limit`).
     :raises errors.BadRequest: no template, a template that is neither a mapping nor text, a
         files map that is not ``{name: text}``.
-    :raises errors.RequestLimitExceeded: the template is larger than ``max_template_size``.
+    :raises errors.RequestLimitExceeded: the template is larger than ``max_size``.
     """
     if template is None:
         raise errors.BadRequest("No template specified")
@@ -53,6 +55,8 @@ def check_request(template: Any, files: Any, max_size: int) -> None:
     if files is not None and (not isinstance(files, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
         raise errors.BadRequest("The files map must map file names to their contents (text).")
+    if max_size is None:
+        return
     try:
         size = _template_size(template)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -101,7 +105,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     """
     settings = config.get()
     _check_name(stack_name)
-    check_request(template, files, settings.max_template_size)
+    check_request(template, files, limits.template_size_limit(template, parent_id))
     if tags is not None and (not isinstance(tags, list)
                              or not all(isinstance(t, str) for t in tags)):
         raise errors.BadRequest("tags must be a comma-separated string or a list of strings.")
@@ -115,10 +119,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     tmpl, definition, _ = definitions.parse_and_instantiate(
         template, files, env, params, ident, (nested_info or {}).get("facade"), cloud=True,
         trust_of=parent_id, enforce_on=ctx if parent_id is None else None)
-    if len(definition.resources) > settings.max_resources_per_stack:
-        raise errors.RequestLimitExceeded(
-            "You have reached the maximum resources per stack, "
-            f"{settings.max_resources_per_stack}. Please delete some resources.")
+    limits.check_resources(len(definition.resources), parent_id)
     imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
@@ -239,10 +240,13 @@ def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
     While a create, update, rollback, adopt or restore is in progress they are resolved now, as
     Heat's ``list_outputs`` resolves them from the stack's current template: from the attributes
     each resource has stored so far, null for one not created yet (a wait condition handle's
-    ``curl_cli`` is readable while its wait condition waits). Otherwise they are the ones
+    ``curl_cli`` is readable while its wait condition waits); during and after a DELETE (not
+    shown once it completed) from what the resources still hold. Otherwise they are the ones
     resolved when the last traversal ended, with the live attributes of the types that have
     them read again (:mod:`app.services.live_outputs`)."""
-    if stack.status != Status.IN_PROGRESS or stack.action not in _LIVE_OUTPUTS:
+    live = stack.action == Action.DELETE or (stack.status == Status.IN_PROGRESS
+                                              and stack.action in _LIVE_OUTPUTS)
+    if not live:
         return live_outputs.refreshed(stack, list(stack.outputs or []))
     loaded = loaded_defs.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
     with read_session() as s:

@@ -19,7 +19,7 @@ from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, exports, stacks
+from app.services import definitions, environments, exports, limits, stacks
 
 
 @dataclass
@@ -80,7 +80,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
         names = environments.declared(template)
         if names is not None:  # Heat drops what the (new) template does not declare
             parameters = {k: v for k, v in parameters.items() if k in names}
-    stacks.check_request(template, files, settings.max_template_size)
+    stacks.check_request(template, files, limits.template_size_limit(template, st.parent_id))
     files = dict(files or {})
     merged = environments.merge(environment, parameters, environment_files, files, template)
     params = merged["parameters"]
@@ -92,10 +92,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
     _check_immutable(st, definition)
     imported = exports.check(st.tenant, st.id, definition, lambda: loaded_defs.load(
         st.id, st.raw_template_id, st.name, st.tenant).definition)
-    if len(definition.resources) > settings.max_resources_per_stack:
-        raise errors.RequestLimitExceeded(
-            "You have reached the maximum resources per stack, "
-            f"{settings.max_resources_per_stack}. Please delete some resources.")
+    limits.check_resources(len(definition.resources), st.parent_id, st.id)
     return Prepared(template=tmpl.raw, files=files, environment=merged, params=params,
                     definition=definition, loaded=loaded_defs.Loaded.of(definition),
                     timeout_mins=st.timeout_mins if timeout_mins is None else timeout_mins,

@@ -44,10 +44,11 @@ def validate_template(ctx: RequestContext, *, template: Any, files: dict[str, An
     structure, functions' arguments, deletion/update policies, property names; not property
     values nor the plugins' own checks (stack create does those).
 
+    The caller has checked the request with :func:`check_limits` (as heat-api does before the
+    engine: its errors keep their own type), so the template is measured once.
+
     :raises errors.BadRequest, errors.TemplateError, errors.RequestLimitExceeded: as create.
     """
-    from app.services.stacks import check_request
-    check_request(template, files, config.get().max_template_size)
     merged = environments.merge(environment, parameters, environment_files, files,
                                 template)
     params = merged.get("parameters") or {}

@@ -102,18 +102,28 @@ def skiplist_update(props: dict[str, Any], current: list[str], created: bool,
     return sorted(result)
 
 
+#: Heat's ``StackResourceLimitExceeded.msg_fmt``, the message of its ``RequestLimitExceeded``
+#: when a stack, or a nested stack with its root stack's other resources, has too many
+RESOURCE_LIMIT = "Maximum resources per stack exceeded."
+
+
+def over_resource_limit(count: int) -> bool:
+    """Whether ``count`` resources exceed ``max_resources_per_stack`` (-1: no limit, Heat's)."""
+    limit = config.get().max_resources_per_stack
+    return limit != -1 and count > limit
+
+
 def member_names(props: dict[str, Any], skiplist: list[str] | None = None) -> list[str]:
     """Member names in index order: ``count`` names from "0" up, skipping ``skiplist``
     (default: every ``resource_list`` entry, the skiplist of a group not created yet), as
-    Heat's ``ResourceGroup._resource_names``.
+    Heat's ``ResourceGroup._resource_names``. O(count + skiplist).
 
-    :raises errors.ResourceFailure: more members than ``max_resources_per_stack``.
+    :raises errors.ResourceFailure: more members than ``max_resources_per_stack`` (Heat's
+        message; the child stack's create counts the root stack's other resources too).
     """
-    limit = config.get().max_resources_per_stack
     count = int(props.get("count", 1) or 0)
-    if count > limit:
-        raise errors.ResourceFailure(f"You have reached the maximum resources per stack, "
-                                     f"{limit}. Please delete some resources.")
+    if over_resource_limit(count):
+        raise errors.ResourceFailure(f"Request limit exceeded: {RESOURCE_LIMIT}")
     removed = set(requested_removals(props) if skiplist is None else skiplist)
     names: list[str] = []
     i = 0

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from app import config
 from app.engine.states import Status
-from app.models import Event, Stack, after_commit, session
+from app.models import Event, Stack, after_commit, read_session, session
 
 log = logging.getLogger(__name__)
 STACK_TYPE = "OS::Heat::Stack"
@@ -54,18 +54,17 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
     """If stack ``stack_id`` has ``keep`` (``max_events_per_stack``) events or more, delete its
     oldest ``batch`` (``event_purge_batch_size``), none of the operation in progress.
 
-    :returns: the number of events deleted. Cost: a count and a delete over the stack's events
-        (index ``ix_event_stack``)."""
+    :returns: the number of events deleted. Cost: O(batch + keep) reads on index
+    ``ix_event_stack`` (the oldest deletable ids first, then a count that stops at ``keep``;
+    a stack whose events all belong to the operation in progress costs one short read), and
+    the write lock only for the delete; finding the operation's first event costs O(events of
+    the operation) once per operation and process (:func:`_operation_start`)."""
     settings = config.get()
     keep = settings.max_events_per_stack if keep is None else keep
     batch = settings.event_purge_batch_size if batch is None else batch
     if keep <= 0 or batch <= 0:
         return 0
-    with session() as s:
-        count = s.execute(select(func.count()).select_from(Event)
-                          .where(Event.stack_id == stack_id)).scalar() or 0
-        if count < keep:
-            return 0
+    with read_session() as s:
         q = select(Event.id).where(Event.stack_id == stack_id)
         running = _operation_start(s, stack_id)
         if running is not None:
@@ -73,20 +72,41 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
         ids = list(s.execute(q.order_by(Event.id).limit(batch)).scalars())
         if not ids:
             return 0
+        count = s.execute(select(func.count()).select_from(
+            select(Event.id).where(Event.stack_id == stack_id).limit(keep).subquery())
+        ).scalar() or 0
+        if count < keep:
+            return 0
+    with session() as s:
         result = s.execute(delete(Event).where(Event.stack_id == stack_id,
                                                Event.id.in_(ids)))
         return int(getattr(result, "rowcount", 0) or 0)
 
 
+#: stack id -> (its traversal in progress, the id of that operation's first event)
+_starts: dict[str, tuple[str, int]] = {}
+_MAX_STARTS = 4096
+
+
 def _operation_start(s: Session, stack_id: str) -> int | None:
     """The id of the stack's own IN_PROGRESS event of the operation in progress (None: no
     operation is in progress). The event is written as the traversal begins, before any event
-    of its steps."""
-    st = s.execute(select(Stack.action, Stack.status).where(Stack.id == stack_id)).first()
+    of its steps; found once per traversal and process (a scan of the operation's events)."""
+    st = s.execute(select(Stack.action, Stack.status, Stack.current_traversal)
+                   .where(Stack.id == stack_id)).first()
     if st is None or st.status != Status.IN_PROGRESS:
+        _starts.pop(stack_id, None)
         return None
+    known = _starts.get(stack_id)
+    if known is not None and known[0] == st.current_traversal:
+        return known[1]
     first = s.execute(select(func.max(Event.id)).where(
         Event.stack_id == stack_id, Event.physical_resource_id == stack_id,
         Event.resource_type == STACK_TYPE, Event.action == st.action,
         Event.status == Status.IN_PROGRESS.value)).scalar()
-    return int(first) if first is not None else 0
+    if first is None:
+        return 0
+    if len(_starts) >= _MAX_STARTS:
+        _starts.clear()
+    _starts[stack_id] = (str(st.current_traversal), int(first))
+    return int(first)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, select, tuple_, update
+from sqlalchemy import Connection, bindparam, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from app import errors
@@ -36,16 +36,19 @@ _STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.cur
                  ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
                  ST.c.timeout_mins, ST.c.traversal_started_at,
                  SP.c.state, SP.c.expected, SP.c.succ)
-#: Several nodes' first statement: the stack and their sync points (built once)
+#: Several nodes' first statement: the stack and their sync points (built once). The sync
+#: points are found by their key (entity, traversal): a traversal id is its stack's own, and
+#: naming the stack too made SQLite read every sync point of the stack (a scan per batch)
 _READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
-              .select_from(ST.join(SP, and_(SP.c.stack_id == ST.c.id,
-                                            SP.c.traversal_id == ST.c.current_traversal))
+              .select_from(ST.join(SP, SP.c.traversal_id == ST.c.current_traversal)
                            .join(RT, RT.c.id == SP.c.entity_id))
               .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
                      SP.c.entity_id.in_(bindparam("rids", expanding=True))))
 #: Take the free locks of several resources at the keys read with the stack, returning their
-#: rows (built once)
-_LOCK_MANY = (update(RT).where(tuple_(RT.c.id, RT.c.atomic_key)
+#: rows (built once). ``ids`` lets SQLite find the rows by primary key (with the pairs alone
+#: it scanned the whole resource table per batch)
+_LOCK_MANY = (update(RT).where(RT.c.id.in_(bindparam("ids", expanding=True)),
+                               tuple_(RT.c.id, RT.c.atomic_key)
                                .in_(bindparam("keys", expanding=True)),
                                RT.c.engine_id.is_(None))
               .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
@@ -71,6 +74,7 @@ def lock_fired(c: Connection, stack_id: str, traversal_id: str,
     if not fired:
         return {}
     rows = {r.id: r for r in c.execute(_LOCK_MANY, {
+        "ids": [rid for rid, _ in fired],
         "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
         "eid": locks.engine_id()})}
     try:

@@ -186,17 +186,24 @@ def contains_unknown(value: Any) -> bool:
     return False
 
 
-def walk(tree: Any) -> Iterator[Function]:
-    """Every Function node in ``tree``, outermost first."""
-    if isinstance(tree, Function):
-        yield tree
-        yield from walk(tree.args)
-    elif isinstance(tree, dict):
-        for v in tree.values():
-            yield from walk(v)
-    elif isinstance(tree, list):
-        for v in tree:
-            yield from walk(v)
+_BRANCHES = (dict, list, Function)
+
+
+def walk(tree: Any) -> list[Function]:
+    """Every Function node in ``tree``, outermost first (pre-order, in the tree's order).
+    O(size of the tree), one explicit stack (no generator per level)."""
+    out: list[Function] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Function):
+            out.append(node)
+            stack.append(node.args)
+        elif isinstance(node, dict):
+            stack.extend([v for v in reversed(node.values()) if isinstance(v, _BRANCHES)])
+        elif isinstance(node, list):
+            stack.extend([v for v in reversed(node) if isinstance(v, _BRANCHES)])
+    return out
 
 
 class Macro(Function):

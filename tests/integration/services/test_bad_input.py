@@ -18,7 +18,7 @@ def _stack_count(client):
     ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "resources": {
         "g": {"type": "OS::Heat::ResourceGroup", "properties": {
             "count": 100000000, "resource_def": {"type": "OS::Heat::None"}}}}}},
-     "maximum resources per stack"),
+     "Maximum resources per stack exceeded."),
     ({"stack_name": "s", "template": {"heat_template_version": "2018-08-31", "resources": {
         "g": {"type": "OS::Heat::ResourceGroup", "properties": {
             "count": 2, "resource_def": {"type": "OS::Heat::RandomString",
