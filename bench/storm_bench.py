@@ -173,7 +173,13 @@ def broker_down(run: Run) -> None:
     cleared = time.monotonic()
     if resp.status_code != 201:    # refused: nothing written, so the client sends it again
         assert run.create("storm").status_code == 201
-    with run.storm.probing(run.storm.path(run.sid)):
+    s = run.storm
+    with s.probing(s.path(run.sid)):
+        while all(r["resource_status"] == "INIT_COMPLETE" for r in s.get(
+                s.path(run.sid) + "/resources").json()["resources"]):
+            assert time.monotonic() - cleared < 60, "nothing started after the broker's return"
+            time.sleep(0.05)
+        run.row["note"] += f", first step {time.monotonic() - cleared:.1f} s after the return"
         run.settle(cleared)
 
 
