@@ -7,7 +7,7 @@ for a CREATE_FAILED or UPDATE_FAILED stack and ``{"continue_rollback": null |
 {"resources_to_skip": [...]}}`` for a ROLLBACK_FAILED one (:mod:`app.services.recovery`) → 200 with the JSON body ``null``: heat-api's handler
 returns nothing and its serializer writes that (real Heat 27.0.1 answers so, though the api-ref
 documents 202; heatclient accepts either). Errors: 400 ``HTTPBadRequest`` "No action specified", "Multiple actions specified",
-"Invalid action <x> specified"; 404 unknown stack; 409 ``ActionInProgress``; 400
+"Invalid action <x> specified", a Stoker action's unknown key; 404 unknown stack; 409 ``ActionInProgress``; 400
 ``NotSupported`` for a cancel with no update in progress (:mod:`app.services.stack_actions`).
 In keystone mode the action's own rule (``actions:suspend``...) is enforced too, as Heat's
 ``registered_identified_stack`` does for each handler.

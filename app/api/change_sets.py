@@ -20,7 +20,7 @@ from flask.views import MethodView
 
 from app import errors
 from app.api.blueprint import Blueprint, is_json_body
-from app.api.params import extract_bool
+from app.api.params import extract_bool, flag
 from app.api.stack_update import accepted, update_args
 from app.api.stacks import create_args
 from app.api.views_common import ctx, json_response, no_content
@@ -81,7 +81,7 @@ class ChangeSets(MethodView):
         """Plan an update of the stack and keep it as a change set (nothing else changes)."""
         body = _body()
         name, description = _named(body)
-        existing = bool(body.get("existing"))
+        existing = flag(body, "existing")
         args = update_args(body, patch=existing)
         made = change_sets.create_change_set(ctx(), stack_name, stack_id, name, description,
                                              **args)

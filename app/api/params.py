@@ -33,14 +33,25 @@ def allowed(args: MultiDict[str, str], whitelist: Mapping[str, str]) -> dict[str
 
 
 def extract_bool(name: str, value: Any) -> bool:
-    """``true`` / ``false`` in any case (also JSON booleans); anything else is a 400."""
+    """``true`` / ``false`` in any case (also JSON booleans); anything else is a 400 (Heat's
+    ``param_utils.extract_bool``: ``str(value).lower()`` must be one of them, no trimming)."""
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
+    text = str(value).lower()
     if text not in ("true", "false"):
         raise errors.BadRequest(f'Unrecognized value "{value}" for "{name}", acceptable values '
                                 "are: true, false.")
     return text == "true"
+
+
+def flag(source: Mapping[str, Any], name: str, default: bool = False) -> bool:
+    """The boolean ``source[name]`` of a request body or query string, by :func:`extract_bool`;
+    ``default`` when absent or null. :raises errors.BadRequest: anything but true/false (an
+    empty query value too, as heat-api's handlers that read the flag themselves)."""
+    value = source.get(name)
+    if value is None:
+        return default
+    return extract_bool(name, value)
 
 
 #: the largest integer a request may give (PostgreSQL's INTEGER, SQLite's is wider)

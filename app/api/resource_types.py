@@ -15,7 +15,7 @@ from flask import request
 from flask.views import MethodView
 
 from app.api.blueprint import Blueprint
-from app.api.params import extract_bool, template_type
+from app.api.params import flag, template_type
 from app.api.views_common import ctx, services
 
 blp = Blueprint("resource_types", __name__, url_prefix="/v1/<tenant_id>",
@@ -23,8 +23,7 @@ blp = Blueprint("resource_types", __name__, url_prefix="/v1/<tenant_id>",
 
 
 def _with_description() -> bool:
-    value = request.args.get("with_description")
-    return extract_bool("with_description", value) if value is not None else False
+    return flag(request.args, "with_description")
 
 
 @blp.route("/resource_types")

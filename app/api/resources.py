@@ -17,7 +17,7 @@ from flask.views import MethodView
 from app import errors
 from app.api import formats
 from app.api.blueprint import Blueprint
-from app.api.params import MIXED, allowed, extract_bool, extract_int
+from app.api.params import MIXED, allowed, extract_int, flag
 from app.api.views_common import ctx, services
 
 blp = Blueprint("resources", __name__,
@@ -52,8 +52,7 @@ class Resources(MethodView):
             raise errors.BadRequest(f"Invalid filter parameters {sorted(unknown)}")
         depth = extract_int("nested_depth", request.args["nested_depth"]) \
             if "nested_depth" in request.args else 0
-        detail = extract_bool("with_detail", request.args["with_detail"]) \
-            if "with_detail" in request.args else False
+        detail = flag(request.args, "with_detail")
         filters = allowed(request.args, FILTERS)
         stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
         rows = services.resources.list_resources(ctx(), stack, nested_depth=depth)

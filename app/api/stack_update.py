@@ -15,7 +15,7 @@ from marshmallow import fields
 from app import errors
 from app.api.all_errors import listing_all
 from app.api.blueprint import Blueprint
-from app.api.params import SINGLE, allowed, extract_bool, extract_int, extract_tags
+from app.api.params import SINGLE, allowed, extract_bool, extract_int, extract_tags, flag
 from app.api.schemas import StackCreateBody
 from app.api.stacks import instantiation_args
 from app.api.views_common import ctx, isotime, json_response, services
@@ -48,7 +48,8 @@ def update_args(body: dict[str, Any], patch: bool) -> dict[str, Any]:
     """``update_stack``'s keyword arguments from a body, checked as heat-api does
     (``InstantiationData(body, patch)``, ``prepare_args(is_update=True)``, the engine's
     ``extract_args``): a PUT needs a template; ``timeout_mins`` 0 or absent keeps the stack's;
-    ``disable_rollback`` and ``converge``, when present, must be booleans; ``tags`` as for
+    ``existing``, ``disable_rollback`` and ``converge``, when present, must be booleans (a
+    PATCH is ``existing`` whatever it says, as heat-api sets it); ``tags`` as for
     create (a PATCH without tags keeps the stack's)."""
     template = body.get("template")
     if template is None and body.get("template_url"):
@@ -67,7 +68,7 @@ def update_args(body: dict[str, Any], patch: bool) -> dict[str, Any]:
         "parameters": body.get("parameters") or {},
         "timeout_mins": timeout or None,
         "tags": extract_tags(body.get("tags")) or None,
-        "existing": patch or bool(body.get("existing")),
+        "existing": True if patch else flag(body, "existing"),
     }
     if "disable_rollback" in body:
         args["disable_rollback"] = extract_bool("disable_rollback", body["disable_rollback"])
@@ -127,8 +128,7 @@ def _update(body: dict[str, Any], stack_name: str, stack_id: str, patch: bool) -
 
 def _preview(body: dict[str, Any], stack_name: str, stack_id: str, patch: bool) -> Any:
     query = allowed(request.args, {"show_nested": SINGLE})
-    show_nested = extract_bool("show_nested", query["show_nested"]) \
-        if "show_nested" in query else False
+    show_nested = flag(query, "show_nested")
     changes = services.update_preview.preview_update(
         ctx(), stack_name, stack_id, show_nested=show_nested, **update_args(body, patch))
     return {"resource_changes": {k: [change_entry(c) for c in changes[k]]

@@ -25,7 +25,7 @@ from app import auth, config, errors
 from app.api import formats
 from app.api.all_errors import listing_all
 from app.api.blueprint import Blueprint
-from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags
+from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags, flag
 from app.api.schemas import StackCreateBody
 from app.api.views_common import (
     collection_links,
@@ -79,11 +79,10 @@ def create_args(body: dict[str, Any]) -> dict[str, Any]:
     """``create_stack``'s keyword arguments from a create body, checked as heat-api does
     (``prepare_args``: timeout and tags first; then stack name; then template)."""
     timeout = body.get("timeout_mins")
-    rollback = body.get("disable_rollback")
     args = {"timeout_mins": None if timeout is None else extract_int("timeout_mins", timeout),
             "tags": extract_tags(body.get("tags")),
-            "disable_rollback": True if rollback is None else extract_bool("disable_rollback",
-                                                                           rollback)}
+            "disable_rollback": extract_bool("disable_rollback", body["disable_rollback"])
+            if "disable_rollback" in body else True}
     protect = body.get("termination_protection")
     if protect is not None:
         args["termination_protection"] = extract_bool("termination_protection", protect)
@@ -111,7 +110,7 @@ def list_args() -> tuple[dict[str, Any], dict[str, Any], bool]:
     paging = {"limit": extract_int("limit", args["limit"]) if "limit" in args else None,
               "marker": args.get("marker"), "sort_keys": args.get("sort_keys"),
               "sort_dir": args.get("sort_dir")}
-    with_count = extract_bool("with_count", args["with_count"]) if "with_count" in args else False
+    with_count = flag(args, "with_count")
     return query, paging, with_count
 
 
@@ -250,8 +249,7 @@ class Stack(MethodView):
         lookup form of those sub-paths and redirects."""
         if stack_id in GET_SUBPATHS:
             return lookup(stack_name, stack_id)
-        resolve = extract_bool("resolve_outputs", request.args["resolve_outputs"]) \
-            if "resolve_outputs" in request.args else True
+        resolve = flag(request.args, "resolve_outputs", default=True)
         stack = _stack(stack_name, stack_id)
         outputs = None
         if resolve and not (stack.action == "DELETE" and stack.status == "COMPLETE"):

@@ -13,7 +13,7 @@ from flask import request
 from flask.views import MethodView
 
 from app.api.blueprint import Blueprint
-from app.api.params import extract_bool
+from app.api.params import flag
 from app.api.views_common import services
 
 blp = Blueprint("template_versions", __name__, url_prefix="/v1/<tenant_id>",
@@ -34,7 +34,6 @@ class TemplateFunctions(MethodView):
     def get(self, template_version: str) -> Any:
         """List the intrinsic functions of a version (``with_condition_func`` adds the
         condition functions)."""
-        value = request.args.get("with_condition_func")
-        with_cond = extract_bool("with_condition_func", value) if value is not None else False
+        with_cond = flag(request.args, "with_condition_func")
         return {"template_functions": services.validation.template_functions(
             template_version, with_condition_func=with_cond)}

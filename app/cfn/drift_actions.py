@@ -1,7 +1,9 @@
-"""Drift detection on the CFN query API with AWS's names and shapes: DetectStackDrift,
-DescribeStackDriftDetectionStatus, DescribeStackResourceDrifts (with
-``StackResourceDriftStatusFilters``) and DetectStackResourceDrift, through
-:mod:`app.services.drift`. A nested stack's resources carry their own stack's ``StackId``;
+"""Drift detection on the CFN query API with AWS's names and shapes: DetectStackDrift (of
+the ``LogicalResourceIds.member.N`` only, when given), DescribeStackDriftDetectionStatus,
+DescribeStackResourceDrifts (``StackResourceDriftStatusFilters``; paged by ``MaxResults``,
+1 to 100, and ``NextToken``) and DetectStackResourceDrift, through :mod:`app.services.drift`.
+A resource of a nested stack is named by that stack (its name or ARN) and its own logical id,
+as AWS names a nested stack's resources. A nested stack's resources carry their own stack's ``StackId``;
 ``ExpectedProperties`` / ``ActualProperties`` are JSON text and property values JSON too, as
 AWS's. ``DriftStatusReason`` says why a resource is NOT_CHECKED.
 """
@@ -12,19 +14,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.cfn import faults, formats
-from app.cfn.params import member_list, required
+from app.cfn.params import member_list, page, required
 from app.cfn.stack_actions import identify
 from app.context import RequestContext
 from app.engine import drift as rules
 from app.services import drift
 
+#: ``MaxResults`` of DescribeStackResourceDrifts: AWS's ``BoxedMaxResults`` (1 to 100)
+MOST = 100
+
 STATUSES = (rules.IN_SYNC, rules.MODIFIED, rules.DELETED, rules.NOT_CHECKED)
 
 
 def detect(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
-    """DetectStackDrift → ``{"StackDriftDetectionId"}``."""
+    """DetectStackDrift → ``{"StackDriftDetectionId"}``; with ``LogicalResourceIds.member.N``
+    only those resources are checked (a nested stack's resource: its resources too).
+    :raises faults.ValidationError: a logical id that is not a resource of the stack."""
     st = identify(ctx, required(params, "StackName"))
-    return {"StackDriftDetectionId": drift.start(ctx, st)["id"]}
+    names = [m.get("", "") for m in member_list(params, "LogicalResourceIds")]
+    return {"StackDriftDetectionId": drift.start(ctx, st, names or None)["id"]}
 
 
 def status(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
@@ -44,8 +52,10 @@ def status(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
 
 
 def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
-    """DescribeStackResourceDrifts → ``{"StackResourceDrifts": [...]}`` of the stack's latest
-    detection, only the ``StackResourceDriftStatusFilters`` statuses when given."""
+    """DescribeStackResourceDrifts → ``{"StackResourceDrifts": [...], "NextToken"?}`` of the
+    stack's latest detection, only the ``StackResourceDriftStatusFilters`` statuses when
+    given, ``MaxResults`` (default 100) a page.
+    :raises faults.ValidationError: an unknown status, MaxResults out of 1..100, a bad token."""
     st = identify(ctx, required(params, "StackName"))
     wanted = {m[""] for m in member_list(params, "StackResourceDriftStatusFilters")}
     if wanted - set(STATUSES):
@@ -53,8 +63,12 @@ def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str,
             f"StackResourceDriftStatusFilters: {sorted(wanted - set(STATUSES))} are not among "
             f"{', '.join(STATUSES)}")
     found = drift.get(ctx, st)
-    return {"StackResourceDrifts": [_drift(st.tenant, r) for r in found["resources"]
-                                    if not wanted or r["drift_status"] in wanted]}
+    chosen, token = page([r for r in found["resources"]
+                          if not wanted or r["drift_status"] in wanted], params, MOST, MOST)
+    body: dict[str, Any] = {"StackResourceDrifts": [_drift(st.tenant, r) for r in chosen]}
+    if token is not None:
+        body["NextToken"] = token
+    return body
 
 
 def resource_drift(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:

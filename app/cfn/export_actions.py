@@ -11,7 +11,7 @@ from typing import Any
 
 from app import errors
 from app.cfn import faults, formats
-from app.cfn.params import required
+from app.cfn.params import page, required
 from app.context import RequestContext
 from app.services import exports
 
@@ -19,15 +19,7 @@ PAGE = 100
 
 
 def _page(items: list[Any], params: Mapping[str, str]) -> tuple[list[Any], str | None]:
-    """One page of ``items`` from ``NextToken`` (the offset, as text) and the next token."""
-    token = params.get("NextToken")
-    start = 0
-    if token is not None:
-        if not token.isdigit() or int(token) > len(items):
-            raise faults.ValidationError(f"Invalid NextToken: {token}")
-        start = int(token)
-    end = start + PAGE
-    return items[start:end], (str(end) if end < len(items) else None)
+    return page(items, params, PAGE)
 
 
 def list_exports(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:

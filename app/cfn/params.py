@@ -95,6 +95,44 @@ def flag(params: Mapping[str, str], key: str, name: str | None = None) -> bool |
                                  'acceptable values are: true, false.')
 
 
+def page(items: list[Any], params: Mapping[str, str], size: int = 100,
+         most: int | None = None) -> tuple[list[Any], str | None]:
+    """One page of ``items`` and the ``NextToken`` of the next (None: the last page).
+    ``NextToken`` is the offset as text; ``MaxResults`` (when ``most`` is given: an integer
+    from 1 to ``most``, AWS's ``BoxedMaxResults``) sets the page's size, else ``size``.
+
+    :raises faults.ValidationError: a token not of this listing, or a ``MaxResults`` out of
+        range (AWS's "1 validation error detected: Value 'x' at 'maxResults' failed to
+        satisfy constraint: ..." form)."""
+    if most is not None and "MaxResults" in params:
+        size = _bounded(params["MaxResults"], "maxResults", 1, most)
+    token = params.get("NextToken")
+    start = 0
+    if token is not None:
+        if not token.isdigit() or int(token) > len(items):
+            raise faults.ValidationError(f"Invalid NextToken: {token}")
+        start = int(token)
+    end = start + size
+    return items[start:end], (str(end) if end < len(items) else None)
+
+
+def _bounded(text: str, member: str, low: int, high: int) -> int:
+    """``text`` as an integer from ``low`` to ``high``, as AWS checks a member's range."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise faults.ValidationError(
+            f"1 validation error detected: Value '{text}' at '{member}' failed to satisfy "
+            "constraint: Member must be an integer") from None
+    if value < low or value > high:
+        bound = (f"greater than or equal to {low}" if value < low
+                 else f"less than or equal to {high}")
+        raise faults.ValidationError(
+            f"1 validation error detected: Value '{text}' at '{member}' failed to satisfy "
+            f"constraint: Member must have value {bound}")
+    return value
+
+
 def integer(params: Mapping[str, str], key: str) -> int | None:
     """A non-negative integer parameter, None when absent (Heat's ``extract_int``).
     :raises faults.ValidationError: not a non-negative integer."""

@@ -4,12 +4,13 @@ Pure: the caller reads the event rows of a stack and its nested stacks, the stac
 links and each resource's requirements; :func:`build` returns plain JSON. An operation starts
 at the root stack's own ``<ACTION> IN_PROGRESS`` event and runs until the next one. A
 resource's span is its first ``IN_PROGRESS`` to its last ``COMPLETE``/``FAILED`` event of that
-action; its wait is the predecessor that finished last before it started (or the signal it
+action (a nested stack's holder no later than its nested stack's start); its wait is the predecessor that finished last before it started (or the signal it
 awaits). The root cause is the earliest failure that no failure of a nested stack below it
 explains (a nested stack resource's "Resource failed" is a cascade, not a cause).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +122,30 @@ def _spans(rows: list[Row], stacks: dict[str, StackInfo],
         if row.status in DONE:
             span.end = row
     return spans, stack_rows
+
+
+def _started_with_children(spans: list[_Span], stack_rows: dict[str, list[Row]],
+                           stacks: dict[str, StackInfo]) -> None:
+    """Start each span of a resource holding a nested stack no later than that stack's own
+    ``IN_PROGRESS`` event of the span: the nested stack is made by the resource's step, which
+    writes its own ``IN_PROGRESS`` when it parks or ends, after the stack it made has written
+    its event; so a nested stack never starts before the resource that makes it. The span
+    takes that event's time and place in the order (events are not changed). O(S + E)."""
+    held: dict[tuple[str, str], list[str]] = {}
+    for sid, info in stacks.items():
+        if info.parent_id and info.parent_resource:
+            held.setdefault((info.parent_id, info.parent_resource), []).append(sid)
+    floor: dict[tuple[str, str], int] = {}
+    for s in sorted(spans, key=lambda s: s.start.seq):
+        key = (s.stack_id, s.name)
+        own = s.start.seq
+        earlier = [r for sid in held.get(key, ()) for r in stack_rows.get(sid, ())
+                   if r.status == "IN_PROGRESS" and floor.get(key, -1) < r.seq < own]
+        if earlier:
+            first = min(earlier, key=lambda r: r.seq)
+            s.start = dataclasses.replace(s.start, seq=first.seq,
+                                          time=min(first.time, s.start.time))
+        floor[key] = max(own, s.end.seq if s.end else own)
 
 
 def _link_waits(spans: list[_Span], requires: dict[str, dict[str, list[str]]],
@@ -254,6 +279,7 @@ def build(root_id: str, rows: list[Row], stacks: dict[str, StackInfo],
                   key=lambda r: r.seq)
     paths = _paths(root_id, stacks)
     spans, stack_rows = _spans(mine, stacks, paths)
+    _started_with_children(spans, stack_rows, stacks)
     children = {(info.parent_id, info.parent_resource): sid for sid, info in stacks.items()
                 if info.parent_id and info.parent_resource and sid in paths}
     blocker = _link_waits(spans, requires, stack_rows)

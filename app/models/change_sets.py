@@ -6,7 +6,8 @@ none).
 rollback, tags) the execution runs; ``changes`` the planned changes (JSON, the services'
 shape); ``fingerprint`` the stack's state it was planned against (template id, parameters,
 updated time). ``status``: CREATE_COMPLETE or FAILED (with ``status_reason``);
-``execution_status``: AVAILABLE, EXECUTE_COMPLETE, OBSOLETE or UNAVAILABLE, as AWS names them.
+``execution_status``: AVAILABLE, EXECUTE_IN_PROGRESS, EXECUTE_COMPLETE, EXECUTE_FAILED, OBSOLETE
+or UNAVAILABLE, as AWS names them.
 """
 from __future__ import annotations
 

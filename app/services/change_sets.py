@@ -13,18 +13,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
 from app.context import RequestContext
-from app.engine.states import Status
+from app.engine.states import Action, Status
 from app.models import ChangeSet, Stack, isotime, read_session, session
 from app.services import stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
+log = logging.getLogger(__name__)
+#: a stack's own events carry this type (Heat's)
+STACK_TYPE = "OS::Heat::Stack"
+#: the ``execution_status`` stored while the execution's operation runs
+EXECUTING = "EXECUTE_IN_PROGRESS"
 REVIEW = "REVIEW"  # a stack made by a CREATE change set, not created yet (REVIEW_IN_PROGRESS)
 NO_CHANGES = ("The submitted information didn't contain changes. Submit different information "
               "to create a change set.")
@@ -141,10 +148,13 @@ def stack_of_change_set(ctx: RequestContext, change_set_id: str) -> Stack:
 def format_change_set(st: Stack, row: ChangeSet, changes: bool = True) -> dict[str, Any]:
     """``{id, name, stack_id, stack_name, description, type, status, status_reason,
     execution_status, creation_time[, parameters, changes]}``; an AVAILABLE change set whose
-    stack has changed since is shown OBSOLETE."""
+    stack has changed since is shown OBSOLETE; one being executed is shown by its stack's
+    state (:func:`execution_of`) until :func:`observe` records the outcome."""
     execution = row.execution_status
     if execution == "AVAILABLE" and fingerprint(st) != row.fingerprint:
         execution = "OBSOLETE"
+    elif execution == EXECUTING:
+        execution = execution_of(st.action, st.status)
     body: dict[str, Any] = {
         "id": row.id, "name": row.name, "stack_id": st.id, "stack_name": st.name,
         "description": row.description, "type": row.change_set_type, "status": row.status,
@@ -217,8 +227,39 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
         for other in s.execute(select(ChangeSet).where(ChangeSet.stack_id == st.id)).scalars():
             if other.execution_status == "AVAILABLE":
                 other.execution_status = "OBSOLETE"
-        locked.execution_status = "EXECUTE_COMPLETE"
+        locked.execution_status = EXECUTING
     return stacks.get_by_id(ctx, st.id)
+
+
+def execution_of(action: str, status: str) -> str:
+    """AWS's ``ExecutionStatus`` of a change set being executed, from its stack's state: the
+    CREATE or UPDATE it started in progress → EXECUTE_IN_PROGRESS, complete →
+    EXECUTE_COMPLETE; failed, rolling or rolled back, or anything else → EXECUTE_FAILED."""
+    if action in (Action.CREATE, Action.UPDATE) and status == Status.IN_PROGRESS:
+        return EXECUTING
+    if action in (Action.CREATE, Action.UPDATE) and status == Status.COMPLETE:
+        return "EXECUTE_COMPLETE"
+    return "EXECUTE_FAILED"
+
+
+def observe(row: Mapping[str, Any]) -> None:
+    """An event observer (:mod:`app.services.wiring`): a stack's own CREATE or UPDATE
+    COMPLETE / FAILED event records the outcome of the change set being executed on it, if
+    any (one UPDATE statement per stack operation's end; nothing for other events). Never
+    raises: the read side (:func:`format_change_set`) shows the stack's state meanwhile."""
+    try:
+        if row.get("resource_type") != STACK_TYPE or row.get("physical_resource_id") != \
+                row.get("stack_id") or row.get("status") not in (Status.COMPLETE,
+                                                                  Status.FAILED) \
+                or row.get("action") not in (Action.CREATE, Action.UPDATE):
+            return
+        with session() as s:
+            s.execute(update(ChangeSet).where(
+                ChangeSet.stack_id == row["stack_id"], ChangeSet.execution_status == EXECUTING)
+                .values(execution_status=execution_of(str(row["action"]),
+                                                      str(row["status"]))))
+    except Exception as exc:  # the read side still tells the stack's state
+        log.warning("change set outcome of stack %s not recorded: %s", row.get("stack_id"), exc)
 
 
 def _check_executable(st: Stack, cs: ChangeSet) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from app.context import RequestContext
 from app.engine.states import Action
 from app.models import Stack, session
-from app.services import snapshots, stacks, updates
+from app.services import snapshots, stack_policy, stacks, updates
 
 
 class ServiceChildStacks:
@@ -36,12 +36,17 @@ class ServiceChildStacks:
                files: dict[str, Any], environment: dict[str, Any],
                info: dict[str, Any], restore: dict[str, Any] | None = None) -> None:
         """As :func:`app.services.updates.update_stack` for the child (its ``nested_info``
-        stored with it); with ``restore`` (the child's data in a snapshot) a RESTORE that
-        keeps generated values as :func:`app.services.snapshots.restore_snapshot` does.
-        :raises: the errors of an update's checks."""
+        stored with it), held against the child's own stack policy as CloudFormation holds a
+        nested stack's update (a parent's policy governs only its own resources; a rollback
+        is not held); with ``restore`` (the child's data in a snapshot) a RESTORE that keeps
+        generated values as :func:`app.services.snapshots.restore_snapshot` does.
+        :raises: the errors of an update's checks; errors.Conflict
+            ``UpdateDeniedByStackPolicy`` when the child's policy denies a change."""
         prep = updates.prepare_update(RequestContext(tenant_id=parent.tenant), child,
                                          template=template, parameters=params, files=files,
                                          environment=environment)
+        if restore is None and getattr(parent, "action", None) != Action.ROLLBACK:
+            stack_policy.check(child, prep)
         with session() as s:
             row = s.get(Stack, child.id, with_for_update=True)
             assert row is not None

@@ -25,23 +25,36 @@ from app.models.base import isotime, utcnow
 from app.resource_types import registry
 
 LOG = logging.getLogger(__name__)
+NESTED = "A nested stack: its resources are checked one by one."
 IN_PROGRESS, COMPLETE, FAILED = ("DETECTION_IN_PROGRESS", "DETECTION_COMPLETE",
                                  "DETECTION_FAILED")
 
 
-def start(ctx: RequestContext, stack: Stack) -> dict[str, Any]:
-    """Record a detection of ``stack`` and enqueue it. :returns: :func:`body` of the record
-    (``status`` DETECTION_IN_PROGRESS unless the job already ran in-process).
+def start(ctx: RequestContext, stack: Stack, names: list[str] | None = None) -> dict[str, Any]:
+    """Record a detection of ``stack`` and enqueue it; ``names``: only these of its resources
+    (AWS's ``LogicalResourceIds``; a nested stack's resource brings its resources). :returns:
+    :func:`body` of the record (``status`` DETECTION_IN_PROGRESS unless the job already ran
+    in-process).
     :raises errors.NotFound: the stack was deleted (Heat's ``The Stack (s) could not be
-        found.``): a deleted stack's resources are gone by its own doing, not drifted."""
+        found.``): a deleted stack's resources are gone by its own doing, not drifted.
+    :raises errors.BadRequest: a name that is not a resource of the stack (the CFN API's
+        ValidationError); nothing is recorded."""
     if stack.deleted_at is not None:
         raise errors.NotFound("Stack", stack.name)
+    if names:
+        with read_session() as s:
+            known = set(s.execute(select(Resource.name).where(
+                Resource.stack_id == stack.id)).scalars())
+        missing = [n for n in dict.fromkeys(names) if n not in known]
+        if missing:
+            raise errors.BadRequest(f"Resource {', '.join(missing)} does not exist for stack "
+                                   f"{stack.name}")
     with session() as s:
         row = DriftDetection(stack_id=stack.id, tenant=stack.tenant, status=IN_PROGRESS)
         s.add(row)
         s.flush()
         detection_id = row.id
-    runtime.current().run_job("detect_drift", (detection_id,))
+    runtime.current().run_job("detect_drift", (detection_id, sorted(set(names or ())) or None))
     return get(ctx, stack, detection_id)
 
 
@@ -84,26 +97,30 @@ def by_id(ctx: RequestContext, detection_id: str) -> tuple[dict[str, Any], Stack
 
 def resource(ctx: RequestContext, stack: Stack, name: str) -> dict[str, Any]:
     """Resource ``name`` of ``stack`` checked now, as one entry of a detection (nothing is
-    recorded). :raises errors.NotFound: no such resource."""
+    recorded); a resource holding a nested stack is NOT_CHECKED: its resources are named by
+    their own stack (AWS's DetectStackResourceDrift on the nested stack).
+    :raises errors.NotFound: no such resource."""
     with read_session() as s:
         row = s.execute(select(Resource).where(Resource.stack_id == stack.id,
                                                Resource.name == name)).scalars().first()
         raw = s.get(RawTemplate, stack.raw_template_id)
     if row is None:
         raise errors.NotFound("Resource", name, heat_type="ResourceNotFound")
+    if name in _children(stack):
+        return _entry(stack, row, name, drift.NOT_CHECKED, reason=NESTED)
     return _check(stack, row, name, _template_keys(raw).get(name, set()))
 
 
-def run(detection_id: str) -> None:
-    """The job: detect, then record the result (DETECTION_FAILED with the reason when the
-    detection itself could not run)."""
+def run(detection_id: str, names: list[str] | None = None) -> None:
+    """The job: detect (only the resources ``names`` of the stack, when given), then record
+    the result (DETECTION_FAILED with the reason when the detection itself could not run)."""
     with read_session() as s:
         row = s.get(DriftDetection, detection_id)
         stack = s.get(Stack, row.stack_id) if row is not None else None
     if row is None or stack is None or row.status != IN_PROGRESS:
         return
     try:
-        results = detect(stack)
+        results = detect(stack, only=set(names) if names else None)
         status, reason = COMPLETE, ""
     except Exception as exc:   # recorded: the detection says why it failed
         LOG.exception("drift detection %s of stack %s failed", detection_id, stack.id)
@@ -117,28 +134,36 @@ def run(detection_id: str) -> None:
         rec.counts, rec.finished_at = counts, utcnow()
 
 
-def detect(stack: Stack, prefix: str = "") -> list[dict[str, Any]]:
-    """Every resource of ``stack`` and of its nested stacks, template order within a stack,
-    a nested stack's resources after the resource that holds it. O(resources) cloud reads."""
+def detect(stack: Stack, prefix: str = "", only: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every resource of ``stack`` (of ``only``, when given) and of its nested stacks,
+    template order within a stack, a nested stack's resources after the resource that holds
+    it. O(resources) cloud reads."""
     with read_session() as s:
         rows = list(s.execute(select(Resource).where(Resource.stack_id == stack.id)
                               .order_by(Resource.id)).scalars())
         raw = s.get(RawTemplate, stack.raw_template_id)
-        kids = {(k.nested_info or {}).get("resource_name", ""): k for k in s.execute(
-            select(Stack).where(Stack.parent_id == stack.id, Stack.deleted_at.is_(None))
-            .order_by(Stack.created_at)).scalars()}
+    kids = _children(stack)
     set_keys = _template_keys(raw)
     out: list[dict[str, Any]] = []
     for row in rows:
+        if only is not None and row.name not in only:
+            continue
         path = f"{prefix}{row.name}"
         child = kids.get(row.name)
         if child is not None:
-            out.append(_entry(stack, row, path, drift.NOT_CHECKED, reason="A nested stack: "
-                              "its resources are checked one by one."))
+            out.append(_entry(stack, row, path, drift.NOT_CHECKED, reason=NESTED))
             out.extend(detect(child, f"{path}/"))
             continue
         out.append(_check(stack, row, path, set_keys.get(row.name, set())))
     return out
+
+
+def _children(stack: Stack) -> dict[str, Stack]:
+    """``{resource name: the live nested stack it holds}`` of ``stack``."""
+    with read_session() as s:
+        return {(k.nested_info or {}).get("resource_name", ""): k for k in s.execute(
+            select(Stack).where(Stack.parent_id == stack.id, Stack.deleted_at.is_(None))
+            .order_by(Stack.created_at)).scalars()}
 
 
 def _template_keys(raw: RawTemplate | None) -> dict[str, set[str]]:

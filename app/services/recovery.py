@@ -6,8 +6,8 @@ resources: each is kept in the cloud and dropped from the stack, with an event.
 
 They are stack actions (``POST .../actions {"retry": null}``, ``{"rollback": null}``,
 ``{"continue_rollback": {"resources_to_skip": [...]}}``).
-Errors: 409 ``ActionInProgress``; 400 ``NotSupported`` for a stack in any other state;
-nothing is changed then.
+Errors: 409 ``ActionInProgress``; 400 ``NotSupported`` for a stack in any other state; 400
+for an action value with a key the action does not take; nothing is changed then.
 """
 from __future__ import annotations
 
@@ -137,20 +137,32 @@ def _drop(s: Any, st: Stack, r: Resource, others: Any) -> None:
     s.delete(r)
 
 
+#: the keys each action's value may hold (its value is null or an object of these)
+ARGUMENTS: dict[str, tuple[str, ...]] = {"retry": (), "rollback": (),
+                                         "continue_rollback": ("resources_to_skip",)}
+
+
 def act(ctx: RequestContext, stack_name: str, stack_id: str, action: str,
         body: Any = None) -> None:
-    """Run one of :data:`ACTIONS` (``body``: the action's value in the request).
-    :raises ValueError: an unknown one."""
+    """Run one of :data:`ACTIONS` (``body``: the action's value in the request: null, or an
+    object of the keys :data:`ARGUMENTS` allows it; an empty object is null).
+    :raises errors.BadRequest: any other value or key, before anything is read or changed
+        (as heat-api refuses an action body it does not know, not ignoring part of it).
+    :raises ValueError: an unknown action."""
+    if action not in ARGUMENTS:
+        raise ValueError(action)
+    allowed = ARGUMENTS[action]
+    takes = "null" + (" or {" + ", ".join(f'"{k}": [...]' for k in allowed) + "}"
+                      if allowed else "")
+    if body is not None and not isinstance(body, dict):
+        raise errors.BadRequest(f"Invalid value for action {action}: it takes {takes}.")
+    unknown = sorted(set(body or {}) - set(allowed))
+    if unknown:
+        raise errors.BadRequest(f"Invalid key(s) {', '.join(unknown)} for action {action}: "
+                                f"it takes {takes}.")
     if action == "continue_rollback":
-        skip = [] if body is None else body.get("resources_to_skip", []) \
-            if isinstance(body, dict) else None
-        if skip is None:
-            raise errors.BadRequest('continue_rollback takes null or {"resources_to_skip": '
-                                    "[names]}.")
-        continue_rollback(ctx, stack_name, stack_id, skip)
+        continue_rollback(ctx, stack_name, stack_id, (body or {}).get("resources_to_skip", []))
     elif action == "retry":
         retry(ctx, stack_name, stack_id)
-    elif action == "rollback":
-        rollback(ctx, stack_name, stack_id)
     else:
-        raise ValueError(action)
+        rollback(ctx, stack_name, stack_id)

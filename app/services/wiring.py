@@ -4,7 +4,8 @@
 process's (:func:`app.convergence.runtime.configure`): the API (``app.api.create_app``), the
 CFN API (``app.cfn.create_app``), a Celery worker and beat (``app.tasks``). It joins the
 runtime to the use cases it may not import: nested stacks (:mod:`.children`), scaling
-(:mod:`.scaling`) and event sinks (:mod:`.event_sinks`).
+(:mod:`.scaling`), event sinks (:mod:`.event_sinks`) and change sets' outcomes
+(:mod:`.change_sets`).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from app import config, errors
 from app.convergence.dispatch import Dispatcher
 from app.convergence.inline import InlineDispatcher
 from app.convergence.runtime import Runtime
-from app.services import children, drift, event_sinks, scaling
+from app.services import change_sets, children, drift, event_sinks, scaling
 
 NO_DISPATCHER = ("no dispatcher: outside always_eager the API is served through "
                  "'app.cli.wsgi:create_app()' (the CFN API through "
@@ -42,7 +43,7 @@ def compose(settings: config.Settings, dispatcher: Dispatcher | None = None) -> 
                    scaling_adjuster=scaling.adjust,
                    group_completed=scaling.reload_load_balancers,
                    child_unclaimed=scaling.child_ended,
-                   event_observers=(event_sinks.publish,))
+                   event_observers=(event_sinks.publish, change_sets.observe))
 
 
 #: the use cases' background jobs, by the name of their task (``stoker.<name>``)

@@ -316,9 +316,10 @@ def reconcile() -> None:
 
 
 @celery_app.task(name="stoker.detect_drift")
-def detect_drift(detection_id: str) -> None:
-    """A stack's drift detection (:func:`app.services.drift.run`)."""
-    drift.run(detection_id)
+def detect_drift(detection_id: str, names: list[str] | None = None) -> None:
+    """A stack's drift detection, of its resources ``names`` only when given
+    (:func:`app.services.drift.run`)."""
+    drift.run(detection_id, names)
 
 
 @celery_app.task(name="stoker.purge_deleted")

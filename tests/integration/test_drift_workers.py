@@ -26,8 +26,8 @@ def sandbox() -> Iterator[SandboxHandle]:
     handle.server.shutdown()
 
 
-def _finished(st: Any) -> dict[str, Any]:
-    started = drift.start(CTX, st)
+def _finished(st: Any, names: list[str] | None = None) -> dict[str, Any]:
+    started = drift.start(CTX, st, names)
     assert started["status"] in ("DETECTION_IN_PROGRESS", "DETECTION_COMPLETE")
 
     def ended() -> dict[str, Any] | None:
@@ -40,7 +40,8 @@ def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
                                          sandbox: SandboxHandle) -> None:
     tmpl = {"heat_template_version": "2018-08-31", "resources": {
         "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {
-            "rules": [{"protocol": "tcp", "port_range_min": 443, "port_range_max": 443}]}}}}
+            "rules": [{"protocol": "tcp", "port_range_min": 443, "port_range_max": 443}]}},
+        "v": {"type": "OS::Heat::Value", "properties": {"value": 1}}}}
     st = final(CTX, stacks.create_stack(CTX, stack_name="wdrift", template=tmpl).id)
     assert st.stack_status == "CREATE_COMPLETE", st.status_reason + cloud_workers.logs()
     try:
@@ -52,14 +53,16 @@ def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
             protocol="icmp")
         second = _finished(st)
         assert second["stack_drift_status"] == "DRIFTED"
-        assert [d["difference_type"] for d in second["resources"][0]["property_differences"]] \
-            == ["ADD"]
+        sg = next(r for r in second["resources"] if r["resource_name"] == "sg")
+        assert [d["difference_type"] for d in sg["property_differences"]] == ["ADD"]
         plan = drift_revert.revert(CTX, st, second["id"])
         assert [e["path"] for e in plan["resource_changes"]["updated"]] == ["sg"]
         reverted = final(CTX, st.id)
         assert reverted.stack_status == "UPDATE_COMPLETE", (reverted.status_reason
                                                             + cloud_workers.logs())
         assert _finished(st)["stack_drift_status"] == "IN_SYNC"
+        only = _finished(st, ["sg"])  # the names travel to the worker with the job
+        assert [r["resource_name"] for r in only["resources"]] == ["sg"]
     finally:
         stacks.delete_stack(CTX, st.name, st.id)
         final(CTX, st.id)

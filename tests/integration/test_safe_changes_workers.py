@@ -42,6 +42,8 @@ def test_change_set_replaces_as_planned_and_a_stale_one_is_refused(
     st = final(CTX, st.id)
     assert st.stack_status == "UPDATE_COMPLETE", st.status_reason + cloud_workers.logs()
     assert rows(st.id)["db"].physical_resource_id != old
+    assert change_sets.show_change_set(CTX, st.name, st.id, "reimage")[
+        "execution_status"] == "EXECUTE_COMPLETE"
     with pytest.raises(errors.BadRequest, match="OBSOLETE"):
         change_sets.execute_change_set(CTX, st.name, st.id, stale["id"])
     stacks.delete_stack(CTX, st.name, st.id)

@@ -58,6 +58,15 @@ def test_failed_create_is_retried_keeping_what_completed(api: Any, sandbox: Any)
     assert status == "CREATE_FAILED"
     assert before["key"][0] == "CREATE_FAILED" and before["after"] == ("INIT_COMPLETE", "")
     assert before["rs"][0] == before["net"][0] == "CREATE_COMPLETE"
+    # an argument retry and rollback do not take is refused, not ignored: nothing changes
+    for body, words in (({"retry": {"resources": ["key"]}}, "Invalid key(s) resources for "
+                         "action retry: it takes null."),
+                        ({"rollback": {"retain": True}}, "Invalid key(s) retain for action "
+                         "rollback: it takes null."),
+                        ({"retry": "now"}, "Invalid value for action retry: it takes null.")):
+        bad = api.post(f"{base}/actions", json=body)
+        assert bad.status_code == 400 and bad.get_json()["error"]["message"] == words
+    assert _state(api, base) == ("CREATE_FAILED", before)
     resp = _act(api, base, "retry")
     assert resp.status_code == 200, resp.get_json()
     status, after = _state(api, base)
@@ -122,7 +131,11 @@ def test_failed_rollback_continued_skipping_a_resource(api: Any, sandbox: Any) -
     assert rows["net"][0] == "DELETE_FAILED" and net_id
     # bad input: a clear 400, nothing changed
     for body, words in (({"resources_to_skip": ["nope"]}, "not in the stack"),
-                        ({"resources_to_skip": "net"}, "list of resource names")):
+                        ({"resources_to_skip": "net"}, "list of resource names"),
+                        ({"resources_to_skip": ["net"], "force": True},
+                         'Invalid key(s) force for action continue_rollback: it takes null or '
+                         '{"resources_to_skip": [...]}.'),
+                        (["net"], "Invalid value for action continue_rollback")):
         bad = api.post(f"{base}/actions", json={"continue_rollback": body})
         assert bad.status_code == 400 and words in bad.get_json()["error"]["message"]
     assert _state(api, base) == (status, rows)

@@ -185,7 +185,8 @@ def test_a_worker_and_beat_compose_their_runtime_at_boot_not_at_import(tmp_path,
     assert out["hooks"] == ["app.services.scaling.adjust",
                             "app.services.scaling.reload_load_balancers",
                             "app.services.scaling.child_ended",
-                            "app.services.event_sinks.publish"]
+                            "app.services.event_sinks.publish",
+                            "app.services.change_sets.observe"]
 
 
 def _layered_modules() -> list[Path]:

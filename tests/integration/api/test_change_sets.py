@@ -107,6 +107,8 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
     fault(make(api, base, "1bad", template=NEW), 400, "HTTPBadRequest")
     fault(make(api, base, None, template=NEW), 400, "HTTPBadRequest")
     fault(make(api, base, "x"), 400, "HTTPBadRequest")  # a PUT-style body needs a template
+    assert fault(make(api, base, "m", existing="maybe", template=NEW), 400, "HTTPBadRequest") \
+        == 'Unrecognized value "maybe" for "existing", acceptable values are: true, false.'
     assert make(api, base, "dup", template=NEW).status_code == 201
     fault(make(api, base, "dup", template=NEW), 409, "AlreadyExistsException")
     assert api.c.delete(f"{base}/change_sets/dup").status_code == 204

@@ -46,3 +46,28 @@ def test_patch_with_only_undeclared_parameters_is_accepted_and_changes_nothing(c
     put = client.put(href, json={"template": T, "parameters": {"nosuch": 1}})
     assert put.status_code == 400
     assert put.get_json()["error"]["message"] == "The Parameter (nosuch) was not defined in template."
+
+
+def test_undeclared_parameters_of_an_update_as_heat_treats_them(client: Any):
+    """heat/engine/service.py ``_prepare_stack_updates``: not existing, the environment's
+    ``parameters`` (the body's ``parameters`` merged into them) are validated by
+    ``Parameters._validate_user_parameters``: an undeclared one is 400 UnknownUserParameter;
+    ``parameter_defaults`` are not user parameters and may name anything; existing (a PATCH,
+    or ``existing: true`` on a PUT), the parameters the new template does not declare are
+    dropped, new and kept alike."""
+    href = client.post("/v1/admin/stacks", json={"stack_name": "und", "template": T}
+                       ).headers["Location"]
+    put = client.put(href, json={"template": T, "environment": {"parameters": {"zz": 1}}})
+    assert put.status_code == 400
+    assert put.get_json()["error"] == {"type": "UnknownUserParameter", "traceback": None,
+                                       "message": "The Parameter (zz) was not defined in "
+                                                  "template."}
+    assert client.put(href, json={"template": T, "environment": {
+        "parameter_defaults": {"zz": 1}}}).status_code == 202
+    assert client.put(href, json={"template": T, "existing": True,
+                                  "parameters": {"zz": 1, "n": 5}}).status_code == 202
+    after = client.get(href).get_json()["stack"]
+    assert after["stack_status"] == "UPDATE_COMPLETE"
+    assert after["parameters"]["n"] == "5" and "zz" not in after["parameters"]
+    env = client.get(f"{href}/environment").get_json()
+    assert env["parameters"] == {"n": 5}

@@ -208,3 +208,86 @@ def test_a_change_set_the_policy_denies_is_refused_at_execution(client):
     assert physical_ids(client, base) == before
     cs = client.get(f"{base}/change_sets/grow").get_json()["change_set"]
     assert cs["execution_status"] == "AVAILABLE"
+
+
+SIZED = {"heat_template_version": "2018-08-31",
+         "parameters": {"size": {"type": "string"}},
+         "resources": {"db": knob({"get_param": "size"}, update_replace=True)}}
+
+
+def sized_parent(size: str, label: str = "a") -> dict[str, Any]:
+    """``child`` holds a nested stack whose ``db`` is replaced when ``size`` changes."""
+    return hot({"child": {"type": "sized.yaml", "properties": {"size": size}},
+                "app": knob(label)})
+
+
+SIZED_FILES = {"sized.yaml": json.dumps(SIZED)}
+
+
+def nested_of(client: Any, base: str, holder: str) -> str:
+    child_id = physical_ids(client, base)[holder]
+    return str(client.get(f"/v1/t1/stacks/{child_id}").headers["Location"].split("localhost")[1])
+
+
+def test_a_parents_policy_governs_its_nested_stack_resource_not_the_nested_resources(client):
+    """AWS: a stack policy applies to the resources of its own stack; a nested stack is one
+    resource of its parent (Update:Modify when its template or properties change,
+    Update:Replace / Update:Delete), and the parent's statements do not reach the nested
+    stack's resources by their logical ids."""
+    deny_nested_db = {"Statement": [
+        {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+        {"Effect": "Deny", "Action": "Update:*", "Principal": "*",
+         "Resource": "LogicalResourceId/db"}]}
+    base = create(client, "outer", sized_parent("10"), files=SIZED_FILES,
+                  stack_policy=deny_nested_db)
+    inner = nested_of(client, base, "child")
+    old_db = physical_ids(client, inner)["db"]
+    assert client.put(base, json={"template": sized_parent("20"),
+                                  "files": SIZED_FILES}).status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
+    assert physical_ids(client, inner)["db"] != old_db   # the parent's policy did not reach it
+
+    keep_child = {"Statement": [
+        {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+        {"Sid": "keep-child", "Effect": "Deny", "Action": "Update:Modify", "Principal": "*",
+         "Resource": "LogicalResourceId/child"}]}
+    client.put(f"{base}/policy", json={"stack_policy": keep_child})
+    before = physical_ids(client, inner)
+    msg = fault(client.put(base, json={"template": sized_parent("30"), "files": SIZED_FILES}),
+                409, "UpdateDeniedByStackPolicy")
+    assert "Update:Modify of resource [child] (sized.yaml)" in msg
+    assert 'Statement[1] (Sid "keep-child") denies it' in msg
+    # the nested template changing (the files map) modifies the nested stack resource too
+    grown = json.loads(SIZED_FILES["sized.yaml"])
+    grown["resources"]["extra"] = {"type": "OS::Heat::None"}
+    msg = fault(client.put(base, json={"template": sized_parent("20"),
+                                       "files": {"sized.yaml": json.dumps(grown)}}),
+                409, "UpdateDeniedByStackPolicy")
+    assert "Update:Modify of resource [child]" in msg
+    assert physical_ids(client, inner) == before
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
+
+
+def test_a_nested_stacks_own_policy_governs_the_update_its_parent_makes(client):
+    """AWS: the nested stack's own policy applies when the parent's update updates it: a
+    change it denies fails the nested stack resource's update (UpdateDeniedByStackPolicy),
+    and nothing of the nested stack changes."""
+    base = create(client, "parentp", sized_parent("10"), files=SIZED_FILES)
+    inner = nested_of(client, base, "child")
+    keep_db = {"Statement": [
+        {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+        {"Sid": "keep-db", "Effect": "Deny", "Action": "Update:Replace", "Principal": "*",
+         "Resource": "LogicalResourceId/db"}]}
+    assert client.put(f"{inner}/policy", json={"stack_policy": keep_db}).status_code == 200
+    before = physical_ids(client, inner)
+    assert client.put(base, json={"template": sized_parent("20"),
+                                  "files": SIZED_FILES}).status_code == 202
+    st = show(client, base)
+    assert st["stack_status"] == "UPDATE_FAILED"
+    assert "Update:Replace of resource [db]" in st["stack_status_reason"]
+    assert physical_ids(client, inner) == before
+    assert show(client, inner)["parameters"]["size"] == "10"
+    # a change the nested stack's policy allows goes through
+    assert client.put(base, json={"template": sized_parent("10", "b"),
+                                  "files": SIZED_FILES}).status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"

@@ -173,6 +173,9 @@ def test_a_bad_update_is_400_and_changes_nothing(api):
     ({"timeout_mins": "soon"}, "Only integer is acceptable by 'timeout_mins'."),
     ({"timeout_mins": -1}, "Value '-1' is invalid for 'timeout_mins'"),
     ({"converge": "perhaps"}, 'Unrecognized value "perhaps" for "converge"'),
+    ({"existing": "maybe"}, 'Unrecognized value "maybe" for "existing", acceptable values '
+                            "are: true, false."),
+    ({"existing": 1}, 'Unrecognized value "1" for "existing"'),
     ({"tags": {"a": 1}}, "tags must be"),
     ({"clear_parameters": "v"}, "clear_parameters must be a list"),
     ({"timeout_mins": 2**63}, f"Value '{2**63}' is invalid for 'timeout_mins'"),
@@ -188,6 +191,21 @@ def test_argument_errors_are_heats_400(api, body, message):
     got = fault(api.c.put(base, json={"template": BASE, **body}), 400, "HTTPBadRequest")
     assert got.startswith(message), got
     assert api.stack(base)["stack_status"] == "CREATE_COMPLETE"
+
+
+def test_existing_is_read_as_heat_reads_a_boolean(api):
+    """``existing: "true"`` (any case) on a PUT keeps what the body does not give (PATCH
+    semantics); a PATCH is existing whatever its body says, as heat-api sets it."""
+    base = api.create("existing", parameters={"w": "kept"})
+    assert api.c.put(base, json={"template": BASE, "existing": "TRUE",
+                                 "parameters": {"v": "second"}}).status_code == 202
+    assert api.stack(base)["parameters"]["w"] == "kept"
+    assert api.c.put(base, json={"template": BASE, "existing": "false",
+                                 "parameters": {"v": "third"}}).status_code == 202
+    assert api.stack(base)["parameters"]["w"] == "dw"
+    assert api.c.patch(base, json={"existing": "maybe",
+                                   "parameters": {"w": "patched"}}).status_code == 202
+    assert api.stack(base)["parameters"]["v"] == "third"
 
 
 def test_converge_is_accepted_and_ignored(api):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
 from sqlalchemy import insert
 
 from app.models import Event, session
@@ -82,6 +83,41 @@ def test_times_are_ordered_and_the_chain_is_the_critical_path(client):
     assert spans["c"]["waits"][0]["resource"] == "b"
     assert spans["a"]["waits"][0]["for"] == "stack_start"
     assert not spans["side"]["critical"]
+
+
+def _nested_stack_start(client: Any, base: str, holder: str, action: str) -> str:
+    """The nested stack's own ``<action> IN_PROGRESS`` event time, through the events API,
+    of the nested stack held by resource ``holder`` of the stack at ``base``."""
+    res = client.get(f"{base}/resources/{holder}").get_json()["resource"]
+    nested = next(link["href"] for link in res["links"] if link["rel"] == "nested")
+    path = nested.split("localhost", 1)[1]
+    name = path.rstrip("/").split("/")[-2]
+    events = client.get(f"{path}/events?resource_name={name}&sort_dir=asc").get_json()["events"]
+    return next(e["event_time"] for e in events
+                if e["resource_status"] == f"{action}_IN_PROGRESS")
+
+
+@pytest.mark.parametrize("operation", ["CREATE", "UPDATE"])
+def test_a_nested_stack_never_starts_before_the_resource_that_makes_it(client, operation):
+    """The resource holding a nested stack writes its IN_PROGRESS when its step parks, after
+    the nested stack it made has started: its span starts with that nested stack, so every
+    span and wait inside it starts at or after it, and the holder's own wait ends there."""
+    base = failed_nested_update(client, f"order{operation.lower()}")
+    body = client.get(f"{base}/timeline?operation={operation}").get_json()["timeline"]
+    spans = {s["id"]: s for s in body["resources"]}
+    assert {"top", "top/inner", "top/inner/v"} <= set(spans)
+    for s in body["resources"]:
+        if s["path"]:
+            holder = spans["/".join(s["path"])]
+            assert holder["started_at"] <= s["started_at"], (holder, s)
+            for wait in s["waits"]:
+                assert holder["started_at"] <= wait["from"] <= wait["until"], (holder, s)
+    ids = [s["id"] for s in body["resources"]]
+    assert ids.index("top") < ids.index("top/inner") < ids.index("top/inner/v")
+    assert spans["top"]["waits"][0]["until"] == spans["top"]["started_at"]
+    # the holder started when its nested stack did (the events API gives whole seconds)
+    nested_start = _nested_stack_start(client, base, "top", operation)
+    assert spans["top"]["started_at"][:19] == nested_start.rstrip("Z")[:19]
 
 
 def test_an_unknown_operation_is_a_400_and_an_absent_one_empty(client):

@@ -184,3 +184,63 @@ def test_failed_create_kept_then_retried_or_rolled_back_on_request(boto):
     assert cf.describe_stacks(StackName="back")["Stacks"][0]["StackStatus"] == \
         "ROLLBACK_COMPLETE"
 
+
+
+class Held:
+    """A dispatcher that keeps the engine's work until :meth:`release` (an update that takes a
+    moment): the stack stays IN_PROGRESS meanwhile."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self.calls.append((name, args, kwargs))
+
+    def release(self) -> None:
+        """Run the kept work in-process, and whatever it enqueues."""
+        from tests.fixtures.wiring import use_inline
+        inline = use_inline()
+        for name, args, kwargs in self.calls:
+            getattr(inline, name)(*args, **kwargs)
+
+
+def test_execution_status_follows_the_stacks_update(boto):
+    """AWS: ExecutionStatus is EXECUTE_IN_PROGRESS while the execution's update runs, then
+    EXECUTE_COMPLETE, or EXECUTE_FAILED when it fails (and stays so: a later operation of the
+    stack does not change what an execution ended as)."""
+    from tests.fixtures.wiring import use_dispatcher, use_inline
+    cf = boto
+    cf.create_stack(StackName="slow", TemplateBody=TEMPLATE, DisableRollback=True)
+    cf.get_waiter("stack_create_complete").wait(StackName="slow", WaiterConfig=FAST)
+    cf.create_change_set(StackName="slow", ChangeSetName="two", UsePreviousTemplate=True,
+                         Parameters=_params(Value="two"))
+    held = use_dispatcher(Held())
+    try:
+        cf.execute_change_set(ChangeSetName="two", StackName="slow")
+        assert cf.describe_stacks(StackName="slow")["Stacks"][0]["StackStatus"] == \
+            "UPDATE_IN_PROGRESS"
+        assert cf.describe_change_set(ChangeSetName="two", StackName="slow")[
+            "ExecutionStatus"] == "EXECUTE_IN_PROGRESS"
+        assert [s["ExecutionStatus"] for s in cf.list_change_sets(StackName="slow")[
+            "Summaries"]] == ["EXECUTE_IN_PROGRESS"]
+        held.release()
+    finally:
+        use_inline()
+    assert cf.describe_stacks(StackName="slow")["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    assert cf.describe_change_set(ChangeSetName="two", StackName="slow")[
+        "ExecutionStatus"] == "EXECUTE_COMPLETE"
+
+    failing = json.loads(TEMPLATE)
+    failing["Resources"]["Knob"]["Properties"]["fail"] = True
+    cf.create_change_set(StackName="slow", ChangeSetName="broken",
+                         TemplateBody=json.dumps(failing))
+    cf.execute_change_set(ChangeSetName="broken", StackName="slow")
+    assert cf.describe_stacks(StackName="slow")["Stacks"][0]["StackStatus"] == "UPDATE_FAILED"
+    assert {s["ChangeSetName"]: s["ExecutionStatus"] for s in cf.list_change_sets(
+        StackName="slow")["Summaries"]} == {"two": "EXECUTE_COMPLETE",
+                                             "broken": "EXECUTE_FAILED"}
+    # what an execution ended as is kept through the stack's later operations
+    cf.update_stack(StackName="slow", TemplateBody=TEMPLATE)
+    cf.get_waiter("stack_update_complete").wait(StackName="slow", WaiterConfig=FAST)
+    assert cf.describe_change_set(ChangeSetName="broken", StackName="slow")[
+        "ExecutionStatus"] == "EXECUTE_FAILED"

@@ -56,6 +56,8 @@ def test_duplicate_is_409_stack_exists(api, sample):
      "Value '-1' is invalid for 'timeout_mins' which only accepts non-negative integer."),
     ({"stack_name": "x", "template": {}, "disable_rollback": "maybe"},
      'Unrecognized value "maybe" for "disable_rollback", acceptable values are: true, false.'),
+    ({"stack_name": "x", "template": {}, "disable_rollback": None},  # heat/engine/api.py
+     'Unrecognized value "None" for "disable_rollback", acceptable values are: true, false.'),
     ({"stack_name": "x", "template": {}, "tags": "a" * 81},
      f'Invalid tag, "{"a" * 81}" is longer than 80 characters'),
 ])
