@@ -21,6 +21,10 @@ _settings = _config.get()
 broker_url = _settings.broker_url                # STOKER_BROKER_URL
 result_backend = _settings.result_backend        # STOKER_RESULT_BACKEND (default: the broker)
 broker_connection_retry_on_startup = True
+# A worker that lost its broker tries again every quarter second (app.tasks.broker_watch.Consumer)
+# until it is back, however long that takes: Celery's default, 100 tries, then the worker stops
+# for good (the database holds the work; a worker only needs its broker back).
+broker_connection_max_retries = None
 # Redis: a task not acknowledged within visibility_timeout seconds (its worker died) is given to
 # another worker; dead workers' tasks are looked for every unacked_restore_interval seconds.
 # max_connections: Redis connections a channel may open at once (kombu's default, 10). Under the

@@ -21,9 +21,12 @@ MARKER = "stoker:broker-marker"
 #: Held (expiring) by the worker re-driving after one broker event
 GUARD = "stoker:redrive"
 GUARD_SECONDS = 5
-WATCH_SECONDS = 1.0
+#: s between two looks (a ``SET NX``; refused at once while the broker is down)
+WATCH_SECONDS = 0.25
 #: The consumer's reconnection: first wait, added each try, longest wait (s)
-RECONNECT = {"interval_start": 0.25, "interval_step": 0.25, "interval_max": 1.0}
+RECONNECT = {"interval_start": 0.1, "interval_step": 0.1, "interval_max": 0.25}
+#: s between two log lines of a consumer that still cannot reach the broker
+RECONNECT_LOG_SECONDS = 10.0
 
 
 def redis_url(broker_url: str) -> str | None:
@@ -92,16 +95,42 @@ def start(broker_url: str, redrive: Callable[[], Any], name: str) -> BrokerWatch
 
 
 class Consumer(CeleryConsumer):  # type: ignore[misc]
-    """Celery's worker consumer, reconnecting to a lost broker every second at most
-    (:data:`RECONNECT`): work resumes within about a second of the broker's return."""
+    """Celery's worker consumer, reconnecting to a lost broker every quarter second at most
+    (:data:`RECONNECT`; its failures logged once every :data:`RECONNECT_LOG_SECONDS`), and
+    without Celery's mingle and gossip: mingle asks the other workers for their revoked tasks at
+    every (re)connection and waits a whole second for their answers (Stoker revokes no task),
+    gossip has each worker consume every other's events. Work resumes within about half a
+    second of the broker's return."""
+
+    def __init__(self, *args: Any, worker_options: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
+        for key in ("without_mingle", "without_gossip"):
+            kwargs.pop(key, None)
+        options = {**(worker_options or {}), "without_mingle": True, "without_gossip": True}
+        super().__init__(*args, worker_options=options, **kwargs)
 
     def ensure_connected(self, conn: Any) -> Any:
         plain = conn.ensure_connection
 
-        def quick(*args: Any, **kwargs: Any) -> Any:
+        def quick(errback: Callable[..., Any] | None = None, *args: Any, **kwargs: Any) -> Any:
             for key, value in RECONNECT.items():
                 kwargs.setdefault(key, value)
-            return plain(*args, **kwargs)
+            return plain(_every(RECONNECT_LOG_SECONDS, errback), *args, **kwargs)
 
         conn.ensure_connection = quick
         return super().ensure_connected(conn)
+
+
+def _every(seconds: float, errback: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """``errback`` called on the first failure, then at most once every ``seconds``."""
+    if errback is None:
+        return None
+    last = [float("-inf")]
+
+    def throttled(*args: Any, **kwargs: Any) -> Any:
+        if time.monotonic() - last[0] < seconds:
+            return None
+        last[0] = time.monotonic()
+        return errback(*args, **kwargs)
+
+    return throttled

@@ -44,7 +44,10 @@ def _states(storm: Storm, stack_id: str) -> dict[str, tuple[str, str]]:
 def _held_by(storm: Storm, stack_id: str, names: list[str]) -> set[str]:
     """The resources of ``stack_id`` that workers ``names`` hold now: their locks (the steps
     they run) and the step messages they reserved (polls due later), as Celery's inspect
-    reports them."""
+    reports them, of nodes of the current traversal that have not ended (FIRED). A running
+    task's message names the node it started with, and the task then runs the successors
+    its step made ready (app.tasks.dispatcher.Continuation): that first node has ended, and
+    is not in flight."""
     engines = [f"{socket.gethostname()}:{storm.named[n].pid}" for n in names]
     held = {r[0] for r in _sql(storm, "SELECT name FROM resource WHERE stack_id = %s AND "
                                       "engine_id = ANY(%s)", stack_id, engines)}
@@ -59,11 +62,14 @@ def _held_by(storm: Storm, stack_id: str, names: list[str]) -> set[str]:
                  for per_worker in reply.values() for t in per_worker]
     finally:
         app.close()
-    ids = {int(t["args"][2]) for t in tasks
-           if len(t.get("args") or ()) == 4 and t["args"][0] == stack_id}
-    if ids:
-        held |= {r[0] for r in _sql(storm, "SELECT name FROM resource WHERE id = ANY(%s)",
-                                    list(ids))}
+    nodes = {(int(t["args"][2]), bool(t["args"][3])) for t in tasks
+             if len(t.get("args") or ()) == 4 and t["args"][0] == stack_id}
+    for rid, is_update in nodes:
+        held |= {r[0] for r in _sql(
+            storm, "SELECT r.name FROM resource r JOIN stack s ON s.id = r.stack_id "
+                   "JOIN sync_point p ON p.entity_id = r.id AND p.traversal_id = "
+                   "s.current_traversal AND p.is_update = %s WHERE r.id = %s AND "
+                   "p.state = 'FIRED'", is_update, rid)}
     return held
 
 

@@ -1,4 +1,4 @@
-"""A worker host cut off from the network, with the production topology
+"""A worker host cut off from the network, with the production topology and settings
 (tests/storms/conftest.py) spread over two worker "hosts" (tests/storms/hosts.py: Linux
 network namespaces, each running one ``stoker worker`` that reaches PostgreSQL, Redis and the
 sandbox cloud through its veth).
@@ -12,6 +12,7 @@ cut-off worker had sent), and nothing is left after the delete.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import subprocess
@@ -27,10 +28,10 @@ import pytest
 import requests
 
 from tests.storms import hosts as netns
-from tests.storms.conftest import REPO, PrivatePostgres, PrivateRedis, Storm
+from tests.storms.conftest import REPO, Storm
+from tests.storms.services import PrivatePostgres, PrivateRedis
 from tests.storms.test_cloud_storms import (
     HEADERS,
-    KILLED,
     _inventory,
     _physical,
     _server_ports,
@@ -39,6 +40,8 @@ from tests.storms.test_cloud_storms import (
 from tests.storms.test_worker_storms import RESUME, _held_by, _resumed, _sql, _states
 
 pytestmark = pytest.mark.integration
+
+
 @pytest.fixture(autouse=True)
 def _namespaces() -> None:
     """The storm needs network namespaces (root, ``ip netns``): without them it fails, it is
@@ -72,6 +75,9 @@ def named_objects(n: int) -> dict[str, Any]:
     return {"heat_template_version": "2018-08-31", "resources": res}
 
 
+#: the fleet's Storm: the engine's production settings (the takeover is the lease's sweep, not
+#: the reconciler's), the sandbox without a latency of its own (:data:`IN_FLIGHT`'s instead)
+FLEET = {"sandbox_latency": "0"}
 #: creates held by the cloud long enough for the cut to land while POSTs are in flight
 IN_FLIGHT = {"seed": 5, "latency": [
     {"match": "compute.POST.servers", "min": 1.0, "max": 1.5},
@@ -83,7 +89,7 @@ IN_FLIGHT = {"seed": 5, "latency": [
 @pytest.fixture()
 def fleet(private_pg: PrivatePostgres, private_redis: PrivateRedis,
           tmp_path: Path) -> Iterator[tuple[Storm, netns.Hosts]]:
-    with netns.fleet(private_pg, private_redis, tmp_path, **KILLED) as made:
+    with netns.fleet(private_pg, private_redis, tmp_path, **FLEET) as made:
         yield made
 
 
@@ -143,7 +149,7 @@ def partition(storm: Storm, hosts: netns.Hosts, cut: float, n: int = 3) -> dict[
             | _server_ports(storm, {ids.get(f"onnet{i}", "") for i in range(n)}),
             "volumes": {v for k, v in ids.items() if k.startswith("vol")}}
     dup = sum(len(held_now.get(k, set()) - v) for k, v in mine.items())
-    result = {"held": held, "resumed": resumed, "status": storm.stack(sid)["stack_status"],
+    result = {"held": held, "resumed": resumed, "before": before, "status": storm.stack(sid)["stack_status"],
               "reason": st["stack_status_reason"], "inventory": held_now, "mine": mine,
               "taken_over": max(resumed.values(), default=float("nan")),
               "recovery": max(0.0, ended - cleared), "dup": dup, "sid": sid,
@@ -163,7 +169,8 @@ def test_a_worker_host_cut_off_mid_create_is_taken_over_and_fenced(
     out = partition(storm, hosts, CUT)
     print(f"taken over {out['taken_over']:.1f} s after the cut; stack recovered "
           f"{out['recovery']:.1f} s after the link came back")
-    assert set(out["resumed"]) == out["held"], f"never resumed: {out['held'] - set(out['resumed'])}"
+    never = out["held"] - set(out["resumed"])
+    assert not never, f"never resumed: { {n: out['before'].get(n) for n in sorted(never)} }"
     assert out["taken_over"] <= RESUME
     assert out["status"] == "CREATE_COMPLETE", out["reason"]
     assert out["stuck"] == []
@@ -215,3 +222,36 @@ def test_a_cut_off_hosts_open_transaction_holds_its_row_locks_a_lease_at_most(
             locker.wait(10)
         hosts.close()
         private_pg.listen([])
+
+
+def test_fleets_have_names_and_addresses_of_their_own_and_leave_nothing() -> None:
+    def made() -> tuple[set[str], set[str]]:
+        spaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
+                                check=True).stdout
+        addrs = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True,
+                               text=True, check=True).stdout
+        return ({line.split()[0] for line in spaces.splitlines() if line.strip()},
+                {w.split("/")[0] for line in addrs.splitlines() for w in line.split()
+                 if w.startswith("10.231.")})
+
+    gone = subprocess.Popen(["true"])   # a process that ran and is gone: what it left is
+    gone.wait()                         # taken away by the next fleet that opens
+    left = f"stk{gone.pid:x}-0n1"
+    subprocess.run(["ip", "netns", "add", left], check=True)
+    first, second = netns.Hosts(), netns.Hosts()
+    try:
+        a, b = first.open(), second.open()
+        spaces, addrs = made()
+        assert left not in spaces
+        names = [h.ns for h in a + b] + [h.link for h in a + b]
+        assert len(set(names)) == 8 and all(f"{os.getpid():x}" in n for n in names)
+        nets = {ipaddress.ip_interface(f"{h.gateway}/30").network for h in a + b}
+        assert len(nets) == 4 and all(
+            ipaddress.ip_address(h.address) in ipaddress.ip_interface(f"{h.gateway}/30").network
+            for h in a + b)
+        assert {h.ns for h in a + b} <= spaces and {h.gateway for h in a + b} <= addrs
+    finally:
+        first.close()
+        second.close()
+    spaces, addrs = made()
+    assert not {h.ns for h in a + b} & spaces and not {h.gateway for h in a + b} & addrs
