@@ -109,7 +109,7 @@ def redis_url() -> Iterator[str]:
 
 
 ENGINE_ENV = {"STOKER_VISIBILITY_TIMEOUT": "5", "STOKER_RESTORE_INTERVAL": "1",
-              "STOKER_RECONCILE_INTERVAL": "3", "STOKER_LOCK_STALE_SECONDS": "4",
+              "STOKER_RECONCILE_INTERVAL": "3",
               "STOKER_HEARTBEAT_SECONDS": "1", "STOKER_RECONCILE_AFTER_SECONDS": "10",
               # the fleet as Workers starts it (2 x 4 threads): a fan-out wider than 16 nodes
               # goes out in batches of steps (app.convergence.dispatch.batches)

@@ -159,10 +159,10 @@ def named_servers(n: int) -> dict[str, Any]:
     return {"heat_template_version": "2018-08-31", "resources": res}
 
 
-#: Engine timings short enough for a storm: a dead worker's lock is stale after 5 s (its
+#: Engine timings short enough for a storm: a dead worker's lease ends after 5 s (its
 #: heartbeat every 1 s), an idle fired node re-driven after 5 s (the reconciler every 2 s)
 KILLED = {"sandbox_latency": "0", "env": {
-    "STOKER_LOCK_STALE_SECONDS": "5", "STOKER_HEARTBEAT_SECONDS": "1",
+    "STOKER_HEARTBEAT_SECONDS": "1",
     "STOKER_RECONCILE_AFTER_SECONDS": "5", "STOKER_RECONCILE_INTERVAL": "2"}}
 
 
