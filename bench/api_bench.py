@@ -18,11 +18,17 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
 5. a stack given ``--events`` events (100,000; written as rows), listed page by page (100 a
    page, by marker): per-page p50 / p99, first and last page.
 
+``--cpu`` measures instead, in this process (no ``stoker up``): CPU time per request
+(``time.process_time``) of each read route and of POST /stacks through Flask's test client, on a
+PostgreSQL database of ``--stacks`` stacks (created in this process, inline) — the figure to
+compare on a shared machine, where wall-clock latency is noisy (``--cpu-requests`` per route).
+
 ``--profile`` runs the read route with the highest p99 300 times in this process under
 cProfile and prints the functions with the most own and cumulative time.
 
     python bench/api_bench.py [--stacks 10000] [--projects 100] [--seconds 20] [--events 100000]
                               [--creates 20] [--create-clients 20]
+    python bench/api_bench.py --cpu [--stacks 300] [--projects 10] [--cpu-requests 300]
 """
 from __future__ import annotations
 
@@ -228,7 +234,7 @@ def _local_client(db_url: str, data: Path) -> Any:
         from app.api import create_app
         # reads only: the in-process dispatcher (always_eager) is never used
         settings = config.load(data_dir=str(data / "local"), database_url=db_url,
-                               always_eager=True)
+                               always_eager=True, max_stacks_per_tenant=1000000)
         config.set_current(settings)
         models.init(db_url)
         _CLIENT.append(create_app(settings).test_client())
@@ -283,6 +289,70 @@ def profile(db_url: str, data: Path, route: str, made: list[tuple[str, str, str]
     print(f"\nprofile of {route}: {took:.1f} ms a request in this process (under cProfile)")
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
     pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
+
+
+class _NoDispatch:
+    """A dispatcher that drops the work: POST /stacks measured alone, not the engine after it."""
+
+    def check_resource(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    check_resources = safety_poll = stack_timeout = check_resource
+
+
+def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
+    """CPU ms per request (``time.process_time``, this process: API code and the driver, not
+    PostgreSQL's) of each read route and of POST /stacks, through Flask's test client on a new
+    PostgreSQL database of ``n_stacks`` stacks created inline; prints a table."""
+    from app.convergence import runtime
+    from app.models import base, migrate
+    from app.services import wiring
+    name = f"stoker_bench_{uuid.uuid4().hex[:8]}"
+    _pg(f'CREATE DATABASE "{name}"')
+    db_url = f"{PG}/{name}"
+    data = Path(tempfile.mkdtemp(prefix="api_bench_cpu_"))
+    try:
+        migrate.upgrade(db_url)
+        client = _local_client(db_url, data)
+        made = []
+        for i in range(n_stacks):
+            project, sname = f"p{i % projects}", f"s{i}"
+            resp = client.post(f"/v1/{project}/stacks",
+                               json={"stack_name": sname, "template": TEMPLATE})
+            assert resp.status_code == 201, resp.get_data(as_text=True)
+            made.append((project, sname, resp.get_json()["stack"]["id"]))
+        print(f"{n_stacks} stacks in {projects} projects (created inline)", flush=True)
+        rnd = random.Random(7)
+        print(f"{'route':<14}{'CPU ms/req':>11}{'wall ms/req':>12}{'n':>6}")
+        for route in ROUTES:
+            paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
+            for path in paths[:20]:  # warm: caches, prepared statements
+                assert client.get(path).status_code == 200
+            c0, w0 = time.process_time(), time.perf_counter()
+            for path in paths:
+                assert client.get(path).status_code == 200
+            cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+            print(f"{route:<14}{cpu / requests_n * 1000:>11.2f}"
+                  f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}", flush=True)
+        settings = config_current()
+        runtime.configure(wiring.compose(settings, _NoDispatch()))
+        posts = [(f"p{i % projects}", f"cpu{i}") for i in range(requests_n)]
+        c0, w0 = time.process_time(), time.perf_counter()
+        for project, sname in posts:
+            assert client.post(f"/v1/{project}/stacks", json={
+                "stack_name": sname, "template": TEMPLATE}).status_code == 201
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        print(f"{'POST /stacks':<14}{cpu / requests_n * 1000:>11.2f}"
+              f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}  (work enqueued, not run)")
+    finally:
+        if base._engine is not None:
+            base._engine.dispose()
+        _pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def config_current() -> Any:
+    from app import config
+    return config.get()
 
 
 TABLES = ("stack", "resource", "event", "raw_template", "sync_point", "sync_input")
@@ -353,7 +423,13 @@ def main() -> None:
     ap.add_argument("--create-clients", type=int, default=20)
     ap.add_argument("--profile", action="store_true",
                     help="profile the route with the highest p99 in this process (cProfile)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU ms per request of each route in this process (no stoker up)")
+    ap.add_argument("--cpu-requests", type=int, default=300)
     a = ap.parse_args()
+    if a.cpu:
+        cpu_per_request(a.stacks, a.projects, a.cpu_requests)
+        return
     name = f"stoker_bench_{uuid.uuid4().hex[:8]}"
     _pg(f'CREATE DATABASE "{name}"')
     db_url = f"{PG}/{name}"

@@ -160,7 +160,7 @@ class Stacks(MethodView):
         query, paging, with_count = list_args()
         if query.get("global_tenant"):
             auth.check_global_index(ctx(), config.get())
-        rows = services.stacks.list_stacks(ctx(), **query, **paging)
+        rows = services.stacks.list_stacks(ctx(), **query, **paging, summary=True)
         admin = ctx().is_admin or bool(query.get("global_tenant"))  # Heat: include_project
         stacks = [formats.stack_summary(row, admin) for row in rows]
         body: dict[str, Any] = {"stacks": stacks}

@@ -13,7 +13,7 @@ import json
 import logging
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 
 from app.convergence import plugins
 from app.convergence.store import attrdata, definitions
@@ -30,17 +30,26 @@ def _live_types() -> frozenset[str]:
                      if getattr(registry.get(name), "live_attributes", None))
 
 
+@functools.cache
+def _live_ids() -> Select[tuple[int]]:
+    """The ids of a stack's created resources of a live type (``stack_id`` bound at execution):
+    built once, and one narrow row, as most stacks have none."""
+    return select(Resource.id).where(
+        Resource.stack_id == bindparam("stack_id"), Resource.type.in_(_live_types()),
+        Resource.physical_resource_id.is_not(None), Resource.status == Status.COMPLETE)
+
+
 def refreshed(stack: Stack, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``stored`` (the outputs as last resolved), or the outputs resolved again when they name
     a live attribute of a resource of the stack. O(such resources) cloud reads; an attribute
     that cannot be read keeps its stored value."""
     with read_session() as s:
-        rows = s.execute(select(Resource).where(
-            Resource.stack_id == stack.id, Resource.type.in_(_live_types()),
-            Resource.physical_resource_id.is_not(None),
-            Resource.status == Status.COMPLETE)).scalars().all()
-        if not rows:
+        ids = list(s.execute(_live_ids(), {"stack_id": stack.id}).scalars())
+        if not ids:
             return stored
+        rows = s.execute(select(Resource).where(
+            Resource.id.in_(ids), Resource.physical_resource_id.is_not(None),
+            Resource.status == Status.COMPLETE)).scalars().all()
         loaded = definitions.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
         names = loaded.definition.output_resources()
         rows = [r for r in rows if r.name in names]
