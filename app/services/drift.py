@@ -245,8 +245,7 @@ def _check(stack: Stack, row: Resource, path: str, keys: set[str]) -> dict[str, 
                       expected=expected)
     if live is None:
         return _entry(stack, row, path, drift.DELETED, expected=expected)
-    fields = drift.FIELDS[kind]
-    actual = {k: live.get(fields[k][0]) for k in expected if k in fields}
+    actual = drift.actual(kind, expected, live)
     diffs = drift.compare(kind, expected, live)
     return _entry(stack, row, path, drift.MODIFIED if diffs else drift.IN_SYNC, expected=expected,
                   actual=actual, diffs=diffs)
