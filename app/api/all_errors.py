@@ -12,14 +12,15 @@ from typing import Any
 from flask import request
 
 from app import errors
-from app.api.params import extract_bool
+from app.api.params import flag
 from app.api.views_common import ctx, services
 
 
 def asked() -> bool:
-    """The query asks ``show_all_errors=true``. :raises errors.BadRequest: not a boolean."""
-    flag = request.args.get("show_all_errors")
-    return bool(flag) and extract_bool("show_all_errors", flag)
+    """The query asks ``show_all_errors=true``; views call it before any work, so a bad value
+    is refused whether or not the template is valid.
+    :raises errors.BadRequest: not a boolean (an empty value too), as every boolean flag."""
+    return flag(request.args, "show_all_errors")
 
 
 def listing_all(exc: errors.StokerError, cause: errors.StokerError, args: dict[str, Any], *,

@@ -1,7 +1,9 @@
 """Drift detection of a stack (not in Heat): ``/v1/{tenant}/stacks/{name}/{id}/drift``.
 
 ``POST`` starts a detection (202 ``{"drift_detection": {...}}``, DETECTION_IN_PROGRESS or its
-result when the engine runs in-process); ``GET .../drift`` is the latest, ``GET .../drift/{id}``
+result when the engine runs in-process); its optional JSON object body ``{"resources":
+[name, ...]}`` checks only those (CFN's ``LogicalResourceIds``); a body that is not JSON, other
+keys, or a name the stack does not have is a 400; ``GET .../drift`` is the latest, ``GET .../drift/{id}``
 that one: ``status``, ``stack_drift_status`` (DRIFTED / IN_SYNC / UNKNOWN), ``counts``,
 ``detection_time``, ``resources`` (``path``, ``drift_status``, ``reason``,
 ``property_differences``); ``?drift_status=MODIFIED`` (repeat or comma-separate) filters them.
@@ -11,6 +13,7 @@ that one: ``status``, ``stack_drift_status`` (DRIFTED / IN_SYNC / UNKNOWN), ``co
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import request
@@ -40,13 +43,38 @@ def _filtered(body: dict[str, Any]) -> dict[str, Any]:
     return {"drift_detection": body}
 
 
+def _names() -> list[str] | None:
+    """The ``resources`` of the POST body (None: no body, or all resources).
+    :raises errors.BadRequest: not a JSON object, other keys, not a list of names."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return None
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        raise errors.BadRequest(f"The request body is not valid JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise errors.BadRequest('The request body must be a JSON object: {"resources": '
+                                "[names]} or {}.")
+    unknown = sorted(set(body) - {"resources"})
+    if unknown:
+        raise errors.BadRequest(f"Unknown keys {unknown} in the request body: only "
+                                '"resources" is accepted.')
+    names = body.get("resources")
+    if names is not None and (not isinstance(names, list)
+                              or not all(isinstance(n, str) and n for n in names)):
+        raise errors.BadRequest('"resources" must be a list of resource names.')
+    return names or None
+
+
 @blp.route("/drift")
 class Drift(MethodView):
     @blp.response(202, description="The detection started.")
     def post(self, stack_name: str, stack_id: str) -> Any:
         """Start a drift detection of the stack."""
+        names = _names()
         stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
-        return _filtered(drift.start(ctx(), stack)), 202
+        return _filtered(drift.start(ctx(), stack, names)), 202
 
     @blp.response(200, description="The latest detection.")
     def get(self, stack_name: str, stack_id: str) -> Any:

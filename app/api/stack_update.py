@@ -13,7 +13,7 @@ from flask.views import MethodView
 from marshmallow import fields
 
 from app import errors
-from app.api.all_errors import listing_all
+from app.api.all_errors import asked, listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import SINGLE, allowed, extract_bool, extract_int, extract_tags, flag
 from app.api.schemas import StackCreateBody
@@ -119,6 +119,7 @@ def change_entry(c: Any) -> dict[str, Any]:
 def _update(body: dict[str, Any], stack_name: str, stack_id: str, patch: bool) -> Any:
     """Start the update behind the stack policy (409 ``UpdateDeniedByStackPolicy`` when it
     refuses a resource action: :mod:`app.services.stack_policy`)."""
+    asked()   # a bad show_all_errors is a 400 before anything else
     services.stack_policy.update_stack(
         ctx(), stack_name, stack_id,
         stack_policy_during_update=body.get("stack_policy_during_update"),

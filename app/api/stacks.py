@@ -23,7 +23,7 @@ from werkzeug.routing import BaseConverter
 
 from app import auth, config, errors
 from app.api import formats
-from app.api.all_errors import listing_all
+from app.api.all_errors import asked, listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import MIXED, MULTI, SINGLE, allowed, extract_bool, extract_int, extract_tags, flag
 from app.api.schemas import StackCreateBody
@@ -181,6 +181,7 @@ class Stacks(MethodView):
         ``disable_rollback`` (default true), ``tags`` ("a,b"); Stoker's guards
         ``termination_protection`` (bool) and ``stack_policy`` (:mod:`app.api.guards`). 409
         ``StackExists`` for a live stack of the same name."""
+        asked()   # a bad show_all_errors is a 400 before anything else
         adopt = body.get("adopt_stack_data")
         if adopt is not None:  # Heat's stack adopt: the template is the adopt data's
             data = stack_abandon.parse_adopt_data(adopt)

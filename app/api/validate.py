@@ -17,7 +17,7 @@ from flask import request
 from flask.views import MethodView
 
 from app import errors
-from app.api.all_errors import listing_all
+from app.api.all_errors import asked, listing_all
 from app.api.blueprint import Blueprint
 from app.api.params import extract_bool
 from app.api.schemas import ValidateBody
@@ -37,6 +37,7 @@ class Validate(MethodView):
     @blp.response(200, description="The template's description, parameters and environment.")
     def post(self, body: dict[str, Any]) -> Any:
         """Validate a template without creating a stack."""
+        asked()   # a bad show_all_errors is a 400 before anything else
         show_nested = extract_bool("show_nested", request.args["show_nested"]) \
             if request.args.get("show_nested") else False
         ignore = request.args.get("ignore_errors")

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from app import errors
 from app.cfn import faults, formats
 from app.cfn.params import member_list, page, required
 from app.cfn.stack_actions import identify
@@ -54,7 +55,7 @@ def status(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
 def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     """DescribeStackResourceDrifts → ``{"StackResourceDrifts": [...], "NextToken"?}`` of the
     stack's latest detection, only the ``StackResourceDriftStatusFilters`` statuses when
-    given, ``MaxResults`` (default 100) a page.
+    given, ``MaxResults`` (default 100) a page; a stack never checked has none (AWS).
     :raises faults.ValidationError: an unknown status, MaxResults out of 1..100, a bad token."""
     st = identify(ctx, required(params, "StackName"))
     wanted = {m[""] for m in member_list(params, "StackResourceDriftStatusFilters")}
@@ -62,7 +63,10 @@ def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str,
         raise faults.ValidationError(
             f"StackResourceDriftStatusFilters: {sorted(wanted - set(STATUSES))} are not among "
             f"{', '.join(STATUSES)}")
-    found = drift.get(ctx, st)
+    try:
+        found = drift.get(ctx, st)
+    except errors.NotFound:  # never checked: AWS answers an empty list
+        found = {"resources": []}
     chosen, token = page([r for r in found["resources"]
                           if not wanted or r["drift_status"] in wanted], params, MOST, MOST)
     body: dict[str, Any] = {"StackResourceDrifts": [_drift(st.tenant, r) for r in chosen]}

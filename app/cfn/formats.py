@@ -51,11 +51,14 @@ def output_value(value: Any) -> str:
 
 
 def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = False,
-          export_names: dict[str, str] | None = None) -> dict[str, Any]:
+          export_names: dict[str, str] | None = None,
+          last_check: tuple[str, str] | None = None) -> dict[str, Any]:
     """AWS ``Stack`` (Heat's ``format_stack`` of DescribeStacks): ``Outputs`` only hold
     values once the stack's last traversal has ended; ``LastUpdatedTime`` only once updated;
     ``EnableTerminationProtection`` is ``protected`` (a nested stack's is its root's); an
-    exported output has AWS's ``ExportName`` (``export_names``: output key -> name)."""
+    exported output has AWS's ``ExportName`` (``export_names``: output key -> name);
+    ``DriftInformation`` (AWS's ``StackDriftInformation``) is ``last_check`` (the status and
+    time of the latest ended detection), NOT_CHECKED with no timestamp before any."""
     body: dict[str, Any] = {
         "Capabilities": [],
         "CreationTime": isotime(row.created_at),
@@ -78,6 +81,8 @@ def stack(row: Any, outputs: list[dict[str, Any]] | None, protected: bool = Fals
                        for o in outputs or []]
     body["Parameters"] = [{"ParameterKey": k, "ParameterValue": str(v)}
                           for k, v in (row.parameters_show or {}).items()]
+    body["DriftInformation"] = {"StackDriftStatus": "NOT_CHECKED"} if last_check is None \
+        else {"StackDriftStatus": last_check[0], "LastCheckTimestamp": last_check[1]}
     return body
 
 

@@ -16,7 +16,7 @@ import yaml
 from app.cfn import faults, formats, policy_params
 from app.cfn.params import flag, integer, member_list, parameter_pairs, required
 from app.context import RequestContext
-from app.services import exports, protection, stack_policy, stacks, validation
+from app.services import drift, exports, protection, stack_policy, stacks, validation
 from app.services import stack_actions as stack_services
 
 NO_TEMPLATE = "TemplateBody or TemplateUrl were not given."
@@ -152,10 +152,12 @@ def describe(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
         rows = stacks.list_stacks(ctx)
     out = []
     names = exports.names_by_output([r.id for r in rows])
+    checks = drift.last_checks([r.id for r in rows])
     for row in rows:
         final = not (row.action == "DELETE" and row.status == "COMPLETE")
         out.append(formats.stack(row, stacks.stack_outputs(row) if final else None,
-                                 protection.is_protected(row), names.get(row.id)))
+                                 protection.is_protected(row), names.get(row.id),
+                                 checks.get(row.id)))
     return {"Stacks": out}
 
 

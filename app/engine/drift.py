@@ -47,12 +47,22 @@ def scalar(path: str, expected: Any, actual: Any) -> list[Difference]:
 
 def by_name_or_id(path: str, expected: Any, actual: Any) -> list[Difference]:
     """A reference given by name or id (a server's flavor or image): equal to any of the
-    live object's ``id``, ``name`` or ``original_name``."""
+    live object's ``id``, ``name`` or ``original_name``; a difference shows the live name."""
     names = {str(actual.get(k)) for k in ("id", "name", "original_name")
              if isinstance(actual, dict) and actual.get(k) is not None}
     if not isinstance(actual, dict):
         names = {str(actual)}
-    return [] if str(expected) in names else [Difference(path, expected, actual, NOT_EQUAL)]
+    if str(expected) in names:
+        return []
+    return [Difference(path, expected, _named(actual), NOT_EQUAL)]
+
+
+def _named(live: Any) -> Any:
+    """A live object's name (or original name, or id); a plain value as it is."""
+    if not isinstance(live, dict):
+        return live
+    return next((live[k] for k in ("name", "original_name", "id") if live.get(k) is not None),
+                None)
 
 
 def mapping(path: str, expected: Any, actual: Any) -> list[Difference]:
@@ -208,11 +218,27 @@ def groups(path: str, expected: Any, actual: Any) -> list[Difference]:
     return out
 
 
+def entries(path: str, expected: Any, actual: Any) -> list[Difference]:
+    """A list of mappings compared entry by entry, in any order: an expected entry the live
+    list lacks is REMOVEd, a live one left over is ADDed (a server's ``networks``, whose live
+    side gives back the template's entries it found, as Heat's ``_get_live_networks``)."""
+    left = list(actual or [])
+    out: list[Difference] = []
+    for i, want in enumerate(expected or []):
+        if want in left:
+            left.remove(want)
+        else:
+            out.append(Difference(f"{path}/{i}", want, None, REMOVE))
+    out += [Difference(f"{path}/{len(expected or []) + i}", None, h, ADD)
+            for i, h in enumerate(left)]
+    return out
+
+
 #: type -> property -> (the key of the cloud's ``show``, how to compare)
 FIELDS: dict[str, dict[str, tuple[str, Compare]]] = {
     "OS::Nova::Server": {"name": ("name", scalar), "flavor": ("flavor", by_name_or_id),
                          "image": ("image", by_name_or_id), "key_name": ("key_name", scalar),
-                         "metadata": ("metadata", mapping)},
+                         "metadata": ("metadata", mapping), "networks": ("networks", entries)},
     "OS::Neutron::Port": {"name": ("name", scalar),
                           "admin_state_up": ("admin_state_up", scalar),
                           "mac_address": ("mac_address", scalar),
@@ -234,7 +260,7 @@ FIELDS: dict[str, dict[str, tuple[str, Compare]]] = {
                                   "admin_state_up": ("admin_state_up", scalar)},
     "OS::Cinder::Volume": {"name": ("name", scalar), "size": ("size", scalar),
                            "description": ("description", scalar),
-                           "metadata": ("metadata", mapping)},
+                           "metadata": ("metadata", mapping), "networks": ("networks", entries)},
 }
 
 
@@ -255,6 +281,25 @@ def compare(type_name: str, expected: Mapping[str, Any],
             continue
         key, how = fields[prop]
         out += how(f"/{prop}", value, live.get(key))
+    return out
+
+
+def actual(type_name: str, expected: Mapping[str, Any],
+           live: Mapping[str, Any]) -> dict[str, Any]:
+    """The live values of the properties ``expected`` sets that the type maps, in the
+    template's form (AWS's ``ActualProperties`` beside ``ExpectedProperties``): a reference
+    by name or id is the template's text when the live object answers to it, else the live
+    object's name (or id) — never the cloud's whole object."""
+    fields = FIELDS[type_name]
+    out: dict[str, Any] = {}
+    for prop, value in expected.items():
+        if prop not in fields:
+            continue
+        key, how = fields[prop]
+        got = live.get(key)
+        if how is by_name_or_id and isinstance(got, dict):
+            got = value if not how("", value, got) else _named(got)
+        out[prop] = got
     return out
 
 

@@ -68,8 +68,11 @@ class Server(InternalPorts, UpdatableServer, ServerActions):
 
     def drift_view(self) -> dict[str, Any] | None:
         """``show`` for drift detection: Nova shows the image by id only, so the name the
-        properties give it is added when it resolves to that id."""
+        properties give it is added when it resolves to that id; ``networks`` is
+        :meth:`_live_networks`."""
         shown = self.show_resource()
+        if shown is not None and self.properties.get("networks"):
+            shown = {**shown, "networks": self._live_networks()}
         image, given = (shown or {}).get("image"), self.properties.get("image")
         if isinstance(image, dict) and given and image.get("id") not in (None, given):
             try:
@@ -78,6 +81,31 @@ class Server(InternalPorts, UpdatableServer, ServerActions):
             except errors.StokerError:
                 pass   # a name that no longer resolves: reported as a difference
         return shown
+
+    def _live_networks(self) -> list[dict[str, Any]]:
+        """The server's networks as Heat's ``_get_live_networks``: each ``networks`` entry of
+        the properties that one of the server's ports matches (by port, else by network and,
+        when given, fixed IP) as the properties give it; then each port left over as
+        ``{"network": <id>, "fixed_ip": <its first address>}``. One port listing."""
+        ports = [(p.network_id, [ip.get("ip_address") for ip in p.fixed_ips or []], p.id)
+                 for p in self.cloud().network.ports(device_id=self.resource_id)]
+
+        def ref(kind: str, value: Any) -> Any:
+            try:
+                return self.resolve(kind, value) if value else None
+            except errors.StokerError:
+                return None
+        out: list[dict[str, Any]] = []
+        for net in self.properties.get("networks") or []:
+            port, network = ref("neutron.port", net.get("port")), ref("neutron.network",
+                                                                     net.get("network"))
+            hit = next((p for p in ports if (port and p[2] == port) or (
+                not port and network and p[0] == network
+                and (not net.get("fixed_ip") or net["fixed_ip"] in p[1]))), None)
+            if hit is not None:
+                out.append(net)
+                ports.remove(hit)
+        return out + [{"network": p[0], "fixed_ip": p[1][0] if p[1] else None} for p in ports]
 
     # ---- create ----------------------------------------------------------------------------
     def marked(self) -> bool:

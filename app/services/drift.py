@@ -39,8 +39,7 @@ def start(ctx: RequestContext, stack: Stack, names: list[str] | None = None) -> 
         found.``): a deleted stack's resources are gone by its own doing, not drifted.
     :raises errors.BadRequest: a name that is not a resource of the stack (the CFN API's
         ValidationError); nothing is recorded."""
-    if stack.deleted_at is not None:
-        raise errors.NotFound("Stack", stack.name)
+    check_detectable(stack)
     if names:
         with read_session() as s:
             known = set(s.execute(select(Resource.name).where(
@@ -58,6 +57,26 @@ def start(ctx: RequestContext, stack: Stack, names: list[str] | None = None) -> 
     return get(ctx, stack, detection_id)
 
 
+def check_detectable(stack: Stack) -> None:
+    """AWS's rule for DetectStackDrift and DetectStackResourceDrift: a stack whose last action
+    COMPLETEd (not a delete), or whose update rollback FAILED (AWS's UPDATE_ROLLBACK_FAILED;
+    Heat names it ROLLBACK_FAILED).
+    :raises errors.NotFound: deleted (Heat's ``The Stack (s) could not be found.``).
+    :raises errors.Conflict: ``ActionInProgress`` (409, as Heat answers any action on a stack
+        with one in progress; REVIEW_IN_PROGRESS included).
+    :raises errors.BadRequest: ``NotSupported`` (400) in another FAILED state."""
+    status = f"{stack.action}_{stack.status}"
+    if stack.deleted_at is not None or status == "DELETE_COMPLETE":
+        raise errors.NotFound("Stack", stack.name)
+    if (stack.status == "COMPLETE" and stack.action != "DELETE") or status == "ROLLBACK_FAILED":
+        return
+    message = (f"Stack {stack.name} is in {status} state: drift can only be detected on a "
+               "stack in a *_COMPLETE state or ROLLBACK_FAILED.")
+    if stack.status == "IN_PROGRESS":
+        raise errors.Conflict(message, heat_type="ActionInProgress")
+    raise errors.BadRequest(message, heat_type="NotSupported")
+
+
 def get(ctx: RequestContext, stack: Stack, detection_id: str | None = None) -> dict[str, Any]:
     """The detection ``detection_id`` of ``stack`` (None: its latest).
     :raises errors.NotFound: no such detection of this stack."""
@@ -72,6 +91,18 @@ def get(ctx: RequestContext, stack: Stack, detection_id: str | None = None) -> d
     if row is None:
         raise errors.NotFound("Drift detection", detection_id)
     return body(row, stack)
+
+
+def last_checks(stack_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """``{stack id: (stack drift status, time)}`` of each stack's latest ended detection
+    (UNKNOWN when it could not run); a stack never checked is absent. One query."""
+    with read_session() as s:
+        found = s.execute(select(DriftDetection.stack_id, DriftDetection.stack_drift_status,
+                                 DriftDetection.finished_at, DriftDetection.created_at).where(
+            DriftDetection.stack_id.in_(stack_ids), DriftDetection.status != IN_PROGRESS)
+            .order_by(DriftDetection.created_at)).all()
+    return {sid: (status or drift.UNKNOWN, isotime(ended or started))
+            for sid, status, ended, started in found}
 
 
 def body(row: DriftDetection, stack: Stack) -> dict[str, Any]:
@@ -99,7 +130,8 @@ def resource(ctx: RequestContext, stack: Stack, name: str) -> dict[str, Any]:
     """Resource ``name`` of ``stack`` checked now, as one entry of a detection (nothing is
     recorded); a resource holding a nested stack is NOT_CHECKED: its resources are named by
     their own stack (AWS's DetectStackResourceDrift on the nested stack).
-    :raises errors.NotFound: no such resource."""
+    :raises errors.NotFound: no such resource; :raises: as :func:`check_detectable`."""
+    check_detectable(stack)
     with read_session() as s:
         row = s.execute(select(Resource).where(Resource.stack_id == stack.id,
                                                Resource.name == name)).scalars().first()
@@ -213,8 +245,7 @@ def _check(stack: Stack, row: Resource, path: str, keys: set[str]) -> dict[str, 
                       expected=expected)
     if live is None:
         return _entry(stack, row, path, drift.DELETED, expected=expected)
-    fields = drift.FIELDS[kind]
-    actual = {k: live.get(fields[k][0]) for k in expected if k in fields}
+    actual = drift.actual(kind, expected, live)
     diffs = drift.compare(kind, expected, live)
     return _entry(stack, row, path, drift.MODIFIED if diffs else drift.IN_SYNC, expected=expected,
                   actual=actual, diffs=diffs)

@@ -26,7 +26,7 @@ from app.engine.states import Action, Status
 from app.models import DriftDetection, Resource, Stack, read_session, session
 from app.models.base import utcnow
 from app.resource_types import base, registry
-from app.services import drift, stacks, updates
+from app.services import drift, stack_policy, stacks, updates
 from app.services.stack_actions import in_progress
 
 KINDS = ("created", "updated", "replaced")
@@ -65,6 +65,9 @@ def revert(ctx: RequestContext, stack: Stack, detection_id: str) -> dict[str, An
         updates.check_updatable(row)
         if row.status == Status.IN_PROGRESS:
             raise in_progress(row)
+        if row.stack_policy is not None:
+            stack_policy.refuse(stack_policy.refusals(row.stack_policy,
+                                                      _governed(s, row, plan)))
         for kind, entries in plan["resource_changes"].items():
             for entry in entries:
                 res = s.execute(select(Resource).where(
@@ -81,6 +84,26 @@ def revert(ctx: RequestContext, stack: Stack, detection_id: str) -> dict[str, An
         updates.apply(s, row, prep)
     after = stacks.get_by_id(ctx, stack.id)
     return {**plan, "stack": {"id": after.id, "stack_status": after.stack_status}}
+
+
+def _governed(s: Any, row: Stack, plan: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """The revert's changes as the stack policy sees an update's: a resource created again
+    or replaced is ``Update:Replace`` (the update replaces it: a new physical resource), one
+    updated in place ``Update:Modify``; a nested stack's drifted resource is an
+    ``Update:Modify`` of the parent's resource holding that stack."""
+    types = {r.name: r.type for r in s.execute(
+        select(Resource).where(Resource.stack_id == row.id)).scalars()}
+    out: dict[str, list[tuple[str, str]]] = {"updated": [], "replaced": []}
+    for kind, entries in plan["resource_changes"].items():
+        for e in entries:
+            if e["stack_id"] == row.id:
+                out["updated" if kind == "updated" else "replaced"].append(
+                    (e["resource_name"], e["resource_type"]))
+            else:
+                top = str(e["path"]).split("/")[0]
+                if (top, types.get(top, "")) not in out["updated"]:
+                    out["updated"].append((top, types.get(top, "")))
+    return out
 
 
 def _key(entry: dict[str, Any]) -> tuple[str, str]:

@@ -93,12 +93,13 @@ def continue_rollback(ctx: RequestContext, stack_name: str, stack_id: str,
         loaded = definitions.load(row.id, row.raw_template_id, row.name, row.tenant) \
             if forward else None
         _check_skip(skip, rows, loaded)
-        for name in dict.fromkeys(skip):
-            _drop(s, row, rows.pop(name), rows.values())
+        dropped = [_drop(s, rows.pop(name), rows.values()) for name in dict.fromkeys(skip)]
         if loaded is not None:
             traversal.start_update(s, row, loaded, Action.ROLLBACK)
         else:
             traversal.start_reverse(s, row, Action.ROLLBACK)
+        for r in dropped:   # after the ROLLBACK's start: they are part of this operation
+            _skipped(s, row, r)
 
 
 def _check_rollback_failed(row: Stack) -> None:
@@ -125,16 +126,22 @@ def _check_skip(skip: Sequence[str], rows: dict[str, Resource], loaded: Any) -> 
                                     "to: it cannot be skipped.")
 
 
-def _drop(s: Any, st: Stack, r: Resource, others: Any) -> None:
-    """Forget ``r`` (its cloud object stays), with an event; dependents no longer wait on it."""
-    events.add_event(s, st.id, r.name, r.physical_resource_id, r.type, Action.ROLLBACK,
-                     Status.COMPLETE, "Skipped by continue_rollback: kept in the cloud "
-                     f"({r.physical_resource_id or 'nothing was made'}) and dropped from the "
-                     "stack")
+def _drop(s: Any, r: Resource, others: Any) -> Resource:
+    """Forget ``r`` (its cloud object stays); dependents no longer wait on it. :returns: r."""
     for other in others:
         if r.name in (other.requires or ()):
             other.requires = [n for n in other.requires if n != r.name]
     s.delete(r)
+    return r
+
+
+def _skipped(s: Any, st: Stack, r: Resource) -> None:
+    """The event of the skipped ``r``, written after the continued ROLLBACK's start event so
+    that the operation's timeline shows it."""
+    events.add_event(s, st.id, r.name, r.physical_resource_id, r.type, Action.ROLLBACK,
+                     Status.COMPLETE, "Skipped by continue_rollback: kept in the cloud "
+                     f"({r.physical_resource_id or 'nothing was made'}) and dropped from the "
+                     "stack")
 
 
 #: the keys each action's value may hold (its value is null or an object of these)

@@ -53,14 +53,27 @@ def denials(st: Stack, prep: updates.Prepared, policy: dict[str, Any]) -> list[s
     """What ``policy`` refuses of the update ``prep`` of ``st``, one sentence per resource
     action, in the preview's order; empty when everything is allowed."""
     changes = update_preview.classify_prepared(st, prep)
+    return refusals(policy, {kind: [(c.name, c.type) for c in changes[kind]]
+                             for kind in GOVERNED})
+
+
+def refusals(policy: dict[str, Any], changes: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """What ``policy`` refuses of ``changes`` (``{"updated"|"replaced"|"deleted": [(name,
+    type)]}``), one sentence per resource action; empty when everything is allowed."""
     out = []
     for kind, action in GOVERNED.items():
-        for change in changes[kind]:
-            verdict = grammar.decide(policy, action, change.name, change.type)
+        for name, rtype in changes.get(kind, []):
+            verdict = grammar.decide(policy, action, name, rtype)
             if not verdict.allowed:
-                out.append(f"{action} of resource [{change.name}] ({change.type}): "
-                           f"{verdict.statement()}")
+                out.append(f"{action} of resource [{name}] ({rtype}): {verdict.statement()}")
     return out
+
+
+def refuse(refused: list[str]) -> None:
+    """:raises errors.Conflict: ``UpdateDeniedByStackPolicy`` (409) when ``refused``."""
+    if refused:
+        raise errors.Conflict(f"Action denied by stack policy: {'; '.join(refused)}. "
+                              "Nothing was changed.", heat_type=DENIED)
 
 
 def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, *,
@@ -92,7 +105,4 @@ def check(st: Stack, prep: updates.Prepared, override: dict[str, Any] | None = N
         action and the statement that decided it."""
     policy = override if override is not None else st.stack_policy
     if policy is not None:
-        refused = denials(st, prep, policy)
-        if refused:
-            raise errors.Conflict(f"Action denied by stack policy: {'; '.join(refused)}. "
-                                  "Nothing was changed.", heat_type=DENIED)
+        refuse(denials(st, prep, policy))

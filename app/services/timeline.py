@@ -50,7 +50,8 @@ def get(ctx: RequestContext, stack: Stack, operation: str | None = None) -> dict
     ROLLBACK, DELETE, ...), its nested stacks' resources included with their ``path``: see
     :func:`app.engine.timeline.build` for the body, plus ``stack_name`` and ``stack_id``.
 
-    :raises BadRequest: ``operation`` is not one of Heat's actions."""
+    :raises BadRequest: ``operation`` is not one of Heat's actions.
+    :raises NotFound: the stack never ran ``operation`` (404 ``EntityNotFound``)."""
     if operation and operation.upper() not in ACTIONS:
         raise errors.BadRequest(f"Invalid operation {operation!r}: one of {', '.join(ACTIONS)}")
     tree = _tree(stack)
@@ -64,6 +65,9 @@ def get(ctx: RequestContext, stack: Stack, operation: str | None = None) -> dict
             .order_by(Event.id)).all())
         starts = [r for r in starts if r.physical_resource_id in (None, stack.id)]
         span = timeline.window(starts, operation)
+        if operation and span is None:
+            raise errors.NotFound("Operation", operation.upper(),
+                                  f"Stack {stack.name} has no {operation.upper()} operation.")
         rows: list[timeline.Row] = []
         if span is not None:  # only the operation's events: a long history is not read
             q = select(*columns).where(Event.stack_id.in_(ids), Event.id >= span[0])

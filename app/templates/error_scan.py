@@ -1,9 +1,11 @@
 """Every error of a template's text in one pass: its structure, then its instantiation.
 
 :func:`scan` parses the template; a structural error of one resource, parameter or output
-(``parse`` stops at the first) is recorded, that element is replaced by a neutral stand-in
-(a resource by ``OS::Heat::None``, so references to it still hold; a parameter by a string
-with a default; an output removed) and the template parsed again, up to
+(``parse`` stops at the first) is recorded and repaired: a bad field of a resource other
+than its type (``deletion_policy``, ``update_policy``...) is dropped, so the resource's other
+errors are still found; any other bad element is replaced by a neutral stand-in (a resource
+by ``OS::Heat::None``, so references to it still hold; a parameter by a string with a
+default; an output removed); then the template is parsed again, up to
 :data:`MAX_REPAIRS` times; then :func:`.stack.all_errors` checks the rest. Each error carries
 the line and column of its path in the original text (none for a template given as a
 mapping).
@@ -52,11 +54,18 @@ def scan(source: str | bytes | Mapping[str, Any], files: Mapping[str, str], *,
 
 
 def _repair(raw: dict[str, Any], path: tuple[Any, ...]) -> bool:
-    """Replace the element ``path`` names by its stand-in (remove it when it already is one,
-    or is an output). :returns: False when ``path`` names no such element."""
+    """Drop the bad field of a resource ``path`` names (not its type), else replace the
+    element by its stand-in (remove it when it already is one, or is an output).
+    :returns: False when ``path`` names no such element."""
     if len(path) < 2 or not isinstance(raw.get(path[0]), dict) or path[1] not in raw[path[0]]:
         return False
     section, name = raw[path[0]], path[1]
+    element = section[name]
+    if path[0] in ("resources", "Resources") and len(path) >= 3 and isinstance(element, dict) \
+            and path[2] in element \
+            and path[2] not in ("type", "Type", "properties", "Properties"):
+        del element[path[2]]
+        return True
     stand_in = _STAND_INS.get(path[0])
     if stand_in is None or section[name] == stand_in:
         del section[name]

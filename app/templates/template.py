@@ -108,7 +108,11 @@ def parse(source: str | bytes | Mapping[str, Any], files: Mapping[str, str] | No
                     and not isinstance(spec["immutable"], bool):
                 warnings.append(f"parameters.{name}.immutable is not a boolean "
                                 f"({spec['immutable']!r}); Heat ignores it")
-            schemas[str(name)] = parse_schema(str(name), spec, hot)
+            try:
+                schemas[str(name)] = parse_schema(str(name), spec, hot)
+            except errors.TemplateError as exc:   # located, for a scan to repair it
+                exc.path = exc.path or ("parameters", str(name))
+                raise
         outputs_section = _mapping_section(raw, "outputs")
         resources = parse_resources(raw.get("resources"), hot)
         for rname, res in resources.items():

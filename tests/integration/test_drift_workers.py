@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.context import RequestContext
-from app.services import drift, drift_revert, stacks
+from app.services import drift, drift_revert, stacks, updates
 from tests.fixtures.stacks import final, rows, wait_for
 from tests.integration.test_stack_actions_workers import cloud_workers  # noqa: F401
 from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
@@ -64,5 +64,46 @@ def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
         only = _finished(st, ["sg"])  # the names travel to the worker with the job
         assert [r["resource_name"] for r in only["resources"]] == ["sg"]
     finally:
+        stacks.delete_stack(CTX, st.name, st.id)
+        final(CTX, st.id)
+
+
+def test_update_right_after_a_revert_keeps_the_recreated_volume(
+        cloud_workers: Any, sandbox: SandboxHandle) -> None:  # noqa: F811
+    """A volume deleted out of band is created again by the revert; an update arriving while
+    that create runs supersedes the revert (Heat convergence: the newest traversal wins) and
+    ends with the row holding a live volume — never the deleted one's id, which a FAILED
+    resource's replacement must not be restored to (Heat replaces a FAILED resource)."""
+    tmpl = {"heat_template_version": "2018-08-31",
+            "parameters": {"label": {"type": "string", "default": "a"}},
+            "resources": {
+                "volume": {"type": "OS::Cinder::Volume", "properties": {"size": 1,
+                                                                         "name": "data"}},
+                "v": {"type": "OS::Heat::Value", "properties": {
+                    "value": {"get_param": "label"}}}}}
+    st = final(CTX, stacks.create_stack(CTX, stack_name="wrevupd", template=tmpl).id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + cloud_workers.logs()
+    behaviour = sandbox.app.extensions["sandbox"].behaviour
+    cinder = connect(sandbox).block_storage
+    old = rows(st.id)["volume"].physical_resource_id
+    try:
+        cinder.delete_volume(old)
+        wait_for(lambda: cinder.find_volume(old) is None, what="the volume gone")
+        found = _finished(st)
+        assert [r["drift_status"] for r in found["resources"]
+                if r["resource_name"] == "volume"] == ["DELETED"]
+        behaviour.configure(delays={"volume_create": 3.0})
+        drift_revert.revert(CTX, st, found["id"])
+        wait_for(lambda: rows(st.id)["volume"].physical_resource_id not in (None, old),
+                 what="the revert's new volume")
+        updates.update_stack(CTX, st.name, st.id, existing=True, parameters={"label": "b"})
+        done = final(CTX, st.id)
+        assert done.stack_status == "UPDATE_COMPLETE", done.status_reason + cloud_workers.logs()
+        now = rows(st.id)["volume"].physical_resource_id
+        assert now != old
+        assert cinder.get_volume(now).status == "available"
+        assert rows(st.id)["v"].status == "COMPLETE"
+    finally:
+        behaviour.configure(delays={"volume_create": 0.3})
         stacks.delete_stack(CTX, st.name, st.id)
         final(CTX, st.id)

@@ -214,3 +214,116 @@ def test_a_nested_stacks_resource_is_named_by_its_own_stack(
         assert (status, err["Code"]) == (400, "ValidationError")
     finally:
         stacks.delete_stack(CTX, st.name, st.id)
+
+
+def _rest_error(resp: Any) -> tuple[int, str, str]:
+    body = resp.get_json()
+    return resp.status_code, body["error"]["type"], body["error"]["message"]
+
+
+def test_a_deleted_stack_is_not_checked_by_any_drift_call(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """A deleted stack's resources are gone by its own doing: DetectStackDrift and
+    DetectStackResourceDrift (by its ARN, which still finds it) are the same
+    ValidationError — Heat's not-found of the stack — and ``POST .../drift`` its 404."""
+    from app.api import create_app as api_app
+    from app.cfn import create_app
+    cfn, api = create_app(cloud_settings).test_client(), api_app(cloud_settings).test_client()
+    st = stacks.create_stack(CTX, stack_name="cfngone", template=VALUES)
+    arn = f"arn:openstack:heat::admin:stacks/cfngone/{st.id}"
+    stacks.delete_stack(CTX, st.name, st.id)
+    whole = _error(cfn, "DetectStackDrift", StackName=arn)
+    one = _error(cfn, "DetectStackResourceDrift", StackName=arn, LogicalResourceId="v0")
+    assert whole == one
+    assert (whole[0], whole[1]["Code"]) == (400, "ValidationError")
+    assert whole[1]["Message"].endswith("The Stack (cfngone) could not be found.")
+    status, kind, message = _rest_error(api.post(f"/v1/admin/stacks/cfngone/{st.id}/drift"))
+    assert (status, kind) == (404, "EntityNotFound")
+    assert message == "The Stack (cfngone) could not be found."
+
+
+def test_drift_is_detected_only_on_a_settled_stack(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """AWS detects drift of a stack in a *_COMPLETE state or UPDATE_ROLLBACK_FAILED (Heat's
+    ROLLBACK_FAILED): REVIEW_IN_PROGRESS (a CREATE change set's stack) and UPDATE_IN_PROGRESS
+    are ValidationErrors on the CFN API, Heat's 409 ActionInProgress on the REST API (as any
+    action on a stack with one in progress); nothing is recorded, so
+    DescribeStackResourceDrifts of such a never-checked stack is AWS's empty list."""
+    from app.api import create_app as api_app
+    from app.cfn import create_app
+    from tests.fixtures.engine import Dropper
+    from tests.fixtures.wiring import use_dispatcher, use_inline
+    cfn, api = create_app(cloud_settings).test_client(), api_app(cloud_settings).test_client()
+    _call(cfn, "CreateChangeSet", StackName="cfnreview", ChangeSetName="first",
+          ChangeSetType="CREATE", TemplateBody=json.dumps(VALUES))
+    st = stacks.create_stack(CTX, stack_name="cfnbusy", template=VALUES)
+    try:
+        for name, state in (("cfnreview", "REVIEW_IN_PROGRESS"), ("cfnbusy", None)):
+            if state is None:
+                use_dispatcher(Dropper())
+                changed = {**VALUES, "resources": {**VALUES["resources"], "v0": {
+                    "type": "OS::Heat::Value", "properties": {"value": 5}}}}
+                assert api.patch(f"/v1/admin/stacks/cfnbusy/{st.id}",
+                                 json={"template": changed}).status_code == 202
+                state = "UPDATE_IN_PROGRESS"
+            shown = _call(cfn, "DescribeStacks", StackName=name)["Stacks"][0]
+            assert shown["StackStatus"] == state
+            for action, extra in (("DetectStackDrift", {}),
+                                  ("DetectStackResourceDrift", {"LogicalResourceId": "v0"})):
+                status, err = _error(cfn, action, StackName=name, **extra)
+                assert (status, err["Code"]) == (400, "ValidationError"), err
+                assert state in err["Message"]
+            assert _call(cfn, "DescribeStackResourceDrifts",
+                         StackName=name)["StackResourceDrifts"] == []
+            sid = shown["StackId"].rsplit("/", 1)[1]
+            status, kind, message = _rest_error(
+                api.post(f"/v1/admin/stacks/{name}/{sid}/drift"))
+            assert (status, kind) == (409, "ActionInProgress") and state in message
+    finally:
+        use_inline()
+        stacks.delete_stack(CTX, st.name, st.id)
+
+
+def test_the_rest_drift_request_body_is_checked(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """``POST .../drift`` takes ``{"resources": [names]}`` (CFN's LogicalResourceIds): a
+    body that is not JSON, another key, or a name the stack lacks is a 400, nothing
+    recorded; the names given are the only ones checked."""
+    from app.api import create_app
+    api = create_app(cloud_settings).test_client()
+    st = stacks.create_stack(CTX, stack_name="restbody", template=VALUES)
+    href = f"/v1/admin/stacks/restbody/{st.id}/drift"
+    try:
+        for body in ("{not json", '["v0"]', '{"resource": ["v0"]}', '{"resources": "v0"}',
+                     '{"resources": ["nosuch"]}'):
+            resp = api.post(href, data=body, content_type="application/json")
+            assert resp.status_code == 400, (body, resp.get_json())
+        assert api.get(href).status_code == 404   # nothing recorded
+        only = api.post(href, json={"resources": ["v1"]})
+        assert only.status_code == 202
+        assert [r["resource_name"] for r in only.get_json()["drift_detection"]["resources"]] \
+            == ["v1"]
+        assert api.post(href).status_code == 202   # no body: every resource
+    finally:
+        stacks.delete_stack(CTX, st.name, st.id)
+
+
+def test_describe_stacks_has_drift_information(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """AWS's ``Stack.DriftInformation`` (StackDriftInformation): NOT_CHECKED and no
+    LastCheckTimestamp before any detection; then the latest detection's status and time."""
+    from app.cfn import create_app
+    cfn = create_app(cloud_settings).test_client()
+    st = stacks.create_stack(CTX, stack_name="cfninfo", template=TEMPLATE)
+    try:
+        shown = _call(cfn, "DescribeStacks", StackName="cfninfo")["Stacks"][0]
+        assert shown["DriftInformation"] == {"StackDriftStatus": "NOT_CHECKED"}
+        detection = _call(cfn, "DetectStackDrift", StackName="cfninfo")["StackDriftDetectionId"]
+        found = _call(cfn, "DescribeStackDriftDetectionStatus",
+                      StackDriftDetectionId=detection)
+        info = _call(cfn, "DescribeStacks", StackName="cfninfo")["Stacks"][0]["DriftInformation"]
+        assert info == {"StackDriftStatus": found["StackDriftStatus"],
+                        "LastCheckTimestamp": found["Timestamp"]}
+        assert info["StackDriftStatus"] == "IN_SYNC"
+    finally:
+        stacks.delete_stack(CTX, st.name, st.id)

@@ -85,6 +85,11 @@ def test_drift_of_an_untouched_stack_then_of_out_of_band_changes(
         for path in ("secgroup", "port", "server", "volume", "net", "subnet", "lb", "group/0",
                      "group/1"):
             assert found[path]["drift_status"] == "IN_SYNC", (path, found[path])
+        server = found["server"]   # AWS: ActualProperties in ExpectedProperties' form
+        assert server["actual_properties"] == server["expected_properties"]
+        assert (server["actual_properties"]["flavor"], server["actual_properties"]["image"]) \
+            == ("m1.tiny", "cirros")
+        assert len(server["actual_properties"]["networks"]) == 1
         assert found["token"]["drift_status"] == "NOT_CHECKED"
         assert found["token"]["reason"] == ("The live state of OS::Heat::RandomString "
                                             "resources cannot be read.")

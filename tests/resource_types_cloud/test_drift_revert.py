@@ -12,6 +12,7 @@ from werkzeug.serving import make_server
 
 from app import clients
 from app.cli import cli
+from tests.fixtures.stacks import wait_for
 from tests.resource_types_cloud.test_drift_cloud import _physical, change_out_of_band
 
 TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {
@@ -134,6 +135,60 @@ def test_revert_drift_from_the_cli(db: Any, cloud_settings: Any, sandbox: Any) -
         client.delete(href)
         server.shutdown()
         thread.join(5)
+
+
+POLICY = {"Statement": [
+    {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+    {"Effect": "Deny", "Action": "Update:Replace", "Principal": "*",
+     "Resource": "LogicalResourceId/volume"}]}
+
+
+def test_revert_is_held_against_the_stack_policy(
+        db: Any, cloud_settings: Any, sandbox: Any) -> None:
+    """A revert is an update: a volume the policy keeps from Update:Replace is neither
+    replaced (grown: cannot shrink) nor created again (deleted); 409 UpdateDeniedByStackPolicy
+    (AWS's SetStackPolicy: an update whose action a Deny matches is refused), nothing changed."""
+    from app.api import create_app
+    client = create_app(cloud_settings).test_client()
+    template = {"heat_template_version": "2018-08-31", "resources": {
+        "volume": TEMPLATE["resources"]["volume"],
+        "spare": {"type": "OS::Cinder::Volume", "properties": {"size": 1}}}}
+    made = client.post("/v1/admin/stacks", json={"stack_name": "revpolicy",
+                                                 "template": template})
+    assert made.status_code == 201, made.get_json()
+    href = made.headers["Location"]
+    try:
+        assert client.put(f"{href}/policy", json={"stack_policy": POLICY}).status_code == 200
+        first = _detect(client, href)
+        conn = clients.for_stack(_Ident(href)).connection()
+        for grown in (True, False):
+            vid = _physical(first, "volume")
+            if grown:
+                conn.block_storage.extend_volume(vid, 2)
+                wait_for(lambda vid=vid: conn.block_storage.get_volume(vid).size == 2, timeout=10,
+                         interval=0.05, what="the volume's new size")
+            else:
+                conn.block_storage.delete_volume(vid)
+                wait_for(lambda vid=vid: conn.block_storage.find_volume(vid) is None, timeout=10,
+                         interval=0.05, what="the volume gone")
+            drifted = _detect(client, href)
+            kind = "replaced" if grown else "created"
+            shown = client.post(f"{href}/drift/{drifted['id']}/revert/preview").get_json()
+            assert [e["path"] for e in shown["drift_revert"]["resource_changes"][kind]] == [
+                "volume"]
+            refused = client.post(f"{href}/drift/{drifted['id']}/revert")
+            assert refused.status_code == 409, refused.get_json()
+            error = refused.get_json()["error"]
+            assert error["type"] == "UpdateDeniedByStackPolicy"
+            assert "Update:Replace of resource [volume]" in error["message"]
+            assert _status(client, href) == "CREATE_COMPLETE"
+            rows = client.get(f"{href}/resources").get_json()["resources"]
+            volume = next(r for r in rows if r["resource_name"] == "volume")
+            assert volume["physical_resource_id"] == _physical(first, "volume")
+            assert volume["resource_status"] == "CREATE_COMPLETE"
+            assert _detect_latest(client, href)["id"] == drifted["id"]
+    finally:
+        client.delete(href)
 
 
 DELETED = "Deleted outside the stack: created again by a drift revert."

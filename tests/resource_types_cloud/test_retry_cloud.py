@@ -146,6 +146,11 @@ def test_failed_rollback_continued_skipping_a_resource(api: Any, sandbox: Any) -
     assert status == "ROLLBACK_COMPLETE" and "net" not in after
     events = api.get(f"{base}/events?resource_name=net").get_json()["events"]
     assert any("kept in the cloud" in e["resource_status_reason"] for e in events)
+    # the continued ROLLBACK's timeline shows what it did: the skipped resource
+    line = api.get(f"{base}/timeline?operation=ROLLBACK").get_json()["timeline"]
+    assert (line["operation"]["action"], line["operation"]["status"]) == ("ROLLBACK",
+                                                                          "COMPLETE")
+    assert [(r["id"], r["outcome"]) for r in line["resources"]] == [("net", "COMPLETE")]
     sandbox.admin("DELETE", "faults")
     conn = connect(sandbox)
     assert conn.network.get_network(net_id).id == net_id  # kept in the cloud

@@ -218,7 +218,8 @@ def _restore_previous(node: Node, impl: str) -> Outcome | None:
     (and still holds, ``_replaced``) matches the new definition exactly (type and resolved
     properties), it becomes the row's resource again and the replacement is queued for the
     cleanup node instead — a rollback restores the original rather than building a third.
-    :returns: Done when it did, None otherwise."""
+    One that was FAILED when replaced (a drift revert's deleted resource, a CHECK_FAILED one)
+    is never restored: Heat replaces a FAILED resource. :returns: Done when it did, else None."""
     r = node.resource
     try:
         props = new_props(node.stack, r, node.loaded, node.inputs)
@@ -227,7 +228,8 @@ def _restore_previous(node: Node, impl: str) -> Outcome | None:
     queue = list(r.rsrc_data.get(REPLACED) or [])
     match = next((i for i in range(len(queue) - 1, -1, -1)
                   if queue[i].get("impl") == impl and "attr_data" in queue[i]
-                  and queue[i].get("properties_data") == props and "handle" not in queue[i]),
+                  and queue[i].get("properties_data") == props and "handle" not in queue[i]
+                  and not queue[i].get("failed")),
                  None)
     if match is None:
         return None
@@ -256,7 +258,8 @@ def _entry(r: ResourceRow, data: dict[str, Any], rdef: Any = None) -> dict[str, 
     return {"type": r.type, "impl": r.impl(), "uuid": r.uuid,
             "physical_resource_id": r.physical_resource_id,
             "properties_data": r.properties_data, "rsrc_data": data,
-            "attr_data": r.attr_data, "deletion_policy": policy}
+            "attr_data": r.attr_data, "deletion_policy": policy,
+            "failed": r.status == Status.FAILED}
 
 
 def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,

@@ -120,12 +120,16 @@ def test_a_nested_stack_never_starts_before_the_resource_that_makes_it(client, o
     assert spans["top"]["started_at"][:19] == nested_start.rstrip("Z")[:19]
 
 
-def test_an_unknown_operation_is_a_400_and_an_absent_one_empty(client):
+def test_an_unknown_operation_is_a_400_and_an_absent_one_a_404(client):
+    """An operation the stack never ran is not found (Heat's fault body, EntityNotFound),
+    as a resource or event that does not exist; the README says so."""
     base = failed_nested_update(client, "ops")
     bad = client.get(f"{base}/timeline?operation=FROB")
     assert bad.status_code == 400
-    none = client.get(f"{base}/timeline?operation=DELETE").get_json()["timeline"]
-    assert none["operation"] is None and none["resources"] == []
+    none = client.get(f"{base}/timeline?operation=DELETE")
+    assert none.status_code == 404
+    assert none.get_json()["error"]["type"] == "EntityNotFound"
+    assert none.get_json()["error"]["message"] == "Stack ops has no DELETE operation."
     create = client.get(f"{base}/timeline?operation=CREATE").get_json()["timeline"]
     assert create["operation"]["status"] == "COMPLETE"
     assert {s["id"] for s in create["resources"]} >= {"first", "top", "top/inner/v", "after"}

@@ -146,3 +146,46 @@ outputs:
     assert [p.split(".")[:2] for p, _, _ in found] == [
         ["resources", "a"], ["resources", "b"], ["outputs", "o"]], found
     assert [line for _, line, _ in found] == [5, 7, 14], found  # b: its definition's first line
+
+
+def test_a_bad_field_or_parameter_type_hides_no_other_error(client: Any) -> None:
+    """One pass finds every independent error: a bad ``deletion_policy`` (Heat: Delete,
+    Retain, Snapshot) is its own error beside the resource's ``depends_on`` and ``get_param``
+    errors, and a parameter of an unknown type (Heat's ``Invalid type``) beside the
+    resources' errors."""
+    tmpl = """heat_template_version: 2018-08-31
+parameters:
+  p: {type: strng}
+resources:
+  a:
+    type: OS::Heat::Value
+    deletion_policy: Bogus
+    depends_on: nosuch
+    properties: {value: {get_param: nope}}
+"""
+    resp = client.post("/v1/admin/validate?show_all_errors=true", json={"template": tmpl})
+    assert resp.status_code == 400
+    found = sorted((e["path"], e["line"]) for e in resp.get_json()["error"]["errors"])
+    assert [p for p, _ in found] == ["parameters.p", "resources.a.deletion_policy",
+                                     "resources.a.depends_on", "resources.a.properties.value"]
+    assert [line for _, line in found] == [3, 7, 8, 9]
+    messages = " | ".join(e["message"] for e in resp.get_json()["error"]["errors"])
+    for words in ("Invalid type (strng)", 'Invalid deletion policy "Bogus"', '"nosuch"',
+                  "(nope)"):
+        assert words in messages, messages
+
+
+def test_show_all_errors_is_a_boolean_flag(client: Any) -> None:
+    """As every boolean flag (Heat's ``extract_bool``): anything but true/false is a 400,
+    whether the template is valid or not."""
+    good = "heat_template_version: 2018-08-31\nresources: {}\n"
+    for value in ("maybe", "", "1"):
+        for tmpl in (good, FIVE):
+            resp = client.post(f"/v1/admin/validate?show_all_errors={value}",
+                               json={"template": tmpl})
+            assert resp.status_code == 400, (value, resp.get_json())
+            assert "show_all_errors" in resp.get_json()["error"]["message"]
+    made = client.post("/v1/admin/stacks?show_all_errors=maybe",
+                       json={"stack_name": "flag", "template": good})
+    assert made.status_code == 400
+    assert client.get("/v1/admin/stacks").get_json()["stacks"] == []

@@ -116,3 +116,27 @@ def test_a_grown_volume_needs_a_replace_to_revert_and_a_renamed_one_does_not() -
     assert drift.revert_replaces("OS::Cinder::Volume", shrunk) is None
     assert drift.revert_replaces("OS::Cinder::Volume", renamed) is None
     assert drift.revert_replaces("OS::Nova::Server", renamed) is None
+
+
+def test_a_servers_actual_properties_are_in_the_templates_form() -> None:
+    """AWS's ActualProperties beside ExpectedProperties: a flavor or image given by name is
+    that name when the live object answers to it, else the live name — never the object;
+    networks are compared entry by entry (Heat's ``_get_live_networks`` gives the template's
+    entries it found, then the ports left over)."""
+    expected = {"flavor": "m1.small", "image": "cirros",
+                "networks": [{"network": "n1", "fixed_ip": None}]}
+    live = {"flavor": {"original_name": "m1.small", "vcpus": 1, "ram": 2048},
+            "image": {"id": "img-1", "name": "cirros", "links": []},
+            "networks": [{"network": "n1", "fixed_ip": None},
+                         {"network": "n2", "fixed_ip": "10.0.0.9"}]}
+    assert drift.actual("OS::Nova::Server", expected, live) == {
+        "flavor": "m1.small", "image": "cirros", "networks": live["networks"]}
+    assert [(d.path, d.expected, d.actual, d.kind)
+            for d in drift.compare("OS::Nova::Server", expected, live)] == [
+        ("/networks/1", None, {"network": "n2", "fixed_ip": "10.0.0.9"}, "ADD")]
+    moved = {**live, "flavor": {"original_name": "m1.large"}, "networks": []}
+    assert drift.actual("OS::Nova::Server", expected, moved)["flavor"] == "m1.large"
+    assert [(d.path, d.actual, d.kind) for d in drift.compare(
+        "OS::Nova::Server", expected, moved)] == [
+        ("/flavor", "m1.large", "NOT_EQUAL"),
+        ("/networks/0", None, "REMOVE")]
