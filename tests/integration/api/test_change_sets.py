@@ -117,6 +117,27 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
     assert api.stack(base) == st
 
 
+@pytest.mark.parametrize("bad", [{"parameters": ["a"]}, {"parameters": "x"},
+                                 {"parameters": {"val": "h"}, "environment_files": 5},
+                                 {"files": []}])
+def test_a_malformed_body_is_refused_as_the_stack_routes_refuse_it(api, bad):
+    """The change-set bodies are the stack PUT/PATCH and POST bodies (Heat's 400 "Invalid
+    request body: <field>: <problem>"), with a name and a description."""
+    base = api.create("malformed")
+    st = api.stack(base)
+    patched = fault(api.c.patch(base, json=bad), 400, "HTTPBadRequest")
+    assert fault(make(api, base, "x", existing=True, **bad), 400, "HTTPBadRequest") == patched
+    created = fault(api.c.post("/v1/t1/stacks", json={"stack_name": "s", "template": BASE,
+                                                      **bad}), 400, "HTTPBadRequest")
+    new = api.c.post("/v1/t1/change_sets", json={"name": "n1", "stack_name": "s",
+                                                 "template": BASE, **bad})
+    assert fault(new, 400, "HTTPBadRequest") == created
+    assert created.startswith("Invalid request body: ")
+    assert api.stack(base) == st
+    assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
+    assert api.c.get("/v1/t1/stacks/s").status_code == 404
+
+
 def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
     template = copy.deepcopy(BASE)
     template["resources"]["salted"] = {"type": "OS::Heat::RandomString", "properties": {

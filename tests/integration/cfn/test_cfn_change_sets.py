@@ -244,3 +244,19 @@ def test_execution_status_follows_the_stacks_update(boto):
     cf.get_waiter("stack_update_complete").wait(StackName="slow", WaiterConfig=FAST)
     assert cf.describe_change_set(ChangeSetName="broken", StackName="slow")[
         "ExecutionStatus"] == "EXECUTE_FAILED"
+
+
+@pytest.mark.parametrize("bad, code", [
+    ({"Parameters.member.1": "a"}, "MissingParameter"),
+    ({"Parameters.member.1.ParameterKey": "Value"}, "MissingParameter"),
+    ({"Parameters.member.x.ParameterKey": "Value"}, "InvalidQueryParameter"),
+    ({"Parameters.member.1.ParameterKey": "Value", "Parameters.member.1.ParameterValue": "b",
+      "Parameters.member.1.UsePreviousValue": "maybe"}, "ValidationError"),
+])
+def test_malformed_parameters_are_an_aws_client_error_and_make_nothing(call, bad, code):
+    """AWS's common errors for a malformed query list (400, Sender), never a server fault;
+    the CREATE change set's stack is not made."""
+    answer = call("CreateChangeSet", StackName="shapes", ChangeSetName="c1",
+                  ChangeSetType="CREATE", TemplateBody=TEMPLATE, **bad)
+    assert (answer.status, answer.code, answer.text("Error/Type")) == (400, code, "Sender")
+    assert call("DescribeStacks", StackName="shapes").code == "ValidationError"
