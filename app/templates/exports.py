@@ -59,14 +59,6 @@ def export_names(definition: StackDefinition) -> dict[str, str]:
     return out
 
 
-def output_snippet(tmpl: Template, key: str) -> Any:
-    """Output ``key``'s value as written in the template (None without that output): what an
-    update compares when the value depends on a resource."""
-    section = tmpl.raw.get("outputs", tmpl.raw.get("Outputs")) or {}
-    spec = section.get(key) if isinstance(section, dict) else None
-    return spec.get("value", spec.get("Value")) if isinstance(spec, dict) else None
-
-
 def export_values(names: Mapping[str, str], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     """``export name -> value`` from resolved outputs (``resolve_outputs``' list) and
     :func:`export_names`; an output that failed to resolve exports nothing."""
