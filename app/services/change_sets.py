@@ -91,12 +91,29 @@ def create_stack_change_set(ctx: RequestContext, stack_name: str, name: str,
                             description: str = "", **request: Any) -> dict[str, Any]:
     """A CREATE change set: a new stack ``stack_name`` is kept REVIEW_IN_PROGRESS (no resource
     made) with the request (keyword arguments as :func:`app.services.stacks.create_stack_id`),
-    and every resource is planned as Add. :raises: as :func:`create_change_set`,
-    ``StackExists`` (409) when a live stack has the name."""
+    and every resource is planned as Add. A stack of that name still REVIEW_IN_PROGRESS takes
+    another CREATE change set planned from this request, as AWS allows (its guards,
+    ``termination_protection`` and ``stack_policy``, are the first request's).
+    :raises: as :func:`create_change_set`, ``StackExists`` (409) when a live stack that is
+    not in review has the name."""
     _check_name(name)
-    stack_id = stacks.create_stack_id(ctx, stack_name=stack_name, review=True, **request)
+    try:
+        stack_id = stacks.create_stack_id(ctx, stack_name=stack_name, review=True, **request)
+    except errors.StackExists:
+        st = stacks.lookup_stack(ctx, stack_name)
+        if st.action != REVIEW:
+            raise
+        guards = sorted(k for k in REVIEW_FIXED if k in request)
+        if guards:
+            raise errors.BadRequest(f"Stack [{st.name}] is in review: {', '.join(guards)} "
+                                    "cannot be changed by another CREATE change set.") from None
+        return create_change_set(ctx, st.name, st.id, name, description, **request)
     st = stacks.get_by_id(ctx, stack_id)
     return create_change_set(ctx, st.name, st.id, name, description, existing=True)
+
+
+#: what only the change set that made a REVIEW_IN_PROGRESS stack sets
+REVIEW_FIXED = ("termination_protection", "stack_policy")
 
 
 def _check_name(name: Any) -> None:

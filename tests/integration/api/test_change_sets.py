@@ -195,6 +195,30 @@ def test_create_change_set_plans_a_new_stack_kept_in_review(api):
                                                  "template": BASE}), 409, "StackExists")
 
 
+def test_a_review_stack_takes_another_create_change_set(api):
+    """AWS allows another CREATE change set on a REVIEW_IN_PROGRESS stack (here after its
+    only one was deleted); the guards stay the first request's."""
+    first = api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "one",
+                                                   "template": BASE}).get_json()["change_set"]
+    base = f"/v1/t1/stacks/rev/{first['stack_id']}"
+    assert api.c.delete(f"{base}/change_sets/one").status_code == 204
+    resp = api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "two",
+                                                  "template": BASE,
+                                                  "parameters": {"v": "planned"}})
+    assert resp.status_code == 201, resp.get_json()
+    cs = resp.get_json()["change_set"]
+    assert (cs["type"], cs["stack_id"], cs["parameters"]) == ("CREATE", first["stack_id"],
+                                                              {"v": "planned"})
+    assert sorted(c["action"] for c in cs["changes"]) == ["Add", "Add", "Add"]
+    fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "three",
+                                                 "template": BASE,
+                                                 "termination_protection": True}),
+          400, "HTTPBadRequest")
+    assert api.c.post(f"{base}/change_sets/two/execute").status_code == 202
+    st = api.stack(base)
+    assert (st["stack_status"], st["parameters"]["v"]) == ("CREATE_COMPLETE", "planned")
+
+
 def test_no_change_set_is_planned_while_the_stack_is_in_progress(api):
     """AWS refuses CreateChangeSet on a stack whose operation is in progress: its plan would be
     made against a state still changing. Nothing is kept."""

@@ -260,3 +260,26 @@ def test_malformed_parameters_are_an_aws_client_error_and_make_nothing(call, bad
                   ChangeSetType="CREATE", TemplateBody=TEMPLATE, **bad)
     assert (answer.status, answer.code, answer.text("Error/Type")) == (400, code, "Sender")
     assert call("DescribeStacks", StackName="shapes").code == "ValidationError"
+
+
+def test_a_review_stack_takes_another_create_change_set(boto):
+    """AWS: a stack in REVIEW_IN_PROGRESS takes further CREATE change sets (its only one
+    deleted, or beside others); the one executed creates the stack as it planned."""
+    cf = boto
+    made = cf.create_change_set(StackName="again", ChangeSetName="first", TemplateBody=TEMPLATE,
+                                ChangeSetType="CREATE")
+    cf.delete_change_set(ChangeSetName="first", StackName="again")
+    second = cf.create_change_set(StackName="again", ChangeSetName="second",
+                                  TemplateBody=TEMPLATE, ChangeSetType="CREATE",
+                                  Parameters=_params(Value="two"))
+    assert second["StackId"] == made["StackId"]
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName=second["Id"],
+                                                     WaiterConfig=FAST)
+    desc = cf.describe_change_set(ChangeSetName=second["Id"])
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in desc["Parameters"]}["Value"] == "two"
+    assert sorted(c["ResourceChange"]["Action"] for c in desc["Changes"]) == ["Add", "Add"]
+    cf.execute_change_set(ChangeSetName="second", StackName="again")
+    cf.get_waiter("stack_create_complete").wait(StackName="again", WaiterConfig=FAST)
+    stack = cf.describe_stacks(StackName="again")["Stacks"][0]
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}["Value"] == \
+        "two"
