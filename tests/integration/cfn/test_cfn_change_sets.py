@@ -283,3 +283,19 @@ def test_a_review_stack_takes_another_create_change_set(boto):
     stack = cf.describe_stacks(StackName="again")["Stacks"][0]
     assert {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}["Value"] == \
         "two"
+
+
+def test_list_change_sets_refuses_a_token_it_did_not_give(boto):
+    """As ListExports and DescribeStackResourceDrifts: a NextToken not of this listing is a
+    ValidationError, never page 1 again."""
+    cf = boto
+    cf.create_change_set(StackName="paged", ChangeSetName="only", TemplateBody=TEMPLATE,
+                         ChangeSetType="CREATE")
+    listed = cf.list_change_sets(StackName="paged")
+    assert [s["ChangeSetName"] for s in listed["Summaries"]] == ["only"]
+    assert "NextToken" not in listed
+    for token in ("garbage", "5"):
+        with pytest.raises(cf.exceptions.ClientError) as bad:
+            cf.list_change_sets(StackName="paged", NextToken=token)
+        assert _error(bad) == ("ValidationError", 400)
+        assert bad.value.response["Error"]["Message"].endswith(f"Invalid NextToken: {token}")
