@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
@@ -214,7 +214,8 @@ def delete_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
 def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
                        name_or_id: str, disable_rollback: bool | None = None) -> Stack:
     """Run the change set's stored request: the stack's UPDATE traversal (its CREATE for a
-    REVIEW_IN_PROGRESS stack). The other change sets of the stack become OBSOLETE.
+    REVIEW_IN_PROGRESS stack). The stack's other change sets are deleted, as AWS deletes
+    them ("no longer valid for the updated stack"); the executed one stays, with its outcome.
 
     :param disable_rollback: overrides the planned setting (AWS's ``DisableRollback``).
     :returns: the stack row. :raises errors.NotFound: stack or change set;
@@ -241,9 +242,7 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
             _create(s, row, prep)
         else:
             updates.apply(s, row, prep)
-        for other in s.execute(select(ChangeSet).where(ChangeSet.stack_id == st.id)).scalars():
-            if other.execution_status == "AVAILABLE":
-                other.execution_status = "OBSOLETE"
+        s.execute(delete(ChangeSet).where(ChangeSet.stack_id == st.id, ChangeSet.id != cs.id))
         locked.execution_status = EXECUTING
     return stacks.get_by_id(ctx, st.id)
 

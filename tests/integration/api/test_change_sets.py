@@ -73,6 +73,19 @@ def test_change_set_shows_changes_and_executes_exactly_its_plan(api):
     assert api.stack(base) == st
 
 
+def test_executing_a_change_set_deletes_the_stacks_other_change_sets(api):
+    """AWS (ExecuteChangeSet; user guide, "Execute a change set"): after a change set is
+    executed, the stack's other change sets are deleted, as no longer valid."""
+    base = api.create("others")
+    assert make(api, base, "run", template=NEW).status_code == 201
+    assert make(api, base, "other", existing=True, parameters={"v": "x"}).status_code == 201
+    assert api.c.post(f"{base}/change_sets/run/execute").status_code == 202
+    listed = api.c.get(f"{base}/change_sets").get_json()["change_sets"]
+    assert [(c["name"], c["execution_status"]) for c in listed] == [("run", "EXECUTE_COMPLETE")]
+    fault(api.c.get(f"{base}/change_sets/other"), 404, "ChangeSetNotFound")
+    fault(api.c.post(f"{base}/change_sets/other/execute"), 404, "ChangeSetNotFound")
+
+
 def test_stale_change_set_is_refused(api):
     base = api.create("stale")
     assert make(api, base, "later", template=NEW).status_code == 201
