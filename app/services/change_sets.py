@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,6 +74,7 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
         (nothing is kept); :raises errors.Conflict: the name is taken
         (``AlreadyExistsException``)."""
     _check_name(name)
+    _check_description(description)
     st = stacks.get_stack(ctx, stack_name, stack_id)
     if st.action != REVIEW:
         updates.check_updatable(st)
@@ -97,6 +99,7 @@ def create_stack_change_set(ctx: RequestContext, stack_name: str, name: str,
     :raises: as :func:`create_change_set`, ``StackExists`` (409) when a live stack that is
     not in review has the name."""
     _check_name(name)
+    _check_description(description)
     try:
         stack_id = stacks.create_stack_id(ctx, stack_name=stack_name, review=True, **request)
     except errors.StackExists:
@@ -116,11 +119,23 @@ def create_stack_change_set(ctx: RequestContext, stack_name: str, name: str,
 REVIEW_FIXED = ("termination_protection", "stack_policy")
 
 
+#: AWS's ``ChangeSetName`` pattern (at most 128 characters) and ``Description`` limit
+NAME = re.compile(r"[a-zA-Z][-a-zA-Z0-9]{0,127}")
+MAX_DESCRIPTION = 1024
+
+
 def _check_name(name: Any) -> None:
-    if not isinstance(name, str) or not name or len(name) > 128 or not name[0].isalpha() \
-            or not all(c.isalnum() or c == "-" for c in name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise errors.BadRequest(f"ChangeSetName {name!r} is invalid: 1 to 128 letters, digits "
                                 "and hyphens, starting with a letter.")
+
+
+def _check_description(description: str) -> None:
+    """AWS's limit on a change set's ``Description``, in its validation wording."""
+    if len(description) > MAX_DESCRIPTION:
+        raise errors.BadRequest("1 validation error detected: Value at 'description' failed to "
+                                "satisfy constraint: Member must have length less than or "
+                                f"equal to {MAX_DESCRIPTION}")
 
 
 def _keep(ctx: RequestContext, st: Stack, name: str, description: str, kind: str,

@@ -151,6 +151,23 @@ def test_a_malformed_body_is_refused_as_the_stack_routes_refuse_it(api, bad):
     assert api.c.get("/v1/t1/stacks/s").status_code == 404
 
 
+def test_name_and_description_follow_aws_constraints(api):
+    """AWS's CreateChangeSet: ChangeSetName matches [a-zA-Z][-a-zA-Z0-9]* (at most 128),
+    Description at most 1024 characters; beyond, a 400 with nothing kept."""
+    base = api.create("limits")
+    for name in ("a" * 129, "caf\u00e9", "under_score", "-lead"):
+        fault(make(api, base, name, template=NEW), 400, "HTTPBadRequest")
+    msg = fault(make(api, base, "long", template=NEW, description="d" * 1025), 400,
+                "HTTPBadRequest")
+    assert "Member must have length less than or equal to 1024" in msg
+    assert fault(make(api, base, "typed", template=NEW, description=5), 400,
+                 "HTTPBadRequest") == "Invalid request body: description: Not a valid string."
+    assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
+    made = make(api, base, "A" + "-" * 127, template=NEW, description="d" * 1024)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["change_set"]["description"] == "d" * 1024
+
+
 def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
     template = copy.deepcopy(BASE)
     template["resources"]["salted"] = {"type": "OS::Heat::RandomString", "properties": {

@@ -299,3 +299,17 @@ def test_list_change_sets_refuses_a_token_it_did_not_give(boto):
             cf.list_change_sets(StackName="paged", NextToken=token)
         assert _error(bad) == ("ValidationError", 400)
         assert bad.value.response["Error"]["Message"].endswith(f"Invalid NextToken: {token}")
+
+
+def test_description_and_name_limits_are_validation_errors(boto):
+    """AWS's CreateChangeSet constraints: Description at most 1024 characters, ChangeSetName
+    [a-zA-Z][-a-zA-Z0-9]* at most 128; beyond, ValidationError and no REVIEW stack made."""
+    cf = boto
+    for extra in ({"ChangeSetName": "ok", "Description": "d" * 1025},
+                  {"ChangeSetName": "a" * 129}, {"ChangeSetName": "under_score"}):
+        with pytest.raises(cf.exceptions.ClientError) as bad:
+            cf.create_change_set(StackName="limited", TemplateBody=TEMPLATE,
+                                 ChangeSetType="CREATE", **extra)
+        assert _error(bad) == ("ValidationError", 400)
+    assert [s for s in cf.list_stacks()["StackSummaries"]
+            if s["StackName"] == "limited"] == []
