@@ -122,7 +122,9 @@ def _change(entry: dict[str, Any]) -> dict[str, Any]:
     details = [{"Target": {"Attribute": "Properties", "Name": d["name"],
                            "RequiresRecreation": d["requires_recreation"],
                            "BeforeValue": _text(d["before"]), "AfterValue": _text(d["after"])},
-                "Evaluation": d["evaluation"], "ChangeSource": "DirectModification"}
+                "Evaluation": d["evaluation"],
+                "ChangeSource": d.get("change_source") or "DirectModification",
+                **({"CausingEntity": d["causing_entity"]} if d.get("causing_entity") else {})}
                for d in entry["details"]]
     return {"Type": "Resource", "ResourceChange": {
         "Action": entry["action"], "LogicalResourceId": entry["logical_resource_id"],

@@ -43,13 +43,19 @@ def test_change_set_shows_changes_and_executes_exactly_its_plan(api):
     assert {n: (c["action"], c["replacement"]) for n, c in changes.items()} == {
         "extra": ("Add", None), "a": ("Modify", "False"), "rep": ("Modify", "True"),
         "gone": ("Remove", None)}
+    # AWS ResourceChangeDetail: a changed snippet is a DirectModification (no entity); a
+    # snippet left as it was changes through what it references (here the parameter v)
     assert changes["rep"]["details"] == [{"name": "value", "requires_recreation": "Always",
-                                          "before": "x", "after": "y", "evaluation": "Static"}]
+                                          "before": "x", "after": "y", "evaluation": "Static",
+                                          "change_source": "DirectModification",
+                                          "causing_entity": None}]
     assert changes["rep"]["scope"] == ["Properties"]
     assert changes["rep"]["physical_resource_id"] == resources["rep"]["physical_resource_id"]
     assert changes["a"]["details"] == [{"name": "value", "requires_recreation": "Never",
                                         "before": "first", "after": "second",
-                                        "evaluation": "Static"}]
+                                        "evaluation": "Static",
+                                        "change_source": "ParameterReference",
+                                        "causing_entity": "v"}]
     # nothing written but the change set
     assert api.stack(base) == before and api.resources(base) == resources
     listed = api.c.get(f"{base}/change_sets").get_json()["change_sets"]
@@ -180,7 +186,8 @@ def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
     assert (salted["action"], salted["replacement"]) == ("Modify", "Conditional")
     assert salted["details"] == [{"name": "salt", "requires_recreation": "Conditionally",
                                   "before": "x", "after": "{{changeSet:KNOWN_AFTER_APPLY}}",
-                                  "evaluation": "Dynamic"}]
+                                  "evaluation": "Dynamic", "change_source": "ResourceAttribute",
+                                  "causing_entity": "rep.output"}]
 
 
 CHILD = {"heat_template_version": "2018-08-31",

@@ -60,7 +60,7 @@ def test_update_change_set_described_executed_and_refused_when_spent_or_stale(bo
     assert secret["Details"] == [{"Target": {
         "Attribute": "Properties", "Name": "length", "RequiresRecreation": "Always",
         "BeforeValue": "8", "AfterValue": "12"}, "Evaluation": "Static",
-        "ChangeSource": "DirectModification"}]
+        "ChangeSource": "ParameterReference", "CausingEntity": "Length"}]
     assert (knob["Action"], knob["Replacement"]) == ("Modify", "False")
     assert knob["Details"][0]["Target"]["RequiresRecreation"] == "Never"
     assert cf.describe_stacks(StackName="cs")["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
@@ -313,3 +313,30 @@ def test_description_and_name_limits_are_validation_errors(boto):
         assert _error(bad) == ("ValidationError", 400)
     assert [s for s in cf.list_stacks()["StackSummaries"]
             if s["StackName"] == "limited"] == []
+
+
+def test_change_source_names_what_caused_each_change(boto):
+    """AWS ResourceChangeDetail: ChangeSource DirectModification (the template's value itself,
+    no CausingEntity), ParameterReference (CausingEntity: the parameter), ResourceReference
+    (a Ref of a resource being replaced: its name) and ResourceAttribute (a Fn::GetAtt:
+    resource.attribute)."""
+    cf = boto
+    body = json.loads(TEMPLATE)
+    body["Resources"]["ById"] = {"Type": "OS::Heat::TestResource",
+                                 "Properties": {"value": {"Ref": "Secret"}}}
+    body["Resources"]["ByAttr"] = {"Type": "OS::Heat::TestResource",
+                                   "Properties": {"value": {"Fn::GetAtt": ["Secret", "value"]}}}
+    cf.create_stack(StackName="why", TemplateBody=json.dumps(body))
+    cf.get_waiter("stack_create_complete").wait(StackName="why", WaiterConfig=FAST)
+    body["Resources"]["Knob"]["Properties"]["value"] = "typed"
+    cf.create_change_set(StackName="why", ChangeSetName="why", TemplateBody=json.dumps(body),
+                         Parameters=_params(Length="12"))
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName="why", StackName="why",
+                                                     WaiterConfig=FAST)
+    causes = {c["ResourceChange"]["LogicalResourceId"]: [
+        (d["ChangeSource"], d.get("CausingEntity")) for d in c["ResourceChange"]["Details"]]
+        for c in cf.describe_change_set(ChangeSetName="why", StackName="why")["Changes"]}
+    assert causes == {"Secret": [("ParameterReference", "Length")],
+                      "Knob": [("DirectModification", None)],
+                      "ById": [("ResourceReference", "Secret")],
+                      "ByAttr": [("ResourceAttribute", "Secret.value")]}
