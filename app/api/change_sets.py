@@ -17,11 +17,13 @@ from typing import Any
 
 from flask import request
 from flask.views import MethodView
+from marshmallow import Schema, fields
 
 from app import errors
 from app.api.blueprint import Blueprint, is_json_body
 from app.api.params import extract_bool, flag
-from app.api.stack_update import accepted, update_args
+from app.api.schemas import StackCreateBody
+from app.api.stack_update import StackUpdateBody, accepted, update_args
 from app.api.stacks import create_args
 from app.api.views_common import ctx, json_response, no_content
 from app.services import change_sets
@@ -31,6 +33,24 @@ blp = Blueprint("change_sets", __name__,
                 description="Change sets: updates planned ahead, executed as planned.")
 new_blp = Blueprint("create_change_sets", __name__, url_prefix="/v1/<tenant_id>",
                     description="CREATE change sets: a new stack planned ahead.")
+
+
+class _Named(Schema):
+    name = fields.Raw(allow_none=True, metadata={
+        "description": "The change set's name: a letter, then letters, digits and hyphens "
+                       "(at most 128)."})
+    description = fields.String(allow_none=True, metadata={
+        "description": "At most 1024 characters."})
+
+
+class ChangeSetBody(_Named, StackUpdateBody):
+    """``POST .../stacks/{name}/{id}/change_sets``: an update body (checked as the stack
+    PUT/PATCH body is) with the change set's name and description."""
+
+
+class NewStackChangeSetBody(_Named, StackCreateBody):
+    """``POST /v1/{tenant_id}/change_sets``: a create body (checked as the stack POST body
+    is) with the change set's name and description."""
 
 
 def _body() -> dict[str, Any]:
@@ -43,19 +63,16 @@ def _body() -> dict[str, Any]:
 
 
 def _named(body: dict[str, Any]) -> tuple[Any, str]:
-    name, description = body.pop("name", None), body.pop("description", None) or ""
-    if not isinstance(description, str):
-        raise errors.BadRequest("description must be a string.")
-    return name, description
+    return body.pop("name", None), body.pop("description", None) or ""
 
 
 @new_blp.route("/change_sets")
 class NewStackChangeSets(MethodView):
+    @new_blp.arguments(NewStackChangeSetBody, error_status_code=400)
     @new_blp.response(201, description='{"change_set": {..., "stack_id", "changes": [...]}}')
-    def post(self) -> Any:
+    def post(self, body: dict[str, Any]) -> Any:
         """Plan a new stack (a create body) as a CREATE change set; the stack is kept
         REVIEW_IN_PROGRESS, with no resource made, until the change set is executed."""
-        body = _body()
         name, description = _named(body)
         made = change_sets.create_stack_change_set(ctx(), body.get("stack_name"), name,
                                                    description, **_create_kwargs(body))
@@ -76,10 +93,10 @@ class ChangeSets(MethodView):
         """The stack's change sets, oldest first."""
         return {"change_sets": change_sets.list_change_sets(ctx(), stack_name, stack_id)}
 
+    @blp.arguments(ChangeSetBody, error_status_code=400)
     @blp.response(201, description='{"change_set": {..., "changes": [...]}}')
-    def post(self, stack_name: str, stack_id: str) -> Any:
+    def post(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
         """Plan an update of the stack and keep it as a change set (nothing else changes)."""
-        body = _body()
         name, description = _named(body)
         existing = flag(body, "existing")
         args = update_args(body, patch=existing)

@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 
 from app import errors
 from app.cfn import faults, formats
-from app.cfn.params import flag, member_list, parameter_pairs, required
+from app.cfn.params import flag, member_list, page, parameter_pairs, required
 from app.cfn.stack_actions import (
     NO_TEMPLATE,
     identify,
@@ -122,7 +122,9 @@ def _change(entry: dict[str, Any]) -> dict[str, Any]:
     details = [{"Target": {"Attribute": "Properties", "Name": d["name"],
                            "RequiresRecreation": d["requires_recreation"],
                            "BeforeValue": _text(d["before"]), "AfterValue": _text(d["after"])},
-                "Evaluation": d["evaluation"], "ChangeSource": "DirectModification"}
+                "Evaluation": d["evaluation"],
+                "ChangeSource": d.get("change_source") or "DirectModification",
+                **({"CausingEntity": d["causing_entity"]} if d.get("causing_entity") else {})}
                for d in entry["details"]]
     return {"Type": "Resource", "ResourceChange": {
         "Action": entry["action"], "LogicalResourceId": entry["logical_resource_id"],
@@ -158,7 +160,12 @@ def delete(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
 
 
 def list_(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
-    """ListChangeSets → ``{"Summaries": [ChangeSetSummary...]}`` of the stack."""
+    """ListChangeSets → ``{"Summaries": [ChangeSetSummary...], "NextToken"?}`` of the stack,
+    oldest first, 100 a page (:func:`app.cfn.params.page`: "Invalid NextToken" as the other
+    listings)."""
     st = identify(ctx, required(params, "StackName"))
-    return {"Summaries": [_summary(st, cs)
-                          for cs in change_sets.list_change_sets(ctx, st.name, st.id)]}
+    found, token = page(change_sets.list_change_sets(ctx, st.name, st.id), params)
+    body: dict[str, Any] = {"Summaries": [_summary(st, cs) for cs in found]}
+    if token is not None:
+        body["NextToken"] = token
+    return body

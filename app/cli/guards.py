@@ -13,11 +13,16 @@ from app.cli.stack import client_options, find, read_text
 
 @click.command("termination-protection")
 @click.argument("name")
-@click.option("--enable/--disable", "enable", default=None,
-              help="Refuse (or allow again) deletes of the stack; without either, show it.")
+@click.option("--enable", "on", is_flag=True, help="Refuse deletes of the stack.")
+@click.option("--disable", "off", is_flag=True,
+              help="Allow deletes again. Without --enable or --disable: show the setting.")
 @client_options
-def termination_protection(client: Client, name: str, enable: bool | None) -> None:
-    """Show or set termination protection of the stack NAME (a nested stack's is its root's)."""
+def termination_protection(client: Client, name: str, on: bool, off: bool) -> None:
+    """Show or set termination protection of the stack NAME (a nested stack's is its root's).
+    ``--enable`` and ``--disable`` together are a usage error (exit 2)."""
+    if on and off:
+        raise click.UsageError("--enable and --disable are mutually exclusive.")
+    enable = True if on else False if off else None
     path = f"{client.stack_path(find(client, name))}/termination_protection"
     body = client.request("GET" if enable is None else "PUT", path,
                           body=None if enable is None else {"termination_protection": enable})

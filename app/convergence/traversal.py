@@ -317,6 +317,10 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     assert st is not None
     if outputs is not None:
         st.outputs = outputs
+    if outputs is not None and loaded is not None and mixed and not st.failed:
+        refused = stored_exports.changed_in_use(s, st, loaded.definition, outputs)
+        if refused:
+            st.failed, st.status_reason = True, refused
     status = Status.FAILED if st.failed else Status.COMPLETE
     reason = st.status_reason if st.failed else stack_reason(st.action, status)
     if mixed and status == Status.COMPLETE and loaded is not None:

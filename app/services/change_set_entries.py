@@ -6,8 +6,10 @@ Entry: ``{"action": "Add"|"Modify"|"Remove", "logical_resource_id", "physical_re
 "resource_type", "stack_name", "parent_resource", "replacement": "True"|"False"|"Conditional"
 (Modify only, else None), "reason" (the update rule that decided), "scope": ["Properties"] or
 [], "details": [{"name", "requires_recreation": "Always"|"Never"|"Conditionally", "before",
-"after"}]}``. A value known only once the change set runs is :data:`KNOWN_AFTER_APPLY`, as AWS
-shows it; ``Conditional``: the properties forcing a replacement are all such values.
+"after", "evaluation", "change_source", "causing_entity"}]}``: one detail per cause of a
+property's change (:mod:`app.templates.change_source`), as AWS lists them. A value known only
+once the change set runs is :data:`KNOWN_AFTER_APPLY`, as AWS shows it; ``Conditional``: the
+properties forcing a replacement are all such values.
 """
 from __future__ import annotations
 
@@ -46,9 +48,11 @@ def _entry(kind: str, c: Any) -> dict[str, Any]:
         recreate = "Never"
         if name in forced:
             recreate = "Conditionally" if unknown else "Always"
-        details.append({"name": name, "requires_recreation": recreate,
-                        "before": _plain(before), "after": _plain(after),
-                        "evaluation": "Dynamic" if unknown else "Static"})
+        for source, entity in c.sources.get(name) or [("DirectModification", None)]:
+            details.append({"name": name, "requires_recreation": recreate,
+                            "before": _plain(before), "after": _plain(after),
+                            "evaluation": "Dynamic" if unknown else "Static",
+                            "change_source": source, "causing_entity": entity})
     replacement = None
     if kind == "updated":
         replacement = "False"

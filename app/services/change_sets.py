@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
@@ -73,6 +74,7 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
         (nothing is kept); :raises errors.Conflict: the name is taken
         (``AlreadyExistsException``)."""
     _check_name(name)
+    _check_description(description)
     st = stacks.get_stack(ctx, stack_name, stack_id)
     if st.action != REVIEW:
         updates.check_updatable(st)
@@ -91,19 +93,49 @@ def create_stack_change_set(ctx: RequestContext, stack_name: str, name: str,
                             description: str = "", **request: Any) -> dict[str, Any]:
     """A CREATE change set: a new stack ``stack_name`` is kept REVIEW_IN_PROGRESS (no resource
     made) with the request (keyword arguments as :func:`app.services.stacks.create_stack_id`),
-    and every resource is planned as Add. :raises: as :func:`create_change_set`,
-    ``StackExists`` (409) when a live stack has the name."""
+    and every resource is planned as Add. A stack of that name still REVIEW_IN_PROGRESS takes
+    another CREATE change set planned from this request, as AWS allows (its guards,
+    ``termination_protection`` and ``stack_policy``, are the first request's).
+    :raises: as :func:`create_change_set`, ``StackExists`` (409) when a live stack that is
+    not in review has the name."""
     _check_name(name)
-    stack_id = stacks.create_stack_id(ctx, stack_name=stack_name, review=True, **request)
+    _check_description(description)
+    try:
+        stack_id = stacks.create_stack_id(ctx, stack_name=stack_name, review=True, **request)
+    except errors.StackExists:
+        st = stacks.lookup_stack(ctx, stack_name)
+        if st.action != REVIEW:
+            raise
+        guards = sorted(k for k in REVIEW_FIXED if k in request)
+        if guards:
+            raise errors.BadRequest(f"Stack [{st.name}] is in review: {', '.join(guards)} "
+                                    "cannot be changed by another CREATE change set.") from None
+        return create_change_set(ctx, st.name, st.id, name, description, **request)
     st = stacks.get_by_id(ctx, stack_id)
     return create_change_set(ctx, st.name, st.id, name, description, existing=True)
 
 
+#: what only the change set that made a REVIEW_IN_PROGRESS stack sets
+REVIEW_FIXED = ("termination_protection", "stack_policy")
+
+
+#: AWS's ``ChangeSetName`` pattern (at most 128 characters) and ``Description`` limit
+NAME = re.compile(r"[a-zA-Z][-a-zA-Z0-9]{0,127}")
+MAX_DESCRIPTION = 1024
+
+
 def _check_name(name: Any) -> None:
-    if not isinstance(name, str) or not name or len(name) > 128 or not name[0].isalpha() \
-            or not all(c.isalnum() or c == "-" for c in name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise errors.BadRequest(f"ChangeSetName {name!r} is invalid: 1 to 128 letters, digits "
                                 "and hyphens, starting with a letter.")
+
+
+def _check_description(description: str) -> None:
+    """AWS's limit on a change set's ``Description``, in its validation wording."""
+    if len(description) > MAX_DESCRIPTION:
+        raise errors.BadRequest("1 validation error detected: Value at 'description' failed to "
+                                "satisfy constraint: Member must have length less than or "
+                                f"equal to {MAX_DESCRIPTION}")
 
 
 def _keep(ctx: RequestContext, st: Stack, name: str, description: str, kind: str,
@@ -197,7 +229,8 @@ def delete_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
 def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
                        name_or_id: str, disable_rollback: bool | None = None) -> Stack:
     """Run the change set's stored request: the stack's UPDATE traversal (its CREATE for a
-    REVIEW_IN_PROGRESS stack). The other change sets of the stack become OBSOLETE.
+    REVIEW_IN_PROGRESS stack). The stack's other change sets are deleted, as AWS deletes
+    them ("no longer valid for the updated stack"); the executed one stays, with its outcome.
 
     :param disable_rollback: overrides the planned setting (AWS's ``DisableRollback``).
     :returns: the stack row. :raises errors.NotFound: stack or change set;
@@ -224,9 +257,7 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
             _create(s, row, prep)
         else:
             updates.apply(s, row, prep)
-        for other in s.execute(select(ChangeSet).where(ChangeSet.stack_id == st.id)).scalars():
-            if other.execution_status == "AVAILABLE":
-                other.execution_status = "OBSOLETE"
+        s.execute(delete(ChangeSet).where(ChangeSet.stack_id == st.id, ChangeSet.id != cs.id))
         locked.execution_status = EXECUTING
     return stacks.get_by_id(ctx, st.id)
 

@@ -10,7 +10,6 @@ The values are stored when the exporting stack's outputs are (:mod:`app.converge
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -18,6 +17,7 @@ from sqlalchemy import select
 from app import errors
 from app.context import RequestContext
 from app.convergence.store import definitions as loaded_defs
+from app.convergence.store import exports as stored_exports
 from app.models import Stack, read_session
 from app.models import exports as rows
 from app.templates import UNKNOWN
@@ -26,14 +26,14 @@ from app.templates import exports as template_exports
 IN_USE = "ExportInUse"
 
 
-def check(tenant: str, stack_id: str, definition: Any,
-          previous: Callable[[], Any] | None = None, *, new_stack: bool = False) -> list[str]:
+def check(tenant: str, stack_id: str, definition: Any, *, new_stack: bool = False
+          ) -> list[str]:
     """Bind the exports ``definition`` imports and check its exports against the project's
-    (``stack_id``: the stack being created, ``new_stack``, or updated; ``previous``: gives an
-    updated stack's current definition, called only when an export it changes is in use).
-    An export in use keeps its value: compared when known before any resource exists, else
-    its expression must stay as it was. A new stack that neither imports nor exports reads
-    nothing. :returns: the imported names.
+    (``stack_id``: the stack being created, ``new_stack``, or updated). An export in use
+    keeps its value: refused here when known before any resource exists, else the update
+    fails as it finishes if the value changed (:func:`app.convergence.store.exports
+    .changed_in_use`, as AWS fails and rolls back such an update). A new stack that neither
+    imports nor exports reads nothing. :returns: the imported names.
 
     :raises errors.ValidationError: a missing import, a name another stack exports.
     :raises errors.Conflict: an export in use that the new template changes or drops."""
@@ -61,20 +61,14 @@ def check(tenant: str, stack_id: str, definition: Any,
             if name not in keys:
                 raise in_use(name, "deleted", stacks)
             value = definition.known_output(keys[name])
-            if value is UNKNOWN:
-                if previous is not None and template_exports.output_snippet(
-                        previous().template, old[name].output_key) != \
-                        template_exports.output_snippet(definition.template, keys[name]):
-                    raise in_use(name, "updated", stacks)
-            elif value != old[name].value:
+            if value is not UNKNOWN and value != old[name].value:
                 raise in_use(name, "updated", stacks)
     return names
 
 
 def in_use(name: str, verb: str, stacks: list[str]) -> errors.Conflict:
     """AWS's "Export <name> cannot be <verb> as it is in use by <stacks>" (409)."""
-    return errors.Conflict(f"Export {name} cannot be {verb} as it is in use by "
-                           f"{', '.join(stacks)}", heat_type=IN_USE)
+    return errors.Conflict(stored_exports.in_use_reason(name, verb, stacks), heat_type=IN_USE)
 
 
 def check_delete(s: Any, st: Stack) -> None:

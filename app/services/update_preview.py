@@ -27,7 +27,7 @@ from app.engine.states import Action, Status
 from app.models import Resource, Stack, read_session
 from app.resource_types import aws_elb, base, heat_stack, registry
 from app.services import definitions, stacks, updates
-from app.templates import global_templates
+from app.templates import change_source, global_templates
 from app.templates.type_resolution import nested_environment
 
 KINDS = ("added", "deleted", "replaced", "unchanged", "updated")
@@ -64,6 +64,9 @@ class Change:
     diff: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: the existing resource's physical id (a replaced one is shown as the new resource)
     current_id: str | None = None
+    #: ``{property: [(ChangeSource, CausingEntity or None), ...]}`` of the changed
+    #: properties (:func:`app.templates.change_source.causes`)
+    sources: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
 
 
 Changes = dict[str, list[Change]]
@@ -119,6 +122,7 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
     view.inputs = {}
     kinds: dict[str, tuple[str, Changes]] = {}
     verdicts: dict[str, Verdict] = {}
+    sources: dict[str, dict[str, list[change_source.Cause]]] = {}
     order = graph.topological_order({n: set(new.requires.get(n, ())) & set(
         new.definition.resources) for n in new.definition.resources})
     for name in order:  # requirements first: a resource reads what they will be
@@ -126,6 +130,7 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
         kind = "added"
         if r is not None:
             kind, verdicts[name] = _classify(st, r, cur, new, view.inputs)
+            sources[name] = _sources(cur, new, name, verdicts[name][2], kinds)
         inside: Changes = {}
         if kind == "updated" and r is not None and _is_nested(r):
             kind, inside = _nested_update(view, r, files, show_nested)
@@ -139,6 +144,7 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
         shown = view.existing(r) if kind == "updated" and r is not None else view.new(name)
         if name in verdicts:
             shown.why, shown.forced_by, shown.diff = verdicts[name]
+            shown.sources = sources[name]
             shown.current_id = r.physical_resource_id if r is not None else None
         out[kind].append(shown)
         for k, entries in inside.items() if show_nested else ():
@@ -154,6 +160,23 @@ def _preview(st: Any, new: loaded_defs.Loaded, files: dict[str, Any], out: Chang
             if show_nested:
                 _all_deleted(view, r, out)
     return changed
+
+
+def _sources(cur: loaded_defs.Loaded, new: loaded_defs.Loaded, name: str,
+             diff: dict[str, tuple[Any, Any]], kinds: dict[str, tuple[str, Changes]]
+             ) -> dict[str, list[change_source.Cause]]:
+    """What causes each property in ``diff`` of resource ``name`` to change, given the
+    verdicts ``kinds`` of what it requires (classified before it)."""
+    old_res = cur.definition.template.resources.get(name)
+    new_res = new.definition.template.resources.get(name)
+    changing = {n: k for n, (k, _) in kinds.items() if k != "unchanged"}
+
+    def snippet(res: Any, key: str) -> Any:  # the parsed snippet of property ``key``
+        props = res.properties if res is not None else None
+        return props.get(key) if isinstance(props, dict) else props
+    return {key: change_source.causes(snippet(old_res, key), snippet(new_res, key),
+                                      cur.definition.params, new.definition.params, changing)
+            for key in diff}
 
 
 def _is_nested(r: Resource) -> bool:

@@ -90,8 +90,7 @@ def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
         template, files, env, params, ident, (st.nested_info or {}).get("facade"), cloud=True,
         enforce_on=ctx if st.parent_id is None else None)
     _check_immutable(st, definition)
-    imported = exports.check(st.tenant, st.id, definition, lambda: loaded_defs.load(
-        st.id, st.raw_template_id, st.name, st.tenant).definition)
+    imported = exports.check(st.tenant, st.id, definition)
     limits.check_resources(len(definition.resources), st.parent_id, st.id)
     return Prepared(template=tmpl.raw, files=files, environment=merged, params=params,
                     definition=definition, loaded=loaded_defs.Loaded.of(definition),

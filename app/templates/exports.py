@@ -50,7 +50,8 @@ def export_names(definition: StackDefinition) -> dict[str, str]:
         if name is UNKNOWN or not isinstance(name, str) or not name:
             raise errors.ValidationError(
                 f"Output validation error: {errors.format_path(path)}: the export name must be "
-                f"a string known before any resource is created", path=path)
+                f"a string known before any resource is created{_why(definition, name)}",
+                path=path)
         if name in out.values():
             raise errors.ValidationError(
                 f"Output validation error: {errors.format_path(path)}: the export name {name} "
@@ -59,12 +60,18 @@ def export_names(definition: StackDefinition) -> dict[str, str]:
     return out
 
 
-def output_snippet(tmpl: Template, key: str) -> Any:
-    """Output ``key``'s value as written in the template (None without that output): what an
-    update compares when the value depends on a resource."""
-    section = tmpl.raw.get("outputs", tmpl.raw.get("Outputs")) or {}
-    spec = section.get(key) if isinstance(section, dict) else None
-    return spec.get("value", spec.get("Value")) if isinstance(spec, dict) else None
+def _why(definition: StackDefinition, name: Any) -> str:
+    """The real cause when the name is a one-key map whose key is a CloudFormation function
+    the template's format lacks (e.g. ``Fn::Sub``, which Heat's CFN format has not): it is
+    kept as a plain map, so the name is no string. Else nothing."""
+    if not isinstance(name, dict) or len(name) != 1:
+        return ""
+    (key,) = name
+    tmpl = definition.template
+    if not isinstance(key, str) or not key.startswith("Fn::") or key in tmpl.hot.functions:
+        return ""
+    return (f': "{key}" is not a function of this template format '
+            f"({tmpl.version[0]}: {tmpl.version[1]})")
 
 
 def export_values(names: Mapping[str, str], outputs: list[dict[str, Any]]) -> dict[str, Any]:

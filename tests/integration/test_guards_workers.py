@@ -2,7 +2,8 @@
 volumes): a stack policy denying ``Update:Replace`` of a database volume refuses an update that
 would replace it (nothing changes in the cloud) and allows one that modifies it in place;
 ``update_replace_policy: Snapshot`` backs the replaced volume up before deleting it;
-``RetainExceptOnCreate`` keeps the volume when the stack is deleted."""
+``RetainExceptOnCreate`` keeps the volume when the stack is deleted; a stack delete after a
+failed replacement applies the deletion policy (no backup)."""
 from __future__ import annotations
 
 from typing import Any
@@ -69,3 +70,26 @@ def test_update_replace_snapshot_and_retain_except_on_create(cloud_workers, sand
     stacks.delete_stack(CTX, st.name, st.id)
     assert final(CTX, st.id).stack_status == "DELETE_COMPLETE"
     assert cinder.get_volume(new).id == new  # RetainExceptOnCreate: kept on a later delete
+
+
+def test_a_stack_delete_after_a_failed_replacement_makes_no_backup(
+        cloud_workers, sandbox):  # noqa: F811
+    """AWS: UpdateReplacePolicy applies only to a resource a replacement removes; deleting the
+    stack after the replacement failed applies the DeletionPolicy (default Delete: no
+    backup of the old volume, which is deleted)."""
+    cinder = connect(sandbox).block_storage
+    st = final(CTX, stacks.create_stack(CTX, stack_name="dbfail", template=volume(
+        1, update_replace_policy="Snapshot")).id)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + cloud_workers.logs()
+    old = rows(st.id)["db"].physical_resource_id
+    sandbox.admin("POST", "faults", json={"match": "volume.POST.volumes", "status": 400,
+                                          "times": 1})
+    stack_policy.update_stack(CTX, st.name, st.id, template=volume(
+        1, "cirros", update_replace_policy="Snapshot"))
+    st = final(CTX, st.id)
+    assert st.stack_status == "UPDATE_FAILED", st.status_reason + cloud_workers.logs()
+    assert cinder.get_volume(old).id == old  # nothing replaced it
+    stacks.delete_stack(CTX, st.name, st.id)
+    assert final(CTX, st.id).stack_status == "DELETE_COMPLETE"
+    assert old not in {b.volume_id for b in cinder.backups()}
+    assert cinder.find_volume(old) is None

@@ -6,7 +6,9 @@ policy: the ``update_replace_policy`` of the definition that replaced it, else i
 ``deletion_policy``). Its reverse node deletes them (:func:`drain`, polled, honouring that policy:
 Retain keeps it, Snapshot snapshots it first where the plugin can, RetainExceptOnCreate keeps it
 except in a rollback) once nothing points at them: an update's cleanup node, or a stack delete
-after a failed update.
+after a failed update. A stack delete applies the row's ``deletion_policy`` instead: as AWS's
+UpdateReplacePolicy, the replace policy only applies to the cleanup of a replacement, and a
+resource deleted with its stack follows its DeletionPolicy (an abandon's Retain included).
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ def drain(node: Node) -> Outcome | Drained | None:
         old = queue[0]
         plugin = _old_plugin(node, old)
         pid = old.get("physical_resource_id")
-        policy = old.get("deletion_policy")
+        policy = r.deletion_policy if node.stack.action == Action.DELETE \
+            else old.get("deletion_policy")
         retain = policy == "Retain" or (policy == "RetainExceptOnCreate"
                                         and node.stack.action != Action.ROLLBACK)
         try:

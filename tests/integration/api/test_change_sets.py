@@ -43,13 +43,19 @@ def test_change_set_shows_changes_and_executes_exactly_its_plan(api):
     assert {n: (c["action"], c["replacement"]) for n, c in changes.items()} == {
         "extra": ("Add", None), "a": ("Modify", "False"), "rep": ("Modify", "True"),
         "gone": ("Remove", None)}
+    # AWS ResourceChangeDetail: a changed snippet is a DirectModification (no entity); a
+    # snippet left as it was changes through what it references (here the parameter v)
     assert changes["rep"]["details"] == [{"name": "value", "requires_recreation": "Always",
-                                          "before": "x", "after": "y", "evaluation": "Static"}]
+                                          "before": "x", "after": "y", "evaluation": "Static",
+                                          "change_source": "DirectModification",
+                                          "causing_entity": None}]
     assert changes["rep"]["scope"] == ["Properties"]
     assert changes["rep"]["physical_resource_id"] == resources["rep"]["physical_resource_id"]
     assert changes["a"]["details"] == [{"name": "value", "requires_recreation": "Never",
                                         "before": "first", "after": "second",
-                                        "evaluation": "Static"}]
+                                        "evaluation": "Static",
+                                        "change_source": "ParameterReference",
+                                        "causing_entity": "v"}]
     # nothing written but the change set
     assert api.stack(base) == before and api.resources(base) == resources
     listed = api.c.get(f"{base}/change_sets").get_json()["change_sets"]
@@ -71,6 +77,19 @@ def test_change_set_shows_changes_and_executes_exactly_its_plan(api):
     again = api.c.post(f"{base}/change_sets/first/execute")
     assert "cannot be executed" in fault(again, 400, "InvalidChangeSetStatus")
     assert api.stack(base) == st
+
+
+def test_executing_a_change_set_deletes_the_stacks_other_change_sets(api):
+    """AWS (ExecuteChangeSet; user guide, "Execute a change set"): after a change set is
+    executed, the stack's other change sets are deleted, as no longer valid."""
+    base = api.create("others")
+    assert make(api, base, "run", template=NEW).status_code == 201
+    assert make(api, base, "other", existing=True, parameters={"v": "x"}).status_code == 201
+    assert api.c.post(f"{base}/change_sets/run/execute").status_code == 202
+    listed = api.c.get(f"{base}/change_sets").get_json()["change_sets"]
+    assert [(c["name"], c["execution_status"]) for c in listed] == [("run", "EXECUTE_COMPLETE")]
+    fault(api.c.get(f"{base}/change_sets/other"), 404, "ChangeSetNotFound")
+    fault(api.c.post(f"{base}/change_sets/other/execute"), 404, "ChangeSetNotFound")
 
 
 def test_stale_change_set_is_refused(api):
@@ -117,6 +136,44 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
     assert api.stack(base) == st
 
 
+@pytest.mark.parametrize("bad", [{"parameters": ["a"]}, {"parameters": "x"},
+                                 {"parameters": {"val": "h"}, "environment_files": 5},
+                                 {"files": []}])
+def test_a_malformed_body_is_refused_as_the_stack_routes_refuse_it(api, bad):
+    """The change-set bodies are the stack PUT/PATCH and POST bodies (Heat's 400 "Invalid
+    request body: <field>: <problem>"), with a name and a description."""
+    base = api.create("malformed")
+    st = api.stack(base)
+    patched = fault(api.c.patch(base, json=bad), 400, "HTTPBadRequest")
+    assert fault(make(api, base, "x", existing=True, **bad), 400, "HTTPBadRequest") == patched
+    created = fault(api.c.post("/v1/t1/stacks", json={"stack_name": "s", "template": BASE,
+                                                      **bad}), 400, "HTTPBadRequest")
+    new = api.c.post("/v1/t1/change_sets", json={"name": "n1", "stack_name": "s",
+                                                 "template": BASE, **bad})
+    assert fault(new, 400, "HTTPBadRequest") == created
+    assert created.startswith("Invalid request body: ")
+    assert api.stack(base) == st
+    assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
+    assert api.c.get("/v1/t1/stacks/s").status_code == 404
+
+
+def test_name_and_description_follow_aws_constraints(api):
+    """AWS's CreateChangeSet: ChangeSetName matches [a-zA-Z][-a-zA-Z0-9]* (at most 128),
+    Description at most 1024 characters; beyond, a 400 with nothing kept."""
+    base = api.create("limits")
+    for name in ("a" * 129, "caf\u00e9", "under_score", "-lead"):
+        fault(make(api, base, name, template=NEW), 400, "HTTPBadRequest")
+    msg = fault(make(api, base, "long", template=NEW, description="d" * 1025), 400,
+                "HTTPBadRequest")
+    assert "Member must have length less than or equal to 1024" in msg
+    assert fault(make(api, base, "typed", template=NEW, description=5), 400,
+                 "HTTPBadRequest") == "Invalid request body: description: Not a valid string."
+    assert api.c.get(f"{base}/change_sets").get_json() == {"change_sets": []}
+    made = make(api, base, "A" + "-" * 127, template=NEW, description="d" * 1024)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["change_set"]["description"] == "d" * 1024
+
+
 def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
     template = copy.deepcopy(BASE)
     template["resources"]["salted"] = {"type": "OS::Heat::RandomString", "properties": {
@@ -129,7 +186,8 @@ def test_replacement_forced_by_a_value_known_only_later_is_conditional(api):
     assert (salted["action"], salted["replacement"]) == ("Modify", "Conditional")
     assert salted["details"] == [{"name": "salt", "requires_recreation": "Conditionally",
                                   "before": "x", "after": "{{changeSet:KNOWN_AFTER_APPLY}}",
-                                  "evaluation": "Dynamic"}]
+                                  "evaluation": "Dynamic", "change_source": "ResourceAttribute",
+                                  "causing_entity": "rep.output"}]
 
 
 CHILD = {"heat_template_version": "2018-08-31",
@@ -172,6 +230,30 @@ def test_create_change_set_plans_a_new_stack_kept_in_review(api):
     assert set(api.resources(base)) == {"a", "rep", "gone"}
     fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "planned", "name": "again",
                                                  "template": BASE}), 409, "StackExists")
+
+
+def test_a_review_stack_takes_another_create_change_set(api):
+    """AWS allows another CREATE change set on a REVIEW_IN_PROGRESS stack (here after its
+    only one was deleted); the guards stay the first request's."""
+    first = api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "one",
+                                                   "template": BASE}).get_json()["change_set"]
+    base = f"/v1/t1/stacks/rev/{first['stack_id']}"
+    assert api.c.delete(f"{base}/change_sets/one").status_code == 204
+    resp = api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "two",
+                                                  "template": BASE,
+                                                  "parameters": {"v": "planned"}})
+    assert resp.status_code == 201, resp.get_json()
+    cs = resp.get_json()["change_set"]
+    assert (cs["type"], cs["stack_id"], cs["parameters"]) == ("CREATE", first["stack_id"],
+                                                              {"v": "planned"})
+    assert sorted(c["action"] for c in cs["changes"]) == ["Add", "Add", "Add"]
+    fault(api.c.post("/v1/t1/change_sets", json={"stack_name": "rev", "name": "three",
+                                                 "template": BASE,
+                                                 "termination_protection": True}),
+          400, "HTTPBadRequest")
+    assert api.c.post(f"{base}/change_sets/two/execute").status_code == 202
+    st = api.stack(base)
+    assert (st["stack_status"], st["parameters"]["v"]) == ("CREATE_COMPLETE", "planned")
 
 
 def test_no_change_set_is_planned_while_the_stack_is_in_progress(api):

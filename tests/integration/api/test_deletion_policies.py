@@ -11,7 +11,10 @@ import pytest
 
 STOKER = "stoker-2026-12-01"
 CHILD = {"heat_template_version": "2018-08-31", "resources": {"leaf": {"type": "OS::Heat::None"}}}
-FILES = {"a.yaml": json.dumps(CHILD), "b.yaml": json.dumps(CHILD)}
+FAILING = {"heat_template_version": "2018-08-31", "resources": {
+    "leaf": {"type": "OS::Heat::TestResource", "properties": {"fail": True}}}}
+FILES = {"a.yaml": json.dumps(CHILD), "b.yaml": json.dumps(CHILD),
+         "fail.yaml": json.dumps(FAILING)}
 
 
 def tmpl(resources: dict[str, Any], version: str = STOKER) -> dict[str, Any]:
@@ -86,6 +89,40 @@ def test_update_replace_policy_delete_overrides_a_retain_deletion_policy(client)
     assert resp.status_code == 202
     assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
     assert child_status(client, old) == "DELETE_COMPLETE"
+
+
+def test_a_stack_delete_after_a_failed_replacement_applies_the_deletion_policy(client):
+    # AWS user guide, UpdateReplacePolicy attribute: it "only applies to resources replaced
+    # during stack updates"; a resource deleted with its stack follows its DeletionPolicy.
+    base = create(client, "failedrep", tmpl({"r": {"type": "a.yaml"}}))
+    old = physical(client, base, "r")
+    resp = client.put(base, json={"template": tmpl({"r": {
+        "type": "fail.yaml", "update_replace_policy": "Retain"}}), "files": FILES})
+    assert resp.status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_FAILED"
+    assert child_status(client, old) == "CREATE_COMPLETE"  # nothing replaced it yet
+    assert client.delete(base).status_code == 204
+    assert show(client, base)["stack_status"] == "DELETE_COMPLETE"
+    assert child_status(client, old) == "DELETE_COMPLETE"  # DeletionPolicy Delete
+
+
+def test_a_failed_replacement_rolls_back_to_the_old_resource(client):
+    # AWS: a failed update rolls back to the previous resource; the replacement is removed
+    # (its DeletionPolicy, default Delete) and the kept one is not "replaced", so its
+    # UpdateReplacePolicy does not apply.
+    base = create(client, "rollrep", tmpl({"r": {"type": "a.yaml"}}))
+    old = physical(client, base, "r")
+    resp = client.put(base, json={"template": tmpl({"r": {
+        "type": "fail.yaml", "update_replace_policy": "Snapshot"}}), "files": FILES,
+        "disable_rollback": False})
+    assert resp.status_code == 202
+    st = show(client, base)
+    assert st["stack_status"] == "ROLLBACK_COMPLETE", st["stack_status_reason"]
+    assert physical(client, base, "r") == old
+    assert child_status(client, old) == "CREATE_COMPLETE"
+    events = client.get(f"{base}/resources/r/events").get_json()["events"]
+    made = {e["physical_resource_id"] for e in events if e["physical_resource_id"]} - {old}
+    assert made and all(child_status(client, m) == "DELETE_COMPLETE" for m in made)
 
 
 def test_cfn_template_retain_except_on_create_and_update_replace_policy(client):

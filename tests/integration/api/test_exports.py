@@ -146,16 +146,43 @@ def resource_exporter(value: str, suffix: str = "") -> dict[str, Any]:
     return template
 
 
-def test_an_export_from_a_resource_keeps_its_expression_while_in_use(client):
+def exported(client: Any) -> list[tuple[str, Any]]:
+    return [(e["name"], e["value"]) for e in client.get("/v1/t1/exports").get_json()["exports"]]
+
+
+def test_an_export_from_a_resource_keeps_its_value_while_in_use(client):
+    """AWS: an update that would change the value of an export another stack imports fails
+    ("Export <name> cannot be updated as it is in use by <stack>") and rolls back; one that
+    changes only how the same value is written succeeds."""
     base = create(client, "network", resource_exporter("net-1"))
-    create(client, "app", importer())
-    assert client.get("/v1/t1/exports").get_json()["exports"][0]["value"] == "net-1"
-    # same expression: allowed (the value is the resource's)
-    assert client.put(base, json={"template": resource_exporter("net-1")}).status_code == 202
+    app = create(client, "app", importer())
+    assert exported(client) == [("shared-net", "net-1")]
+    # another expression, the same value: allowed
+    same = resource_exporter("net-1")
+    same["Outputs"]["NetId"]["Value"] = {"Fn::GetAtt": ["net", "output"]}
+    assert client.put(base, json={"template": same}).status_code == 202
     assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
-    msg = fault(client.put(base, json={"template": resource_exporter("net-1", "-v2")}), 409,
-                "ExportInUse")
-    assert msg == "Export shared-net cannot be updated as it is in use by app"
+    # the same expression, a new value known only once the resource is updated: refused then
+    for rollback, status in ((False, "ROLLBACK_COMPLETE"), (True, "UPDATE_FAILED")):
+        resp = client.put(base, json={"template": resource_exporter("net-2"),
+                                      "disable_rollback": rollback})
+        assert resp.status_code == 202, resp.get_json()
+        st = show(client, base)
+        assert st["stack_status"] == status
+        failed = [e["resource_status_reason"] for e in
+                  client.get(f"{base}/events").get_json()["events"]
+                  if e["resource_name"] == "network" and e["resource_status"] == "UPDATE_FAILED"]
+        assert failed[-1] == "Export shared-net cannot be updated as it is in use by app"
+        assert exported(client) == [("shared-net", "net-1")]
+    assert outputs(client, app) == {"Seen": "net-1"}
+    # the failed update left the resource at net-2: a rollback to it cannot change the export
+    resp = client.put(base, json={"template": resource_exporter("net-2", "-x"),
+                                  "disable_rollback": False})
+    assert resp.status_code == 202
+    st = show(client, base)
+    assert (st["stack_status"], st["stack_status_reason"]) == (
+        "ROLLBACK_FAILED", "Export shared-net cannot be updated as it is in use by app")
+    assert exported(client) == [("shared-net", "net-1")]
 
 
 def test_an_update_rolled_back_imports_what_the_old_template_imports(client):

@@ -327,3 +327,20 @@ def test_a_snapshot_name_that_is_not_text_is_a_400_and_no_snapshot_is_taken(api,
     assert resp.status_code == 400, resp.get_json()
     assert resp.get_json()["error"]["message"] == "The snapshot name must be a string."
     assert api.c.get(base + "/snapshots").get_json()["snapshots"] == []
+
+
+def test_retry_and_rollback_are_refused_in_progress_and_unless_failed(api):
+    """As the README says: 409 ActionInProgress (Heat's) while an operation runs, 400
+    NotSupported for a stack neither CREATE_FAILED nor UPDATE_FAILED; nothing changes."""
+    from sqlalchemy import update
+
+    from app.models import Stack, session
+    base = api.create("recover")
+    for action in ("retry", "rollback"):
+        fault(api.c.post(f"{base}/actions", json={action: None}), 400, "NotSupported")
+    with session() as s:  # an update in flight, as its traversal leaves the row
+        s.execute(update(Stack).where(Stack.id == base.rsplit("/", 1)[1]).values(
+            action="UPDATE", status="IN_PROGRESS"))
+    for action in ("retry", "rollback"):
+        fault(api.c.post(f"{base}/actions", json={action: None}), 409, "ActionInProgress")
+    assert api.stack(base)["stack_status"] == "UPDATE_IN_PROGRESS"

@@ -60,7 +60,7 @@ def test_update_change_set_described_executed_and_refused_when_spent_or_stale(bo
     assert secret["Details"] == [{"Target": {
         "Attribute": "Properties", "Name": "length", "RequiresRecreation": "Always",
         "BeforeValue": "8", "AfterValue": "12"}, "Evaluation": "Static",
-        "ChangeSource": "DirectModification"}]
+        "ChangeSource": "ParameterReference", "CausingEntity": "Length"}]
     assert (knob["Action"], knob["Replacement"]) == ("Modify", "False")
     assert knob["Details"][0]["Target"]["RequiresRecreation"] == "Never"
     assert cf.describe_stacks(StackName="cs")["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
@@ -236,11 +236,107 @@ def test_execution_status_follows_the_stacks_update(boto):
                          TemplateBody=json.dumps(failing))
     cf.execute_change_set(ChangeSetName="broken", StackName="slow")
     assert cf.describe_stacks(StackName="slow")["Stacks"][0]["StackStatus"] == "UPDATE_FAILED"
+    # AWS deletes the stack's other change sets (the executed "two" too) on an execution
     assert {s["ChangeSetName"]: s["ExecutionStatus"] for s in cf.list_change_sets(
-        StackName="slow")["Summaries"]} == {"two": "EXECUTE_COMPLETE",
-                                             "broken": "EXECUTE_FAILED"}
+        StackName="slow")["Summaries"]} == {"broken": "EXECUTE_FAILED"}
     # what an execution ended as is kept through the stack's later operations
     cf.update_stack(StackName="slow", TemplateBody=TEMPLATE)
     cf.get_waiter("stack_update_complete").wait(StackName="slow", WaiterConfig=FAST)
     assert cf.describe_change_set(ChangeSetName="broken", StackName="slow")[
         "ExecutionStatus"] == "EXECUTE_FAILED"
+
+
+@pytest.mark.parametrize("bad, code", [
+    ({"Parameters.member.1": "a"}, "MissingParameter"),
+    ({"Parameters.member.1.ParameterKey": "Value"}, "MissingParameter"),
+    ({"Parameters.member.x.ParameterKey": "Value"}, "InvalidQueryParameter"),
+    ({"Parameters.member.1.ParameterKey": "Value", "Parameters.member.1.ParameterValue": "b",
+      "Parameters.member.1.UsePreviousValue": "maybe"}, "ValidationError"),
+])
+def test_malformed_parameters_are_an_aws_client_error_and_make_nothing(call, bad, code):
+    """AWS's common errors for a malformed query list (400, Sender), never a server fault;
+    the CREATE change set's stack is not made."""
+    answer = call("CreateChangeSet", StackName="shapes", ChangeSetName="c1",
+                  ChangeSetType="CREATE", TemplateBody=TEMPLATE, **bad)
+    assert (answer.status, answer.code, answer.text("Error/Type")) == (400, code, "Sender")
+    assert call("DescribeStacks", StackName="shapes").code == "ValidationError"
+
+
+def test_a_review_stack_takes_another_create_change_set(boto):
+    """AWS: a stack in REVIEW_IN_PROGRESS takes further CREATE change sets (its only one
+    deleted, or beside others); the one executed creates the stack as it planned."""
+    cf = boto
+    made = cf.create_change_set(StackName="again", ChangeSetName="first", TemplateBody=TEMPLATE,
+                                ChangeSetType="CREATE")
+    cf.delete_change_set(ChangeSetName="first", StackName="again")
+    second = cf.create_change_set(StackName="again", ChangeSetName="second",
+                                  TemplateBody=TEMPLATE, ChangeSetType="CREATE",
+                                  Parameters=_params(Value="two"))
+    assert second["StackId"] == made["StackId"]
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName=second["Id"],
+                                                     WaiterConfig=FAST)
+    desc = cf.describe_change_set(ChangeSetName=second["Id"])
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in desc["Parameters"]}["Value"] == "two"
+    assert sorted(c["ResourceChange"]["Action"] for c in desc["Changes"]) == ["Add", "Add"]
+    cf.execute_change_set(ChangeSetName="second", StackName="again")
+    cf.get_waiter("stack_create_complete").wait(StackName="again", WaiterConfig=FAST)
+    stack = cf.describe_stacks(StackName="again")["Stacks"][0]
+    assert {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}["Value"] == \
+        "two"
+
+
+def test_list_change_sets_refuses_a_token_it_did_not_give(boto):
+    """As ListExports and DescribeStackResourceDrifts: a NextToken not of this listing is a
+    ValidationError, never page 1 again."""
+    cf = boto
+    cf.create_change_set(StackName="paged", ChangeSetName="only", TemplateBody=TEMPLATE,
+                         ChangeSetType="CREATE")
+    listed = cf.list_change_sets(StackName="paged")
+    assert [s["ChangeSetName"] for s in listed["Summaries"]] == ["only"]
+    assert "NextToken" not in listed
+    for token in ("garbage", "5"):
+        with pytest.raises(cf.exceptions.ClientError) as bad:
+            cf.list_change_sets(StackName="paged", NextToken=token)
+        assert _error(bad) == ("ValidationError", 400)
+        assert bad.value.response["Error"]["Message"].endswith(f"Invalid NextToken: {token}")
+
+
+def test_description_and_name_limits_are_validation_errors(boto):
+    """AWS's CreateChangeSet constraints: Description at most 1024 characters, ChangeSetName
+    [a-zA-Z][-a-zA-Z0-9]* at most 128; beyond, ValidationError and no REVIEW stack made."""
+    cf = boto
+    for extra in ({"ChangeSetName": "ok", "Description": "d" * 1025},
+                  {"ChangeSetName": "a" * 129}, {"ChangeSetName": "under_score"}):
+        with pytest.raises(cf.exceptions.ClientError) as bad:
+            cf.create_change_set(StackName="limited", TemplateBody=TEMPLATE,
+                                 ChangeSetType="CREATE", **extra)
+        assert _error(bad) == ("ValidationError", 400)
+    assert [s for s in cf.list_stacks()["StackSummaries"]
+            if s["StackName"] == "limited"] == []
+
+
+def test_change_source_names_what_caused_each_change(boto):
+    """AWS ResourceChangeDetail: ChangeSource DirectModification (the template's value itself,
+    no CausingEntity), ParameterReference (CausingEntity: the parameter), ResourceReference
+    (a Ref of a resource being replaced: its name) and ResourceAttribute (a Fn::GetAtt:
+    resource.attribute)."""
+    cf = boto
+    body = json.loads(TEMPLATE)
+    body["Resources"]["ById"] = {"Type": "OS::Heat::TestResource",
+                                 "Properties": {"value": {"Ref": "Secret"}}}
+    body["Resources"]["ByAttr"] = {"Type": "OS::Heat::TestResource",
+                                   "Properties": {"value": {"Fn::GetAtt": ["Secret", "value"]}}}
+    cf.create_stack(StackName="why", TemplateBody=json.dumps(body))
+    cf.get_waiter("stack_create_complete").wait(StackName="why", WaiterConfig=FAST)
+    body["Resources"]["Knob"]["Properties"]["value"] = "typed"
+    cf.create_change_set(StackName="why", ChangeSetName="why", TemplateBody=json.dumps(body),
+                         Parameters=_params(Length="12"))
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName="why", StackName="why",
+                                                     WaiterConfig=FAST)
+    causes = {c["ResourceChange"]["LogicalResourceId"]: [
+        (d["ChangeSource"], d.get("CausingEntity")) for d in c["ResourceChange"]["Details"]]
+        for c in cf.describe_change_set(ChangeSetName="why", StackName="why")["Changes"]}
+    assert causes == {"Secret": [("ParameterReference", "Length")],
+                      "Knob": [("DirectModification", None)],
+                      "ById": [("ResourceReference", "Secret")],
+                      "ByAttr": [("ResourceAttribute", "Secret.value")]}

@@ -135,3 +135,20 @@ def test_list_exports_pages_by_next_token(boto):
     names = [e["Name"] for page in cf.get_paginator("list_exports").paginate()
              for e in page["Exports"]]
     assert names == [f"e{i:03d}" for i in range(105)]
+
+
+def test_an_export_name_with_fn_sub_names_the_missing_function(boto):
+    """Heat's CFN format (heat/engine/cfn/template.py) has no Fn::Sub: the map is kept as it
+    is, and the refusal says so rather than only that the name is no string."""
+    cf = boto
+    template = json.dumps({
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {"N": {"Type": "OS::Heat::None"}},
+        "Outputs": {"O": {"Value": "x", "Export": {"Name": {"Fn::Sub": "${AWS::StackName}-o"}}}}})
+    with pytest.raises(ClientError) as exc:
+        cf.create_stack(StackName="subbed", TemplateBody=template)
+    code, message = _error(exc)
+    assert code == "ValidationError"
+    assert message.endswith('"Fn::Sub" is not a function of this template format '
+                            "(AWSTemplateFormatVersion: 2010-09-09)")
+    assert [s["StackName"] for s in cf.list_stacks()["StackSummaries"]] == []

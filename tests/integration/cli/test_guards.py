@@ -31,6 +31,10 @@ def test_termination_protection_commands(app, url, files):  # noqa: F811
     assert res.exit_code == 2
     assert "cannot be deleted while TerminationProtection is enabled" in res.output
     assert "enabled" in run(url, "stack", "termination-protection", "keep").output
+    for both in (("--enable", "--disable"), ("--disable", "--enable")):
+        res = run(url, "stack", "termination-protection", "keep", *both)
+        assert res.exit_code == 2 and "mutually exclusive" in res.output
+    assert "enabled" in run(url, "stack", "termination-protection", "keep").output  # kept
     res = run(url, "stack", "termination-protection", "keep", "--disable")
     assert res.exit_code == 0 and "disabled" in res.output
     assert run(url, "stack", "delete", "keep", "-y").exit_code == 0
