@@ -25,7 +25,7 @@ from app import convergence, errors
 from app.context import RequestContext
 from app.engine.states import Action, Status
 from app.models import ChangeSet, Stack, isotime, read_session, session
-from app.services import stack_policy, stacks, update_preview, updates
+from app.services import export_guard, stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
 log = logging.getLogger(__name__)
@@ -247,6 +247,7 @@ def execute_change_set(ctx: RequestContext, stack_name: str, stack_id: str,
     prep = updates.prepare_update(ctx, st, **request)
     if st.action != REVIEW:  # an update: held against the stack policy as any update
         stack_policy.check(st, prep)
+        export_guard.check(st, prep)
     with session() as s:
         row = s.get(Stack, st.id, with_for_update=True)
         locked = s.get(ChangeSet, cs.id)

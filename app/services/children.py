@@ -11,7 +11,7 @@ from typing import Any
 from app.context import RequestContext
 from app.engine.states import Action
 from app.models import Stack, session
-from app.services import snapshots, stack_policy, stacks, updates
+from app.services import export_guard, snapshots, stack_policy, stacks, updates
 
 
 class ServiceChildStacks:
@@ -47,6 +47,7 @@ class ServiceChildStacks:
                                          environment=environment)
         if restore is None and getattr(parent, "action", None) != Action.ROLLBACK:
             stack_policy.check(child, prep)
+            export_guard.check(child, prep)
         with session() as s:
             row = s.get(Stack, child.id, with_for_update=True)
             assert row is not None

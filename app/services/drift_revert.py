@@ -26,7 +26,7 @@ from app.engine.states import Action, Status
 from app.models import DriftDetection, Resource, Stack, read_session, session
 from app.models.base import utcnow
 from app.resource_types import base, registry
-from app.services import drift, stack_policy, stacks, updates
+from app.services import drift, export_guard, stack_policy, stacks, updates
 from app.services.stack_actions import in_progress
 
 KINDS = ("created", "updated", "replaced")
@@ -59,6 +59,7 @@ def revert(ctx: RequestContext, stack: Stack, detection_id: str) -> dict[str, An
     if not any(plan["resource_changes"].values()):
         raise errors.BadRequest(f"Drift detection {detection_id} found nothing to revert.")
     prep = updates.prepare_update(ctx, stack, existing=True)
+    export_guard.check(stack, prep)
     with session() as s:
         row = s.get(Stack, stack.id, with_for_update=True)
         assert row is not None

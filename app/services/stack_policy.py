@@ -16,7 +16,7 @@ from app import errors
 from app.context import RequestContext
 from app.engine import stack_policy as grammar
 from app.models import Stack, session
-from app.services import guards, stacks, update_preview, updates
+from app.services import export_guard, guards, stacks, update_preview, updates
 
 #: the Heat fault type of a refused update (HTTP 409); the CFN API answers ValidationError
 DENIED = "UpdateDeniedByStackPolicy"
@@ -94,6 +94,7 @@ def update_stack(ctx: RequestContext, stack_name: str, stack_id: str, *,
     updates.check_updatable(st)
     prep = updates.prepare_update(ctx, st, **request)
     check(st, prep, override)
+    export_guard.check(st, prep)
     return updates.commit(ctx, st, prep)
 
 

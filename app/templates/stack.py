@@ -141,6 +141,14 @@ class StackDefinition:
             return UNKNOWN
         return UNKNOWN if contains_unknown(value) else value
 
+    def output_references(self, key: str) -> set[str]:
+        """Names of the resources output ``key`` refers to (get_resource, get_attr, Ref,
+        Fn::GetAtt); empty when it is disabled or unknown. O(size of the output)."""
+        enabled, tree, _ = self._outputs.get(key, (False, None, None))
+        if not enabled:
+            return set()
+        return {name for name, _, _ in references(tree) if name in self.resources}
+
     def output_resources(self) -> set[str]:
         """Names of (enabled) resources that outputs reference."""
         if self._output_refs is None:

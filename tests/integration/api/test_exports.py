@@ -198,3 +198,41 @@ def test_an_update_rolled_back_imports_what_the_old_template_imports(client):
     assert outputs(client, app) == {"Seen": "net-1"}
     assert client.delete(other).status_code == 204   # no longer imported after the rollback
     fault(client.delete(base), 409, "ExportInUse")                 # still imported
+
+
+def random_exporter(length: int) -> dict[str, Any]:
+    """The export's value is a generated string: a new length replaces the generator."""
+    return {"AWSTemplateFormatVersion": CFN,
+            "Parameters": {"L": {"Type": "Number", "Default": length}},
+            "Resources": {"rand": {"Type": "OS::Heat::RandomString",
+                                   "Properties": {"length": {"Ref": "L"}}}},
+            "Outputs": {"NetId": {"Value": {"Fn::GetAtt": ["rand", "value"]},
+                                  "Export": {"Name": "shared-net"}}}}
+
+
+def test_an_update_replacing_what_an_export_in_use_refers_to_is_refused_first(client):
+    """AWS fails such an update before its cleanup deletes the old resource; a traversal
+    would delete the replaced generator before the outputs are known, so it is refused with
+    nothing changed (409 ExportInUse), through PUT, PATCH and a change set's execution."""
+    base = create(client, "network", random_exporter(8))
+    create(client, "app", importer())
+    [(_, value)] = exported(client)
+    rand = client.get(f"{base}/resources/rand").get_json()["resource"]
+    for call in (lambda: client.put(base, json={"template": random_exporter(12)}),
+                 lambda: client.patch(base, json={"parameters": {"L": 12}})):
+        assert fault(call(), 409, "ExportInUse") == (
+            "Export shared-net cannot be updated as it is in use by app")
+    resp = client.post(f"{base}/change_sets", json={"name": "grow", "existing": True,
+                                                    "parameters": {"L": 12}})
+    assert resp.status_code == 201, resp.get_json()
+    fault(client.post(f"{base}/change_sets/grow/execute"), 409, "ExportInUse")
+    st = show(client, base)
+    assert st["stack_status"] == "CREATE_COMPLETE" and st["updated_time"] is None
+    after = client.get(f"{base}/resources/rand").get_json()["resource"]
+    assert after["physical_resource_id"] == rand["physical_resource_id"]
+    assert exported(client) == [("shared-net", value)]
+    # a change that keeps the generator is an ordinary update
+    same = random_exporter(8)
+    same["Resources"]["note"] = {"Type": "OS::Heat::None"}
+    assert client.put(base, json={"template": same}).status_code == 202
+    assert show(client, base)["stack_status"] == "UPDATE_COMPLETE"
