@@ -96,7 +96,12 @@ class ChangeSets(MethodView):
     @blp.arguments(ChangeSetBody, error_status_code=400)
     @blp.response(201, description='{"change_set": {..., "changes": [...]}}')
     def post(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
-        """Plan an update of the stack and keep it as a change set (nothing else changes)."""
+        """Plan an update of the stack and keep it as a change set (nothing else changes).
+        A change set is executed under the stack's own policy, as CloudFormation's
+        ExecuteChangeSet is: ``stack_policy_during_update`` is refused (400)."""
+        if body.get("stack_policy_during_update") is not None:
+            raise errors.BadRequest("A change set takes no stack_policy_during_update: it is "
+                                    "executed under the stack's own policy.")
         name, description = _named(body)
         existing = flag(body, "existing")
         args = update_args(body, patch=existing)

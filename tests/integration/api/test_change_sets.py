@@ -128,6 +128,10 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(api):
     fault(make(api, base, "x"), 400, "HTTPBadRequest")  # a PUT-style body needs a template
     assert fault(make(api, base, "m", existing="maybe", template=NEW), 400, "HTTPBadRequest") \
         == 'Unrecognized value "maybe" for "existing", acceptable values are: true, false.'
+    # executed under the stack's own policy (as ExecuteChangeSet): no temporary one
+    assert "stack's own policy" in fault(make(
+        api, base, "p", template=NEW, stack_policy_during_update={"Statement": []}),
+        400, "HTTPBadRequest")
     assert make(api, base, "dup", template=NEW).status_code == 201
     fault(make(api, base, "dup", template=NEW), 409, "AlreadyExistsException")
     assert api.c.delete(f"{base}/change_sets/dup").status_code == 204
