@@ -56,8 +56,11 @@ def resource_drifts(ctx: RequestContext, params: Mapping[str, str]) -> dict[str,
     """DescribeStackResourceDrifts → ``{"StackResourceDrifts": [...], "NextToken"?}`` of the
     stack's latest detection, only the ``StackResourceDriftStatusFilters`` statuses when
     given, ``MaxResults`` (default 100) a page; a stack never checked has none (AWS).
-    :raises faults.ValidationError: an unknown status, MaxResults out of 1..100, a bad token."""
+    :raises faults.ValidationError: an unknown status, MaxResults out of 1..100, a bad token.
+    :raises errors.NotFound: a deleted stack (as the Detect actions answer it)."""
     st = identify(ctx, required(params, "StackName"))
+    if st.deleted_at is not None or f"{st.action}_{st.status}" == "DELETE_COMPLETE":
+        raise errors.NotFound("Stack", st.name)
     wanted = {m[""] for m in member_list(params, "StackResourceDriftStatusFilters")}
     if wanted - set(STATUSES):
         raise faults.ValidationError(

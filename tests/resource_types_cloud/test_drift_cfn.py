@@ -223,8 +223,9 @@ def _rest_error(resp: Any) -> tuple[int, str, str]:
 
 def test_a_deleted_stack_is_not_checked_by_any_drift_call(
         db: Any, cloud_settings: Any, sandbox: Any) -> None:
-    """A deleted stack's resources are gone by its own doing: DetectStackDrift and
-    DetectStackResourceDrift (by its ARN, which still finds it) are the same
+    """A deleted stack's resources are gone by its own doing: DetectStackDrift,
+    DetectStackResourceDrift and DescribeStackResourceDrifts (by its ARN, which still finds
+    it) are the same
     ValidationError — Heat's not-found of the stack — and ``POST .../drift`` its 404."""
     from app.api import create_app as api_app
     from app.cfn import create_app
@@ -234,7 +235,8 @@ def test_a_deleted_stack_is_not_checked_by_any_drift_call(
     stacks.delete_stack(CTX, st.name, st.id)
     whole = _error(cfn, "DetectStackDrift", StackName=arn)
     one = _error(cfn, "DetectStackResourceDrift", StackName=arn, LogicalResourceId="v0")
-    assert whole == one
+    listed = _error(cfn, "DescribeStackResourceDrifts", StackName=arn)
+    assert whole == one == listed
     assert (whole[0], whole[1]["Code"]) == (400, "ValidationError")
     assert whole[1]["Message"].endswith("The Stack (cfngone) could not be found.")
     status, kind, message = _rest_error(api.post(f"/v1/admin/stacks/cfngone/{st.id}/drift"))
