@@ -214,8 +214,21 @@ def unavailable(exc: BaseException) -> bool:
     return False
 
 
+#: held while :func:`init` installs an engine: threads of one process that start together (the
+#: worker's lease and broker threads, its first steps) install it once, with one writer lock
+_init_lock = threading.Lock()
+
+
 def init(url: str) -> Engine:
-    """Install the process-wide engine for ``url`` (idempotent for the same URL and process)."""
+    """Install the process-wide engine for ``url`` (idempotent for the same URL and process;
+    thread-safe)."""
+    if _engine is not None and str(_engine.url) == str(make_url(url)) and _engine_pid == os.getpid():
+        return _engine
+    with _init_lock:
+        return _install(url)
+
+
+def _install(url: str) -> Engine:
     global _engine, _factory, _engine_pid, _read_engine, _read_factory
     if _engine is not None and str(_engine.url) == str(make_url(url)) and _engine_pid == os.getpid():
         return _engine
@@ -324,6 +337,7 @@ class _Writer:
         self._mutex = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
+        self._locked: int | None = None  # the descriptor whose lock the holder took
         self._pid = os.getpid()
 
     def attach(self, path: str | None) -> None:
@@ -352,13 +366,17 @@ class _Writer:
             except OSError:
                 self._mutex.release()
                 raise
+            self._locked = self._fd
         self._depth += 1
         return True
 
     def release(self) -> None:
+        """Unlock the descriptor the lock was taken on (a re-attach in between opened another)."""
         self._depth -= 1
-        if self._depth == 0 and self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        if self._depth == 0 and self._locked is not None:
+            with contextlib.suppress(OSError):  # closed by a re-attach: its lock went with it
+                fcntl.flock(self._locked, fcntl.LOCK_UN)
+            self._locked = None
         self._mutex.release()
 
 

@@ -129,3 +129,38 @@ def test_a_forked_child_takes_the_writer_lock_on_a_descriptor_of_its_own(db):
         got = answer.get(timeout=30)
         proc.join(30)
     assert got == "blocked"
+
+
+def _lock_descriptors(path: str) -> int:
+    return sum(1 for fd in os.listdir("/proc/self/fd")
+               if os.path.realpath(f"/proc/self/fd/{fd}") == f"{path}-writer.lock")
+
+
+def test_threads_installing_the_engine_at_once_share_one_writer_lock(db, tmp_path):
+    """A worker's threads (its lease, its broker watch, its first steps) may install the
+    engine together: one descriptor of the lock file, so a lock taken is the lock released
+    (two let a holder lock one and unlock the other, and the process wait on itself)."""
+    previous = str(base.get_engine().url)
+    path = str(tmp_path / "together.db")
+    start = threading.Barrier(8)
+
+    def install() -> None:
+        start.wait(5)
+        base.init(f"sqlite:///{path}")
+
+    try:
+        threads = [threading.Thread(target=install) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert _lock_descriptors(path) == 1
+        with base.session() as s:
+            s.execute(text("SELECT 1"))
+        fd = os.open(f"{path}-writer.lock", os.O_RDWR)
+        try:  # given back: no descriptor of this process still holds the lock
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    finally:
+        base.init(previous)
