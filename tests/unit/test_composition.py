@@ -31,7 +31,7 @@ OUTSIDE_THE_LAYOUT = ("app/sandbox/",)
 #: (settings, database, runtime), lazy caches, and the worker's boot machinery in app.tasks
 MAY_REBIND_MODULE_STATE = {
     "app/config.py": {"get", "set_current"},           # the process's settings
-    "app/models/base.py": {"init"},                    # the process's database engine
+    "app/models/base.py": {"_install"},                # the process's database engine (init)
     "app/convergence/runtime.py": {"configure"},       # the process's composition
     # the heartbeat threads, and whether its own beats land (a per-process fact, as they are)
     "app/convergence/store/lease.py": {"ensure_heartbeat", "stop", "_beaten"},
