@@ -28,6 +28,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -212,6 +213,21 @@ def init_engine(env_vars: dict[str, str]) -> None:
     runtime.configure(wiring.compose(settings, CeleryDispatcher(celery_app)))
 
 
+
+def _round_trip(stacks: Any, ctx: Any, name: str, template: dict[str, Any],
+                **create: Any) -> tuple[str, float, float]:
+    """Create stack ``name`` and wait, then delete it and wait. :returns: its status after
+    the create, the create's and the delete's seconds."""
+    t0 = time.perf_counter()
+    st = stacks.create_stack(ctx, stack_name=name, template=template, **create)
+    _wait(stacks, ctx, st.id)
+    t_create = time.perf_counter() - t0
+    final = stacks.get_by_id(ctx, st.id).stack_status
+    t1 = time.perf_counter()
+    stacks.delete_stack(ctx, st.name, st.id)
+    _wait(stacks, ctx, st.id)
+    return final, t_create, time.perf_counter() - t1
+
 def _wait(stacks, ctx, stack_id: str) -> None:
     while stacks.get_by_id(ctx, stack_id).status == "IN_PROGRESS":
         time.sleep(0.02)
@@ -263,16 +279,8 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
                 print_row(rows[-1], flush=True)
         if cern:
             c0 = spent()
-            t0 = time.perf_counter()
-            st = stacks.create_stack(ctx, stack_name="cern", template=cern_template(cern),
-                                     files={"member.yaml": MEMBER})
-            _wait(stacks, ctx, st.id)
-            t_create = time.perf_counter() - t0
-            final = stacks.get_by_id(ctx, st.id).stack_status
-            t1 = time.perf_counter()
-            stacks.delete_stack(ctx, st.name, st.id)
-            _wait(stacks, ctx, st.id)
-            t_delete = time.perf_counter() - t1
+            final, t_create, t_delete = _round_trip(stacks, ctx, "cern", cern_template(cern),
+                                                    files={"member.yaml": MEMBER})
             n = cern * 22 + cern + 1
             cpu = (spent() - c0) * 1000 / n
             rows.append((mode, n, "cern", final, t_create, t_delete,
@@ -280,15 +288,7 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
             print_row(rows[-1], flush=True)
         for g in groups or []:
             c0 = spent()
-            t0 = time.perf_counter()
-            st = stacks.create_stack(ctx, stack_name=f"group{g}", template=group_template(g))
-            _wait(stacks, ctx, st.id)
-            t_create = time.perf_counter() - t0
-            final = stacks.get_by_id(ctx, st.id).stack_status
-            t1 = time.perf_counter()
-            stacks.delete_stack(ctx, st.name, st.id)
-            _wait(stacks, ctx, st.id)
-            t_delete = time.perf_counter() - t1
+            final, t_create, t_delete = _round_trip(stacks, ctx, f"group{g}", group_template(g))
             cpu = (spent() - c0) * 1000 / g
             rows.append((mode, g, "group", final, t_create, t_delete,
                          (t_create + t_delete) * 1000 / g, None, cpu))
