@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app import config
-from tests.fixtures.procs import stop_groups
+from tests.fixtures.procs import alive, stop_groups
 
 REPO = Path(__file__).resolve().parents[2]
 PG = os.environ.get("STOKER_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
@@ -73,17 +73,6 @@ def pg_url(pg_template: str) -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this host."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A Redis database number of its own (claimed in db 0, so that concurrent test runs on
@@ -95,7 +84,7 @@ def redis_url() -> Iterator[str]:
         if admin.set(key, os.getpid(), nx=True, ex=3 * 3600):
             break
         holder = admin.get(key)
-        if holder is not None and not _alive(int(holder)) and admin.getset(key, os.getpid()) == holder:
+        if holder is not None and not alive(int(holder)) and admin.getset(key, os.getpid()) == holder:
             # the run that claimed it was killed before its teardown (same host: its pid is gone)
             admin.expire(key, 3 * 3600)
             break

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.procs import alive
+
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.integration
@@ -61,14 +63,6 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _stoker() -> list[str]:
@@ -148,9 +142,9 @@ def test_up_serves_creates_a_stack_and_stops_cleanly(home: Path) -> None:
             pytest.fail(f"stoker up did not stop after SIGTERM: {log_path.read_text()[-2000:]}")
     assert proc.returncode == 0, log_path.read_text()[-2000:]
     deadline = time.time() + 5
-    while time.time() < deadline and any(_alive(pid) for pid in seen):
+    while time.time() < deadline and any(alive(pid) for pid in seen):
         time.sleep(0.1)
-    survivors = [pid for pid in seen if _alive(pid)]
+    survivors = [pid for pid in seen if alive(pid)]
     assert not survivors, f"children survived SIGTERM: {survivors}"
     assert not _port_open(port)
     assert "all processes stopped" in log_path.read_text()

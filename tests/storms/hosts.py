@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.fixtures.procs import alive
+
 #: the range every host's /30 comes from (the private PostgreSQL trusts it: conftest.py)
 RANGE = ipaddress.IPv4Network("10.231.0.0/16")
 SLOTS = RANGE.num_addresses // 4
@@ -54,16 +56,6 @@ def available() -> str | None:
     return None
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def reclaim() -> int:
     """Remove the namespaces and veths that processes no longer running left (killed before
     they could close them). :returns: how many names were removed."""
@@ -74,7 +66,7 @@ def reclaim() -> int:
     for kind, names in (("link", links), ("netns", spaces)):
         for name in names:
             m = _NAME.match(name)
-            if m and not _running(int(m.group(1), 16)):
+            if m and not alive(int(m.group(1), 16)):
                 with contextlib.suppress(subprocess.SubprocessError):
                     _ip(kind, "del", name)
                     gone += 1

@@ -15,6 +15,7 @@ from app import config
 from app.cli import render as cli_render
 from app.cli import up as cli_up
 from app.cli.client import Client, CliError
+from tests.fixtures.procs import alive
 from tests.unit.cli.conftest import FakeApi
 
 
@@ -74,14 +75,6 @@ def test_redis_starts_and_stops(tmp_path: Path) -> None:
     assert not cli_up.ping_redis(Path(s.data_dir) / "redis.sock")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 SPAWNER = """
 import subprocess, sys, time, signal
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -106,16 +99,16 @@ def test_supervisor_stops_groups_with_grandchildren(tmp_path: Path) -> None:
     while ("grandchild" not in out.getvalue() or "ready" not in out.getvalue()) and time.time() < deadline:
         time.sleep(0.05)
     grand = int(out.getvalue().split("grandchild ")[1].split()[0])
-    assert a.popen and b.popen and _alive(grand) and sup.exited() is None
+    assert a.popen and b.popen and alive(grand) and sup.exited() is None
     t0 = time.time()
     sup.stop(grace=1)
     assert time.time() - t0 < 8
     for pid in (a.popen.pid, b.popen.pid, grand):
         for _ in range(50):
-            if not _alive(pid):
+            if not alive(pid):
                 break
             time.sleep(0.05)
-        assert not _alive(pid), f"pid {pid} survived"
+        assert not alive(pid), f"pid {pid} survived"
     assert "spawner  | grandchild" in out.getvalue()
     assert "stubborn did not stop in 1s; killing it" in out.getvalue()
 
