@@ -97,10 +97,13 @@ def preview_update(ctx: RequestContext, stack_name: str, stack_id: str, *,
 
 def classify_prepared(st: Any, prep: updates.Prepared) -> Changes:
     """The top-level resources of stack ``st`` classified for the checked update ``prep``
-    (as :func:`preview_update` without ``show_nested``); nothing is written."""
+    (as :func:`preview_update` without ``show_nested``), once per ``prep``; read-only."""
+    if "changes" in prep.memo:
+        return prep.memo["changes"]  # type: ignore[no-any-return]
     out: Changes = {k: [] for k in KINDS}
     parent = (st.nested_info or {}).get("resource_name") if st.parent_id else None
     _preview(st, prep.loaded, prep.files, out, False, parent)
+    prep.memo["changes"] = out
     return out
 
 

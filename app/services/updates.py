@@ -11,7 +11,7 @@ deleted), ``StackValidationFailed`` & co (400).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app import config, convergence, errors
@@ -35,6 +35,9 @@ class Prepared:
     disable_rollback: bool
     tags: list[str] | None
     imports: list[str]           # export names the new template imports
+    #: what the guards computed of this update, kept so that a second guard does not redo it
+    #: (``update_preview.classify_prepared`` keeps its classification under "changes")
+    memo: dict[str, Any] = field(default_factory=dict)
 
 
 def prepare_update(ctx: RequestContext, st: Stack, *, template: Any = None,
