@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.templates import dependencies, global_templates, type_resolution
+from app.templates import global_templates, type_resolution
 from app.templates import static_checks as checks
 from app.templates.conditions import Conditions
-from app.templates.dependencies import check_acyclic, reference_nodes, references, topological_order
+from app.templates.dependencies import check_acyclic, references, topological_order
 from app.templates.environment import Environment
 from app.templates.functions.base import (
     ABSENT,
@@ -28,7 +28,6 @@ from app.templates.functions.base import (
     expand_macros,
     resolve,
 )
-from app.templates.functions.cfn import Ref
 from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
 from app.templates.parsed import Template
@@ -44,7 +43,6 @@ from app.templates.scope import (
     RuntimeResolver,
     Scope,
     StaticResolver,
-    bad_reference,
 )
 from app.templates.static_checks import Bound
 from app.templates.template import parse
@@ -304,7 +302,7 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     graph: dict[str, frozenset[str]] = {}
     children: set[str] = set()
     for name, b in bound.items():
-        graph[name] = attempt(_requirements, tmpl, b, values, scope, default=frozenset())
+        graph[name] = attempt(checks.requirements, tmpl, b, values, scope, default=frozenset())
         attempt(checks.check_attributes, b.properties, bound, type_schema)
         attempt(checks.check_attr_paths, b.properties, values)
         policy = attempt(_deletion_policy, b.raw.deletion_policy, static, tmpl.hot, name)
@@ -401,38 +399,3 @@ def _parse_child(files: Mapping[str, str], key: str, name: str) -> None:
         parse(global_templates.provider(files, key), files)
     except errors.StokerError as exc:
         raise type_resolution.child_failure(exc, name, key) from None
-
-
-def _requirements(tmpl: Template, b: Bound, values: Parameters,
-                  scope: Scope) -> frozenset[str]:
-    name = b.raw.name
-    deps: set[str] = set()
-    for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
-        for fn, ref, _, fpath in reference_nodes(tree):
-            if isinstance(fn, Ref) and ref in values:
-                continue
-            if ref not in scope.active:
-                prop = fpath[3] if where == "Properties" and len(fpath) > 3 else None
-                loc = f"{name}.{where}.{prop}" if prop is not None else f"{name}.{where}"
-                if isinstance(fn, Ref) and prop is not None:  # Heat meets it resolving the value
-                    dotted = errors.format_path(fpath[:4])
-                    raise errors.ValidationError(
-                        f"Property error: {dotted}: {bad_reference(ref, fpath).raw}",
-                        path=fpath[:4])
-                exc = bad_reference(ref, fpath, loc)
-                raise errors.TemplateError(exc.raw, path=fpath,
-                                           heat_type="InvalidTemplateReference")
-            deps.add(ref)
-        for ref, fpath in dependencies.computed_references(tree, StaticResolver(scope)):
-            if ref not in scope.active:
-                raise errors.TemplateError(bad_reference(ref, fpath, f"{name}.{where}").raw,
-                                           path=fpath, heat_type="InvalidTemplateReference")
-            deps.add(ref)
-    for dep in b.raw.depends_on:
-        if dep not in tmpl.resources:
-            raise errors.TemplateError(f'The specified reference "{dep}" (in {name}) is '
-                                       f'incorrect.', path=("resources", name, "depends_on"),
-                                       heat_type="InvalidTemplateReference")
-        if dep in scope.active:
-            deps.add(dep)
-    return frozenset(deps)

@@ -21,11 +21,12 @@ from app.templates.functions.base import (
     resolve,
     walk,
 )
+from app.templates.functions.cfn import Ref
 from app.templates.functions.core import GetAtt, GetParam
 from app.templates.parameters import PSEUDO, Parameters, ParamSchema, resolve_values
 from app.templates.parsed import Template
 from app.templates.resources import RawResource
-from app.templates.scope import StaticResolver, bad_reference
+from app.templates.scope import Scope, StaticResolver, bad_reference
 from app.templates.type_resolution import ResolvedType
 from app.templates.versions import HOT_KEY
 
@@ -195,3 +196,43 @@ def _properties(schema: Any, values: dict[str, Any], where: tuple[Any, ...],
         props_mod.validate(schema, values, where, **how)
     else:
         found.extend(props_mod.problems(schema, values, where, **how))
+
+
+def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> frozenset[str]:
+    """The resources ``b`` requires: those its properties and metadata reference (a ``Ref`` to a
+    parameter is not one) and its ``depends_on``, as Heat's ``Resource.required_by`` graph.
+
+    :raises errors.TemplateError: ``InvalidTemplateReference`` for an unknown or
+        condition-removed resource; errors.ValidationError: a ``Ref`` in a property.
+    """
+    name = b.raw.name
+    deps: set[str] = set()
+    for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
+        for fn, ref, _, fpath in dependencies.reference_nodes(tree):
+            if isinstance(fn, Ref) and ref in values:
+                continue
+            if ref not in scope.active:
+                prop = fpath[3] if where == "Properties" and len(fpath) > 3 else None
+                loc = f"{name}.{where}.{prop}" if prop is not None else f"{name}.{where}"
+                if isinstance(fn, Ref) and prop is not None:  # Heat meets it resolving the value
+                    dotted = errors.format_path(fpath[:4])
+                    raise errors.ValidationError(
+                        f"Property error: {dotted}: {bad_reference(ref, fpath).raw}",
+                        path=fpath[:4])
+                exc = bad_reference(ref, fpath, loc)
+                raise errors.TemplateError(exc.raw, path=fpath,
+                                           heat_type="InvalidTemplateReference")
+            deps.add(ref)
+        for ref, fpath in dependencies.computed_references(tree, StaticResolver(scope)):
+            if ref not in scope.active:
+                raise errors.TemplateError(bad_reference(ref, fpath, f"{name}.{where}").raw,
+                                           path=fpath, heat_type="InvalidTemplateReference")
+            deps.add(ref)
+    for dep in b.raw.depends_on:
+        if dep not in tmpl.resources:
+            raise errors.TemplateError(f'The specified reference "{dep}" (in {name}) is '
+                                       f'incorrect.', path=("resources", name, "depends_on"),
+                                       heat_type="InvalidTemplateReference")
+        if dep in scope.active:
+            deps.add(dep)
+    return frozenset(deps)
