@@ -10,7 +10,6 @@ API's ``.../metadata`` and the CFN API show, and which a server polls.
 """
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import logging
 from typing import Any
@@ -27,6 +26,7 @@ from app.models import (
     SoftwareDeployment,
     Stack,
     after_commit,
+    isotime,
     read_session,
     session,
     utcnow,
@@ -37,11 +37,6 @@ log = logging.getLogger(__name__)
 
 RT = table(Resource)
 DEPLOYMENTS = "deployments"
-
-
-def isotime(value: dt.datetime | None) -> str | None:
-    """Heat's ``heat_timeutils.isotime``: ``2026-12-01T16:00:00Z``."""
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else None
 
 
 def format_config(sc: SoftwareConfig, detail: bool = True,
