@@ -1,4 +1,4 @@
-"""Cloud benchmark (issue 6): N servers + N ports + N volumes (+ N attachments) on the sandbox
+"""Cloud benchmark: N servers + N ports + N volumes (+ N attachments) on the sandbox
 cloud with 1 s per cloud action, 2 worker processes: wall time versus the critical path.
 
 The stack: one network and one subnet shared by everything, then per i < N a port on that
@@ -34,127 +34,18 @@ sandbox's inventory of created objects empty after the delete.
 
     python bench/cloud_bench.py                       # N=200, 2 workers, gevent x 200, pg (70 s)
     python bench/cloud_bench.py --quick               # N=20, a sanity run
-    python bench/cloud_bench.py --pool threads --concurrency 4,16,50   # the earlier table
+    python bench/cloud_bench.py --pool threads --concurrency 4,16,50   # thread pools of 3 sizes
     python bench/cloud_bench.py --n 100 --concurrency 8 --pool threads --mode embedded
-
-Measured (the default run, pg, 13 min 21 s in all, on the shared 2-core machine while other
-engineers' tests ran; a second 2 x 50 run gave 47.4 / 54.4 / 23.1 s):
-
-     N workers x threads  create s  update s  delete s  ideal c  ideal u  ideal d  c/ideal  u/ideal  d/ideal  thread bound c/u/d s
-   200             2 x 4    151.28     82.28    122.79     8.44     6.40     7.61    17.92    12.86    16.13      100.2/50.0/100.2
-   200            2 x 16     66.20     49.23     36.85     8.59     6.54     7.68     7.71     7.53     4.80        25.1/12.5/25.1
-   200            2 x 50     52.58     56.40     23.16     8.66     6.69     7.65     6.07     8.42     3.03           8.0/4.0/8.0
-  analytic lower bound (5 / 2 / 5 mutating calls x 1 s): create 5.0 s, update 2.0 s, delete 5.0 s;
-  with the transition delays 6.0 / 2.6 / 5.5 s.
-
-At 4 threads per worker the fleet is thread-bound (wall ~ 1.2-1.5 x the thread bound); at 50
-the two worker processes are CPU-bound (about 150 % of the 2 cores between them), not threads.
 
 The table also gives the workers' CPU (user + system seconds of each worker's process tree, from
 /proc, per resource and per phase, and their sum) and the largest peak RSS (VmHWM) of a worker.
 "sandbox CPU %" is the sandbox process's CPU time over each phase's wall time: near 100 % the
-sandbox itself (one Python process) would be the bottleneck, not the engine. A gevent x 100 run
-at N=200 (session 10, a CI run beside it) read 27/18/18 %.
+sandbox itself (one Python process) would be the bottleneck, not the engine.
 ``--pool gevent`` runs greenlet workers (Celery monkey-patches; psycopg, redis-py and requests
 cooperate). ``STOKER_PROFILE_DIR=dir`` makes every worker write its CPU profile there
 (:mod:`app.tasks.profiling`; ``python -m pstats dir/worker-<pid>.prof``).
 
-Issue 18 (pg, 2 workers, N=200 = 802 resources; the shared machine's load average 4-10 meanwhile):
-
-     pool x threads           create s  update s  delete s  ratios c/u/d        CPU ms/res c/u/d (sum)  RSS MB
-     before, threads x 16        59.12     37.03     37.51  5.69/5.44/4.75      45/34/26 (105)          167
-     after,  threads x 16        43.56     31.13     36.66  4.81/4.87/4.68      30/26/22 (78)           167
-     after,  threads x 32        28.54     48.09     21.35  3.13/7.59/2.79      30/29/24 (82)           169
-     gevent x 250, threads x 100: the create stalls (QueuePool timeouts, see celeryconfig.py)
-     at 56b40b5 (all of issue 18's changes), one run of both:
-     threads x 16                40.89     29.58     33.83  4.40/4.57/4.42      30/22/20 (73)           143
-     threads x 32                24.29     23.78     26.48  2.88/3.65/3.47      24/28/27 (79)           148
-  N=500 (2,002 resources), threads x 16: 92.04 / 62.79 / 79.66 s, ratios 9.45/10.28/10.40,
-  CPU 26/21/20 (67) ms per resource, peak RSS 157 MB; the sandbox empty after the delete.
-  (The "after" rows at N=200 predate the per-process schema cache; the N=500 run has it.)
-  N=500 again after issue 18's JSON status reads (session 9, a host about 2x slower, a test run
-  sharing its 2 cores during the create): 184.46 / 123.87 / 80.75 s, ratios 19.28/18.68/10.50,
-  CPU 30/26/16 (72) ms per resource, peak RSS 215 MB; the sandbox empty after the delete.
-
-Issue 18, CPU per cloud resource (pg, 2 workers x 16 threads, N=200, --ideal-runs 1; load
-average 4-9 from other benchmarks meanwhile, so wall times are noisy; CPU ms/res c/u/d (sum)):
-  before (72d89c9), two runs:      52.34/35.06/44.53 s   67/52/50 (168);  47.33/35.96/40.47 s  60/56/53 (170)
-  JSON status reads, batched:      55.38/43.32/41.32 s   59/40/38 (137)
-  + endpoints kept per token, ids and adoption without SDK objects, raw attachments:
-                                   63.43/42.31/38.42 s   45/41/30 (116)
-  + Neutron polls, deletes by REST path: 62.43/45.31/36.22 s  41/36/22 (99)
-  + environment once per host, resize/confirm as action calls:
-                                   53.07/44.95/37.11 s   34/34/23 (91)
-  + Neutron id batches (all of it), three runs: 72.46/54.68/38.54 s 44/38/24 (106);
-                                   45.73/35.00/35.34 s   38/34/25 (97)
-    the same without the Nova/Cinder detail lists (single JSON GETs): 42.90/33.21/33.76 s 41/38/24 (103)
-  Profile (cProfile, which inflates the SDK's many small calls; N=50 before, N=100 after):
-  1.32 -> 0.35 profiled CPU s per resource; SDK Resource construction 35 % -> 10 % (what is left:
-  the create_* responses and the catalogue finds), keystoneauth's catalogue deep copies 8 % -> 0,
-  requests' environment scan 5-7 % -> 0; the rest is the HTTP stack itself (21 %),
-  SQLAlchemy/psycopg (16 %) and the engine.
-
-Issue 18, session 14 (pg, gevent x 100, 2 workers, N=200, 802 resources; `--ideal-runs 2`; c/u/d):
-                                         create s  update s  delete s  ratios          CPU ms/res
-  before (6d2a5dc)                          14.22     16.30     15.83  2.03/4.87/2.59  16/19/14 (49)
-  + unchanged nodes settled at the start    15.43     10.29     14.92  2.19/2.81/2.45  15/11/14 (40)
-  + idle-only pings, autocommit step start, one statement for a node's reports, the
-    atomic_key guard:                       11.90      7.56     13.41  1.71/2.29/2.28  13/8/12 (33)
-  + sandbox keep-alive (gunicorn gthread), one result backend a process:
-                                            11.15      7.64     12.70  1.58/1.96/2.17  11/8/9 (27)
-  N=500 (2,002 resources, --ideal-runs 1): before 40.52/45.15/31.86 s, CPU 16/20/13 ms/res;
-  after 31.73/22.22/27.52 s, CPU 12/8/10, peak RSS 169 MB, the sandbox empty after the delete
-  (the sandbox itself at 49-52 % of a core: its store scans every object of a collection).
-  py-spy over both workers during a run (samples a worker, non-idle): 1,524 -> 1,270; before:
-  psycopg sending 18 %, pool pre-ping 6 %, new HTTP connections + gevent's resolver pool 14 %,
-  a RedisBackend built a task 3 %; after: psycopg sending 9-11 %, Hub.run 3-6 %, JSON 2-4 %.
-
-Issue 18, session 15 (the same run, on a host about 1.8x slower per core than session 14's: a
-10M-iteration Python loop took 2.0-2.3 s; two runs each):
-                                         create s  update s  delete s  ratios          CPU ms/res
-  before (64f0e61)                     24.48/20.61 16.49/14.86 21.02/20.69  2.96-3.34/4.12-4.98/
-                                                                       3.44-3.50   29-35/22-24/25
-  + reports as one prepared statement, group commit of finished steps (one process's steps
-    that finish together share a transaction):
-                                            15.54     10.20     14.75  2.21/2.50/2.37  22/14/17 (53)
-  + group start (read, lock, inputs) and group park:
-                                            11.97      7.18     11.45  1.70/2.17/1.91  16/10/13 (39)
-  + small batches of Nova/Cinder polls as single GETs, orjson for cloud replies (workers) and
-    the sandbox's replies, raw GETs/DELETEs straight to the requests session:
-                                     13.01/12.92 6.21/6.32 10.84/10.71  1.82-1.87/1.92-1.95/
-                                                                          1.80-1.82   18-19/8/11-12
-  (the runs in between vary by +-10 %: paired runs of the last change, 43/39 -> 37/36 CPU.)
-  N=500 (2,002 resources, --ideal-runs 1): 34.06/18.76/24.41 s, CPU 19/10/12 ms/res (flat with
-  N=200), peak RSS 177 MB, the sandbox empty after the delete.
-  The 2 cores are busy throughout each phase (workers ~65-75 % of a core each, the sandbox
-  25-35 %, PostgreSQL 10-20 %): the remaining gap is CPU. py-spy --gil over the workers, last:
-  the HTTP stack under Cloud.call 36 % (the SDK's create_* calls and their Resource objects
-  about 11 %), Celery + kombu + redis-py 17 %, gevent 12 %, SQLAlchemy + psycopg 11 %.
-
-Issue 18, session 16 (a host about 2.8x faster per core than session 15's: the 10M-iteration
-loop takes 0.76 s; pg, 2 workers, N=200, `--ideal-runs 2`; create/update/delete s, ratios to
-the one-server ideal, CPU ms/res):
-  before (60b96c0, gevent x 100), four runs: 9.65-10.38 / 4.64-5.51 / 8.50-9.13 s,
-    ratios 1.37-1.53 / 1.24-1.68 / 1.45-1.55, CPU 7-9/4-6/6-7 (16-21), RSS 154-156 MB.
-    Traced per task (ETA vs start): polls due while 100 greenlets of a worker were each held by
-    a 1 s resize or delete started up to 1.3 s late; 110-160 concurrent lookups of the new
-    flavor; a status read (a 200-server list) before each resize; each server's port read
-    again to validate it.
-  + gevent x 200 (the workers' default now), one flavor lookup in flight, Neutron id lists in
-    chunks of 50 (a 100-port batch's 4.7 KB request line was refused by gunicorn), resize sent
-    at the first look, ids the cloud showed kept 60 s, JSON columns read by orjson; five runs:
-    8.74-9.43 / 4.07-4.63 / 7.33-8.22 s, ratios 1.26-1.38 / 1.08-1.52 / 1.25-1.40,
-    CPU 7-10/3-5/4-6 (15-20), RSS 155-160 MB.
-  N=500 (2,002 resources, --ideal-runs 1): 15.00-15.51 / 7.52-8.26 / 12.68-13.50 s, CPU
-  7-8/4-5/6 (17-19), peak RSS 179-183 MB, the sandbox empty after the delete.
-  + a resize refused by a resting server fails the update, constraints of known properties
-    checked at create (a930b47, CI green), three runs on a quiet machine: 8.47-8.82 /
-    4.05-4.13 / 7.22-7.58 s, ratios 1.22-1.28 / 1.24-1.35 / 1.23-1.29, CPU 6-7/3-4/4-5
-    (14-15), RSS 158-159 MB; N=500: 13.28 / 6.07 / 10.89 s, CPU 6/3/4 (14), RSS 184 MB.
-  The ideal itself varies between runs (update 3.04-3.85 s), so the update's ratio swings most.
-  What is left is CPU at each phase's start: 200 steps of a level start within 0.4-0.6 s of
-  each other (4-5 ms of worker CPU a step: Celery, the database, the HTTP stack), and a worker
-  loads the new template's definition once (40-90 ms for 802 resources) as its first step.
+Figures measured over time are in docs/benchmarks.md.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scaling benchmark (issue 13): an OS::Heat::AutoScalingGroup of sandbox servers scaled from 1
+"""Scaling benchmark: an OS::Heat::AutoScalingGroup of sandbox servers scaled from 1
 to ``--n`` (default 50) members and back to 1 with 1 s per mutating cloud call, through
 ``app.services.scaling.adjust`` (what a policy's signal runs), on real ``celery worker``
 processes: wall time versus the ideal, printed as a table with ratios.
@@ -23,19 +23,7 @@ the floor set by threads blocked in HTTP calls: (N - 1) calls x latency / (worke
     python bench/scaling_bench.py                    # N=50, 2 workers x 16 threads, pg
     python bench/scaling_bench.py --n 20 --concurrency 4,16 --mode embedded
 
-Measured (``--concurrency 4,16,50``, pg, 354 s in all, on the shared 2-core machine while
-other engineers' tests ran; a first 2 x 16 run gave 29.40 / 8.97 s, ratios 4.73 / 2.03):
-
-     N workers x threads   1->N s   N->1 s  ideal up  ideal dn  up/ideal  dn/ideal  thread bound s
-    50             2 x 4    41.77    19.09      6.33      4.18      6.59      4.57             6.1
-    50            2 x 16    32.56     7.56      6.83      4.27      4.77      1.77             1.5
-    50            2 x 50    26.93     7.63      6.58      4.58      4.09      1.66             0.5
-
-The ideal (one member added or removed, 6.3-6.8 s up, 4.2-4.6 s down) is itself ~3 x the
-analytic bound (2.0 / 1.5 s): a scaling is an UPDATE traversal of the child stack, whose
-validation, sync points and events cost a few round trips of the workers. Growing to 50 is
-bound by the two worker processes' CPU (49 members created, validated and evented on 2 shared
-cores), not by the threads, beyond 16 threads; shrinking is nearly flat (deletes are cheap).
+Figures measured over time are in docs/benchmarks.md.
 """
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ from tests.storms.test_partition_storms import FLEET, partition
 from tests.storms.test_worker_storms import RESUME
 
 HEADERS = {"X-Auth-Token": "x"}
-#: s from a fault's clearing to the stack's end, at most (the issue's bound)
+#: s from a fault's clearing to the stack's end, at most (the bound the storm tests hold)
 RECOVERY = 10.0
 
 

@@ -1,4 +1,4 @@
-"""python-heatclient and the ``openstack`` CLI against the API for issue 15's list and resource
+"""python-heatclient and the ``openstack`` CLI against the API for the list and resource
 checks: stack list tag filters (``--tags`` / ``--tag-mode``), Heat's sort keys, marker paging,
 ``global_tenant`` / ``--long`` / ``--all-projects``, ``show_hidden`` / ``--hidden``, event
 ``sort_keys``, resource show ``with_attr``, resource metadata, a signal to a type that takes

@@ -49,8 +49,8 @@ REFUSED = {
 
 
 #: Heat's validate answers 200 for these, and the create then refuses them: Stoker's validate
-#: refuses them as the create would (issue 15: "validate reports a get_param of an undeclared
-#: parameter" is the behaviour wanted where Heat's is wrong).
+#: refuses them as the create would (a get_param of an undeclared parameter is reported at
+#: validate: the behaviour wanted where Heat's is wrong).
 BETTER_THAN_HEAT = {
     "get-param-undeclared": (R + "    type: OS::Heat::Value\n"
                              "    properties: {value: {get_param: nope}}\n",

@@ -1,5 +1,5 @@
 """``stoker up --auth keystone`` end to end against the sandbox's Keystone, with real workers and
-python-heatclient holding a real token: the issue's "done when", step by step.
+python-heatclient holding a real token: the whole flow, step by step.
 
 A member creates a stack (a network, a subnet, a slow volume) and revokes the token at once; the
 stack still completes, in the member's project, through the trust; another project's member gets
@@ -355,7 +355,7 @@ outputs:
 
 
 def test_software_deployments_poll_and_signal_as_the_stacks_users(up: Up) -> None:
-    """Issue 12's software deployments in keystone mode (Heat's
+    """Software deployments in keystone mode (Heat's
     ``Server._create_transport_credentials`` / ``SoftwareDeployment._get_heat_signal_
     credentials``): the POLL_SERVER_HEAT server's agent logs in as the server's stack user in
     the stack-user project to read its metadata, the POLL_SERVER_CFN server's signs

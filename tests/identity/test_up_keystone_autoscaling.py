@@ -1,4 +1,4 @@
-"""Issue 13's "done when" in keystone mode: ``stoker up --auth keystone`` (the sandbox's
+"""Autoscaling end to end in keystone mode: ``stoker up --auth keystone`` (the sandbox's
 Keystone, real workers), ``examples/autoscaling.yaml`` created by the member ``demo`` with a real
 token that is revoked at once, so everything deferred — the unauthenticated POSTs to the up
 policy's pre-signed ``alarm_url``, the sandbox Aodh's notifications — resizes the group through

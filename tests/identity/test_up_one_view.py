@@ -1,6 +1,6 @@
 """``stoker up`` (noauth, the embedded default) as a fresh user drives it with the openstack CLI:
 the README's URL (``--os-endpoint .../v1/admin``, any token) and the sandbox Keystone's catalog
-(``--os-cloud sandbox``: ``/v1/<admin project id>``) show one view of the project (issue 11),
+(``--os-cloud sandbox``: ``/v1/<admin project id>``) show one view of the project,
 hidden parameters read ``******`` in stack show and environment show, ``stack list --long``
 (heatclient's ``global_tenant``) and ``--tags`` / ``--tag-mode`` work. ``stoker up --auth
 keystone`` starts without keystonemiddleware's "not known" warnings."""

@@ -1,7 +1,7 @@
 """The CFN API (``gunicorn 'app.cli.wsgi:create_cfn_app()'``, a real process) in keystone mode, with real
 workers on PostgreSQL and Redis and the sandbox cloud's Keystone: EC2 credentials made with
 ``openstack ec2 credentials create`` sign boto3's requests (Signature V4, and V2), verified
-through Keystone's ``/v3/ec2tokens``, as heat-api-cfn's EC2Token middleware does; the issue's
+through Keystone's ``/v3/ec2tokens``, as heat-api-cfn's EC2Token middleware does; the CFN
 scenario runs in the credential's project; wrong secrets and unknown keys are refused with
 heat-api-cfn's codes, nothing written; Heat's ``cloudformation:<Action>`` policy applies to the
 token's roles (a reader cannot create, a stack user can only DescribeStackResource); CancelUpdateStack rolls an update in progress back."""

@@ -1,4 +1,4 @@
-"""Issue 14's "done when": on ``stoker up`` (embedded default: SQLite, private Redis, workers,
+"""The CFN API end to end: on ``stoker up`` (embedded default: SQLite, private Redis, workers,
 the sandbox cloud, noauth), the CFN API on its own port serves boto3's cloudformation client with
 any keys through the whole scenario (:mod:`tests.fixtures.cfn`), every action through the AWS
 CLI unchanged (``aws cloudformation ... --endpoint-url``), and stacks made through it are

@@ -1,4 +1,4 @@
-"""Issue 13's webhooks end to end through the APIs with real Celery workers, Redis and
+"""Scaling webhooks end to end through the APIs with real Celery workers, Redis and
 PostgreSQL: an AutoScalingGroup (min 1, max 3) of OS::Heat::RandomString with up and down
 OS::Heat::ScalingPolicy (cooldown 0). An unauthenticated POST to the up policy's ``alarm_url``
 (CFN ``/v1/signal``, pre-signed) grows it to 2; the same URL with a changed signature is a 403

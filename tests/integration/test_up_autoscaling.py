@@ -1,4 +1,4 @@
-"""Issue 13's webhooks on ``stoker up`` (embedded default, sandbox cloud), driven with
+"""Scaling webhooks on ``stoker up`` (embedded default, sandbox cloud), driven with
 python-heatclient and plain HTTP as a user would, with ``examples/autoscaling.yaml``: a group of
 1..3 sandbox servers; an unauthenticated POST to the up policy's ``alarm_url`` (the CFN port's
 pre-signed ``/v1/signal``) grows it to 2; the URL with a changed signature is a 403 and leaves 2;

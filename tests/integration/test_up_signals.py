@@ -1,4 +1,4 @@
-"""Issue 12's end to end on ``stoker up`` (embedded default, sandbox cloud), driven with
+"""Signals end to end on ``stoker up`` (embedded default, sandbox cloud), driven with
 python-heatclient as a user would: a sandbox server whose RAW user data runs its wait condition
 handle's ``curl_cli`` (``wc_notify`` through ``str_replace``, the Heat idiom) completes an
 ``OS::Heat::WaitCondition`` whose ``data`` is ``{"1": "hello"}`` (Heat numbers a signal without

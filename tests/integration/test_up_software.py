@@ -1,4 +1,4 @@
-"""Issue 12's software-config done-when on ``stoker up`` (embedded default, the sandbox cloud and
+"""Software configs and deployments end to end on ``stoker up`` (embedded default, the sandbox cloud and
 its server agent), driven with python-heatclient: a ``script`` SoftwareConfig deployed to a
 SOFTWARE_CONFIG server returns its output file's text, status code 0 and its stdout (the
 agent runs the script with its inputs as environment variables and ``heat_outputs_path``, as

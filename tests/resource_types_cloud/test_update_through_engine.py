@@ -1,4 +1,4 @@
-"""Issue 6: each Nova and Neutron type through the whole engine on the sandbox — create, an
+"""each Nova and Neutron type through the whole engine on the sandbox — create, an
 attribute through an output, an update of ``update_allowed`` properties (UPDATE_COMPLETE, same
 physical resource, the change in the sandbox), a change of a property that is not
 ``update_allowed`` (a new physical resource, the old one gone from the sandbox), delete

@@ -1,4 +1,4 @@
-"""Issue 6, continued from ``test_update_through_engine``: each Cinder, Glance, Octavia, Aodh
+"""Continued from ``test_update_through_engine``: each Cinder, Glance, Octavia, Aodh
 and AWS::EC2 type through the whole engine on the sandbox — create, an attribute through an
 output, an in-place update of ``update_allowed`` properties, a replacing change (or, for an
 ``immutable`` property, UPDATE_FAILED with Heat's NotSupported), delete with nothing left.

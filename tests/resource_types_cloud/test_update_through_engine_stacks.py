@@ -1,4 +1,4 @@
-"""Issue 6: stack updates through the whole engine on the sandbox where resources depend on each
+"""stack updates through the whole engine on the sandbox where resources depend on each
 other — a server with its own port and an attached volume resized and rebuilt in place (Heat's
 ``flavor_update_policy: RESIZE`` and ``image_update_policy: REBUILD`` defaults) and replaced
 (``image_update_policy: REPLACE``); a Neutron Net replaced under its Subnet and Port, which are

@@ -26,7 +26,7 @@ from tests.storms.test_database_storms import nets
 
 pytestmark = pytest.mark.integration
 #: s from a worker's death (or the restart of both) to each of its in-flight resources' next
-#: change of state (the issue's bound; the lease is 5 s, a sweep runs every second)
+#: change of state (the bound held; the lease is 5 s, a sweep runs every second)
 RESUME = 10.0
 
 

@@ -1,4 +1,4 @@
-"""noauth mode: one view of a project (issue 11). As heat's noauth middleware
+"""noauth mode: one view of a project. As heat's noauth middleware
 (``heat/common/noauth.py``: the project is ``X-Auth-Project``, default ``admin``) and heat-api's
 ``registered_policy_enforce`` (an admin's URL tenant is replaced by its own project; a non-admin
 naming another project gets 403), ``/v1/admin`` (the README's URL) and ``/v1/<project id>`` (the

@@ -1,4 +1,4 @@
-"""app.clients.endpoints: a connection's endpoint lookups kept per token (issue 18)."""
+"""app.clients.endpoints: a connection's endpoint lookups kept per token."""
 from __future__ import annotations
 
 from typing import Any

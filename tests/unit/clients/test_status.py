@@ -1,4 +1,4 @@
-"""app.clients.status: batched status reads (issue 18) against a fake Nova/Cinder adapter."""
+"""app.clients.status: batched status reads against a fake Nova/Cinder adapter."""
 from __future__ import annotations
 
 import json
