@@ -7,7 +7,7 @@ columns a step needs and its node's sync-point columns (``state``, ``expected``,
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result, Table
@@ -46,9 +46,11 @@ class ResourceRow:
     @classmethod
     def of(cls, row: Any) -> ResourceRow:
         """From a Core row (or any object with the columns as attributes/mapping)."""
-        m = row._mapping if hasattr(row, "_mapping") else {f.name: getattr(row, f.name)
-                                                          for f in fields(cls)}
-        r = cls(**{f.name: m[f.name] for f in fields(cls)})
+        if hasattr(row, "_mapping"):
+            m = row._mapping
+            r = cls(**{n: m[n] for n in _RESOURCE_COLUMNS})
+        else:
+            r = cls(**{n: getattr(row, n) for n in _RESOURCE_COLUMNS})
         r.rsrc_data = dict(r.rsrc_data or {})
         return r
 
@@ -93,11 +95,28 @@ class StepStack:
     @classmethod
     def of(cls, row: Any) -> StepStack:
         """From a Core row with (at least) the stack columns, or an ORM ``Stack``."""
-        names = [f.name for f in fields(cls)]
-        if hasattr(row, "_mapping"):
-            m = row._mapping
-            return cls(**{n: m[n] for n in names if n in m})
-        return cls(**{n: getattr(row, n) for n in names if hasattr(row, n)})
+        keys = getattr(row, "_fields", None)
+        if keys is None:
+            return cls(**{n: getattr(row, n) for n in _STEP_STACK_COLUMNS if hasattr(row, n)})
+        names = _present.get(keys)
+        if names is None:  # the columns of each statement's rows, found once
+            names = _present.setdefault(keys, tuple(n for n in _STEP_STACK_COLUMNS
+                                                    if n in set(keys)))
+        m = row._mapping
+        if not _REQUIRED.issubset(names):
+            return cls(**{n: m[n] for n in names})  # TypeError: what is missing
+        # every step builds one: without the frozen __init__'s object.__setattr__ a field (5x
+        # the CPU); a field the row lacks reads as its class default, as __init__ gives it
+        st = object.__new__(cls)
+        st.__dict__.update({n: m[n] for n in names})
+        return st
+
+
+_RESOURCE_COLUMNS = tuple(f.name for f in fields(ResourceRow))
+_STEP_STACK_COLUMNS = tuple(f.name for f in fields(StepStack))
+_REQUIRED = frozenset(f.name for f in fields(StepStack) if f.default is MISSING)
+#: per row shape (its column names), the :class:`StepStack` fields it carries
+_present: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def table(model: type[Any]) -> Table:
