@@ -7,7 +7,7 @@ columns a step needs and its node's sync-point columns (``state``, ``expected``,
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result, Table
@@ -95,28 +95,22 @@ class StepStack:
     @classmethod
     def of(cls, row: Any) -> StepStack:
         """From a Core row with (at least) the stack columns, or an ORM ``Stack``."""
-        keys = getattr(row, "_fields", None)
-        if keys is None:
+        m = getattr(row, "_mapping", None)
+        if m is None:
             return cls(**{n: getattr(row, n) for n in _STEP_STACK_COLUMNS if hasattr(row, n)})
-        names = _present.get(keys)
-        if names is None:  # the columns of each statement's rows, found once
-            names = _present.setdefault(keys, tuple(n for n in _STEP_STACK_COLUMNS
-                                                    if n in set(keys)))
-        m = row._mapping
-        if not _REQUIRED.issubset(names):
-            return cls(**{n: m[n] for n in names})  # TypeError: what is missing
+        try:  # a step's own statements read every column
+            values = {n: m[n] for n in _STEP_STACK_COLUMNS}
+        except KeyError:
+            return cls(**{n: m[n] for n in _STEP_STACK_COLUMNS if n in m})
         # every step builds one: without the frozen __init__'s object.__setattr__ a field (5x
-        # the CPU); a field the row lacks reads as its class default, as __init__ gives it
+        # the CPU), as it is built from a row that has them all
         st = object.__new__(cls)
-        st.__dict__.update({n: m[n] for n in names})
+        st.__dict__.update(values)
         return st
 
 
 _RESOURCE_COLUMNS = tuple(f.name for f in fields(ResourceRow))
 _STEP_STACK_COLUMNS = tuple(f.name for f in fields(StepStack))
-_REQUIRED = frozenset(f.name for f in fields(StepStack) if f.default is MISSING)
-#: per row shape (its column names), the :class:`StepStack` fields it carries
-_present: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def table(model: type[Any]) -> Table:
