@@ -16,8 +16,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
+    Integer,
     and_,
+    any_,
     bindparam,
     case,
     false,
@@ -228,12 +231,23 @@ def mark_done(s: Session, traversal_id: str, is_update: bool, entity_id: int) ->
     return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FINISH)
 
 
+def ids_in(column: ColumnElement[int], name: str, dialect: str) -> ColumnElement[bool]:
+    """``column`` among the ids of parameter ``name``: on PostgreSQL ``= ANY(:name)``, one
+    array parameter (the statement's text stays the same, so the driver prepares it once);
+    elsewhere an expanding ``IN``, whose text is rendered again for each list length."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(name, type_=postgresql.ARRAY(Integer)))
+    return column.in_(bindparam(name, expanding=True))
+
+
 #: FIRED → DONE of several nodes of one traversal in one statement, naming those it moved
-_FINISH_MANY = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
-                                 SyncPoint.is_update == bindparam("upd"),
-                                 SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
-                                 SyncPoint.state == sources(NodeEvent.FINISH)[0])
-                .values(state=sources(NodeEvent.FINISH)[1]).returning(SyncPoint.entity_id))
+#: (per dialect, :func:`ids_in`)
+_FINISH_MANY = {d: update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
+                                    SyncPoint.is_update == bindparam("upd"),
+                                    ids_in(SyncPoint.entity_id, "rids", d),
+                                    SyncPoint.state == sources(NodeEvent.FINISH)[0])
+                .values(state=sources(NodeEvent.FINISH)[1]).returning(SyncPoint.entity_id)
+                for d in ("postgresql", "sqlite")}
 
 
 def mark_done_many(s: Session, traversal_id: str,
@@ -249,9 +263,10 @@ def mark_done_many(s: Session, traversal_id: str,
     if len(by_kind) == 1 and len(next(iter(by_kind.values()))) == 1:  # a step of its own
         ((upd, (rid,)),) = by_kind.items()
         return {(rid, upd)} if mark_done(s, traversal_id, upd, rid) else moved
+    finish = _FINISH_MANY[s.get_bind().dialect.name]
     for upd, rids in by_kind.items():
-        got = s.connection().execute(_FINISH_MANY, {"tid": traversal_id, "upd": upd,
-                                                    "rids": rids}).scalars()
+        got = s.connection().execute(finish, {"tid": traversal_id, "upd": upd,
+                                              "rids": rids}).scalars()
         moved.update((int(rid), upd) for rid in got)
     return moved
 
@@ -310,10 +325,11 @@ _DECREMENT = (update(ST).where(Stack.id == bindparam("sid"), Stack.current_trave
 #: Count finished nodes of one traversal and direction: mark the DONE ones not yet counted and
 #: subtract them from the stack's ``pending_nodes``, in one statement (PostgreSQL's
 #: data-modifying WITH), so that the stack row stays locked only while the server runs it.
-#: Nothing left to count: no row is returned and the stack row is not touched.
+#: Nothing left to count: no row is returned and the stack row is not touched. (PostgreSQL's
+#: only: the store that counts after the commit is its, :mod:`.nodes`.)
 _MOVED = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
                            SyncPoint.is_update == bindparam("upd"),
-                           SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
+                           ids_in(SyncPoint.entity_id, "rids", "postgresql"),
                            SyncPoint.state == DONE, SyncPoint.counted == false())
           .values(counted=true()).returning(SyncPoint.entity_id).cte("moved"))
 _MOVED_COUNT = select(func.count()).select_from(_MOVED).scalar_subquery()
