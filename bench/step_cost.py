@@ -14,6 +14,7 @@ the API's part (the request) and the workers' part (the traversal).
 from __future__ import annotations
 
 import argparse
+import atexit
 import collections
 import contextlib
 import cProfile
@@ -164,6 +165,7 @@ def setup(db: str, n: int, fleet: int) -> Any:
                              autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{name}"')
         overrides["database_url"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        atexit.register(_drop, name)
     settings = config.load({}, data_dir=tmp, max_resources_per_stack=max(1000, n),
                            workers=max(1, fleet // 4), worker_concurrency=min(4, fleet),
                            **overrides)
@@ -173,6 +175,16 @@ def setup(db: str, n: int, fleet: int) -> Any:
     d = QueueDispatcher(fleet)
     runtime.configure(wiring.compose(settings, d))
     return d
+
+
+def _drop(name: str) -> None:
+    """Drop this run's PostgreSQL database (its connections closed first)."""
+    import psycopg
+
+    from app import models
+    models.get_engine().dispose()
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def main() -> None:
