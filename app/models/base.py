@@ -15,6 +15,7 @@ import json
 import os
 import re
 import select
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -89,9 +90,17 @@ def _sqlite_setup(engine: Engine, immediate: bool) -> None:
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
 
+    begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
+
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        # on the driver's connection: a statement of SQLAlchemy's costs as much CPU as the
+        # BEGIN itself; one that fails is issued again through SQLAlchemy, which raises its
+        # own error for it (what callers handle: app.models.unavailable)
+        try:
+            conn.connection.driver_connection.execute(begin)
+        except sqlite3.Error:
+            conn.exec_driver_sql(begin)
 
 
 def make_engine(url: str, *, immediate: bool = True) -> Engine:

@@ -17,10 +17,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Connection, bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
 from app import config
+from app.convergence.store.rows import changed, table
 from app.engine.states import Status
 from app.models import Event, Stack, after_commit, read_session, session
 
@@ -54,56 +55,68 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
     """If stack ``stack_id`` has ``keep`` (``max_events_per_stack``) events or more, delete its
     oldest ``batch`` (``event_purge_batch_size``), none of the operation in progress.
 
-    :returns: the number of events deleted. Cost: O(batch + keep) reads on index
-    ``ix_event_stack`` (the oldest deletable ids first, then a count that stops at ``keep``;
-    a stack whose events all belong to the operation in progress costs one short read), and
-    the write lock only for the delete; finding the operation's first event costs O(events of
-    the operation) once per operation and process (:func:`_operation_start`)."""
+    :returns: the number of events deleted. Cost: O(keep) reads on index ``ix_event_stack``
+    (a count that stops at ``keep``: a stack with fewer events costs that one read), then
+    O(batch) for the oldest deletable ids, and the write lock only for the delete; finding
+    the operation's first event costs O(events of the operation) once per operation and
+    process (:func:`_operation_start`). Statements built once."""
     settings = config.get()
     keep = settings.max_events_per_stack if keep is None else keep
     batch = settings.event_purge_batch_size if batch is None else batch
     if keep <= 0 or batch <= 0:
         return 0
     with read_session() as s:
-        q = select(Event.id).where(Event.stack_id == stack_id)
-        running = _operation_start(s, stack_id)
-        if running is not None:
-            q = q.where(Event.id < running)
-        ids = list(s.execute(q.order_by(Event.id).limit(batch)).scalars())
-        if not ids:
+        c = s.connection()
+        if (c.execute(_COUNT_UPTO, {"sid": stack_id, "keep": keep}).scalar() or 0) < keep:
             return 0
-        count = s.execute(select(func.count()).select_from(
-            select(Event.id).where(Event.stack_id == stack_id).limit(keep).subquery())
-        ).scalar() or 0
-        if count < keep:
-            return 0
+        running = _operation_start(c, stack_id)
+        ids = list(c.execute(_OLDEST, {"sid": stack_id, "batch": batch,
+                                       "before": _NO_BOUND if running is None else running})
+                   .scalars())
+    if not ids:
+        return 0
     with session() as s:
-        result = s.execute(delete(Event).where(Event.stack_id == stack_id,
-                                               Event.id.in_(ids)))
-        return int(getattr(result, "rowcount", 0) or 0)
+        return changed(s.connection().execute(_DELETE, {"sid": stack_id, "ids": ids}))
 
+
+ET, ST = table(Event), table(Stack)
+#: an event id above every other (SQLite's and PostgreSQL's integer keys)
+_NO_BOUND = 2**62
+#: the stack's events counted up to ``keep`` (the count stops there)
+_COUNT_UPTO = select(func.count()).select_from(
+    select(ET.c.id).where(ET.c.stack_id == bindparam("sid")).limit(bindparam("keep"))
+    .subquery())
+#: the stack's oldest ``batch`` events before ``before``
+_OLDEST = (select(ET.c.id).where(ET.c.stack_id == bindparam("sid"),
+                                 ET.c.id < bindparam("before"))
+           .order_by(ET.c.id).limit(bindparam("batch")))
+_DELETE = delete(ET).where(ET.c.stack_id == bindparam("sid"),
+                           ET.c.id.in_(bindparam("ids", expanding=True)))
+_STACK = select(ST.c.action, ST.c.status, ST.c.current_traversal).where(
+    ST.c.id == bindparam("sid"))
+#: the id of the stack's own IN_PROGRESS event of ``action`` (its newest)
+_FIRST = select(func.max(ET.c.id)).where(
+    ET.c.stack_id == bindparam("sid"), ET.c.physical_resource_id == bindparam("sid"),
+    ET.c.resource_type == STACK_TYPE, ET.c.action == bindparam("action"),
+    ET.c.status == Status.IN_PROGRESS.value)
 
 #: stack id -> (its traversal in progress, the id of that operation's first event)
 _starts: dict[str, tuple[str, int]] = {}
 _MAX_STARTS = 4096
 
 
-def _operation_start(s: Session, stack_id: str) -> int | None:
+def _operation_start(c: Connection, stack_id: str) -> int | None:
     """The id of the stack's own IN_PROGRESS event of the operation in progress (None: no
     operation is in progress). The event is written as the traversal begins, before any event
     of its steps; found once per traversal and process (a scan of the operation's events)."""
-    st = s.execute(select(Stack.action, Stack.status, Stack.current_traversal)
-                   .where(Stack.id == stack_id)).first()
+    st = c.execute(_STACK, {"sid": stack_id}).first()
     if st is None or st.status != Status.IN_PROGRESS:
         _starts.pop(stack_id, None)
         return None
     known = _starts.get(stack_id)
     if known is not None and known[0] == st.current_traversal:
         return known[1]
-    first = s.execute(select(func.max(Event.id)).where(
-        Event.stack_id == stack_id, Event.physical_resource_id == stack_id,
-        Event.resource_type == STACK_TYPE, Event.action == st.action,
-        Event.status == Status.IN_PROGRESS.value)).scalar()
+    first = c.execute(_FIRST, {"sid": stack_id, "action": st.action}).scalar()
     if first is None:
         return 0
     if len(_starts) >= _MAX_STARTS:

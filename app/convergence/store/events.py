@@ -6,7 +6,7 @@ action, status, reason, ``created_at``.
 """
 from __future__ import annotations
 
-import uuid
+import os
 from typing import Any
 
 from sqlalchemy import insert, update
@@ -33,10 +33,21 @@ def _written(s: Session, rows: list[dict[str, Any]]) -> None:
         after_commit(s, lambda: [cb(r) for cb in observers for r in rows])
 
 
+#: a random hex digit's value as the first digit of an RFC 4122 variant's group ("8" to "b")
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+
+
+def new_uuid() -> str:
+    """A random (version 4) UUID, as ``str(uuid.uuid4())`` is, for about half its CPU (every
+    event has one)."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
 def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,
               status: str, reason: str) -> dict[str, Any]:
     """One event row as a dict for a bulk insert."""
-    return {"uuid": str(uuid.uuid4()), "stack_id": stack_id, "resource_name": name,
+    return {"uuid": new_uuid(), "stack_id": stack_id, "resource_name": name,
             "physical_resource_id": physical_id, "resource_type": rtype, "action": str(action),
             "status": str(status), "status_reason": reason, "created_at": utcnow()}
 

@@ -39,11 +39,12 @@ _STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.cur
 #: Several nodes' first statement: the stack and their sync points (built once). The sync
 #: points are found by their key (entity, traversal): a traversal id is its stack's own, and
 #: naming the stack too made SQLite read every sync point of the stack (a scan per batch)
-_READ_MANY = (select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
+_READ_MANY = {d: select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
               .select_from(ST.join(SP, SP.c.traversal_id == ST.c.current_traversal)
                            .join(RT, RT.c.id == SP.c.entity_id))
               .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
-                     SP.c.entity_id.in_(bindparam("rids", expanding=True))))
+                     syncpoints.ids_in(SP.c.entity_id, "rids", d))
+              for d in ("postgresql", "sqlite")}
 #: Take the free locks of several resources at the keys read with the stack, returning their
 #: rows (built once). ``ids`` lets SQLite find the rows by primary key (with the pairs alone
 #: it scanned the whole resource table per batch)
@@ -69,7 +70,7 @@ def lock_fired(c: Connection, stack_id: str, traversal_id: str,
         return {}
     wanted = set(nodes)
     fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
-        _READ_MANY, {"sid": stack_id, "tid": traversal_id, "rids": ids})
+        _READ_MANY[c.dialect.name], {"sid": stack_id, "tid": traversal_id, "rids": ids})
         if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
     if not fired:
         return {}

@@ -46,9 +46,11 @@ class ResourceRow:
     @classmethod
     def of(cls, row: Any) -> ResourceRow:
         """From a Core row (or any object with the columns as attributes/mapping)."""
-        m = row._mapping if hasattr(row, "_mapping") else {f.name: getattr(row, f.name)
-                                                          for f in fields(cls)}
-        r = cls(**{f.name: m[f.name] for f in fields(cls)})
+        if hasattr(row, "_mapping"):
+            m = row._mapping
+            r = cls(**{n: m[n] for n in _RESOURCE_COLUMNS})
+        else:
+            r = cls(**{n: getattr(row, n) for n in _RESOURCE_COLUMNS})
         r.rsrc_data = dict(r.rsrc_data or {})
         return r
 
@@ -93,11 +95,22 @@ class StepStack:
     @classmethod
     def of(cls, row: Any) -> StepStack:
         """From a Core row with (at least) the stack columns, or an ORM ``Stack``."""
-        names = [f.name for f in fields(cls)]
-        if hasattr(row, "_mapping"):
-            m = row._mapping
-            return cls(**{n: m[n] for n in names if n in m})
-        return cls(**{n: getattr(row, n) for n in names if hasattr(row, n)})
+        m = getattr(row, "_mapping", None)
+        if m is None:
+            return cls(**{n: getattr(row, n) for n in _STEP_STACK_COLUMNS if hasattr(row, n)})
+        try:  # a step's own statements read every column
+            values = {n: m[n] for n in _STEP_STACK_COLUMNS}
+        except KeyError:
+            return cls(**{n: m[n] for n in _STEP_STACK_COLUMNS if n in m})
+        # every step builds one: without the frozen __init__'s object.__setattr__ a field (5x
+        # the CPU), as it is built from a row that has them all
+        st = object.__new__(cls)
+        st.__dict__.update(values)
+        return st
+
+
+_RESOURCE_COLUMNS = tuple(f.name for f in fields(ResourceRow))
+_STEP_STACK_COLUMNS = tuple(f.name for f in fields(StepStack))
 
 
 def table(model: type[Any]) -> Table:

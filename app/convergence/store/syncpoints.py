@@ -15,7 +15,23 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, false, func, insert, select, text, true, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Integer,
+    and_,
+    any_,
+    bindparam,
+    case,
+    false,
+    func,
+    insert,
+    select,
+    text,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -81,11 +97,10 @@ def report(s: Session, traversal_id: str, is_update: bool, entity_id: int, pred_
     if not _insert_ignore(s, {"entity_id": entity_id, "traversal_id": traversal_id,
                               "is_update": is_update, "pred_key": pred_key, "data": data}):
         return False
-    key = _key(traversal_id, is_update, entity_id)
-    row = s.connection().execute(_COUNT, key).first()
-    if row is None or row.done < row.expected or row.state != WAITING:
-        return False
-    return _move(s, key, NodeEvent.READY)
+    row = s.connection().execute(_COUNT, _key(traversal_id, is_update, entity_id)).first()
+    # moved by this count: a node FIRED before had its count complete already, so its count is
+    # past ``expected`` now
+    return row is not None and row.state == FIRED and row.done == row.expected
 
 
 def report_many(s: Session, traversal_id: str, pred_key: str,
@@ -152,7 +167,13 @@ _NODE = (SyncPoint.traversal_id == bindparam("tid"), SyncPoint.is_update == bind
 #: Prebuilt statements of the hot path (one per state-table event, the fan-in counter)
 _MOVES = {ev: update(SP).where(*_NODE, SyncPoint.state == sources(ev)[0])
           .values(state=sources(ev)[1]) for ev in NodeEvent}
-_COUNT = (update(SP).where(*_NODE).values(done=SyncPoint.done + 1)
+#: One report counted, and its node moved WAITING → FIRED in the same row update when that
+#: completes its count (the SET clause reads the row as it was)
+_COUNT = (update(SP).where(*_NODE)
+          .values(done=SyncPoint.done + 1,
+                  state=case((and_(SyncPoint.state == sources(NodeEvent.READY)[0],
+                                   SyncPoint.done + 1 >= SyncPoint.expected),
+                              sources(NodeEvent.READY)[1]), else_=SyncPoint.state))
           .returning(SyncPoint.done, SyncPoint.expected, SyncPoint.state))
 
 
@@ -169,10 +190,13 @@ def inputs(s: Session | Connection, traversal_id: str, is_update: bool,
            entity_id: int) -> dict[str, Any]:
     """``{pred_key: data}`` passed on to a node (``s``: a session, or a connection). O(degree)."""
     conn = s.connection() if isinstance(s, Session) else s
-    rows = conn.execute(select(SyncInput.pred_key, SyncInput.data).where(
-        SyncInput.entity_id == entity_id, SyncInput.traversal_id == traversal_id,
-        SyncInput.is_update == is_update))
+    rows = conn.execute(_INPUTS, {"rid": entity_id, "tid": traversal_id, "upd": is_update})
     return {r.pred_key: r.data for r in rows}
+
+
+_INPUTS = select(_SI.c.pred_key, _SI.c.data).where(
+    _SI.c.entity_id == bindparam("rid"), _SI.c.traversal_id == bindparam("tid"),
+    _SI.c.is_update == bindparam("upd"))
 
 
 def inputs_many(conn: Connection, traversal_id: str,
@@ -207,12 +231,23 @@ def mark_done(s: Session, traversal_id: str, is_update: bool, entity_id: int) ->
     return _move(s, _key(traversal_id, is_update, entity_id), NodeEvent.FINISH)
 
 
+def ids_in(column: ColumnElement[int], name: str, dialect: str) -> ColumnElement[bool]:
+    """``column`` among the ids of parameter ``name``: on PostgreSQL ``= ANY(:name)``, one
+    array parameter (the statement's text stays the same, so the driver prepares it once);
+    elsewhere an expanding ``IN``, whose text is rendered again for each list length."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(name, type_=postgresql.ARRAY(Integer)))
+    return column.in_(bindparam(name, expanding=True))
+
+
 #: FIRED → DONE of several nodes of one traversal in one statement, naming those it moved
-_FINISH_MANY = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
-                                 SyncPoint.is_update == bindparam("upd"),
-                                 SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
-                                 SyncPoint.state == sources(NodeEvent.FINISH)[0])
-                .values(state=sources(NodeEvent.FINISH)[1]).returning(SyncPoint.entity_id))
+#: (per dialect, :func:`ids_in`)
+_FINISH_MANY = {d: update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
+                                    SyncPoint.is_update == bindparam("upd"),
+                                    ids_in(SyncPoint.entity_id, "rids", d),
+                                    SyncPoint.state == sources(NodeEvent.FINISH)[0])
+                .values(state=sources(NodeEvent.FINISH)[1]).returning(SyncPoint.entity_id)
+                for d in ("postgresql", "sqlite")}
 
 
 def mark_done_many(s: Session, traversal_id: str,
@@ -225,9 +260,13 @@ def mark_done_many(s: Session, traversal_id: str,
     for rid, upd in nodes:
         by_kind.setdefault(upd, []).append(rid)
     moved: set[tuple[int, bool]] = set()
+    if len(by_kind) == 1 and len(next(iter(by_kind.values()))) == 1:  # a step of its own
+        ((upd, (rid,)),) = by_kind.items()
+        return {(rid, upd)} if mark_done(s, traversal_id, upd, rid) else moved
+    finish = _FINISH_MANY[s.get_bind().dialect.name]
     for upd, rids in by_kind.items():
-        got = s.connection().execute(_FINISH_MANY, {"tid": traversal_id, "upd": upd,
-                                                    "rids": rids}).scalars()
+        got = s.connection().execute(finish, {"tid": traversal_id, "upd": upd,
+                                              "rids": rids}).scalars()
         moved.update((int(rid), upd) for rid in got)
     return moved
 
@@ -286,10 +325,11 @@ _DECREMENT = (update(ST).where(Stack.id == bindparam("sid"), Stack.current_trave
 #: Count finished nodes of one traversal and direction: mark the DONE ones not yet counted and
 #: subtract them from the stack's ``pending_nodes``, in one statement (PostgreSQL's
 #: data-modifying WITH), so that the stack row stays locked only while the server runs it.
-#: Nothing left to count: no row is returned and the stack row is not touched.
+#: Nothing left to count: no row is returned and the stack row is not touched. (PostgreSQL's
+#: only: the store that counts after the commit is its, :mod:`.nodes`.)
 _MOVED = (update(SP).where(SyncPoint.traversal_id == bindparam("tid"),
                            SyncPoint.is_update == bindparam("upd"),
-                           SyncPoint.entity_id.in_(bindparam("rids", expanding=True)),
+                           ids_in(SyncPoint.entity_id, "rids", "postgresql"),
                            SyncPoint.state == DONE, SyncPoint.counted == false())
           .values(counted=true()).returning(SyncPoint.entity_id).cte("moved"))
 _MOVED_COUNT = select(func.count()).select_from(_MOVED).scalar_subquery()
