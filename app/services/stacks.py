@@ -22,7 +22,15 @@ from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, exports, limits, live_outputs, protection
+from app.services import (
+    definitions,
+    environments,
+    event_sinks,
+    exports,
+    limits,
+    live_outputs,
+    protection,
+)
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
@@ -125,6 +133,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
+    event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)  # its first event's
     try:
         with session() as s:
             if s.execute(select(Stack.id).where(Stack.tenant == ctx.tenant_id,
