@@ -10,7 +10,9 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
    resource list, event list of a random stack of a random project — while 2 clients keep
    creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load,
    alone (one client, ``--creates`` stacks) and with ``--create-clients`` (20) clients creating
-   at once (``--creates`` each), before the read load. Every client is a process of its own,
+   at once (``--creates`` each), before the read load, each with the CPU every process kind
+   spent per create from the first POST until every stack is complete (the engine's work
+   included). Every client is a process of its own,
    a closed loop (the next request sent when the answer is read whole, no think time) over one
    keep-alive connection with a plain-socket HTTP client (``bench/api_load.py``: ~0.1 ms CPU a
    request, no GIL shared with other clients); the CPU seconds each kind of process spent
@@ -168,11 +170,18 @@ def wait_complete(db_url: str, timeout: float) -> None:
     raise RuntimeError("stacks still in progress")
 
 
-def burst_latencies(url: str, clients: int, each: int, tag: str) -> list[float]:
-    """``clients`` client processes creating ``each`` stacks at once (none alone: one client):
-    POST /stacks latencies (s)."""
-    return api_load.run(url, [], readers=0, creators=clients, seconds=0, template=TEMPLATE,
-                        creates_each=each, tag=tag)[1]
+def burst(up: Up, db: str, clients: int, each: int, tag: str
+          ) -> tuple[list[float], dict[str, float]]:
+    """``clients`` client processes creating ``each`` stacks at once (none alone: one client),
+    then waited for until complete: (POST /stacks latencies (s), {process kind: CPU s spent
+    from the first POST until every stack is complete})."""
+    pg = _backends(db)
+    before = api_load.cpu_seconds(up.proc.pid, pg)
+    posts = api_load.run(up.url, [], readers=0, creators=clients, seconds=0, template=TEMPLATE,
+                         creates_each=each, tag=tag)[1]
+    wait_complete(f"{PG}/{db}", 300)
+    after = api_load.cpu_seconds(up.proc.pid, sorted(set(pg) | set(_backends(db))))
+    return posts, api_load.cpu_delta(before, after)
 
 
 def _backends(db: str) -> list[int]:
@@ -431,10 +440,8 @@ def main() -> None:
         up = Up(data, db_url, broker, a.workers)
         made = populate(up.url, a.stacks, a.projects)
         wait_complete(db_url, 600 + a.stacks / 10)
-        alone = burst_latencies(up.url, 1, a.creates, "alone")
-        wait_complete(db_url, 300)
-        burst = burst_latencies(up.url, a.create_clients, a.creates, "burst")
-        wait_complete(db_url, 300)
+        alone, alone_cpu = burst(up, name, 1, a.creates, "alone")
+        many, many_cpu = burst(up, name, a.create_clients, a.creates, "burst")
         lat, posts, cpu = measured_load(up, name, made, a)
         wait_complete(db_url, 300)
         reads = sum(len(v) for v in lat.values())
@@ -452,8 +459,12 @@ def main() -> None:
               f"  under the read load, {a.creators} creating")
         print(f"{'POST alone':<12}{pct(alone, 0.5):>9.1f}{pct(alone, 0.99):>9.1f}{len(alone):>7}"
               "  one client, nothing else running")
-        print(f"{'POST x' + str(a.create_clients):<12}{pct(burst, 0.5):>9.1f}"
-              f"{pct(burst, 0.99):>9.1f}{len(burst):>7}  {a.create_clients} clients creating at once")
+        print(f"{'POST x' + str(a.create_clients):<12}{pct(many, 0.5):>9.1f}"
+              f"{pct(many, 0.99):>9.1f}{len(many):>7}  {a.create_clients} clients creating at once")
+        print("\nCPU per create (POST until complete), alone:")
+        print_cpu(alone_cpu, len(alone))
+        print(f"with {a.create_clients} clients creating at once:")
+        print_cpu(many_cpu, len(many))
 
         if a.profile:
             slowest = max(ROUTES, key=lambda r: pct(lat[r], 0.99))
