@@ -412,8 +412,8 @@ def page_through(url: str, project: str, name: str, sid: str, page: int) -> list
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--stacks", type=int, default=10000)
-    ap.add_argument("--projects", type=int, default=100)
+    ap.add_argument("--stacks", type=int, help="10000; --cpu: 300 (created inline)")
+    ap.add_argument("--projects", type=int, help="100; --cpu: 10")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--readers", type=int, default=16)
     ap.add_argument("--creators", type=int, default=2)
@@ -427,6 +427,8 @@ def main() -> None:
                     help="CPU ms per request of each route in this process (no stoker up)")
     ap.add_argument("--cpu-requests", type=int, default=300)
     a = ap.parse_args()
+    a.stacks = a.stacks or (300 if a.cpu else 10000)
+    a.projects = a.projects or (10 if a.cpu else 100)
     if a.cpu:
         cpu_per_request(a.stacks, a.projects, a.cpu_requests)
         return
