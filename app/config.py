@@ -35,6 +35,9 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = 8004
     cfn_port: int = 8000
+    # gunicorn processes and threads of the API `stoker up` starts (the Procfile: API_WORKERS)
+    api_workers: int = 2
+    api_threads: int = 4
     cfn_ec2_auth_url: str = ""      # Keystone's /v3/ec2tokens for the CFN API; default beside keystone_url
     sandbox_port: int = 8090
     sandbox_host: str = "127.0.0.1"

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import sys
+import time
 from typing import Any
 
 from app import config
@@ -58,6 +59,19 @@ class TextFormatter(logging.Formatter):
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(ids)s%(message)s")
+        self._second: tuple[int, str] = (-1, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        """logging's ``2026-12-06 21:52:06,851``, its seconds formatted once a second (an API
+        logs a line a request)."""
+        if datefmt:
+            return super().formatTime(record, datefmt)
+        second = int(record.created)
+        cached = self._second
+        if cached[0] != second:
+            cached = self._second = (second, time.strftime(self.default_time_format,
+                                                           self.converter(record.created)))
+        return f"{cached[1]},{int(record.msecs):03d}"
 
     def format(self, record: logging.LogRecord) -> str:
         parts = [str(record.request_id)] if getattr(record, "request_id", None) else []

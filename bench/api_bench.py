@@ -10,7 +10,14 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
    resource list, event list of a random stack of a random project — while 2 clients keep
    creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load,
    alone (one client, ``--creates`` stacks) and with ``--create-clients`` (20) clients creating
-   at once (``--creates`` each), before the read load;
+   at once (``--creates`` each), before the read load, each with the CPU every process kind
+   spent per create from the first POST until every stack is complete (the engine's work
+   included). Every client is a process of its own,
+   a closed loop (the next request sent when the answer is read whole, no think time) over one
+   keep-alive connection with a plain-socket HTTP client (``bench/api_load.py``: ~0.1 ms CPU a
+   request, no GIL shared with other clients); the CPU seconds each kind of process spent
+   during the read load (API, workers, PostgreSQL backends of the bench's database, clients)
+   are printed per request served — the figures to compare on a shared machine;
 3. SQL statements per request of each route (the same app in this process, a listener on its
    engine), with 1 stack and with all of them;
 4. bytes of rows per stack (stack, resource, event, raw_template, sync_point, sync_input) with
@@ -42,7 +49,6 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -51,6 +57,8 @@ import requests
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+import api_load  # bench/ (this script's directory, first on sys.path)
+
 PG = os.environ.get("STOKER_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 REDIS = os.environ.get("STOKER_BENCH_REDIS", "redis://127.0.0.1:6379")
 TEMPLATE = {"heat_template_version": "2018-08-31", "resources": {"r": {"type": "OS::Heat::None"}}}
@@ -162,59 +170,51 @@ def wait_complete(db_url: str, timeout: float) -> None:
     raise RuntimeError("stacks still in progress")
 
 
-def read_load(url: str, made: list[tuple[str, str, str]], seconds: float, readers: int,
-              creators: int) -> tuple[dict[str, list[float]], list[float]]:
-    """``readers`` clients reading and ``creators`` creating for ``seconds``: latencies (s)."""
-    lat: dict[str, list[float]] = defaultdict(list)
-    posts: list[float] = []
-    stop = time.time() + seconds
-    by_project: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for m in made:
-        by_project[m[0]].append(m)
-    projects = sorted(by_project)
-
-    def reader(seed: int) -> None:
-        rnd, http = random.Random(seed), requests.Session()
-        while time.time() < stop:
-            project = rnd.choice(projects)
-            _, name, sid = rnd.choice(by_project[project])
-            base = f"{url}/{project}/stacks"
-            for route, path in (("list", f"{base}?limit=20&sort_dir=desc&sort_keys=creation_time"),
-                                ("show", f"{base}/{name}/{sid}"),
-                                ("resources", f"{base}/{name}/{sid}/resources"),
-                                ("events", f"{base}/{name}/{sid}/events")):
-                t0 = time.perf_counter()
-                resp = http.get(path, timeout=60)
-                lat[route].append(time.perf_counter() - t0)
-                resp.raise_for_status()
-
-    def creator(k: int) -> None:
-        http, i = requests.Session(), 0
-        while time.time() < stop:
-            posts.append(_create(http, url, f"p{i % len(projects)}", f"load{k}-{i}")[1])
-            i += 1
-    threads = [threading.Thread(target=reader, args=(i,)) for i in range(readers)]
-    threads += [threading.Thread(target=creator, args=(k,)) for k in range(creators)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return lat, posts
+def burst(up: Up, db: str, clients: int, each: int, tag: str
+          ) -> tuple[list[float], dict[str, float]]:
+    """``clients`` client processes creating ``each`` stacks at once (none alone: one client),
+    then waited for until complete: (POST /stacks latencies (s), {process kind: CPU s spent
+    from the first POST until every stack is complete})."""
+    pg = _backends(db)
+    before = api_load.cpu_seconds(up.proc.pid, pg)
+    posts = api_load.run(up.url, [], readers=0, creators=clients, seconds=0, template=TEMPLATE,
+                         creates_each=each, tag=tag)[1]
+    wait_complete(f"{PG}/{db}", 300)
+    after = api_load.cpu_seconds(up.proc.pid, sorted(set(pg) | set(_backends(db))))
+    return posts, api_load.cpu_delta(before, after)
 
 
-def create_burst(url: str, clients: int, each: int, tag: str) -> list[float]:
-    """``clients`` clients creating ``each`` stacks at once (none alone: one client): POST
-    /stacks latencies (s)."""
-    start = threading.Barrier(clients)
+def _backends(db: str) -> list[int]:
+    import psycopg
+    with psycopg.connect(PG.replace("+psycopg", "") + "/postgres", autocommit=True) as conn:
+        return [r[0] for r in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (db,)).fetchall()]
 
-    def one(k: int) -> list[float]:
-        http, out = requests.Session(), []
-        start.wait()
-        for i in range(each):
-            out.append(_create(http, url, f"burst{k % 10}", f"{tag}{k}-{i}")[1])
-        return out
-    with ThreadPoolExecutor(clients) as pool:
-        return [v for part in pool.map(one, range(clients)) for v in part]
+
+def measured_load(up: Up, db: str, made: list[tuple[str, str, str]], a: Any
+                  ) -> tuple[dict[str, list[float]], list[float], dict[str, float]]:
+    """The read load (``a.readers`` reader and ``a.creators`` creator processes for
+    ``a.seconds``): ``({route: [s]}, [POST s], {process kind: CPU s spent meanwhile})``."""
+    snap: dict[str, Any] = {}
+
+    def begin() -> None:
+        snap["pg"] = _backends(db)
+        snap["before"] = api_load.cpu_seconds(up.proc.pid, snap["pg"])
+    lat, posts, client_cpu = api_load.run(up.url, made, readers=a.readers, creators=a.creators,
+                                          seconds=a.seconds, template=TEMPLATE, on_start=begin)
+    after = api_load.cpu_seconds(up.proc.pid, sorted(set(snap["pg"]) | set(_backends(db))))
+    cpu = api_load.cpu_delta(snap["before"], after)
+    cpu["clients (bench)"] = client_cpu
+    return lat, posts, cpu
+
+
+def print_cpu(cpu: dict[str, float], served: int) -> None:
+    """CPU s by process kind over the read load, and ms of it per request served."""
+    print(f"{'process':<22}{'CPU s':>8}{'CPU ms/req':>12}   ({served} requests)")
+    for role, seconds in sorted(cpu.items(), key=lambda kv: -kv[1]):
+        print(f"{role:<22}{seconds:>8.2f}{seconds / max(1, served) * 1000:>12.2f}")
+    total = sum(cpu.values())
+    print(f"{'all':<22}{total:>8.2f}{total / max(1, served) * 1000:>12.2f}")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -412,8 +412,8 @@ def page_through(url: str, project: str, name: str, sid: str, page: int) -> list
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--stacks", type=int, default=10000)
-    ap.add_argument("--projects", type=int, default=100)
+    ap.add_argument("--stacks", type=int, help="10000; --cpu: 300 (created inline)")
+    ap.add_argument("--projects", type=int, help="100; --cpu: 10")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--readers", type=int, default=16)
     ap.add_argument("--creators", type=int, default=2)
@@ -427,6 +427,8 @@ def main() -> None:
                     help="CPU ms per request of each route in this process (no stoker up)")
     ap.add_argument("--cpu-requests", type=int, default=300)
     a = ap.parse_args()
+    a.stacks = a.stacks or (300 if a.cpu else 10000)
+    a.projects = a.projects or (10 if a.cpu else 100)
     if a.cpu:
         cpu_per_request(a.stacks, a.projects, a.cpu_requests)
         return
@@ -440,16 +442,15 @@ def main() -> None:
         up = Up(data, db_url, broker, a.workers)
         made = populate(up.url, a.stacks, a.projects)
         wait_complete(db_url, 600 + a.stacks / 10)
-        alone = create_burst(up.url, 1, a.creates, "alone")
-        wait_complete(db_url, 300)
-        burst = create_burst(up.url, a.create_clients, a.creates, "burst")
-        wait_complete(db_url, 300)
-        lat, posts = read_load(up.url, made, a.seconds, a.readers, a.creators)
+        alone, alone_cpu = burst(up, name, 1, a.creates, "alone")
+        many, many_cpu = burst(up, name, a.create_clients, a.creates, "burst")
+        lat, posts, cpu = measured_load(up, name, made, a)
         wait_complete(db_url, 300)
         reads = sum(len(v) for v in lat.values())
         print(f"\n{a.stacks} stacks in {a.projects} projects; {a.readers} readers, "
               f"{a.creators} creators, {a.seconds:.0f} s: {reads / a.seconds:.0f} reads/s, "
               f"{len(posts) / a.seconds:.1f} creates/s")
+        print_cpu(cpu, reads + len(posts))
         counts = statements(db_url, data, *made[0])
         print(f"{'route':<12}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'SQL/req':>9}  goal p99 < 50 ms")
         for route in ROUTES:
@@ -460,8 +461,12 @@ def main() -> None:
               f"  under the read load, {a.creators} creating")
         print(f"{'POST alone':<12}{pct(alone, 0.5):>9.1f}{pct(alone, 0.99):>9.1f}{len(alone):>7}"
               "  one client, nothing else running")
-        print(f"{'POST x' + str(a.create_clients):<12}{pct(burst, 0.5):>9.1f}"
-              f"{pct(burst, 0.99):>9.1f}{len(burst):>7}  {a.create_clients} clients creating at once")
+        print(f"{'POST x' + str(a.create_clients):<12}{pct(many, 0.5):>9.1f}"
+              f"{pct(many, 0.99):>9.1f}{len(many):>7}  {a.create_clients} clients creating at once")
+        print("\nCPU per create (POST until complete), alone:")
+        print_cpu(alone_cpu, len(alone))
+        print(f"with {a.create_clients} clients creating at once:")
+        print_cpu(many_cpu, len(many))
 
         if a.profile:
             slowest = max(ROUTES, key=lambda r: pct(lat[r], 0.99))

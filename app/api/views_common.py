@@ -38,8 +38,12 @@ def _q(part: str) -> str:
 
 
 def api_root() -> str:
-    """``http://<host>/v1`` of the current request (honours a WSGI script root)."""
-    return request.url_root.rstrip("/") + "/v1"
+    """``http://<host>/v1`` of the current request (honours a WSGI script root); worked out
+    once a request (a listing links every row)."""
+    root = g.get("api_root")
+    if root is None:
+        root = g.api_root = request.url_root.rstrip("/") + "/v1"
+    return str(root)
 
 
 def stack_url(tenant: str, stack_name: str, stack_id: str) -> str:

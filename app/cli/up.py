@@ -70,7 +70,8 @@ def procfile(settings: config.Settings, *, sandbox: bool, flower: bool = False) 
     procs = [Proc("api", [py, "-m", "gunicorn", "-c", "python:app.api.gunicorn_conf",
                           "app.cli.wsgi:create_app()",
                           "--bind", f"{settings.api_host}:{settings.api_port}",
-                          "--workers", "2", "--threads", "4", "--graceful-timeout", "5",
+                          "--workers", str(settings.api_workers),
+                          "--threads", str(settings.api_threads), "--graceful-timeout", "5",
                           "--log-level", "warning"])]
     procs.append(Proc("cfn", [py, "-m", "gunicorn", "-c", "python:app.cfn.gunicorn_conf",
                               "app.cli.wsgi:create_cfn_app()", "--bind",

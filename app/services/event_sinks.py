@@ -210,17 +210,29 @@ def stack_sinks(stack_id: str) -> list[Sink]:
         row = s.execute(select(Stack.name, Stack.tenant, RawTemplate.environment)
                         .join(RawTemplate, RawTemplate.id == Stack.raw_template_id)
                         .where(Stack.id == stack_id)).first()
+    if row is None:
+        return _cached(stack_id, [])
+    return remember(stack_id, row.name, row.tenant, row.environment)
+
+
+def remember(stack_id: str, stack_name: str, tenant: str,
+             environment: Mapping[str, Any] | None) -> list[Sink]:
+    """The sinks of a stack's environment, built and cached as :func:`stack_sinks` caches
+    them: a new stack's (its create knows its environment) cost its first events no read."""
+    project = Project(stack_name, stack_id, tenant)
     sinks: list[Sink] = []
-    if row is not None:
-        project = Project(row.name, stack_id, row.tenant)
-        for spec in (row.environment or {}).get("event_sinks") or []:
-            try:
-                sinks.append(build(spec, project))
-            except (SinkError, TypeError, ValueError) as exc:
-                log.warning("stack %s: event sink %r ignored: %s", stack_id, spec, exc)
+    for spec in (environment or {}).get("event_sinks") or []:
+        try:
+            sinks.append(build(spec, project))
+        except (SinkError, TypeError, ValueError) as exc:
+            log.warning("stack %s: event sink %r ignored: %s", stack_id, spec, exc)
+    return _cached(stack_id, sinks)
+
+
+def _cached(stack_id: str, sinks: list[Sink]) -> list[Sink]:
     if len(_sinks_cache) > QUEUE_LIMIT:  # bounded: stacks come and go
         _sinks_cache.clear()
-    _sinks_cache[stack_id] = (now, sinks)
+    _sinks_cache[stack_id] = (time.monotonic(), sinks)
     return sinks
 
 

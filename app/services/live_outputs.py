@@ -4,7 +4,7 @@
 Heat resolves every output live when a stack is shown; Stoker keeps the outputs resolved at the
 end of the last traversal. For the types that declare ``live_attributes``, those attributes are
 read again when the outputs are asked for, and the outputs resolved with them (nothing is
-written). A stack without such resources costs one indexed query.
+written). A stack without outputs costs no query, one without such resources one indexed query.
 """
 from __future__ import annotations
 
@@ -42,7 +42,9 @@ def _live_ids() -> Select[tuple[int]]:
 def refreshed(stack: Stack, stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``stored`` (the outputs as last resolved), or the outputs resolved again when they name
     a live attribute of a resource of the stack. O(such resources) cloud reads; an attribute
-    that cannot be read keeps its stored value."""
+    that cannot be read keeps its stored value; no outputs, no query."""
+    if not stored:
+        return stored
     with read_session() as s:
         ids = list(s.execute(_live_ids(), {"stack_id": stack.id}).scalars())
         if not ids:

@@ -22,7 +22,16 @@ def _rows(stack: Stack) -> list[Resource]:
                               .order_by(Resource.id)).scalars())
 
 
-def _required_by(rows: list[Resource]) -> dict[str, set[str]]:
+def _views(stack_id: str) -> list[SimpleNamespace]:
+    """A stack's resources in creation order as plain objects of their columns (read as
+    rows, no ORM instance each), for listing."""
+    with read_session() as s:
+        return [SimpleNamespace(**row) for row in s.execute(
+            select(*Resource.__table__.c).where(Resource.stack_id == stack_id)
+            .order_by(Resource.id)).mappings()]
+
+
+def _required_by(rows: list[Any]) -> dict[str, set[str]]:
     return graph.invert({r.name: set(r.requires or ()) for r in rows})
 
 
@@ -43,19 +52,18 @@ def list_resources(ctx: RequestContext, stack: Stack,
     out: list[tuple[Any, list[str]]] = []
 
     def walk(st: Stack, depth: int, parent: str | None) -> None:
-        rows = _rows(st)
+        rows = _views(st.id)
         rb = _required_by(rows)
         kids = _children(st.id) if any((r.rsrc_data or {}).get("nested") for r in rows) else {}
-        for r in rows:
-            view = SimpleNamespace(**{c.key: getattr(r, c.key) for c in Resource.__table__.c})
+        for view in rows:
             if parent is not None:
                 view.stack_name, view.parent_resource = st.name, parent
-            child = kids.get(r.name)
+            child = kids.get(view.name)
             if child is not None:
                 view.nested_stack = (child.name, child.id)
-            out.append((view, sorted(rb.get(r.name, ()))))
+            out.append((view, sorted(rb.get(view.name, ()))))
             if child is not None and depth < nested_depth:
-                walk(child, depth + 1, r.name)
+                walk(child, depth + 1, view.name)
 
     walk(stack, 0, None)
     return out
@@ -219,14 +227,12 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
         q = q.order_by(Event.id.desc() if desc else Event.id.asc())
         if limit is not None:
             q = q.limit(max(0, int(limit)))
-        rows: list[Any] = list(s.execute(q).scalars())
+        rows: list[Any] = list(s.execute(q.with_only_columns(*Event.__table__.c)))
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
 
 
-def _nested_event(row: Event, stack_name: str) -> SimpleNamespace:
-    view = SimpleNamespace(**{c.key: getattr(row, c.key) for c in Event.__table__.c})
-    view.stack_name = stack_name
-    return view
+def _nested_event(row: Any, stack_name: str) -> SimpleNamespace:
+    return SimpleNamespace(**row._mapping, stack_name=stack_name)
 
 
 def get_event(ctx: RequestContext, stack: Stack, resource_name: str, event_id: str) -> Event:

@@ -22,12 +22,25 @@ from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
-from app.services import definitions, environments, exports, limits, live_outputs, protection
+from app.services import (
+    definitions,
+    environments,
+    event_sinks,
+    exports,
+    limits,
+    live_outputs,
+    protection,
+)
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
 
 #: a stack by id, built once (what ``Session.get`` would rebuild on every call)
 _BY_ID = select(Stack).where(Stack.id == bindparam("stack_id"))
+#: a create's checks, built once: a live stack of the name, the project's live top-level stacks
+_NAME_TAKEN = select(Stack.id).where(Stack.tenant == bindparam("tenant"),
+                                     Stack.name == bindparam("name"), Stack.deleted_at.is_(None))
+_LIVE_TOP = select(func.count()).select_from(Stack).where(
+    Stack.tenant == bindparam("tenant"), Stack.deleted_at.is_(None), Stack.parent_id.is_(None))
 NAME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
 
 
@@ -125,17 +138,15 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
     raw_mapping = tmpl.raw
+    event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)  # its first event's
     try:
         with session() as s:
-            if s.execute(select(Stack.id).where(Stack.tenant == ctx.tenant_id,
-                                                Stack.name == stack_name,
-                                                Stack.deleted_at.is_(None))).first():
+            if s.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
                 raise errors.StackExists(stack_name)
             # Heat counts top-level stacks only: a child stack (a group's member) reads
             # nothing that grows with the tenant's stacks
-            live = 0 if parent_id is not None else s.execute(select(func.count()).select_from(
-                Stack).where(Stack.tenant == ctx.tenant_id, Stack.deleted_at.is_(None),
-                             Stack.parent_id.is_(None))).scalar() or 0
+            live = 0 if parent_id is not None else s.execute(
+                _LIVE_TOP, {"tenant": ctx.tenant_id}).scalar() or 0
             if parent_id is None and live >= settings.max_stacks_per_tenant:
                 raise errors.RequestLimitExceeded(
                     f"You have reached the maximum stacks per tenant, "
