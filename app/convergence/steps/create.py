@@ -116,7 +116,7 @@ def step(node: Node) -> Outcome:
                 handle = plugin.handle_create()  # persisted with the outcome
         done = plugin.check_create_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, start=start,
+        return Failed(exc, plugin=plugin, start=start,
                       attr_data=_failed_attr_data(plugin, node))
     if done:
         return Done(plugin, start=start)

@@ -20,6 +20,7 @@ import pytest
 from app.convergence import outcome, timeouts
 from app.convergence.results import Done, Node, Poll, Start, Wait
 from app.convergence.store import nodes, pacing
+from app.convergence.store.events import ResourceEvent
 from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine.states import Action, Status
 
@@ -76,12 +77,12 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
         yield "tx"
         rec.log.append(("commit",))
 
-    def park(node: Node, start: Any, values: dict[str, Any], rows: Any) -> bool:
-        rec.log.append(("park", node.key, start, values, list(rows)))
+    def park(node: Node, values: dict[str, Any], rows: Any) -> bool:
+        rec.log.append(("park", node.key, values, list(rows)))
         return True
 
     def write_finished(s: str, prepared: list[Any]) -> Any:
-        rec.log.append(("write", [(n.key, f.values, [e["status"] for e in f.events])
+        rec.log.append(("write", [(n.key, f.values, [e.status for e in f.events])
                                   for n, f in prepared]))
         return [n.key for n, _ in prepared], {prepared[0][0].key: [(8, True)]}
 
@@ -98,10 +99,15 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
 
 
 def test_a_poll_parks_the_handle_with_its_timing_and_looks_again_after_poll_delay(store):
-    plugin, event = _Plugin(), {"status": "IN_PROGRESS"}
+    plugin = _Plugin()
+    event = ResourceEvent(None, "OS::Nova::Server", Action.CREATE, Status.IN_PROGRESS, "mine")
     outcome.apply(_node(), Poll({"op": 1}, 0.25, plugin, Start(Action.CREATE), events=[event]))
-    (park, key, start, values, rows), enqueued = store.log
-    assert (park, key, start, rows) == ("park", (7, True), Start(Action.CREATE), [event])
+    (park, key, values, rows), enqueued = store.log
+    assert (park, key) == ("park", (7, True))
+    assert rows[0] == event  # the step's own events, then the IN_PROGRESS of the started action
+    assert [(e.action, e.status, e.reason) for e in rows[1:]] == [
+        (Action.CREATE, Status.IN_PROGRESS, "state changed")]
+    assert (values["action"], values["status"]) == ("CREATE", "IN_PROGRESS")
     assert values["handle"] == {"h": {"op": 1}, "t": "t1", "since": LATER, "last": LOOKED,
                                 "phase": 0, "fp": pacing.fingerprint({"op": 1})}
     assert (values["engine_id"], values["poll_attempt"]) == (None, 1)
@@ -112,7 +118,7 @@ def test_a_poll_parks_the_handle_with_its_timing_and_looks_again_after_poll_dela
 def test_a_wait_parks_its_event_and_gets_a_safety_poll_before_its_deadline(store):
     deadline = NOW + dt.timedelta(seconds=30)
     outcome.apply(_node(), Wait("signal:7", deadline, "h", _Plugin()))
-    (park, _, _, values, _), poll = store.log
+    (park, _, values, _), poll = store.log
     assert park == "park"
     assert values["handle"] == {"h": "h", "t": "t1", "wait": "signal:7"}
     assert poll == ("safety_poll", "s1", "t1", 7, True, min(timeouts.SAFETY_POLL_SECONDS, 30.0))
