@@ -65,10 +65,14 @@ def apply(node: Node, outcome: Result) -> None:
 def _apply(node: Node, outcome: Result) -> None:
     if isinstance(outcome, Raised):
         raise outcome.error
-    if isinstance(outcome, Ended):  # a redelivery: counted, and its successors sent out?
+    if not isinstance(outcome, Ended):
+        _write(node, _worded(node.resource.name, outcome))
+    else:  # a redelivery: make sure it was counted and its successors went out
         nodes.current().ended_again(node, end)
-        return
-    outcome = _worded(node.resource.name, outcome)
+
+
+def _write(node: Node, outcome: Outcome) -> None:
+    """Write ``outcome`` through the node store and enqueue what follows it."""
     left = timeouts.seconds_left(outcome.deadline, utcnow()) if isinstance(outcome, Wait) else 1.0
     if isinstance(outcome, Wait) and left <= 0:
         if outcome.start is None and outcome.deadline >= node.deadline():
@@ -85,17 +89,20 @@ def _apply(node: Node, outcome: Result) -> None:
         nodes.current().fail(node, _failing(node, outcome), end)
     elif isinstance(outcome, Done):
         nodes.current().finish(node, _finished(node, outcome), end)
-    elif isinstance(outcome, Poll):
-        delay, timing = pacing.poll(node.resource, node.stack.action, node.is_update,
-                                    outcome.plugin, outcome.handle, outcome.delay,
-                                    outcome.start is not None, node.looked, pacing.clock())
-        if _park(node, outcome, None, timing):  # else its lease ran out: its taker polls it
+    else:  # not finished: parked, and looked at again after a poll's delay or a safety poll
+        delay, timing = pacing.poll(
+            node.resource, node.stack.action, node.is_update, outcome.plugin, outcome.handle,
+            outcome.delay, outcome.start is not None, node.looked, pacing.clock(),
+        ) if isinstance(outcome, Poll) else (min(timeouts.SAFETY_POLL_SECONDS, left), {})
+        if not _park(node, outcome, timing):
+            return  # its lease ran out: the engine that took it over polls it
+        if isinstance(outcome, Poll):
             runtime.dispatcher().check_resource(node.stack.id, node.traversal_id,
                                                 node.resource.id, node.is_update,
                                                 countdown=delay)
-    elif _park(node, outcome, outcome.event, {}):
-        runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id, node.resource.id,
-                                         node.is_update, min(timeouts.SAFETY_POLL_SECONDS, left))
+        else:
+            runtime.dispatcher().safety_poll(node.stack.id, node.traversal_id,
+                                             node.resource.id, node.is_update, delay)
 
 
 def apply_many(items: list[tuple[Node, Result]]) -> list[Node]:
@@ -143,7 +150,7 @@ def _worded(name: str, outcome: Outcome) -> Outcome:
     return replace(outcome, events=found) if outcome.events else outcome
 
 
-def _park(node: Node, outcome: Poll | Wait, event: str | None, timing: dict[str, float]) -> bool:
+def _park(node: Node, outcome: Poll | Wait, timing: dict[str, float]) -> bool:
     """Persist progress (the step's events, and the IN_PROGRESS state if this step started
     the action; the handle with the poll's ``timing``, :mod:`app.convergence.store.pacing`)
     and release the lock, in one transaction (the node store's).
@@ -152,8 +159,8 @@ def _park(node: Node, outcome: Poll | Wait, event: str | None, timing: dict[str,
     r, plugin = node.resource, outcome.plugin
     stored: dict[str, Any] = {"h": outcome.handle, "t": outcome.owner or node.traversal_id,
                               **timing}
-    if event is not None:
-        stored["wait"] = event
+    if isinstance(outcome, Wait):
+        stored["wait"] = outcome.event
     values = {"row_id": r.id, "handle": stored, "physical_resource_id": plugin.resource_id,
               "rsrc_data": plugin.data, "poll_attempt": r.next_attempt(outcome.start),
               "engine_id": None, "updated_at": utcnow()}
