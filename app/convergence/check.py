@@ -43,7 +43,7 @@ def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_updat
     if isinstance(node, Node):
         outcome.apply(node, run.run(node))
     elif node is node_store.Skip.SUPERSEDED:  # a stopped traversal's action may still finish
-        stopped.settle(stack_id, traversal_id, resource_id, is_update)
+        outcome.settled(stopped.settle(stack_id, traversal_id, resource_id, is_update))
     elif node is node_store.Skip.BUSY:
         runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
                                             countdown=LOCK_RETRY_SECONDS)

@@ -28,6 +28,7 @@ from app.convergence.results import (
     Raised,
     Record,
     Result,
+    Settled,
     Start,
     Wait,
     with_events,
@@ -40,8 +41,8 @@ from app.engine.states import Action, Status
 from app.models import utcnow
 
 __all__ = ["SET_ROW", "Done", "Ended", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Raised",
-           "Record", "ResourceEvent", "Result", "Start", "Wait", "apply", "apply_many",
-           "with_events"]
+           "Record", "ResourceEvent", "Result", "Settled", "Start", "Wait", "apply", "apply_many",
+           "settled", "with_events"]
 log = logging.getLogger(__name__)
 
 
@@ -133,6 +134,18 @@ def apply_many(items: list[tuple[Node, Result]]) -> list[Node]:
             log.exception("step of resource %s failed", n.resource.id)
             failed.append(n)
     return failed
+
+
+def settled(found: Settled | None) -> None:
+    """Write what a superseded step found of the action its stopped traversal left running
+    (:class:`Settled`; None: nothing to write), and enqueue its next look if it goes on."""
+    if found is None:
+        return
+    r = found.resource
+    nodes.current().settle(r, found.values, list(found.events))
+    if found.delay is not None:
+        runtime.dispatcher().check_resource(r.stack_id, found.traversal_id, r.id,
+                                            found.is_update, countdown=found.delay)
 
 
 def end(s: Session, node: Node) -> None:

@@ -159,6 +159,21 @@ class Raised:
 Result = Outcome | Ended | Raised
 
 
+@dataclass(frozen=True)
+class Settled:
+    """A look at the action a stopped traversal ``traversal_id`` left running on row
+    ``resource``, taken by a superseded step (:func:`app.convergence.steps.stopped.settle`)
+    under the row's lock: the applier writes the row's ``values`` and ``events`` and lets go
+    of the lock; ``delay`` (seconds): the action goes on, look again then (None: it ended).
+    No successor is told and nothing is counted (Heat's ``stop_traversal``)."""
+    resource: ResourceRow
+    traversal_id: str
+    is_update: bool
+    values: dict[str, Any]
+    events: Sequence[ResourceEvent] = ()
+    delay: float | None = None
+
+
 def with_events(outcome: Outcome, rows: Sequence[ResourceEvent]) -> Outcome:
     """``outcome`` writing ``rows`` (events of its step, written before its own) too."""
     return replace(outcome, events=[*rows, *outcome.events]) if rows else outcome

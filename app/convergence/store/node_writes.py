@@ -63,6 +63,15 @@ def release(node: Node, found: list[ResourceEvent]) -> None:
         locks.release_in(s, node.resource.id, node.resource.atomic_key)
 
 
+def settle(r: Any, values: dict[str, Any], found: list[ResourceEvent]) -> None:
+    """Write row ``r``'s ``values`` and events ``found`` and release this engine's lock of it,
+    in one transaction (a stopped traversal's action, looked at once more)."""
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(**values))
+        events.add_events(s, events.rows_of(r, found))
+        locks.release_in(s, r.id, None)
+
+
 def park_many(items: list[Parked]) -> None:
     """Write parked nodes in one transaction: each row's values in one ``executemany`` per
     shape, their events in one insert.

@@ -130,6 +130,11 @@ class NodeStore:
         no outcome of its own: its traversal timed out)."""
         w.release(node, found)
 
+    def settle(self, r: Any, values: dict[str, Any], found: list[ResourceEvent]) -> None:
+        """Write row ``r``'s ``values`` and events ``found``, releasing its lock (a stopped
+        traversal's action: no node of it is written or counted)."""
+        w.settle(r, values, found)
+
     def ended_again(self, node: Node, end: End) -> None:
         """A step of a node that had ended already (a redelivery, a retry): make sure it was
         counted, and that its successors that fired went out."""

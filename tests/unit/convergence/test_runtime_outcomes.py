@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from app.convergence import outcome, timeouts
-from app.convergence.results import Done, Node, Poll, Start, Wait
+from app.convergence.results import Done, Node, Poll, Settled, Start, Wait
 from app.convergence.store import nodes, pacing
 from app.convergence.store.events import ResourceEvent
 from app.convergence.store.rows import ResourceRow, StepStack
@@ -93,6 +93,8 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
     monkeypatch.setattr(nodes.w, "count", lambda s, node, n, end: rec.log.append(("count", n)))
     monkeypatch.setattr(nodes.w, "count_committed",
                         lambda node, ended, end, recover=False: rec.log.append(("count", 1)))
+    monkeypatch.setattr(nodes.w, "settle", lambda r, values, found: rec.log.append(
+        ("settle", r.id, values, list(found))))
     monkeypatch.setattr(nodes.w, "enqueue", lambda node, ready: rec.log.append(
         ("check_resources", node.stack.id, node.traversal_id, ready)))
     yield rec
@@ -137,3 +139,18 @@ def test_done_writes_counts_then_enqueues_the_ready_successors(store):
     else:  # counted in the node's own transaction
         assert order == ["begin", "write", "count", "commit", "check_resources"]
     assert store.log[-1] == ("check_resources", "s1", "t1", [(8, True)])
+
+
+def test_a_stopped_traversals_action_is_written_and_looked_at_again_while_it_goes_on(store):
+    row = _node().resource
+    outcome.settled(Settled(row, "t0", True, {"poll_attempt": 2}, delay=0.5))
+    assert store.log == [("settle", 7, {"poll_attempt": 2}, []),
+                         ("check_resource", "s1", "t0", 7, True, 0.5)]
+
+
+def test_a_stopped_traversals_action_that_ended_writes_its_event_and_is_not_looked_at_again(
+        store):
+    row, ended = _node().resource, ResourceEvent("phys-1", "OS::Nova::Server", "UPDATE",
+                                                 Status.COMPLETE)
+    outcome.settled(Settled(row, "t0", True, {"status": Status.COMPLETE}, [ended]))
+    assert store.log == [("settle", 7, {"status": Status.COMPLETE}, [ended])]
