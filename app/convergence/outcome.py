@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app import errors
-from app.convergence import plugins, runtime, timeouts, traversal
+from app.convergence import plugins, runtime, timeouts, traversal, wakeups
 from app.convergence.results import (
     SET_ROW,
     Done,
@@ -29,6 +29,7 @@ from app.convergence.results import (
     Record,
     Result,
     Settled,
+    Signalled,
     Start,
     Wait,
     with_events,
@@ -39,10 +40,11 @@ from app.convergence.store.node_writes import Failing, Finished
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import utcnow
+from app.resource_types.heat_signals import signal_event
 
 __all__ = ["SET_ROW", "Done", "Ended", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Raised",
-           "Record", "ResourceEvent", "Result", "Settled", "Start", "Wait", "apply", "apply_many",
-           "settled", "with_events"]
+           "Record", "ResourceEvent", "Result", "Settled", "Signalled", "Start", "Wait", "apply",
+           "apply_many", "settled", "signalled", "with_events"]
 log = logging.getLogger(__name__)
 
 
@@ -67,13 +69,14 @@ def _apply(node: Node, outcome: Result) -> None:
     if isinstance(outcome, Raised):
         raise outcome.error
     if not isinstance(outcome, Ended):
-        _write(node, _worded(node.resource.name, outcome))
+        _write(node, outcome)
     else:  # a redelivery: make sure it was counted and its successors went out
         nodes.current().ended_again(node, end)
 
 
 def _write(node: Node, outcome: Outcome) -> None:
     """Write ``outcome`` through the node store and enqueue what follows it."""
+    outcome, data = _reported(node, outcome)
     left = timeouts.seconds_left(outcome.deadline, utcnow()) if isinstance(outcome, Wait) else 1.0
     if isinstance(outcome, Wait) and left <= 0:
         if outcome.start is None and outcome.deadline >= node.deadline():
@@ -89,7 +92,7 @@ def _write(node: Node, outcome: Outcome) -> None:
     if isinstance(outcome, Failed):
         nodes.current().fail(node, _failing(node, outcome), end)
     elif isinstance(outcome, Done):
-        nodes.current().finish(node, _finished(node, outcome), end)
+        nodes.current().finish(node, _finished(node, outcome, data), end)
     else:  # not finished: parked, and looked at again after a poll's delay or a safety poll
         delay, timing = pacing.poll(
             node.resource, node.stack.action, node.is_update, outcome.plugin, outcome.handle,
@@ -120,7 +123,8 @@ def apply_many(items: list[tuple[Node, Result]]) -> list[Node]:
     if len(finished) > 1:
         try:
             failed = nodes.current().finish_together(
-                [(n, _finished(n, o)) for n, o in finished if isinstance(o, Done)], end)
+                [(n, _finished(n, o, _reported(n, o)[1])) for n, o in finished
+                 if isinstance(o, Done)], end)
             finished = []
         except errors.LeaseLost:  # the others are written one by one, without it
             pass
@@ -148,19 +152,42 @@ def settled(found: Settled | None) -> None:
                                             found.is_update, countdown=found.delay)
 
 
+def signalled(found: Signalled) -> None:
+    """Write a delivered signal (its plugin's data, its event) and let go of the lock, then
+    wake the wait conditions that name the signalled handle and the signalled resource itself
+    if it waits for its own signal (a software deployment).
+
+    :raises LeaseLost: the delivery's lock was taken over meanwhile (nothing written)."""
+    r = found.resource
+    nodes.current().signalled(r, found.token, found.data, list(found.events))
+    if found.ref is not None:
+        wakeups.wake_signal_waiters(r.stack_id, found.ref, signal_event(found.ref))
+        wakeups.wake(r.stack_id, r.id, signal_event(found.ref))
+
+
 def end(s: Session, node: Node) -> None:
     """Finish ``node``'s traversal in ``s``: its count reached zero."""
     traversal.finish(s, node.stack.id, node.traversal_id, node.loaded)
 
 
-def _worded(name: str, outcome: Outcome) -> Outcome:
-    """``outcome`` with every error it reports worded as Heat's failure reason of resource
-    ``name`` (:func:`plugins.reason_of`): its own, and its events'."""
+def _reported(node: Node, outcome: Outcome) -> tuple[Outcome, Any]:
+    """What the applier reads of a step's report: ``outcome`` with every error it reports
+    worded as Heat's failure reason (:func:`plugins.reason_of`: its own, and its events'),
+    and the data a finished node passes on (:func:`plugins.attr_data`: its reference id and
+    the attributes its dependents and the outputs reference; without a plugin, or in a
+    reverse node, the row's own)."""
+    name = node.resource.name
     found = [e if isinstance(e.reason, str) else replace(e, reason=plugins.reason_of(name, e.reason))
              for e in outcome.events]
     if isinstance(outcome, Failed) and not isinstance(outcome.reason, str):
-        return replace(outcome, reason=plugins.reason_of(name, outcome.reason), events=found)
-    return replace(outcome, events=found) if outcome.events else outcome
+        outcome = replace(outcome, reason=plugins.reason_of(name, outcome.reason))
+    if outcome.events:
+        outcome = replace(outcome, events=found)
+    if isinstance(outcome, Done) and outcome.plugin is not None and node.is_update \
+            and node.loaded is not None:
+        return outcome, plugins.attr_data(
+            outcome.plugin, node.loaded.definition.referenced_attributes(name))
+    return outcome, node.resource.attr_data
 
 
 def _park(node: Node, outcome: Poll | Wait, timing: dict[str, float]) -> bool:
@@ -212,20 +239,17 @@ def _failing(node: Node, f: Failed) -> Failing:
     return Failing(values, found, f"Resource {stack_action} failed: {f.stack_reason or reason}")
 
 
-def _finished(node: Node, d: Done) -> Finished:
-    """What finished ``node`` writes: its row's values, its events, the data it passes on
-    (the attributes its dependents and the outputs reference, read from its plugin)."""
+def _finished(node: Node, d: Done, data: Any) -> Finished:
+    """What finished ``node`` writes: its row's values, its events, the ``data`` it passes on
+    (its plugin's, :func:`plugins.attr_data`, or the row's own)."""
     r, is_update = node.resource, node.is_update
     pacing.finished(r, node.stack.action, node.is_update, node.looked)
     row_action = d.action or node.default_action
     values: dict[str, Any] = {"engine_id": None, "handle": None, "updated_at": utcnow()}
-    data = r.attr_data
     if d.plugin is not None:
         d.plugin.data.pop(PROPS_BEFORE, None)  # the update it guarded went through
         values.update(physical_resource_id=d.plugin.resource_id, rsrc_data=d.plugin.data)
         if is_update and node.loaded is not None:
-            data = plugins.attr_data(d.plugin,
-                                     node.loaded.definition.referenced_attributes(r.name))
             values["attr_data"] = data
     if d.record is Record.UNTOUCHED:  # nothing happened to it: its updated_time stays (Heat)
         del values["updated_at"]

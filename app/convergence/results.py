@@ -160,6 +160,20 @@ Result = Outcome | Ended | Raised
 
 
 @dataclass(frozen=True)
+class Signalled:
+    """A signal delivered to row ``resource`` under the lock its delivery took at ``token``
+    (:func:`app.convergence.steps.signals.deliver`): the applier writes the plugin's ``data``
+    (None: the row's stays) and ``events`` and lets go of the lock, then wakes what waits for
+    the signal to handle ``ref`` (None: nothing to wake; the signal was refused, or changed
+    nothing and writes nothing)."""
+    resource: ResourceRow
+    token: int
+    events: Sequence[ResourceEvent]
+    data: dict[str, Any] | None = None
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
 class Settled:
     """A look at the action a stopped traversal ``traversal_id`` left running on row
     ``resource``, taken by a superseded step (:func:`app.convergence.steps.stopped.settle`)

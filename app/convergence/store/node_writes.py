@@ -72,6 +72,21 @@ def settle(r: Any, values: dict[str, Any], found: list[ResourceEvent]) -> None:
         locks.release_in(s, r.id, None)
 
 
+def signalled(r: Any, token: int, data: dict[str, Any] | None,
+              found: list[ResourceEvent]) -> None:
+    """Write a signal's ``data`` on row ``r`` (if any) and its events ``found``, and release
+    the lock its delivery took at ``token``, in one transaction.
+
+    :raises LeaseLost: with ``data``, the lock is no longer the delivery's (nothing written)."""
+    with session() as s:
+        if data is not None:
+            locks.hold(s, r.id, token)
+            s.execute(update(RT).where(RT.c.id == r.id, RT.c.engine_id == locks.engine_id())
+                      .values(rsrc_data=data))
+        events.add_events(s, events.rows_of(r, found))
+        locks.release_in(s, r.id, token)
+
+
 def park_many(items: list[Parked]) -> None:
     """Write parked nodes in one transaction: each row's values in one ``executemany`` per
     shape, their events in one insert.

@@ -135,6 +135,11 @@ class NodeStore:
         traversal's action: no node of it is written or counted)."""
         w.settle(r, values, found)
 
+    def signalled(self, r: Any, token: int, data: dict[str, Any] | None,
+                  found: list[ResourceEvent]) -> None:
+        """Write a delivered signal (:func:`node_writes.signalled`), releasing its lock."""
+        w.signalled(r, token, data, found)
+
     def ended_again(self, node: Node, end: End) -> None:
         """A step of a node that had ended already (a redelivery, a retry): make sure it was
         counted, and that its successors that fired went out."""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from app.convergence import outcome, timeouts
-from app.convergence.results import Done, Node, Poll, Settled, Start, Wait
+from app.convergence.results import Done, Node, Poll, Settled, Signalled, Start, Wait
 from app.convergence.store import nodes, pacing
 from app.convergence.store.events import ResourceEvent
 from app.convergence.store.rows import ResourceRow, StepStack
@@ -95,6 +95,8 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
                         lambda node, ended, end, recover=False: rec.log.append(("count", 1)))
     monkeypatch.setattr(nodes.w, "settle", lambda r, values, found: rec.log.append(
         ("settle", r.id, values, list(found))))
+    monkeypatch.setattr(nodes.w, "signalled", lambda r, token, data, found: rec.log.append(
+        ("signalled", r.id, token, data, list(found))))
     monkeypatch.setattr(nodes.w, "enqueue", lambda node, ready: rec.log.append(
         ("check_resources", node.stack.id, node.traversal_id, ready)))
     yield rec
@@ -154,3 +156,22 @@ def test_a_stopped_traversals_action_that_ended_writes_its_event_and_is_not_look
                                                  Status.COMPLETE)
     outcome.settled(Settled(row, "t0", True, {"status": Status.COMPLETE}, [ended]))
     assert store.log == [("settle", 7, {"status": Status.COMPLETE}, [ended])]
+
+
+def test_a_signal_is_written_with_its_lock_released_then_wakes_its_waiters(store, monkeypatch):
+    woken: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(outcome.wakeups, "wake_signal_waiters",
+                        lambda sid, ref, event: woken.append(("waiters", sid, ref, event)))
+    monkeypatch.setattr(outcome.wakeups, "wake",
+                        lambda sid, rid, event: woken.append(("resource", sid, rid, event)))
+    row = _node().resource
+    event = ResourceEvent(None, "OS::Heat::WaitConditionHandle", "SIGNAL", Status.COMPLETE, "ok")
+    outcome.signalled(Signalled(row, 3, [event], {"signals": 1}, "ref-1"))
+    assert store.log == [("signalled", 7, 3, {"signals": 1}, [event])]
+    assert woken == [("waiters", "s1", "ref-1", "signal:ref-1"),
+                     ("resource", "s1", 7, "signal:ref-1")]
+
+
+def test_a_signal_that_changes_nothing_only_releases_the_lock_and_wakes_no_one(store):
+    outcome.signalled(Signalled(_node().resource, 3, []))
+    assert store.log == [("signalled", 7, 3, None, [])]
