@@ -27,7 +27,7 @@ from app.convergence.outcome import (
     Start,
     Wait,
 )
-from app.convergence.steps import create
+from app.convergence.steps import waits
 from app.convergence.store import definitions
 from app.convergence.store.rows import REPLACED, ResourceRow
 from app.engine.states import Action, Status
@@ -78,7 +78,7 @@ def _delete(node: Node) -> Outcome:
         return Done(plugin, start=start)
     if isinstance(plugin, nested.NestedResource):
         return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = create.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
+    waiting = waits.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
     if waiting is not None:
         return waiting
     return Poll.next(plugin, handle, r, start)

@@ -26,7 +26,7 @@ from app.convergence.outcome import (
     Wait,
     with_events,
 )
-from app.convergence.steps import changes, create, hooks
+from app.convergence.steps import changes, create, hooks, waits
 from app.convergence.store import attrdata, events, locks
 from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
@@ -86,7 +86,7 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
     except Exception as exc:
         status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
     if not done:  # still the superseded traversal's action: settled again at the next poll
-        waiting = create.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
+        waiting = waits.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
         if isinstance(waiting, Wait):  # ... or when its event comes, holding no task
             return replace(waiting, owner=r.handle["t"]), []
         attempt = (r.poll_attempt or 0) + 1
@@ -268,7 +268,7 @@ def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
         return Done(plugin, action=Action.UPDATE, start=start)
     if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
         return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = create.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
+    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
     return Poll.next(plugin, handle, node.resource, start)
