@@ -1,66 +1,27 @@
 """One step of one traversal node: Heat's convergence ``check_resource``, on Celery.
 
 Called by the thin task ``app.tasks.check_resource`` (or in-process by the inline dispatcher).
-The step itself (:mod:`create`, :mod:`update`, :mod:`delete`, :mod:`cleanup`) returns an
-outcome, and :func:`app.convergence.outcome.apply` applies it.
-Each call does a bounded amount of work and returns: it never sleeps on a cloud; an unfinished
-action is persisted and re-enqueued with a countdown (DESIGN.md, invariant 4). Cost per call is
-O(degree) queries (invariant 5). Steps:
-
-1. stop if the stack's current traversal is not this one (superseded), or the node is not FIRED;
-2. take the resource lock (compare-and-swap), else retry shortly;
-3. forward: resolve properties from the snippet and the predecessors' passed-on data, create,
-   poll; reverse: delete (honouring deletion_policy), poll;
-4. apply the outcome: finished → one transaction writes the resource, its event, the
-   successors' sync points, and the stack-level count — then the successors that became ready
-   are enqueued; not finished → persist the handle and poll, or wait for the event.
+Reading down: the node store reads the node and takes its lock by compare-and-swap
+(:meth:`~app.convergence.store.nodes.NodeStore.begin`; superseded, not FIRED or held: no
+step), its step returns an outcome (:func:`app.convergence.steps.run.run`), and the one
+applier writes it (:func:`app.convergence.outcome.apply`). Each call does a bounded amount
+of work: it never sleeps on a cloud (DESIGN.md, invariant 4) and costs O(degree) queries
+(invariant 5).
 """
 from __future__ import annotations
 
 import logging
 
-from sqlalchemy import and_, bindparam, select, update
-
-from app import errors
-from app.convergence import outcome, runtime, traversal
-from app.convergence.outcome import Node, Outcome
-from app.convergence.steps import actions, adopt, cleanup, create, delete, stopped
-from app.convergence.steps import update as updating
-from app.convergence.store import definitions, lease, locks, syncpoints
+from app.convergence import outcome, runtime
+from app.convergence.outcome import Node, Result
+from app.convergence.steps import run, stopped
+from app.convergence.store import lease, locks
 from app.convergence.store import nodes as node_store
-from app.convergence.store.node_writes import lock_fired
-from app.convergence.store.rows import ResourceRow, StepStack, table
-from app.engine.states import Action, NodeState
-from app.models import Resource, Stack, SyncPoint, read_session
+from app.convergence.store.rows import ResourceRow, StepStack
+from app.convergence.store.starts import lock_fired
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_SECONDS = 0.1
-
-RT = table(Resource)
-ST = table(Stack)
-SP = table(SyncPoint)
-
-#: What a step reads of its stack and its node's sync point (:class:`StepStack`)
-_STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                 ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
-                 ST.c.timeout_mins, ST.c.traversal_started_at,
-                 SP.c.state, SP.c.expected, SP.c.succ)
-#: The first statement of every step, built once: the stack, this node's sync point and its
-#: resource's ``atomic_key`` (read in one snapshot with the stack's current traversal)
-_READ = (select(*_STEP_COLUMNS, RT.c.atomic_key)
-         .select_from(ST.outerjoin(SP, and_(SP.c.stack_id == ST.c.id,
-                                            SP.c.traversal_id == ST.c.current_traversal,
-                                            SP.c.entity_id == bindparam("rid"),
-                                            SP.c.is_update == bindparam("upd")))
-                      .outerjoin(RT, RT.c.id == SP.c.entity_id))
-         .where(ST.c.id == bindparam("sid")))
-#: Take the resource's lock if it is free and its key is the one read with the stack: a new
-#: traversal that settled the row at its start moved the key on
-#: (:func:`app.convergence.unchanged.settle`). Returns the row (built once).
-_LOCK = (update(RT).where(RT.c.id == bindparam("rid"), RT.c.engine_id.is_(None),
-                          RT.c.atomic_key == bindparam("key"))
-         .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
-         .returning(*RT.c))
 
 
 def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
@@ -78,80 +39,14 @@ def check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update
 
 
 def _check_resource(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
-    store = node_store.current()
-    started = store.start((stack_id, traversal_id, resource_id, is_update))
-    if started is not None:  # read, FIRED and locked with the others that came together
-        found_row, locked, given = started
-        _run(Node(StepStack.of(found_row), ResourceRow.of(locked), traversal_id,
-                  is_update, inputs=given))
-        return
-    row = None
-    inputs: dict[str, object] = {}
-    with store.starting() as c:
-        found = c.execute(_READ, {"rid": resource_id, "upd": is_update, "sid": stack_id}).first()
-        stale = found is not None and found.current_traversal != traversal_id
-        if found is not None and not stale:
-            st = StepStack.of(found)
-            if st.state == NodeState.FIRED:
-                row = c.execute(_LOCK, {"rid": resource_id, "key": found.atomic_key,
-                                        "eid": locks.engine_id()}).first()
-                if row is not None and is_update and st.expected:
-                    try:
-                        inputs = syncpoints.inputs(c, traversal_id, is_update, resource_id)
-                    except Exception:  # the lock committed on its own (PostgreSQL)
-                        locks.release(resource_id, row.atomic_key)
-                        raise
-    if stale:  # superseded; a stopped traversal's action still running may finish
-        stopped.settle(stack_id, traversal_id, resource_id, is_update)
-    if found is None or stale:
-        return
-    if st.state == NodeState.DONE:
-        with read_session() as s:
-            done_row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
-        if done_row is not None:
-            outcome.ended_again(Node(st, ResourceRow.of(done_row), traversal_id, is_update))
-        return
-    if st.state != NodeState.FIRED:
-        return
-    if row is None:  # held: by a live engine (retry soon) or a dead one (take it over); or
-        # its key moved since the read (another step came and went, or a newer traversal)
-        if store.acquire(resource_id) is False:
-            runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
-                                          countdown=LOCK_RETRY_SECONDS)
-            return
-        with read_session() as s:
-            row = s.connection().execute(select(RT).where(RT.c.id == resource_id)).first()
-            current = s.connection().execute(select(ST.c.current_traversal).where(
-                ST.c.id == stack_id)).scalar()
-            if is_update and st.expected:
-                inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
-        if current != traversal_id:  # superseded meanwhile
-            locks.release(resource_id, None if row is None else row.atomic_key)
-            stopped.settle(stack_id, traversal_id, resource_id, is_update)
-            return
-        if row is None:
-            return
-    _run(Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs)))
-
-
-def _run(node: Node) -> None:
-    """The locked node's step and its outcome; the lock is released if either raises. A step
-    whose lock was taken over (its lease ran out: :class:`errors.LeaseLost`) stops quietly."""
-    try:
-        outcome.apply(node, _step(node))
-    except errors.LeaseLost:
-        lost(node)
-    except Exception:
-        locks.release(node.resource.id, node.resource.atomic_key)
-        raise
-
-
-def lost(node: Node) -> None:
-    """Log that ``node``'s step lost its lock: its lease ran out and another engine took the
-    node over (nothing of the step was written)."""
-    log.warning("resource %s: this engine's lock (key %s) was taken over after its lease ran "
-                "out; its step stops and writes nothing", node.resource.id,
-                node.resource.atomic_key)
+    node = node_store.current().begin(stack_id, traversal_id, resource_id, is_update)
+    if isinstance(node, Node):
+        outcome.apply(node, run.run(node))
+    elif node is node_store.Skip.SUPERSEDED:  # a stopped traversal's action may still finish
+        outcome.settled(stopped.settle(stack_id, traversal_id, resource_id, is_update))
+    elif node is node_store.Skip.BUSY:
+        runtime.dispatcher().check_resource(stack_id, traversal_id, resource_id, is_update,
+                                            countdown=LOCK_RETRY_SECONDS)
 
 
 def check_resources(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> None:
@@ -199,54 +94,13 @@ def _run_fired(stack_id: str, traversal_id: str,
         locked = lock_fired(c, stack_id, traversal_id, nodes)
     if not locked:
         return nodes
-    rest: list[tuple[int, bool]] = []
-    results: list[tuple[Node, Outcome]] = []
+    results: list[tuple[Node, Result]] = []
     for key in nodes:
-        if key not in locked:
-            rest.append(key)
-            continue
-        found, row, given = locked[key]
-        node = Node(StepStack.of(found), ResourceRow.of(row), traversal_id, key[1],
-                    inputs=dict(given))
-        try:
-            results.append((node, _step(node)))
-        except errors.LeaseLost:
-            lost(node)
-        except Exception:
-            locks.release(key[0], node.resource.atomic_key)
-            requeue(stack_id, traversal_id, *key)
+        if key in locked:
+            found, row, given = locked[key]
+            node = Node(StepStack.of(found), ResourceRow.of(row), traversal_id, key[1],
+                        inputs=dict(given))
+            results.append((node, run.run(node)))
     for node in outcome.apply_many(results):
-        locks.release(node.resource.id, node.resource.atomic_key)
         requeue(stack_id, traversal_id, *node.key)
-    return rest
-
-
-def _load(node: Node) -> None:
-    st = node.stack
-    node.loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-
-
-def _step(node: Node) -> Outcome:
-    """The node's step: forward (create, or update), cleanup (an update's reverse node), or
-    delete (a DELETE or a create's ROLLBACK; its template is not needed, nor loaded)."""
-    action = node.stack.action
-    if action in actions.ACTIONS:
-        return actions.step(node)
-    if action == Action.ADOPT and node.is_update:
-        _load(node)
-        return adopt.forward(node)
-    if node.is_update:
-        _load(node)
-        return create.forward(node) if action == Action.CREATE else updating.forward(node)
-    if action in (Action.UPDATE, Action.RESTORE) or (action == Action.ROLLBACK
-                                                     and _update_shaped(node.traversal_id)):
-        _load(node)
-        return cleanup.step(node)
-    return delete.step(node)
-
-
-def _update_shaped(traversal_id: str) -> bool:
-    """Whether a ROLLBACK traversal rolls an update back (it has forward nodes) rather than a
-    create (reverse nodes only)."""
-    with read_session() as s:
-        return traversal.has_forward_nodes(s, traversal_id)
+    return [key for key in nodes if key not in locked]

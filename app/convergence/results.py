@@ -1,6 +1,5 @@
 """What a step returns (its outcome) and the node it ran for: the vocabulary of
-:mod:`app.convergence.outcome`, which applies outcomes, and :mod:`app.convergence.finishing`,
-which writes the finished and the parked ones. Every step module imports these through
+:mod:`app.convergence.outcome`, the one applier. Every step module imports these through
 :mod:`app.convergence.outcome`.
 """
 from __future__ import annotations
@@ -16,10 +15,11 @@ from sqlalchemy.orm import Session
 
 from app import errors
 from app.convergence import timeouts
-from app.convergence.store import events, pacing
+from app.convergence.store import pacing
 from app.convergence.store.definitions import Loaded
+from app.convergence.store.events import STATE_CHANGED, ResourceEvent
 from app.convergence.store.rows import ResourceRow, StepStack, changed, table
-from app.engine.states import Action
+from app.engine.states import Action, Status
 from app.models import Resource, utcnow
 
 RT = table(Resource)
@@ -60,6 +60,17 @@ class Start:
     action: Action
     properties: dict[str, Any] | None = None
 
+    def columns(self) -> dict[str, Any]:
+        """The row's columns when the action starts: IN_PROGRESS, "state changed", no handle,
+        no poll yet, and the resolved properties it started from (if given)."""
+        values: dict[str, Any] = {"action": str(self.action),
+                                  "status": Status.IN_PROGRESS.value,
+                                  "status_reason": STATE_CHANGED, "updated_at": utcnow(),
+                                  "handle": None, "poll_attempt": 0}
+        if self.properties is not None:
+            values["properties_data"] = self.properties
+        return values
+
 
 @dataclass(frozen=True)
 class Done:
@@ -70,25 +81,26 @@ class Done:
     action: Action | None = None
     start: Start | None = None
     record: Record = Record.EVENT
-    reason: str = events.STATE_CHANGED
-    events: Sequence[dict[str, Any]] = ()
+    reason: str = STATE_CHANGED
+    events: Sequence[ResourceEvent] = ()
 
 
 @dataclass(frozen=True)
 class Failed:
-    """The node failed with ``reason`` (Heat's wording). ``record=UNTOUCHED``: the action never
+    """The node failed with ``reason``: Heat's wording, or the error the applier words as
+    Heat does (``"<ExcType>: resources.<name>: <message>"``). ``record=UNTOUCHED``: the action never
     started (its resolution failed), so the row keeps its state; ``action``: the resource
     action that failed (default CREATE forward, DELETE reverse); ``stack_action``: the word
     of the stack's reason (default ``action``); ``stack_reason``: what follows ``"Resource
     <ACTION> failed: "`` in the stack's reason (default ``reason``)."""
-    reason: str
+    reason: str | Exception
     plugin: Any = None
     action: Action | None = None
     stack_action: Action | None = None
     start: Start | None = None
     record: Record = Record.EVENT
     attr_data: dict[str, Any] | None = None
-    events: Sequence[dict[str, Any]] = ()
+    events: Sequence[ResourceEvent] = ()
     stack_reason: str | None = None
 
 
@@ -101,7 +113,7 @@ class Poll:
     plugin: Any
     start: Start | None = None
     owner: str | None = None
-    events: Sequence[dict[str, Any]] = ()  # written with the parked row
+    events: Sequence[ResourceEvent] = ()  # written with the parked row
 
     @classmethod
     def next(cls, plugin: Any, handle: Any, resource: ResourceRow,
@@ -123,13 +135,60 @@ class Wait:
     plugin: Any
     start: Start | None = None
     owner: str | None = None  # as Poll's: the traversal that started the action
-    events: Sequence[dict[str, Any]] = ()  # written with the parked row
+    events: Sequence[ResourceEvent] = ()  # written with the parked row
 
 
 Outcome = Done | Failed | Poll | Wait
 
 
-def with_events(outcome: Outcome, rows: Sequence[dict[str, Any]]) -> Outcome:
+@dataclass(frozen=True)
+class Ended:
+    """The node had ended already (a redelivery, a retry): nothing is written; the applier
+    makes sure it was counted and that its successors went out. Its lock was not taken."""
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The step raised ``error`` (a lost lease: :class:`errors.LeaseLost`, the database, a
+    bug): the applier lets go of the node's lock and raises it again (a lost lease: neither,
+    the engine that took the node over carries on)."""
+    error: Exception
+
+
+#: What the applier is handed for a node: a step's outcome, or why no step ran or ended
+Result = Outcome | Ended | Raised
+
+
+@dataclass(frozen=True)
+class Signalled:
+    """A signal delivered to row ``resource`` under the lock its delivery took at ``token``
+    (:func:`app.convergence.steps.signals.deliver`): the applier writes the plugin's ``data``
+    (None: the row's stays) and ``events`` and lets go of the lock, then wakes what waits for
+    the signal to handle ``ref`` (None: nothing to wake; the signal was refused, or changed
+    nothing and writes nothing)."""
+    resource: ResourceRow
+    token: int
+    events: Sequence[ResourceEvent]
+    data: dict[str, Any] | None = None
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A look at the action a stopped traversal ``traversal_id`` left running on row
+    ``resource``, taken by a superseded step (:func:`app.convergence.steps.stopped.settle`)
+    under the row's lock: the applier writes the row's ``values`` and ``events`` and lets go
+    of the lock; ``delay`` (seconds): the action goes on, look again then (None: it ended).
+    No successor is told and nothing is counted (Heat's ``stop_traversal``)."""
+    resource: ResourceRow
+    traversal_id: str
+    is_update: bool
+    values: dict[str, Any]
+    events: Sequence[ResourceEvent] = ()
+    delay: float | None = None
+
+
+def with_events(outcome: Outcome, rows: Sequence[ResourceEvent]) -> Outcome:
     """``outcome`` writing ``rows`` (events of its step, written before its own) too."""
     return replace(outcome, events=[*rows, *outcome.events]) if rows else outcome
 
@@ -151,14 +210,13 @@ class Node:
     def key(self) -> NodeKey:
         return (self.resource.id, self.is_update)
 
+    @property
+    def default_action(self) -> Action:
+        """The resource action this node's outcome records unless it names one: CREATE
+        forward, DELETE reverse."""
+        return Action.CREATE if self.is_update else Action.DELETE
+
     def deadline(self) -> dt.datetime:
         """This traversal's deadline (:mod:`app.convergence.timeouts`)."""
         started = self.stack.traversal_started_at or utcnow()
         return timeouts.deadline_at(started, self.stack.timeout_mins)
-
-
-def default_action(node: Node) -> Action:
-    """The resource action a node's outcome records unless it names one: CREATE forward,
-    DELETE reverse."""
-    return Action.CREATE if node.is_update else Action.DELETE
-

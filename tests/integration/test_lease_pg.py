@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import select, update
 
 from app.context import RequestContext
-from app.convergence import check
+from app.convergence.steps import run as step_run
 from app.convergence.store import lease
 from app.models import Resource, WorkerHeartbeat, read_session, session
 from app.services import stacks
@@ -42,7 +42,7 @@ def test_a_group_writes_only_the_steps_that_kept_their_locks(pg_db, monkeypatch,
     steps = list(rec.queue)
     rec.queue.clear()
     lost = {rows(st.id)[n].id for n in ("w1", "w5")}
-    real = check._step
+    real = step_run.run
 
     def step(node: Any) -> Any:  # w1 and w5 lose their locks while they work
         out = real(node)
@@ -52,7 +52,7 @@ def test_a_group_writes_only_the_steps_that_kept_their_locks(pg_db, monkeypatch,
                     engine_id="taker:7", atomic_key=Resource.atomic_key + 1))
         return out
 
-    monkeypatch.setattr(check, "_step", step)
+    monkeypatch.setattr(step_run, "run", step)
     assert _run_together(steps) == []
     seen = Counter((e.resource_name, e.action, e.status) for e in events(st.id))
     assert {n for n, a, s in seen if (a, s) == ("CREATE", ended) and n != "group"} == {

@@ -55,15 +55,15 @@ def test_a_first_create_asks_for_no_earlier_attempt(db: Any, cloud_settings: Any
 def test_a_step_retried_after_its_post_adopts_instead_of_making_a_second(
         db: Any, cloud_settings: Any, sandbox: Any, lookups: list[str], no_leaks: None,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    real_apply = check.outcome.apply
+    real_write = check.outcome._write
     calls: list[int] = []
 
     def fails_once(node: Any, outcome: Any) -> Any:
         calls.append(1)
         if len(calls) == 1:     # the volume's POST went out; its result is never written
             raise RuntimeError("the worker's database connection dropped")
-        return real_apply(node, outcome)
-    monkeypatch.setattr(check.outcome, "apply", fails_once)
+        return real_write(node, outcome)
+    monkeypatch.setattr(check.outcome, "_write", fails_once)
     try:
         stacks.create_stack(CTX, stack_name="second-try", template=TEMPLATE)
     except RuntimeError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.convergence import plugins, traversal
+from app.convergence import traversal
 from app.convergence.nested import stacks as nested
 from app.convergence.outcome import Done, Failed, Node, Outcome, Start, Wait
 from app.engine.states import Action, Status
@@ -36,16 +36,15 @@ def step(node: Node, action: Action) -> Outcome:
     start: Start | None = None
     if _child(r.physical_resource_id) is None:
         problem = ActionError(f"Cannot {action.lower()} {r.name}, stack not created")
-        return Failed(plugins.reason_of(r.name, problem), action=action)
+        return Failed(problem, action=action)
     if not polling:
         start = Start(action)
         with session() as s:
             child = s.get(Stack, r.physical_resource_id, with_for_update=True)
             assert child is not None
             if child.status == Status.IN_PROGRESS:
-                return Failed(plugins.reason_of(r.name, ActionError(
-                    f"Stack {child.name} already has an action ({child.action}) in progress.")),
-                    action=action)
+                return Failed(ActionError(f"Stack {child.name} already has an action "
+                                          f"({child.action}) in progress."), action=action)
             info = dict(child.nested_info or {})
             info.update(traversal=node.traversal_id, is_update=node.is_update)
             child.nested_info = info

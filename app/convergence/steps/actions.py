@@ -83,7 +83,7 @@ def _run(node: Node, action: Action) -> Outcome:
             handle = handler() if handler is not None else None
         done = True if checker is None else bool(checker(handle))
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=action, start=start)
+        return Failed(exc, plugin=plugin, action=action, start=start)
     if done:
         return Done(plugin, action=action, start=start)
     return Poll.next(plugin, handle, r, start)
@@ -100,7 +100,7 @@ def _check(node: Node) -> Outcome:
     try:
         plugin = _plugin(node)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), action=Action.CHECK)
+        return Failed(exc, action=Action.CHECK)
     if not supports_check(plugin):
         if (r.action, r.status) == (Action.INIT, Status.COMPLETE):
             return Done(record=Record.UNTOUCHED)  # not created: better left INIT (Heat)
@@ -111,6 +111,6 @@ def _check(node: Node) -> Outcome:
     try:
         plugin.handle_check()
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=Action.CHECK,
+        return Failed(exc, plugin=plugin, action=Action.CHECK,
                       start=start)
     return Done(plugin, action=Action.CHECK, start=start)

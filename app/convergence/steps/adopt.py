@@ -34,7 +34,7 @@ def forward(node: Node) -> Outcome:
     entry = plugin.data.pop(ADOPT_DATA, None) or {}
     resource_id = entry.get("resource_id") if isinstance(entry, dict) else None
     if not resource_id and not _cloud_free_entry(plugin, entry, r.type):
-        return Failed(plugins.reason_of(r.name, Exception("Resource ID was not provided.")),
+        return Failed(Exception("Resource ID was not provided."),
                       plugin=plugin, action=Action.ADOPT, start=start)
     plugin.resource_id = str(resource_id) if resource_id else None
     data = entry.get("resource_data")
@@ -86,7 +86,7 @@ def _nested(node: Node) -> Outcome:
             handle = plugin.handle_create(node.traversal_id, adopt=entry)
         done = plugin.check_create_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=Action.ADOPT,
+        return Failed(exc, plugin=plugin, action=Action.ADOPT,
                       start=start)
     if done:
         return Done(plugin, action=Action.ADOPT, start=start)

@@ -1,14 +1,14 @@
 """The cleanup nodes of an UPDATE traversal.
 
 The cleanup node ``(x, False)`` of an update deletes ``x`` if it left the template, else deletes
-the physical resources ``x`` replaced (:func:`app.convergence.steps.replaced.drain`), else does
+the physical resources ``x`` replaced (:func:`app.convergence.steps.delete.drain`), else does
 nothing. Once an update has failed and a rollback will follow, cleanup nodes delete nothing: the
 rollback may restore what they would have deleted (Heat's convergence rollback).
 """
 from __future__ import annotations
 
 from app.convergence.outcome import Done, Node, Outcome, Record
-from app.convergence.steps import delete, replaced
+from app.convergence.steps import delete
 from app.convergence.store.rows import StepStack
 from app.engine.states import Action
 
@@ -20,10 +20,10 @@ def step(node: Node) -> Outcome:
         return Done(record=Record.UNTOUCHED)
     if node.resource.name not in node.loaded.definition.resources:
         return delete.step(node)
-    pending = replaced.drain(node)
-    if isinstance(pending, replaced.Drained):
-        return pending.carried(Done(record=Record.UNTOUCHED))
-    return pending if pending is not None else Done(record=Record.UNTOUCHED)
+    drained = delete.drain(node)
+    if drained is None or isinstance(drained, delete.Drained):
+        return delete.carried(drained, Done(record=Record.UNTOUCHED))
+    return drained
 
 
 def _rollback_coming(st: StepStack) -> bool:

@@ -61,25 +61,10 @@ def _unfinished(node: Node, plugin: Any, handle: Any, start: Start | None) -> Ou
     """Not finished yet: a nested stack waits for its child, anything else polls."""
     if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
         return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
+    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
     return Poll.next(plugin, handle, node.resource, start)
-
-
-def wait_outcome(node: Node, plugin: Any, handle: Any, start: Start | None) -> Outcome | None:
-    """The :class:`Wait` of an unfinished plugin that waits (``waits_for(handle) -> (event,
-    deadline in epoch seconds)``: a wait condition, a delay), its deadline capped by the
-    traversal's; None when the plugin does not wait, or answers None (the caller polls)."""
-    waits_for = getattr(plugin, "waits_for", None)
-    if waits_for is None:
-        return None
-    found = waits_for(handle)
-    if found is None:   # a plugin that polls this time (a queue to read at each look)
-        return None
-    event, deadline = found
-    return Wait(event, min(node.deadline(), waits.epoch_to_utc(float(deadline))), handle,
-                plugin, start)
 
 
 def step(node: Node) -> Outcome:
@@ -116,7 +101,7 @@ def step(node: Node) -> Outcome:
                 handle = plugin.handle_create()  # persisted with the outcome
         done = plugin.check_create_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, start=start,
+        return Failed(exc, plugin=plugin, start=start,
                       attr_data=_failed_attr_data(plugin, node))
     if done:
         return Done(plugin, start=start)

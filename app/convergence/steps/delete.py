@@ -1,19 +1,37 @@
-"""The delete step of a reverse node: a DELETE or create-ROLLBACK traversal, or a resource that
-left the template in an UPDATE. Honours ``deletion_policy`` (Retain keeps the physical
-resource; Snapshot snapshots it first where the plugin can) as Heat's ``Resource.delete``;
-RetainExceptOnCreate (CloudFormation's) keeps it too, except in a ROLLBACK traversal: the
-operation that created it is being rolled back.
+"""The delete step of a reverse node, and draining the physical resources a row replaced.
+
+A reverse node of a DELETE or create-ROLLBACK traversal, or of a resource that left the
+template in an UPDATE, deletes its resource under its ``deletion_policy`` (Heat's
+``Resource.delete``): Retain keeps it; Snapshot snapshots it first where the plugin can;
+RetainExceptOnCreate keeps it too, except in a ROLLBACK traversal. First, the physical
+resources the row replaced (``rsrc_data["_replaced"]``, :data:`REPLACED`, oldest first) are
+deleted (:func:`drain`), each under the ``update_replace_policy`` of the definition that
+replaced it (else its ``deletion_policy``); a stack delete applies the row's
+``deletion_policy`` to them instead, as AWS's UpdateReplacePolicy and DeletionPolicy do.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from app.convergence import plugins
+from app import auth
 from app.convergence.nested import stacks as nested
-from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.steps import create, replaced
-from app.convergence.store.rows import REPLACED
+from app.convergence.outcome import (
+    Done,
+    Failed,
+    Node,
+    Outcome,
+    Poll,
+    Record,
+    ResourceEvent,
+    Start,
+    Wait,
+)
+from app.convergence.steps import waits
+from app.convergence.store import definitions
+from app.convergence.store.rows import REPLACED, ResourceRow
 from app.engine.states import Action, Status
+from app.resource_types import base, registry
 
 
 def retained(policy: str | None, stack_action: str) -> bool:
@@ -24,20 +42,18 @@ def retained(policy: str | None, stack_action: str) -> bool:
 
 
 def step(node: Node) -> Outcome:
-    """One step of deleting the node's resource: drain what it replaced, start the delete, or
-    poll it."""
-    if node.resource.rsrc_data.get(REPLACED):  # what a failed update left: deleted first
-        pending = replaced.drain(node)
-        if isinstance(pending, replaced.Drained):
-            return pending.carried(_delete(node))
-        if pending is not None:
-            return pending
-    return _delete(node)
+    """One step of deleting the node's resource: drain what it replaced (what a failed update
+    left is deleted first), then start its own delete, or poll it."""
+    drained = drain(node) if node.resource.rsrc_data.get(REPLACED) else None
+    if drained is None or isinstance(drained, Drained):
+        return carried(drained, _delete(node))
+    return drained
 
 
 def _delete(node: Node) -> Outcome:
     r, st = node.resource, node.stack
     stack_action = Action.ROLLBACK if st.action == Action.ROLLBACK else Action.DELETE
+    keep = retained(r.deletion_policy, st.action)
     if (r.action == Action.DELETE and r.status == Status.COMPLETE) or r.action == Action.INIT \
             or r.properties_data is None:
         return Done(record=Record.SILENT)
@@ -51,19 +67,101 @@ def _delete(node: Node) -> Outcome:
             handle = r.stored_handle()
         else:
             start = Start(Action.DELETE)
-            if retained(r.deletion_policy, st.action):
+            if keep:
                 return Done(plugin, start=start)
             handle = (plugin.handle_snapshot_delete() if r.deletion_policy == "Snapshot"
                       and hasattr(plugin, "handle_snapshot_delete") else plugin.handle_delete())
         done = plugin.check_delete_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, stack_action=stack_action,
-                      start=start)
+        return Failed(exc, plugin=plugin, stack_action=stack_action, start=start)
     if done:
         return Done(plugin, start=start)
     if isinstance(plugin, nested.NestedResource):
         return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = create.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
+    waiting = waits.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
     if waiting is not None:
         return waiting
     return Poll.next(plugin, handle, r, start)
+
+
+def drain(node: Node) -> Outcome | Drained | None:
+    """Delete what the node's row replaced (oldest first, honouring each one's deletion
+    policy). None: there was no queue; :class:`Drained`: nothing is left (the emptied queue
+    is on ``node.resource``, its events in the result, both for the step's outcome to carry,
+    :func:`carried`); else the outcome of this step (Poll for a delete in progress,
+    or Failed), carrying the events."""
+    r = node.resource
+    queue = list(r.rsrc_data.get(REPLACED) or [])
+    if not queue and REPLACED not in r.rsrc_data:
+        return None
+    rows: list[ResourceEvent] = []
+    while queue:
+        old = queue[0]
+        plugin = _old_plugin(node, old)
+        pid = old.get("physical_resource_id")
+        policy = r.deletion_policy if node.stack.action == Action.DELETE \
+            else old.get("deletion_policy")
+        retain = retained(policy, node.stack.action)
+        try:
+            if "handle" in old:
+                handle = old["handle"]
+            else:
+                rows.append(ResourceEvent(pid, old["type"], Action.DELETE, Status.IN_PROGRESS))
+                handle = None if retain else (
+                    plugin.handle_snapshot_delete() if policy == "Snapshot"
+                    and hasattr(plugin, "handle_snapshot_delete") else plugin.handle_delete())
+            done = retain or plugin.check_delete_complete(handle)
+        except Exception as exc:
+            rows.append(ResourceEvent(pid, old["type"], Action.DELETE, Status.FAILED, exc))
+            return Failed(exc, record=Record.UNTOUCHED, stack_action=Action.DELETE, events=rows)
+        if not done:  # the queue's progress is parked with the row (the Poll's plugin data)
+            old["handle"] = handle
+            old["attempt"] = int(old.get("attempt", 0)) + 1
+            r.rsrc_data = {**r.rsrc_data, REPLACED: queue}
+            return Poll(handle, float(plugin.poll_delay(handle, old["attempt"])), _Unchanged(r),
+                        events=rows)
+        rows.append(ResourceEvent(pid, old["type"], Action.DELETE, Status.COMPLETE))
+        queue.pop(0)
+    r.rsrc_data = {k: v for k, v in r.rsrc_data.items() if k != REPLACED}
+    return Drained(r, rows)
+
+
+class _Unchanged:
+    """What an outcome of the queue records on the row: its own physical id and data."""
+
+    def __init__(self, r: ResourceRow) -> None:
+        self.resource_id = r.physical_resource_id
+        self.data = dict(r.rsrc_data)
+
+
+class Drained:
+    """A queue drained in this step: its events, and the row whose data no longer holds it."""
+
+    def __init__(self, r: ResourceRow, rows: list[ResourceEvent]) -> None:
+        self.resource, self.events = r, rows
+
+
+def carried(drained: Drained | None, outcome: Outcome) -> Outcome:
+    """``outcome`` writing the drain too (if any): its events first, and the emptied queue (the
+    row's own data, where the outcome names no plugin of its own)."""
+    if drained is None:
+        return outcome
+    return replace(outcome, events=[*drained.events, *outcome.events],
+                   plugin=outcome.plugin or _Unchanged(drained.resource))
+
+
+def _old_plugin(node: Node, old: dict[str, Any]) -> Any:
+    """A plugin instance for a replaced physical resource (or the old nested stack)."""
+    r, st = node.resource, node.stack
+    row = ResourceRow.of(r)
+    row.physical_resource_id = old.get("physical_resource_id")
+    row.rsrc_data = dict(old.get("rsrc_data") or {})
+    if row.nested_kind():
+        return nested.NestedResource(st, row, old.get("properties_data"))
+    cls = registry.get(old.get("impl") or old["type"])
+    if cls is None:
+        return base.Resource(r.name, {})
+    ident = definitions.identity(st.name, st.id, st.tenant)
+    return cls(r.name, dict(old.get("properties_data") or {}),
+               resource_id=old.get("physical_resource_id"), data=dict(old.get("rsrc_data") or {}),
+               stack=ident, clients=auth.clients_for(ident), uuid=r.uuid)

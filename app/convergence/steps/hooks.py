@@ -18,8 +18,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.convergence.outcome import Node, Outcome, Wait
-from app.convergence.store import events
+from app.convergence.outcome import Node, Outcome, ResourceEvent, Wait
 from app.models import Event, read_session
 
 #: ``rsrc_data`` key: ``{"key": "<traversal>:<hook>", "event": <pause event id>}``
@@ -52,16 +51,15 @@ def pause(node: Node, hook: str, action: str, plugin: Any) -> Outcome | None:
     r = node.resource
     key = f"{node.traversal_id}:{hook}"
     paused = dict((r.rsrc_data or {}).get(PAUSED) or {})
-    rows: list[dict[str, Any]] = []
+    rows: list[ResourceEvent] = []
     if paused.get("key") == key:
         if _cleared(node, hook, int(paused.get("event") or 0)):
             plugin.data.pop(PAUSED, None)
             return None
     else:  # a clear after the events read so far counts (the paused event is written later)
         paused = {"key": key, "event": _last_event_id(node)}
-        rows.append(events.event_row(node.stack.id, r.name, r.physical_resource_id, r.type,
-                                     str(r.action), str(r.status),
-                                     f"{action} paused until Hook {hook} is cleared"))
+        rows.append(ResourceEvent(r.physical_resource_id, r.type, str(r.action), str(r.status),
+                                  f"{action} paused until Hook {hook} is cleared"))
     plugin.data[PAUSED] = paused
     return Wait(hook_event(r.id), node.deadline(), None, plugin, None, events=rows)
 

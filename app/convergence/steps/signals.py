@@ -1,9 +1,9 @@
 """Delivering a signal to a resource, as Heat's ``Resource.signal`` (heat/engine/resource.py).
 
 The plugin's ``handle_signal`` runs under the resource's lock (:mod:`app.convergence.store.locks`);
-what it stored (``data``) and Heat's signal event are written in one transaction that also
-releases the lock, and then the nodes that wait for the signal are woken
-(:func:`app.convergence.wakeups.wake_signal_waiters`). A signal that changes nothing (the same
+what it stored (``data``) and Heat's signal event go to the applier
+(:func:`app.convergence.outcome.signalled`), which writes them in one transaction that also
+releases the lock, and then wakes the nodes that wait for the signal. A signal that changes nothing (the same
 signal id with the same content: ``NoActionRequired``) writes nothing, so a repeated signal is
 harmless.
 """
@@ -13,16 +13,16 @@ import logging
 import time
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app import errors
-from app.convergence import plugins, wakeups
-from app.convergence.store import events, lease, locks, nodes
+from app.convergence import outcome, plugins
+from app.convergence.outcome import ResourceEvent, Signalled
+from app.convergence.store import lease, locks, nodes
 from app.convergence.store.rows import ResourceRow, table
 from app.engine.states import Action
-from app.models import Resource, after_commit, read_session, session
+from app.models import Resource, read_session
 from app.resource_types import base, failures
-from app.resource_types.heat_signals import signal_event
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -90,7 +90,6 @@ def deliver(st: Any, resource_id: int, details: Any) -> str | None:
 
 def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
     _lock(resource_id)
-    released = False
     token: int | None = None
     try:
         with read_session() as s:
@@ -99,35 +98,38 @@ def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
             raise errors.NotFound("Resource", str(resource_id))
         r = ResourceRow.of(found)
         token = r.atomic_key
-        if r.action in NO_SIGNAL_ACTIONS:
-            with session() as s:
-                events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type,
-                                 r.action, r.status, f"Cannot signal resource during {r.action}")
-            raise base.NotSupported(f"Signal resource during {r.action}")
-        plugin = plugins.registry_plugin(r, st, r.properties_data)
-        try:
-            result = plugin.handle_signal(details)
-        except errors.NoActionRequired:
-            return None
-        except (base.ResourceActionNotSupported, errors.StokerError):
-            raise
-        except Exception as exc:
-            raise errors.BadRequest(failures.failure_reason(exc, r.name)) from None
-        reason = signal_reason(result, details)
-        ref = plugin.get_reference_id()
-        with session() as s:
-            locks.hold(s, resource_id, r.atomic_key)  # 409 if its lease ran out meanwhile
-            s.execute(update(RT).where(RT.c.id == resource_id,
-                                       RT.c.engine_id == locks.engine_id())
-                      .values(rsrc_data=plugin.data, engine_id=None))
-            events.add_event(s, r.stack_id, r.name, r.physical_resource_id, r.type,
-                             SIGNAL_ACTION, r.status, reason)
-            after_commit(s, lambda: _wake(st.id, ref, resource_id))
-        released = True
-        return reason
-    finally:
-        if not released:
-            locks.release(resource_id, token)
+        signalled, reason = _signal(st, r, details)
+    except BaseException:
+        locks.release(resource_id, token)
+        raise
+    outcome.signalled(signalled)  # 409 (LeaseLost) if its lease ran out meanwhile
+    if r.action in NO_SIGNAL_ACTIONS:  # Heat writes the refusal's event, then answers 400
+        raise base.NotSupported(f"Signal resource during {r.action}")
+    return reason if signalled.events else None
+
+
+def _signal(st: Any, r: ResourceRow, details: Any) -> tuple[Signalled, str]:
+    """The plugin's ``handle_signal`` on row ``r`` (locked): what the applier writes (its data
+    and Heat's signal event; the refusal's event while the resource is deleted or suspended;
+    nothing for a signal that changes nothing, ``NoActionRequired``), and the signal's
+    reason. :raises: as :func:`deliver`."""
+    if r.action in NO_SIGNAL_ACTIONS:
+        refused = f"Cannot signal resource during {r.action}"
+        return Signalled(r, r.atomic_key, [ResourceEvent(
+            r.physical_resource_id, r.type, r.action, r.status, refused)]), refused
+    plugin = plugins.registry_plugin(r, st, r.properties_data)
+    try:
+        result = plugin.handle_signal(details)
+    except errors.NoActionRequired:
+        return Signalled(r, r.atomic_key, []), ""
+    except (base.ResourceActionNotSupported, errors.StokerError):
+        raise
+    except Exception as exc:
+        raise errors.BadRequest(failures.failure_reason(exc, r.name)) from None
+    reason = signal_reason(result, details)
+    return Signalled(r, r.atomic_key, [ResourceEvent(
+        r.physical_resource_id, r.type, SIGNAL_ACTION, r.status, reason)], plugin.data,
+        plugin.get_reference_id()), reason
 
 
 def pull_handle(st: Any, ref: str) -> bool:
@@ -152,10 +154,3 @@ def pull_handle(st: Any, ref: str) -> bool:
         except errors.StokerError as exc:
             log.warning("signal from the queue of %s refused: %s", r.name, exc)
     return True
-
-
-def _wake(stack_id: str, ref: str, resource_id: int) -> None:
-    """Wake the wait conditions that name the signalled handle, and the signalled resource
-    itself if it waits for its own signal (a software deployment)."""
-    wakeups.wake_signal_waiters(stack_id, ref, signal_event(ref))
-    wakeups.wake(stack_id, resource_id, signal_event(ref))

@@ -5,8 +5,8 @@
 node, so no task of the old traversal propagates further, and sets it ``<ACTION>_FAILED``
 "Stack <ACTION> cancelled". As in Heat, a resource action already running is not cut short:
 its next poll (:func:`settle`, called by a superseded step while the stack has no traversal in
-progress) keeps polling it until it ends, then writes its COMPLETE or FAILED state and event,
-and tells no successor. A later update takes over from there.
+progress) keeps polling it until it ends, then has the applier write its COMPLETE or FAILED
+state and event, and tells no successor. A later update takes over from there.
 """
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ import logging
 import uuid
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.convergence import plugins, runtime
-from app.convergence.store import events, locks, nodes
+from app.convergence import plugins
+from app.convergence.outcome import ResourceEvent, Settled
+from app.convergence.store import events, nodes
+from app.convergence.store.events import STATE_CHANGED
 from app.convergence.store.rows import ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
@@ -51,35 +53,30 @@ def stop(s: Session, st: Stack) -> None:
         stop(s, child)
 
 
-def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> None:
+def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> Settled | None:
     """A step of a superseded traversal: when the stack has no traversal in progress (it was
-    stopped) and the resource's action was started by ``traversal_id``, poll that action once
-    more; finished, record its final state and event, else look again later. Anything else:
-    nothing (a newer traversal in progress settles what it finds itself)."""
+    stopped) and the resource's action was started by ``traversal_id``, take the row's lock
+    and poll that action once more. :returns: what the applier writes
+    (:func:`app.convergence.outcome.settled`: the final state and event once it ended, else
+    the plugin's progress and the next look); None: nothing to do (a newer traversal in
+    progress settles what it finds itself), or another worker is at it."""
     with session() as s:
         st = s.get(Stack, stack_id)
         if st is None or st.status == Status.IN_PROGRESS:
-            return
+            return None
         found = s.execute(select(RT).where(RT.c.id == resource_id)).first()
     if found is None:
-        return
+        return None
     r = ResourceRow.of(found)
     handle = r.handle
     if r.status != Status.IN_PROGRESS or not isinstance(handle, dict) \
             or handle.get("t") != traversal_id or "prep" in handle or handle.get("wait") \
             or r.nested_kind() or r.action not in _CHECKS:
-        return
+        return None
     if nodes.current().acquire(resource_id) is False:
-        return  # another worker is at it: its own poll comes back here
-    try:
-        _poll(st, r, traversal_id, is_update)
-    finally:
-        locks.release(resource_id)
-
-
-def _poll(st: Stack, r: ResourceRow, traversal_id: str, is_update: bool) -> None:
+        return None  # another worker is at it: its own poll comes back here
     plugin: Any = None
-    status, reason = Status.COMPLETE, events.STATE_CHANGED
+    status, reason = Status.COMPLETE, STATE_CHANGED
     try:
         plugin = plugins.registry_plugin(r, st, r.properties_data)
         done = bool(getattr(plugin, _CHECKS[Action(r.action)])(r.stored_handle()))
@@ -87,13 +84,18 @@ def _poll(st: Stack, r: ResourceRow, traversal_id: str, is_update: bool) -> None
         status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
     if not done:
         attempt = (r.poll_attempt or 0) + 1
-        with session() as s:
-            s.execute(update(RT).where(RT.c.id == r.id).values(
-                rsrc_data=plugin.data, physical_resource_id=plugin.resource_id,
-                poll_attempt=attempt))
-        runtime.dispatcher().check_resource(st.id, traversal_id, r.id, is_update,
-                                      countdown=float(plugin.poll_delay(r.stored_handle(), attempt)))
-        return
+        return Settled(r, traversal_id, is_update, {
+            "rsrc_data": plugin.data, "physical_resource_id": plugin.resource_id,
+            "poll_attempt": attempt}, delay=float(plugin.poll_delay(r.stored_handle(), attempt)))
+    log.info("%s of %s finished after its traversal was stopped: %s", r.action, r.name, status)
+    return Settled(r, traversal_id, is_update, _ended(r, plugin, status, reason),
+                   [ResourceEvent(plugin.resource_id if plugin is not None
+                                  else r.physical_resource_id, r.type, r.action, status, reason)])
+
+
+def _ended(r: ResourceRow, plugin: Any, status: Status, reason: str) -> dict[str, Any]:
+    """The row's columns once its action ended with ``status``: no handle, no poll, the
+    plugin's data (a failed update keeps the properties it had)."""
     data = dict(plugin.data if plugin is not None else r.rsrc_data)
     values: dict[str, Any] = {"status": status, "status_reason": reason, "handle": None,
                               "poll_attempt": 0, "updated_at": utcnow()}
@@ -103,9 +105,4 @@ def _poll(st: Stack, r: ResourceRow, traversal_id: str, is_update: bool) -> None
     values["rsrc_data"] = data
     if plugin is not None:
         values["physical_resource_id"] = plugin.resource_id
-    with session() as s:
-        s.execute(update(RT).where(RT.c.id == r.id).values(**values))
-        events.add_event(s, r.stack_id, r.name, values.get("physical_resource_id",
-                                                           r.physical_resource_id),
-                         r.type, r.action, status, reason)
-    log.info("%s of %s finished after its traversal was stopped: %s", r.action, r.name, status)
+    return values

@@ -21,11 +21,12 @@ from app.convergence.outcome import (
     Outcome,
     Poll,
     Record,
+    ResourceEvent,
     Start,
     Wait,
     with_events,
 )
-from app.convergence.steps import changes, create, hooks
+from app.convergence.steps import changes, create, hooks, waits
 from app.convergence.store import attrdata, events, locks
 from app.convergence.store.rows import REPLACED, ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
@@ -61,7 +62,7 @@ def _foreign(handle: Any, traversal_id: str) -> bool:
     return isinstance(handle, dict) and handle.get("t") not in (None, traversal_id)
 
 
-def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[dict[str, Any]]]:
+def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
     """Finish polling the action a superseded traversal left in progress on the row (a create,
     an update, a delete, or the freeing before a replacement), so that this traversal can
     compare the result with its own definition. :returns: the row once the action has ended
@@ -85,7 +86,7 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[dict[str, Any]]]:
     except Exception as exc:
         status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
     if not done:  # still the superseded traversal's action: settled again at the next poll
-        waiting = create.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
+        waiting = waits.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
         if isinstance(waiting, Wait):  # ... or when its event comes, holding no task
             return replace(waiting, owner=r.handle["t"]), []
         attempt = (r.poll_attempt or 0) + 1
@@ -97,8 +98,7 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[dict[str, Any]]]:
             status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
             physical_resource_id=plugin.resource_id, rsrc_data=plugin.data,
             updated_at=utcnow()))
-    return _row(r.id), [events.event_row(r.stack_id, r.name, plugin.resource_id, r.type,
-                                         action, status, reason)]
+    return _row(r.id), [ResourceEvent(plugin.resource_id, r.type, action, status, reason)]
 
 
 def forward(node: Node) -> Outcome:
@@ -185,7 +185,7 @@ def _refused(node: Node, says: changes.PluginSays, props: dict[str, Any],
     r = node.resource
     plugin = says.old()
     plugin.data[PROPS_BEFORE] = dict(r.properties_data or {})
-    return Failed(plugins.reason_of(r.name, exc), plugin=plugin,
+    return Failed(exc, plugin=plugin,
                   start=Start(Action.UPDATE, props), action=Action.UPDATE)
 
 
@@ -208,7 +208,7 @@ def _update(node: Node, says: changes.PluginSays, props: dict[str, Any]) -> Outc
         return _prepare_then_replace(node, node.loaded.definition.resources[r.name], None,
                                      Reset.REPLACE_ANNOUNCED)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, start=start,
+        return Failed(exc, plugin=plugin, start=start,
                       action=Action.UPDATE)
     return _finish_update(node, plugin, handle, done, start)
 
@@ -268,7 +268,7 @@ def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
         return Done(plugin, action=Action.UPDATE, start=start)
     if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
         return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = create.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
+    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
     if waiting is not None:
         return waiting
     return Poll.next(plugin, handle, node.resource, start)
@@ -281,7 +281,7 @@ def _poll_update(node: Node) -> Outcome:
     try:
         done = plugin.check_update_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=plugin, action=Action.UPDATE)
+        return Failed(exc, plugin=plugin, action=Action.UPDATE)
     return _finish_update(node, plugin, handle, done, None)
 
 
@@ -292,7 +292,7 @@ class Reset(enum.Enum):
     REPLACE_ANNOUNCED = "announced"  # the same, with an UPDATE_IN_PROGRESS event
 
 
-def _reset(r: ResourceRow, rdef: Any, how: Reset) -> tuple[ResourceRow, list[dict[str, Any]]]:
+def _reset(r: ResourceRow, rdef: Any, how: Reset) -> tuple[ResourceRow, list[ResourceEvent]]:
     """Make the row ready for a fresh create of ``rdef`` (see :class:`Reset`), in one
     transaction, before the create's cloud call; :returns: the row, and the announcing
     event for the create's outcome to carry."""
@@ -314,8 +314,7 @@ def _reset(r: ResourceRow, rdef: Any, how: Reset) -> tuple[ResourceRow, list[dic
             **values, type=rdef.type, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", physical_resource_id=None, properties_data=None, attr_data=None,
             handle=None, poll_attempt=0, rsrc_data=data, updated_at=utcnow()))
-    announced = [events.event_row(r.stack_id, r.name, r.physical_resource_id, r.type,
-                                  Action.UPDATE, Status.IN_PROGRESS, events.STATE_CHANGED)
+    announced = [ResourceEvent(r.physical_resource_id, r.type, Action.UPDATE, Status.IN_PROGRESS)
                  ] if how is Reset.REPLACE_ANNOUNCED else []
     return _row(r.id), announced
 
@@ -333,7 +332,7 @@ def _prepare_then_replace(node: Node, rdef: Any, handle: Any, how: Reset) -> Out
             handle = old.prepare_for_replace()
         done = handle is None or old.check_prepare_for_replace_complete(handle)
     except Exception as exc:
-        return Failed(plugins.reason_of(r.name, exc), plugin=old,
+        return Failed(exc, plugin=old,
                       start=Start(Action.UPDATE) if first else None, action=Action.UPDATE)
     if not done:
         return Poll.next(old, {"prep": handle}, r, Start(Action.UPDATE) if first else None)

@@ -2,7 +2,7 @@
 
 A plugin that waits declares ``waits_for(handle) -> (event, deadline)`` (event: a string such
 as ``"signal:<handle ref>"``; deadline: epoch seconds); its unfinished step becomes the
-:class:`~app.convergence.outcome.Wait` outcome (:func:`app.convergence.steps.create.wait_outcome`), so no task runs until the event wakes it
+:class:`~app.convergence.results.Wait` outcome (:func:`wait_outcome`), so no task runs until the event wakes it
 (:func:`app.convergence.wakeups.wake_signal_waiters`) or its deadline's safety poll comes.
 A wait condition reads its handle's signals through :func:`attach` (Heat's
 ``stack.resource_by_refid``), one query per step.
@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from app.convergence.results import Node, Outcome, Start, Wait
 from app.convergence.store.rows import table
 from app.models import Resource, read_session
 from app.resource_types import _ec2sign, _wait, registry
@@ -53,3 +54,18 @@ def attach(plugin: Any, stack_id: str) -> Any:
 def epoch_to_utc(seconds: float) -> dt.datetime:
     """Epoch seconds as a naive UTC datetime (the database's clock form)."""
     return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(tzinfo=None)
+
+
+def wait_outcome(node: Node, plugin: Any, handle: Any, start: Start | None) -> Outcome | None:
+    """The :class:`Wait` of an unfinished plugin that waits (``waits_for(handle) -> (event,
+    deadline in epoch seconds)``: a wait condition, a delay), its deadline capped by the
+    traversal's; None when the plugin does not wait, or answers None (the caller polls)."""
+    waits_for = getattr(plugin, "waits_for", None)
+    if waits_for is None:
+        return None
+    found = waits_for(handle)
+    if found is None:   # a plugin that polls this time (a queue to read at each look)
+        return None
+    event, deadline = found
+    return Wait(event, min(node.deadline(), epoch_to_utc(float(deadline))), handle,
+                plugin, start)

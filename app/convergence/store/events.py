@@ -6,22 +6,43 @@ action, status, reason, ``created_at``.
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from app.convergence import runtime
 from app.convergence.store import event_retention
 from app.convergence.store.rows import table
-from app.engine.states import Status
-from app.models import Event, Resource, after_commit, utcnow
+from app.models import Event, after_commit, utcnow
 
 ET = table(Event)
-RT = table(Resource)
 STATE_CHANGED = "state changed"
 _INSERT = insert(ET)
+
+
+@dataclass(frozen=True)
+class ResourceEvent:
+    """An event of a node's resource, as a step or the applier reports it: Heat's event row
+    less the resource's name and stack, which are the node's (:func:`rows_of`). ``reason``:
+    Heat's wording, or the error a failure's reason is worded from (by the applier, before it
+    is written); ``at``: when it happened (naive UTC)."""
+    physical_id: str | None
+    type: str
+    action: str
+    status: str
+    reason: str | Exception = STATE_CHANGED
+    at: dt.datetime = field(default_factory=utcnow)
+
+
+def rows_of(r: Any, found: Iterable[ResourceEvent]) -> list[dict[str, Any]]:
+    """Event rows (:func:`event_row`'s shape) of row ``r``'s events ``found``, in their order."""
+    return [{**event_row(r.stack_id, r.name, e.physical_id, e.type, e.action, e.status,
+                         str(e.reason)), "created_at": e.at} for e in found]
 
 
 def _written(s: Session, rows: list[dict[str, Any]]) -> None:
@@ -70,29 +91,3 @@ def add_events(s: Session, rows: list[dict[str, Any]]) -> None:
 def stack_event(s: Session, stack: Any, action: str, status: str, reason: str) -> None:
     """The stack's own event (Heat: resource name = stack name, type ``OS::Heat::Stack``)."""
     add_event(s, stack.id, stack.name, stack.id, "OS::Heat::Stack", action, status, reason)
-
-
-def start_values(action: str, properties: dict[str, Any] | None) -> dict[str, Any]:
-    """The resource row's columns when ``action`` starts: IN_PROGRESS, "state changed", no
-    handle, no poll yet, and the resolved properties it started from (if given)."""
-    values: dict[str, Any] = {"action": str(action), "status": Status.IN_PROGRESS.value,
-                              "status_reason": STATE_CHANGED, "updated_at": utcnow(),
-                              "handle": None, "poll_attempt": 0}
-    if properties is not None:
-        values["properties_data"] = properties
-    return values
-
-
-def start_event(r: Any, action: str) -> dict[str, Any]:
-    """The IN_PROGRESS event row of ``action`` starting on row ``r`` (Heat's "state
-    changed")."""
-    return event_row(r.stack_id, r.name, r.physical_resource_id, r.type, action,
-                     Status.IN_PROGRESS, STATE_CHANGED)
-
-
-def write_start(s: Session, r: Any, action: str, properties: dict[str, Any] | None) -> None:
-    """Record that ``action`` started on row ``r``: IN_PROGRESS state and event (Heat's
-    "state changed"), with the resolved properties it started from."""
-    s.connection().execute(update(RT).where(RT.c.id == r.id).values(
-        **start_values(action, properties)))
-    add_events(s, [start_event(r, action)])

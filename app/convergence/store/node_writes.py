@@ -4,7 +4,7 @@ together, writing finished and parked nodes, and counting finished ones.
 Every write of a node's row is fenced (:func:`held`, :func:`app.convergence.results.write_held`):
 it happens only while the lock is still the one its step took, else :class:`errors.LeaseLost`
 and the transaction rolls back. ``end(s, node)`` finishes ``node``'s traversal in ``s`` once
-its count reached zero (the applier's, :func:`app.convergence.finishing.end`).
+its count reached zero (the applier's, :func:`app.convergence.outcome.end`).
 """
 from __future__ import annotations
 
@@ -13,80 +13,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, tuple_, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app import errors
 from app.convergence import runtime
-from app.convergence.results import Node, NodeKey, Start, write_held
+from app.convergence.results import Node, NodeKey, write_held
 from app.convergence.store import events, locks, syncpoints
+from app.convergence.store.events import ResourceEvent
 from app.convergence.store.rows import table
 from app.engine import graph
-from app.engine.states import NodeState, Status
+from app.engine.states import Status
 from app.models import Resource, Stack, SyncPoint, autocommit, session
 
 log = logging.getLogger(__name__)
 RT, ST, SP = table(Resource), table(Stack), table(SyncPoint)
 End = Callable[[Session, Node], None]
-#: ``(the read row, the locked resource row, its inputs)`` of a node started with others
-Started = tuple[Any, Any, dict[str, Any]] | None
-Parked = tuple[Node, Start | None, dict[str, Any], list[dict[str, Any]]]
-
-_STEP_COLUMNS = (ST.c.id, ST.c.name, ST.c.tenant, ST.c.raw_template_id, ST.c.current_traversal,
-                 ST.c.action, ST.c.nested_depth, ST.c.failed, ST.c.disable_rollback,
-                 ST.c.timeout_mins, ST.c.traversal_started_at,
-                 SP.c.state, SP.c.expected, SP.c.succ)
-#: Several nodes' first statement: the stack and their sync points (built once). The sync
-#: points are found by their key (entity, traversal): a traversal id is its stack's own, and
-#: naming the stack too made SQLite read every sync point of the stack (a scan per batch)
-_READ_MANY = {d: select(*_STEP_COLUMNS, SP.c.entity_id, SP.c.is_update, RT.c.atomic_key)
-              .select_from(ST.join(SP, SP.c.traversal_id == ST.c.current_traversal)
-                           .join(RT, RT.c.id == SP.c.entity_id))
-              .where(ST.c.id == bindparam("sid"), ST.c.current_traversal == bindparam("tid"),
-                     syncpoints.ids_in(SP.c.entity_id, "rids", d))
-              for d in ("postgresql", "sqlite")}
-#: Take the free locks of several resources at the keys read with the stack, returning their
-#: rows (built once). ``ids`` lets SQLite find the rows by primary key (with the pairs alone
-#: it scanned the whole resource table per batch)
-_LOCK_MANY = (update(RT).where(RT.c.id.in_(bindparam("ids", expanding=True)),
-                               tuple_(RT.c.id, RT.c.atomic_key)
-                               .in_(bindparam("keys", expanding=True)),
-                               RT.c.engine_id.is_(None))
-              .values(engine_id=bindparam("eid"), atomic_key=RT.c.atomic_key + 1)
-              .returning(*RT.c))
-
-
-def lock_fired(c: Connection, stack_id: str, traversal_id: str,
-               nodes: list[NodeKey]) -> dict[NodeKey, tuple[Any, Any, Any]]:
-    """Of ``nodes`` of one traversal, the FIRED ones whose locks were free: their stack and
-    sync points read in one statement, their locks taken in one more at the keys read (the
-    compare-and-swap of a step's own start), their inputs read in a third.
-
-    :returns: ``{node: (the read row, the locked resource row, its inputs)}``; empty when a
-        resource is named twice (forward and reverse: one by one). If the inputs cannot be
-        read, the locks taken (committed on their own on PostgreSQL) are released."""
-    ids = [rid for rid, _ in nodes]
-    if len(set(ids)) != len(ids):
-        return {}
-    wanted = set(nodes)
-    fired = {(r.entity_id, bool(r.is_update)): r for r in c.execute(
-        _READ_MANY[c.dialect.name], {"sid": stack_id, "tid": traversal_id, "rids": ids})
-        if (r.entity_id, bool(r.is_update)) in wanted and r.state == NodeState.FIRED}
-    if not fired:
-        return {}
-    rows = {r.id: r for r in c.execute(_LOCK_MANY, {
-        "ids": [rid for rid, _ in fired],
-        "keys": [(rid, r.atomic_key) for (rid, _), r in fired.items()],
-        "eid": locks.engine_id()})}
-    try:
-        given = syncpoints.inputs_many(c, traversal_id, [
-            key for key, r in fired.items() if key[1] and r.expected and key[0] in rows])
-    except Exception:
-        for rid, r in rows.items():
-            locks.release(rid, r.atomic_key)
-        raise
-    return {key: (r, rows[key[0]], given.get(key, {})) for key, r in fired.items()
-            if key[0] in rows}
+#: ``(node, its row's values, its events)`` of a parked node
+Parked = tuple[Node, dict[str, Any], list[ResourceEvent]]
 
 
 def held(node: Node, values: dict[str, Any]) -> dict[str, Any]:
@@ -96,16 +40,12 @@ def held(node: Node, values: dict[str, Any]) -> dict[str, Any]:
             "held_at": node.resource.atomic_key}
 
 
-def park_alone(node: Node, start: Start | None, values: dict[str, Any],
-               rows: list[dict[str, Any]]) -> bool:
-    """Write one parked node (``rows``, its step's events, then its IN_PROGRESS if its step
-    started the action) in a transaction of its own. :returns: False if its lock was no
-    longer its step's."""
+def park_alone(node: Node, values: dict[str, Any], found: list[ResourceEvent]) -> bool:
+    """Write one parked node (its row's ``values``, its events ``found``) in a transaction of
+    its own. :returns: False if its lock was no longer its step's."""
     try:
         with session() as s:
-            events.add_events(s, rows)
-            if start is not None:
-                events.write_start(s, node.resource, start.action, start.properties)
+            events.add_events(s, events.rows_of(node.resource, found))
             write_held(s, [held(node, values)])
     except errors.LeaseLost:
         log.warning("resource %s: this engine's lock (key %s) was taken over after its lease "
@@ -115,25 +55,47 @@ def park_alone(node: Node, start: Start | None, values: dict[str, Any],
     return True
 
 
-def release(node: Node, rows: list[dict[str, Any]]) -> None:
-    """Write ``rows`` and release ``node``'s lock at its step's key, in one transaction."""
+def release(node: Node, found: list[ResourceEvent]) -> None:
+    """Write events ``found`` and release ``node``'s lock at its step's key, in one
+    transaction."""
     with session() as s:
-        events.add_events(s, rows)
+        events.add_events(s, events.rows_of(node.resource, found))
         locks.release_in(s, node.resource.id, node.resource.atomic_key)
+
+
+def settle(r: Any, values: dict[str, Any], found: list[ResourceEvent]) -> None:
+    """Write row ``r``'s ``values`` and events ``found`` and release this engine's lock of it,
+    in one transaction (a stopped traversal's action, looked at once more)."""
+    with session() as s:
+        s.execute(update(RT).where(RT.c.id == r.id).values(**values))
+        events.add_events(s, events.rows_of(r, found))
+        locks.release_in(s, r.id, None)
+
+
+def signalled(r: Any, token: int, data: dict[str, Any] | None,
+              found: list[ResourceEvent]) -> None:
+    """Write a signal's ``data`` on row ``r`` (if any) and its events ``found``, and release
+    the lock its delivery took at ``token``, in one transaction.
+
+    :raises LeaseLost: with ``data``, the lock is no longer the delivery's (nothing written)."""
+    with session() as s:
+        if data is not None:
+            locks.hold(s, r.id, token)
+            s.execute(update(RT).where(RT.c.id == r.id, RT.c.engine_id == locks.engine_id())
+                      .values(rsrc_data=data))
+        events.add_events(s, events.rows_of(r, found))
+        locks.release_in(s, r.id, token)
 
 
 def park_many(items: list[Parked]) -> None:
     """Write parked nodes in one transaction: each row's values in one ``executemany`` per
-    shape (a started action's columns under its own), the IN_PROGRESS events in one insert.
+    shape, their events in one insert.
 
     :raises LeaseLost: a lock moved on; nothing is written."""
     rows: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     started: list[dict[str, Any]] = []
-    for node, start, values, own in items:
-        started.extend(own)
-        if start is not None:
-            values = {**events.start_values(start.action, start.properties), **values}
-            started.append(events.start_event(node.resource, start.action))
+    for node, values, found in items:
+        started.extend(events.rows_of(node.resource, found))
         values = held(node, values)
         rows.setdefault(tuple(sorted(values)), []).append(values)
     with session() as s:
@@ -147,7 +109,7 @@ class Finished:
     """What a finished node writes, computed before its transaction opens (SQLite has one
     writer: the time a transaction holds the write lock is the embedded default's limit)."""
     values: dict[str, Any]
-    events: list[dict[str, Any]]
+    events: list[ResourceEvent]
     data: Any
 
 
@@ -191,7 +153,7 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
         ready.setdefault(reporter[succ], []).append(succ)
     for same_shape in rows.values():
         write_held(s, same_shape)
-    events.add_events(s, [e for _, f in prepared for e in f.events])
+    events.add_events(s, [e for n, f in prepared for e in events.rows_of(n.resource, f.events)])
     return ended, ready
 
 
@@ -199,7 +161,7 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
 class Failing:
     """What a failed node writes: its row's values, its events, the stack's reason."""
     values: dict[str, Any]
-    events: list[dict[str, Any]]
+    events: list[ResourceEvent]
     stack_reason: str
 
 
@@ -215,7 +177,7 @@ def fail(node: Node, f: Failing, end: End) -> None:
             locks.release_in(s, r.id, r.atomic_key)
             return
         write_held(s, [held(node, f.values)])
-        events.add_events(s, f.events)
+        events.add_events(s, events.rows_of(r, f.events))
         skipped = _skip_descendants(s, node)
         s.connection().execute(update(ST).where(
             ST.c.id == node.stack.id, ST.c.current_traversal == node.traversal_id,

@@ -2,6 +2,8 @@
 parked) is written and counted. One interface, :class:`NodeStore`; two implementations, chosen
 once for the process's database by :func:`current`:
 
+A step begins with :meth:`NodeStore.begin` (its node read and locked, :mod:`.starts`).
+
 - :class:`OneByOne` (SQLite, one writer): a step starts in one transaction and writes its end in
   one more, where a finished node is also counted;
 - :class:`Grouped` (PostgreSQL, writers side by side): the steps of one process that start,
@@ -11,6 +13,7 @@ once for the process's database by :func:`current`:
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -18,17 +21,27 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection
 
 from app import errors
-from app.convergence.results import Node, NodeKey, Start
-from app.convergence.store import locks
+from app.convergence.results import Node, NodeKey
+from app.convergence.store import locks, starts, syncpoints
 from app.convergence.store import node_writes as w
+from app.convergence.store.events import ResourceEvent
 from app.convergence.store.group_commit import GroupCommit, indexes_by
-from app.convergence.store.node_writes import End, Failing, Finished, Parked, Started
+from app.convergence.store.node_writes import End, Failing, Finished, Parked
+from app.convergence.store.rows import ResourceRow, StepStack
+from app.convergence.store.starts import Started
 from app.engine.states import NodeState
-from app.models import SyncPoint, autocommit, concurrent_writers, session
+from app.models import SyncPoint, autocommit, concurrent_writers, read_session, session
 
 log = logging.getLogger(__name__)
 Written = tuple[bool, list[NodeKey]] | None
 _Finishing = tuple[Node, Finished, End]
+
+
+class Skip(enum.Enum):
+    """Why a node's step does not run now (:meth:`NodeStore.begin`)."""
+    NOTHING = "nothing"        # its stack or row is gone, or the node is not FIRED
+    BUSY = "busy"              # a live engine holds its lock: look again shortly
+    SUPERSEDED = "superseded"  # the stack's traversal is no longer this one
 
 
 class NodeStore:
@@ -50,12 +63,52 @@ class NodeStore:
         that start together; None: the step starts on its own (:meth:`starting`)."""
         return None
 
-    def park(self, node: Node, start: Start | None, values: dict[str, Any],
-             rows: list[dict[str, Any]]) -> bool:
-        """Write a parked node's row (``values``), its step's events ``rows`` and its
-        IN_PROGRESS if ``start``, releasing its lock. :returns: False if its lock was no
-        longer its step's."""
-        return w.park_alone(node, start, values, rows)
+    def begin(self, stack_id: str, traversal_id: str, resource_id: int,
+              is_update: bool) -> Node | Skip:
+        """Node ``(resource_id, is_update)`` of ``traversal_id``, read and locked for its step;
+        a node whose sync point is DONE already (a redelivery) comes back unlocked. A lock
+        held by a dead engine is taken over; one held by a live engine is :data:`Skip.BUSY`.
+        Cost: O(degree) queries (DESIGN.md, invariant 5)."""
+        started = self.start((stack_id, traversal_id, resource_id, is_update))
+        if started is not None:  # read, FIRED and locked with the others that came together
+            found, locked, given = started
+            return Node(StepStack.of(found), ResourceRow.of(locked), traversal_id, is_update,
+                        inputs=given)
+        with self.starting() as c:
+            found, row, inputs = starts.lock_one(c, stack_id, traversal_id, resource_id,
+                                                 is_update)
+        if found is None:
+            return Skip.NOTHING
+        if found.current_traversal != traversal_id:
+            return Skip.SUPERSEDED
+        st = StepStack.of(found)
+        if st.state == NodeState.DONE:
+            with read_session() as s:
+                row = starts.resource_row(s.connection(), resource_id)
+            return Skip.NOTHING if row is None else Node(st, ResourceRow.of(row), traversal_id,
+                                                         is_update)
+        if st.state != NodeState.FIRED:
+            return Skip.NOTHING
+        if row is None:  # held: by a live engine (retry soon) or a dead one (take it over);
+            # or its key moved since the read (another step came and went, a newer traversal)
+            if self.acquire(resource_id) is False:
+                return Skip.BUSY
+            with read_session() as s:
+                row = starts.resource_row(s.connection(), resource_id)
+                current = starts.current_traversal(s.connection(), stack_id)
+                if is_update and st.expected:
+                    inputs = syncpoints.inputs(s, traversal_id, is_update, resource_id)
+            if current != traversal_id:  # superseded meanwhile
+                locks.release(resource_id, None if row is None else row.atomic_key)
+                return Skip.SUPERSEDED
+            if row is None:
+                return Skip.NOTHING
+        return Node(st, ResourceRow.of(row), traversal_id, is_update, inputs=dict(inputs))
+
+    def park(self, node: Node, values: dict[str, Any], found: list[ResourceEvent]) -> bool:
+        """Write a parked node's row (``values``, its lock released among them) and its
+        events ``found``. :returns: False if its lock was no longer its step's."""
+        return w.park_alone(node, values, found)
 
     def finish(self, node: Node, prepared: Finished, end: End) -> None:
         """Write a finished node, count it, enqueue its ready successors (and, if it had
@@ -72,10 +125,20 @@ class NodeStore:
         """Write a failed node (:func:`node_writes.fail`: the same on both stores)."""
         w.fail(node, failing, end)
 
-    def release(self, node: Node, rows: list[dict[str, Any]]) -> None:
-        """Release ``node``'s lock, writing its step's events ``rows`` (a node that ends with
+    def release(self, node: Node, found: list[ResourceEvent]) -> None:
+        """Release ``node``'s lock, writing its step's events ``found`` (a node that ends with
         no outcome of its own: its traversal timed out)."""
-        w.release(node, rows)
+        w.release(node, found)
+
+    def settle(self, r: Any, values: dict[str, Any], found: list[ResourceEvent]) -> None:
+        """Write row ``r``'s ``values`` and events ``found``, releasing its lock (a stopped
+        traversal's action: no node of it is written or counted)."""
+        w.settle(r, values, found)
+
+    def signalled(self, r: Any, token: int, data: dict[str, Any] | None,
+                  found: list[ResourceEvent]) -> None:
+        """Write a delivered signal (:func:`node_writes.signalled`), releasing its lock."""
+        w.signalled(r, token, data, found)
 
     def ended_again(self, node: Node, end: End) -> None:
         """A step of a node that had ended already (a redelivery, a retry): make sure it was
@@ -145,10 +208,9 @@ class Grouped(NodeStore):
     def start(self, key: tuple[str, str, int, bool]) -> Started:
         return self.starts.submit(key)
 
-    def park(self, node: Node, start: Start | None, values: dict[str, Any],
-             rows: list[dict[str, Any]]) -> bool:
-        got = self.parks.submit((node, start, values, rows))
-        return super().park(node, start, values, rows) if got is None else got
+    def park(self, node: Node, values: dict[str, Any], found: list[ResourceEvent]) -> bool:
+        got = self.parks.submit((node, values, found))
+        return super().park(node, values, found) if got is None else got
 
     def finish(self, node: Node, prepared: Finished, end: End) -> None:
         got = self.finishes.submit((node, prepared, end))
@@ -190,7 +252,7 @@ class Grouped(NodeStore):
                                       & SyncPoint.counted.is_(False))
 
     def _start_group(self, items: list[tuple[str, str, int, bool]]) -> list[Started | BaseException]:
-        """Per stack and traversal, :func:`node_writes.lock_fired` on an autocommit connection.
+        """Per stack and traversal, :func:`starts.lock_fired` on an autocommit connection.
         :returns: per item its start, or None (not FIRED, its lock held, a superseded
         traversal, its stack gone, or the group's statements failed: it starts alone)."""
         out: list[Started | BaseException] = [None] * len(items)
@@ -198,7 +260,7 @@ class Grouped(NodeStore):
             keys = [(items[i][2], items[i][3]) for i in idx]
             try:
                 with autocommit() as c:
-                    locked = w.lock_fired(c, sid, tid, keys)
+                    locked = starts.lock_fired(c, sid, tid, keys)
             except Exception:
                 log.exception("%d steps could not start together; starting them one by one",
                               len(keys))

@@ -13,7 +13,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Result, Table
 
 #: ``rsrc_data`` key of the physical resources a row replaced, queued for its cleanup node
-#: (:mod:`app.convergence.steps.replaced`)
+#: (:mod:`app.convergence.steps.delete`)
 REPLACED = "_replaced"
 #: ``rsrc_data`` key of the ``external_id`` a resource was adopted with (the update rule)
 EXTERNAL_ID = "_external_id"

@@ -13,6 +13,7 @@ from sqlalchemy import select, update
 from app import config, convergence
 from app.context import RequestContext
 from app.convergence import check
+from app.convergence.steps import run as step_run
 from app.convergence.store import lease, locks, nodes
 from app.models import Event, Resource, Stack, SyncPoint, WorkerHeartbeat, read_session, session, utcnow
 from app.services import stacks
@@ -91,7 +92,7 @@ def _taken_over_during(monkeypatch: pytest.MonkeyPatch, name_of: set[int]) -> li
     """Make the step of each resource in ``name_of`` lose its lock while it works: another
     engine's sweep clears it with its key moved on (:func:`lease.sweep`), then that engine
     takes it. :returns: the resources whose steps ran (and lost their locks)."""
-    real = check._step
+    real = step_run.run
     lost: list[int] = []
 
     def step(node: Any) -> Any:
@@ -103,7 +104,7 @@ def _taken_over_during(monkeypatch: pytest.MonkeyPatch, name_of: set[int]) -> li
             lost.append(node.resource.id)
         return out
 
-    monkeypatch.setattr(check, "_step", step)
+    monkeypatch.setattr(step_run, "run", step)
     return lost
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from app import convergence, errors
 from app.context import RequestContext
 from app.convergence.steps import create
-from app.convergence.steps.replaced import REPLACED
+from app.convergence.store.rows import REPLACED
 from app.models import Event, RawTemplate, Stack, read_session
 from app.services import stacks, updates
 from tests.fixtures.stacks import events, hot, knob, rows

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from app.convergence import outcome, timeouts
-from app.convergence.results import Done, Node, Poll, Start, Wait
+from app.convergence.results import Done, Node, Poll, Settled, Signalled, Start, Wait
 from app.convergence.store import nodes, pacing
+from app.convergence.store.events import ResourceEvent
 from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine.states import Action, Status
 
@@ -76,12 +77,12 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
         yield "tx"
         rec.log.append(("commit",))
 
-    def park(node: Node, start: Any, values: dict[str, Any], rows: Any) -> bool:
-        rec.log.append(("park", node.key, start, values, list(rows)))
+    def park(node: Node, values: dict[str, Any], rows: Any) -> bool:
+        rec.log.append(("park", node.key, values, list(rows)))
         return True
 
     def write_finished(s: str, prepared: list[Any]) -> Any:
-        rec.log.append(("write", [(n.key, f.values, [e["status"] for e in f.events])
+        rec.log.append(("write", [(n.key, f.values, [e.status for e in f.events])
                                   for n, f in prepared]))
         return [n.key for n, _ in prepared], {prepared[0][0].key: [(8, True)]}
 
@@ -92,16 +93,25 @@ def store(request: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Itera
     monkeypatch.setattr(nodes.w, "count", lambda s, node, n, end: rec.log.append(("count", n)))
     monkeypatch.setattr(nodes.w, "count_committed",
                         lambda node, ended, end, recover=False: rec.log.append(("count", 1)))
+    monkeypatch.setattr(nodes.w, "settle", lambda r, values, found: rec.log.append(
+        ("settle", r.id, values, list(found))))
+    monkeypatch.setattr(nodes.w, "signalled", lambda r, token, data, found: rec.log.append(
+        ("signalled", r.id, token, data, list(found))))
     monkeypatch.setattr(nodes.w, "enqueue", lambda node, ready: rec.log.append(
         ("check_resources", node.stack.id, node.traversal_id, ready)))
     yield rec
 
 
 def test_a_poll_parks_the_handle_with_its_timing_and_looks_again_after_poll_delay(store):
-    plugin, event = _Plugin(), {"status": "IN_PROGRESS"}
+    plugin = _Plugin()
+    event = ResourceEvent(None, "OS::Nova::Server", Action.CREATE, Status.IN_PROGRESS, "mine")
     outcome.apply(_node(), Poll({"op": 1}, 0.25, plugin, Start(Action.CREATE), events=[event]))
-    (park, key, start, values, rows), enqueued = store.log
-    assert (park, key, start, rows) == ("park", (7, True), Start(Action.CREATE), [event])
+    (park, key, values, rows), enqueued = store.log
+    assert (park, key) == ("park", (7, True))
+    assert rows[0] == event  # the step's own events, then the IN_PROGRESS of the started action
+    assert [(e.action, e.status, e.reason) for e in rows[1:]] == [
+        (Action.CREATE, Status.IN_PROGRESS, "state changed")]
+    assert (values["action"], values["status"]) == ("CREATE", "IN_PROGRESS")
     assert values["handle"] == {"h": {"op": 1}, "t": "t1", "since": LATER, "last": LOOKED,
                                 "phase": 0, "fp": pacing.fingerprint({"op": 1})}
     assert (values["engine_id"], values["poll_attempt"]) == (None, 1)
@@ -112,7 +122,7 @@ def test_a_poll_parks_the_handle_with_its_timing_and_looks_again_after_poll_dela
 def test_a_wait_parks_its_event_and_gets_a_safety_poll_before_its_deadline(store):
     deadline = NOW + dt.timedelta(seconds=30)
     outcome.apply(_node(), Wait("signal:7", deadline, "h", _Plugin()))
-    (park, _, _, values, _), poll = store.log
+    (park, _, values, _), poll = store.log
     assert park == "park"
     assert values["handle"] == {"h": "h", "t": "t1", "wait": "signal:7"}
     assert poll == ("safety_poll", "s1", "t1", 7, True, min(timeouts.SAFETY_POLL_SECONDS, 30.0))
@@ -131,3 +141,37 @@ def test_done_writes_counts_then_enqueues_the_ready_successors(store):
     else:  # counted in the node's own transaction
         assert order == ["begin", "write", "count", "commit", "check_resources"]
     assert store.log[-1] == ("check_resources", "s1", "t1", [(8, True)])
+
+
+def test_a_stopped_traversals_action_is_written_and_looked_at_again_while_it_goes_on(store):
+    row = _node().resource
+    outcome.settled(Settled(row, "t0", True, {"poll_attempt": 2}, delay=0.5))
+    assert store.log == [("settle", 7, {"poll_attempt": 2}, []),
+                         ("check_resource", "s1", "t0", 7, True, 0.5)]
+
+
+def test_a_stopped_traversals_action_that_ended_writes_its_event_and_is_not_looked_at_again(
+        store):
+    row, ended = _node().resource, ResourceEvent("phys-1", "OS::Nova::Server", "UPDATE",
+                                                 Status.COMPLETE)
+    outcome.settled(Settled(row, "t0", True, {"status": Status.COMPLETE}, [ended]))
+    assert store.log == [("settle", 7, {"status": Status.COMPLETE}, [ended])]
+
+
+def test_a_signal_is_written_with_its_lock_released_then_wakes_its_waiters(store, monkeypatch):
+    woken: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(outcome.wakeups, "wake_signal_waiters",
+                        lambda sid, ref, event: woken.append(("waiters", sid, ref, event)))
+    monkeypatch.setattr(outcome.wakeups, "wake",
+                        lambda sid, rid, event: woken.append(("resource", sid, rid, event)))
+    row = _node().resource
+    event = ResourceEvent(None, "OS::Heat::WaitConditionHandle", "SIGNAL", Status.COMPLETE, "ok")
+    outcome.signalled(Signalled(row, 3, [event], {"signals": 1}, "ref-1"))
+    assert store.log == [("signalled", 7, 3, {"signals": 1}, [event])]
+    assert woken == [("waiters", "s1", "ref-1", "signal:ref-1"),
+                     ("resource", "s1", 7, "signal:ref-1")]
+
+
+def test_a_signal_that_changes_nothing_only_releases_the_lock_and_wakes_no_one(store):
+    outcome.signalled(Signalled(_node().resource, 3, []))
+    assert store.log == [("signalled", 7, 3, None, [])]

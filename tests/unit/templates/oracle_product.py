@@ -124,7 +124,8 @@ def run(definition: Any) -> Created:
             else:
                 assert isinstance(outcome, Failed), outcome
                 out.status = "CREATE_FAILED"
-                out.reasons.append(outcome.reason)
+                out.reasons.append(outcome.reason if isinstance(outcome.reason, str)
+                                   else plugins.reason_of(name, outcome.reason))
                 if outcome.record != Record.UNTOUCHED:
                     out.states[name] = "CREATE_FAILED"
                 walk.report(key, False)
