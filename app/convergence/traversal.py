@@ -18,13 +18,13 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
+from app.convergence import runtime, stack_outputs, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
-from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store import definitions, events, syncpoints
 from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
-from app.convergence.store.rows import ResourceRow, table
+from app.convergence.store.rows import table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason
@@ -39,7 +39,6 @@ from app.models import (
     session,
     utcnow,
 )
-from app.resource_types import registry
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -233,50 +232,19 @@ def start_update_rollback(s: Session, row: Stack) -> str | None:
     return start_update(s, row, loaded, Action.ROLLBACK)
 
 
-def resolve_outputs(s: Session, stack_id: str, loaded: Loaded) -> list[dict[str, Any]]:
-    """The stack's outputs resolved from the stored ``attr_data`` of the resources they name."""
-    names = list(loaded.definition.output_resources())
-    data: dict[str, Any] = {}
-    if names:
-        data = {r.name: r.attr_data for r in s.execute(select(
-            Resource.name, Resource.attr_data).where(Resource.stack_id == stack_id,
-                                                     Resource.name.in_(names)))}
-    return list(loaded.definition.resolve_outputs(attrdata.DataContext(data)))
-
-
-def _refresh_output_attributes(s: Session, st: Stack, loaded: Loaded) -> None:
-    """Read again the attributes the outputs use of the cloud resources they name: a volume's
-    status or attachments change when a later resource attaches it, and Heat resolves outputs
-    from the live resources. O(output resources) cloud reads, at the end of a traversal only; a
-    resource that cannot be read keeps what it stored."""
-    names = loaded.definition.output_resources()
-    if not names:
-        return
-    rows = s.execute(select(Resource).where(Resource.stack_id == st.id,
-                                            Resource.name.in_(list(names)),
-                                            Resource.physical_resource_id.is_not(None),
-                                            Resource.status == Status.COMPLETE)).scalars()
-    for r in rows:
-        row = ResourceRow.of(r)
-        cls = registry.get(row.impl())
-        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind():
-            continue
-        try:
-            plugin = plugins.registry_plugin(row, st, r.properties_data)
-            if plugin.show_resource() is None:  # gone, or unreadable: keep what is stored
-                continue
-        except Exception as exc:
-            log.info("outputs of %s keep %s's stored attributes: %s", st.id, r.name, exc)
-            continue
-        r.attr_data = plugins.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
-
-
 def has_forward_nodes(s: Session, traversal_id: str) -> bool:
     """Whether a traversal creates or updates anything (a ROLLBACK of an update does; one of a
     create only deletes)."""
     return s.execute(select(SyncPoint.entity_id).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update.is_(True)).limit(1)).first() \
         is not None
+
+
+def _mixed(s: Session, st: Stack, traversal_id: str) -> bool:
+    """Whether the traversal creates or updates resources besides deleting: an UPDATE, a
+    RESTORE, the ROLLBACK of an update."""
+    return st.action in (Action.UPDATE, Action.RESTORE) or (
+        st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
 
 
 def _finishing(st: Stack | None, traversal_id: str) -> bool:
@@ -292,19 +260,24 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     cloud objects and rows (Heat's ``delete_all_snapshots``; one that cannot be deleted fails
     the DELETE). Inside the caller's transaction. Does nothing unless the
     traversal is still the stack's, in progress, with no node left to count: so it may be
-    called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`)."""
+    called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`).
+    The outputs are computed before ``s`` reads anything when the stack is finishing as
+    committed (:func:`app.convergence.stack_outputs.committed`). O(outputs + resources left)."""
+    early = stack_outputs.committed(stack_id, loaded, lambda r, row: _finishing(
+        row, traversal_id) and (row.action in (Action.CREATE, Action.ADOPT)
+                                or _mixed(r, row, traversal_id)))
     st = s.get(Stack, stack_id)
     if not _finishing(st, traversal_id):
         return
     assert st is not None
-    mixed = st.action in (Action.UPDATE, Action.RESTORE) or (
-        st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
+    mixed = _mixed(s, st, traversal_id)
     outputs = None
-    if st.action in (Action.CREATE, Action.ADOPT) or mixed:
+    if early is not None:
+        loaded, outputs = early
+    elif st.action in (Action.CREATE, Action.ADOPT) or mixed:
         if loaded is None:
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-        _refresh_output_attributes(s, st, loaded)   # may read the cloud: before the row lock
-        outputs = resolve_outputs(s, st.id, loaded)
+        outputs = stack_outputs.refreshed(s, st, loaded)
     cleaned: tuple[list[str], str | None] = ([], None)
     if st.action == Action.DELETE and not st.failed:  # the cloud too: before the row lock
         cleaned = snapshots.delete_all_cloud(s, st)
