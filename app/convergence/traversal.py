@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -21,7 +22,7 @@ from app import auth, config, errors
 from app.convergence import runtime, stack_outputs, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
-from app.convergence.store import definitions, events, syncpoints
+from app.convergence.store import bulk, definitions, events, syncpoints
 from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
 from app.convergence.store.rows import table
@@ -68,10 +69,8 @@ def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
     (:mod:`app.convergence.unchanged`)."""
     tid = str(st.current_traversal)
     given = given or {}
-    syncpoints.create_nodes(s, st.id, tid, [
-        (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
-        for (n, upd), count in p.expected.items()],
-        {(ids[n], upd): reported for (n, upd), reported in given.items()})
+    syncpoints.create_nodes(s, st.id, tid, bulk.PlanNodes(p, ids),
+                            {(ids[n], upd): reported for (n, upd), reported in given.items()})
     start = [(ids[n], upd) for n, upd in p.leaves()]
     sid = st.id
     limit = timeouts.limit_seconds(st.timeout_mins)
@@ -118,19 +117,30 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> dict[str, Any]:
 _INSERT_ROWS = insert(RT).returning(RT.c.id, RT.c.name)
 
 
-def _insert(s: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Insert resource rows; :returns: ``{name: id}``."""
-    if not rows:
+def _insert(s: Session, stack_id: str, rows: Iterable[dict[str, Any]], count: int
+            ) -> dict[str, int]:
+    """Insert ``count`` resource rows of stack ``stack_id`` (built as they are written: many
+    are copied, :mod:`app.convergence.store.bulk`). :returns: ``{name: id}`` (copied: of
+    every row of the stack)."""
+    if count == 0:
         return {}
-    return {str(name): int(rid) for rid, name in s.connection().execute(_INSERT_ROWS, rows)}
+    if count < bulk.COPY_FROM or s.get_bind().dialect.name != "postgresql":
+        return {str(name): int(rid)
+                for rid, name in s.connection().execute(_INSERT_ROWS, list(rows))}
+    bulk.insert_rows(s, RT, rows, count)
+    return {str(name): int(rid) for rid, name in s.execute(
+        select(RT.c.id, RT.c.name).where(RT.c.stack_id == stack_id))}
 
 
 def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
-    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
-    ids = _insert(s, [_new_row(st, name, rdef, loaded)
-                      for name, rdef in loaded.definition.resources.items()])
+    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal
+    (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
+    so). O(V + E)."""
+    resources = loaded.definition.resources
+    ids = _insert(s, st.id, (_new_row(st, name, rdef, loaded)
+                             for name, rdef in resources.items()), len(resources))
     _begin(s, st, Action.CREATE, len(ids))
-    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
+    return _store(s, st, loaded.forward_plan, ids, loaded)
 
 
 def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.UPDATE) -> str:
@@ -141,8 +151,8 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
     old = {r.name: set(r.requires or ()) for r in rows}
     resources = loaded.definition.resources
     by_name = {r.name: r for r in rows}
-    added = _insert(s, [_new_row(st, n, rdef, loaded)
-                        for n, rdef in resources.items() if n not in by_name])
+    new = [n for n in resources if n not in by_name]
+    added = _insert(s, st.id, (_new_row(st, n, resources[n], loaded) for n in new), len(new))
     for r in rows:
         if r.name in resources:
             r.requires = sorted(loaded.requires.get(r.name, ()))
@@ -185,9 +195,9 @@ def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
-    ids = _insert(s, rows)
+    ids = _insert(s, st.id, rows, len(rows))
     _begin(s, st, Action.ADOPT, len(ids))
-    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
+    return _store(s, st, loaded.forward_plan, ids, loaded)
 
 
 def start_snapshot(s: Session, st: Stack, snapshot_id: str) -> str:

@@ -124,6 +124,8 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     limits.check_resources(len(definition.resources), parent_id)
     imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
+    if not review:  # O(resources): before the transaction, which must not idle that long
+        _ = loaded.forward_plan
     raw_mapping = tmpl.raw
     try:
         with session() as s:

@@ -7,13 +7,14 @@ invariant 5).
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from app import config, templates
-from app.engine import graph
+from app.engine import graph, plan
 from app.models import RawTemplate, Stack, read_session
 from app.models.exports import exports_named
 from app.resource_types import registry
@@ -31,6 +32,12 @@ class Loaded:
     def of(cls, definition: Any) -> Loaded:
         requires = registry.implicit_dependencies(definition.resources, definition.dependencies)
         return cls(definition, requires, graph.invert(requires))
+
+    @functools.cached_property
+    def forward_plan(self) -> plan.Plan:
+        """The CREATE traversal's plan (:func:`app.engine.plan.forward`), computed once:
+        a create computes it before its transaction begins. O(V + E)."""
+        return plan.forward(self.requires)
 
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
