@@ -329,6 +329,7 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
             st.status, st.status_reason = status, reason
         else:
             st.deleted_at = utcnow()
+            definitions.forget(st.id)
     events.stack_event(s, st, st.action, status, reason)
     if st.action == Action.SNAPSHOT:
         snapshots.finished(s, st, traversal_id, status, reason)
