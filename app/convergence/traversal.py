@@ -61,17 +61,20 @@ def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
     return tid
 
 
-def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
+def _store(s: Session, st: Stack, p: plans.Plan | bulk.PlanNodes, ids: dict[str, int],
            loaded: Loaded | None, given: dict[plans.Node, list[tuple[str, Any]]] | None = None
            ) -> str:
     """Begin the traversal, write its plan's sync points, enqueue its leaves after commit.
+    ``p``: the plan, or the nodes that compute it as they are written (a reverse traversal's).
     ``given``: per node, ``(pred_key, data)`` of settled predecessors, reported at the start
     (:mod:`app.convergence.unchanged`)."""
     tid = str(st.current_traversal)
     given = given or {}
-    syncpoints.create_nodes(s, st.id, tid, bulk.PlanNodes(p, ids),
+    nodes = p if isinstance(p, bulk.PlanNodes) else bulk.PlanNodes(lambda: p, ids, len(
+        p.expected))
+    syncpoints.create_nodes(s, st.id, tid, nodes,
                             {(ids[n], upd): reported for (n, upd), reported in given.items()})
-    start = [(ids[n], upd) for n, upd in p.leaves()]
+    start = [(ids[n], upd) for n, upd in nodes.plan().leaves()]
     sid = st.id
     limit = timeouts.limit_seconds(st.timeout_mins)
 
@@ -180,7 +183,11 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
     if action == Action.DELETE:
         st.outputs = None
     _begin(s, st, action, len(rows))
-    return _store(s, st, plans.reverse(requires), {r.name: r.id for r in rows}, None)
+    ids = {r.name: r.id for r in rows}
+    # one node per row; the plan is computed as its sync points are copied (O(V + E) of CPU
+    # the transaction would otherwise spend idle)
+    return _store(s, st, bulk.PlanNodes(lambda: plans.reverse(requires), ids, len(rows)), ids,
+                  None)
 
 
 #: ``rsrc_data`` key holding a resource's entry of the adopt data until its ADOPT step takes it

@@ -56,3 +56,11 @@ def test_copied_rows_and_sync_points_are_those_an_insert_writes(pg_db, monkeypat
         assert done.stack_status == "CREATE_COMPLETE", done.status_reason
     assert rows(copied.id)["last"].properties_data["value"] == "v0,v1,v2,v3,v4"
     assert rows(copied.id)["last"].deletion_policy == "Retain"
+    stacks.delete_stack(CTX, copied.name, copied.id)   # its reverse sync points copied too
+    with read_session() as s:
+        reverse = s.execute(select(SyncPoint.entity_id, SyncPoint.expected).where(
+            SyncPoint.stack_id == copied.id, SyncPoint.is_update.is_(False))).all()
+    assert len(reverse) == 6
+    assert sorted(e for _, e in reverse) == [0, 1, 1, 1, 1, 1]  # each k waits for "last"
+    rec.run_all()
+    assert stacks.get_by_id(CTX, copied.id).stack_status == "DELETE_COMPLETE"

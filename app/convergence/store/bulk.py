@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import JSON, Table, insert
@@ -61,20 +61,27 @@ def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count:
 
 
 class PlanNodes:
-    """The sync points of plan ``p`` as :func:`app.convergence.store.syncpoints.create_nodes`
-    takes them, each built when it is written: ``(entity_id, is_update, expected,
-    successors)``, ``ids`` naming the resources' rows."""
+    """The ``count`` sync points of the plan ``make`` computes, as
+    :func:`app.convergence.store.syncpoints.create_nodes` takes them: ``(entity_id,
+    is_update, expected, successors)``, ``ids`` naming the resources' rows. The plan is
+    computed when they are first iterated (while they are copied), then kept (:meth:`plan`)."""
 
-    def __init__(self, p: Plan, ids: dict[str, int]) -> None:
-        self.p, self.ids = p, ids
+    def __init__(self, make: Callable[[], Plan], ids: dict[str, int], count: int) -> None:
+        self._make, self.ids, self.count = make, ids, count
+        self._plan: Plan | None = None
+
+    def plan(self) -> Plan:
+        if self._plan is None:
+            self._plan = self._make()
+        return self._plan
 
     def __len__(self) -> int:
-        return len(self.p.expected)
+        return self.count
 
     def __contains__(self, item: object) -> bool:
         return any(item == node for node in self)
 
     def __iter__(self) -> Iterator[tuple[int, bool, int, list[list[Any]]]]:
-        ids = self.ids
-        for (n, upd), count in self.p.expected.items():
-            yield ids[n], upd, count, [[ids[sn], su] for sn, su in self.p.successors[(n, upd)]]
+        p, ids = self.plan(), self.ids
+        for (n, upd), count in p.expected.items():
+            yield ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]]
