@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, update
@@ -17,7 +18,7 @@ from app.convergence.store import attrdata, definitions
 from app.convergence.store.definitions import Loaded
 from app.convergence.store.rows import ResourceRow
 from app.engine.states import Status
-from app.models import Resource, Stack, read_session, session
+from app.models import Resource, Stack, read_session
 from app.resource_types import registry
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,8 @@ def _refreshed_attributes(s: Session, st: Stack, loaded: Loaded) -> dict[str, tu
     return fresh
 
 
-def _store_refreshed(s: Session, fresh: dict[str, tuple[int, Any]]) -> None:
+def store_refreshed(s: Session, fresh: dict[str, tuple[int, Any]]) -> None:
+    """Write the ``attr_data`` read again (name -> (row id, value)) in ``s``."""
     for rid, data in fresh.values():
         s.execute(update(Resource).where(Resource.id == rid).values(attr_data=data))
 
@@ -102,18 +104,26 @@ def refreshed(s: Session, st: Stack, loaded: Loaded) -> list[dict[str, Any]]:
     """The outputs a finishing traversal stores, the cloud attributes they use read again
     (:func:`_refreshed_attributes`) and written in ``s``."""
     fresh = _refreshed_attributes(s, st, loaded)   # may read the cloud: before the row lock
-    _store_refreshed(s, fresh)
+    store_refreshed(s, fresh)
     return resolve_outputs(s, st.id, loaded, {n: d for n, (_, d) in fresh.items()})
 
 
+@dataclass
+class Early:
+    """Outputs computed before the finishing transaction: ``fresh`` (name -> (row id, its
+    ``attr_data`` read again)) is written by that transaction (:func:`store_refreshed`)."""
+    loaded: Loaded
+    outputs: list[dict[str, Any]]
+    fresh: dict[str, tuple[int, Any]]
+
+
 def committed(stack_id: str, loaded: Loaded | None,
-              wanted: Callable[[Session, Stack], bool]) -> tuple[Loaded, list[dict[str, Any]]] | None:
+              wanted: Callable[[Session, Stack], bool]) -> Early | None:
     """The outputs of a finishing traversal (:func:`refreshed`) computed from what is committed,
     before the caller's transaction reads anything: on PostgreSQL a transaction left idle
     longer than the engine lease is ended by the server, and a group's child resolves an output
-    per member (100,000 take longer than that on a loaded host). The attributes read again are
-    written in a transaction of their own. None: the committed stack is not ``wanted`` (the
-    caller's own transaction finishes it, and computes them itself)."""
+    per member (100,000 take longer than that on a loaded host). None: the committed stack is
+    not ``wanted`` (the caller's own transaction finishes it, and computes them itself)."""
     with read_session() as r:
         st = r.get(Stack, stack_id)
         if st is None or not wanted(r, st):
@@ -123,8 +133,5 @@ def committed(stack_id: str, loaded: Loaded | None,
         loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     with read_session() as r:
         fresh = _refreshed_attributes(r, st, loaded)
-    if fresh:
-        with session() as w:
-            _store_refreshed(w, fresh)
-    with read_session() as r:
-        return loaded, resolve_outputs(r, st.id, loaded, {n: d for n, (_, d) in fresh.items()})
+        return Early(loaded, resolve_outputs(r, st.id, loaded,
+                                             {n: d for n, (_, d) in fresh.items()}), fresh)

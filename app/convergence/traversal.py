@@ -290,7 +290,8 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     mixed = _mixed(s, st, traversal_id)
     outputs = None
     if early is not None:
-        loaded, outputs = early
+        loaded, outputs = early.loaded, early.outputs
+        stack_outputs.store_refreshed(s, early.fresh)
     elif st.action in (Action.CREATE, Action.ADOPT) or mixed:
         if loaded is None:
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)

@@ -226,6 +226,13 @@ def seed(key: tuple[str, int], loaded: Loaded) -> None:
         _evict(key, now)
 
 
+def drop_idle() -> None:
+    """Drop idle definitions over the resources budget (called periodically, by the lease's
+    sweep: a worker that runs nothing more does not keep a finished group's definition)."""
+    with _lock:
+        _evict(("", 0), time.monotonic())
+
+
 def forget(stack_id: str) -> None:
     """Drop a stack's cached definitions (after delete)."""
     with _lock:

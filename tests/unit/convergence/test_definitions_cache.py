@@ -106,3 +106,17 @@ def test_an_idle_large_definition_goes_at_the_next_use_of_another(
     now[0] += definitions.IDLE_SECONDS + 1
     assert definitions._cached(("parent", 2)) is not None
     assert ("group-child", 1) not in definitions._cache
+
+
+def test_the_periodic_sweep_drops_an_idle_large_definition(monkeypatch: pytest.MonkeyPatch):
+    now = [1000.0]
+    monkeypatch.setattr(definitions.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    monkeypatch.setattr(definitions, "_swept", [0.0])
+    definitions.seed(("group-child", 1), _definition(definitions.MAX_CACHED_RESOURCES + 1))
+    definitions.drop_idle()
+    assert ("group-child", 1) in definitions._cache     # still in use
+    now[0] += definitions.IDLE_SECONDS
+    definitions.drop_idle()
+    assert not definitions._cache
