@@ -73,6 +73,34 @@ def test_purge_oldest_deletes_a_batch_once_the_limit_is_reached_and_zero_keeps_a
     assert event_retention.purge_oldest(st.id, keep=0, batch=3) == 0  # 0: unlimited
 
 
+def test_successive_purges_take_the_next_oldest_and_read_from_the_last_purged(rec, written,
+                                                                              monkeypatch):
+    st = stacks.create_stack(CTX, stack_name="rounds", template=_template("a"))
+    with config_values(max_events_per_stack=0):
+        rec.run_all()
+    uuids = [r["uuid"] for r in written]
+    statements: list[str] = []
+    real = event_retention.read_session
+
+    class Watched:  # the purge's reads, as SQL
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            self.s = real().__enter__()
+            run = self.s.execute
+            self.s.execute = lambda stmt, *a, **k: (statements.append(str(stmt)),  # type: ignore[method-assign]
+                                                   run(stmt, *a, **k))[1]
+            return self.s
+
+        def __exit__(self, *exc: object) -> None:
+            self.s.__exit__(*exc)
+    monkeypatch.setattr(event_retention, "read_session", Watched)
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    assert _kept(st.id) == uuids[6:]
+    assert event_retention.purge_oldest(st.id, keep=3, batch=3) == 0  # 2 left: under 3
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 2
+    assert all("event.id >" in q for q in statements if "FROM event" in q)
+
+
 class config_values:
     """The process's settings with some values changed, for a block."""
 
