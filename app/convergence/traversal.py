@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
@@ -25,7 +24,6 @@ from app.convergence.steps import checked, retain, snapshots
 from app.convergence.store import bulk, definitions, events, syncpoints
 from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
-from app.convergence.store.rows import table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason
@@ -42,7 +40,6 @@ from app.models import (
 )
 
 log = logging.getLogger(__name__)
-RT = table(Resource)
 #: ``rsrc_data`` key holding the properties an in-place update started from: restored as the
 #: resource's properties if the update fails, so that the next update compares with them
 PROPS_BEFORE = "_props_before"
@@ -115,32 +112,12 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> dict[str, Any]:
             "deletion_policy": _policy(rdef), "rsrc_data": data}
 
 
-#: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
-#: statement each, to match each returned id to its object)
-_INSERT_ROWS = insert(RT).returning(RT.c.id, RT.c.name)
-
-
-def _insert(s: Session, stack_id: str, rows: Iterable[dict[str, Any]], count: int
-            ) -> dict[str, int]:
-    """Insert ``count`` resource rows of stack ``stack_id`` (built as they are written: many
-    are copied, :mod:`app.convergence.store.bulk`). :returns: ``{name: id}`` (copied: of
-    every row of the stack)."""
-    if count == 0:
-        return {}
-    if count < bulk.COPY_FROM or s.get_bind().dialect.name != "postgresql":
-        return {str(name): int(rid)
-                for rid, name in s.connection().execute(_INSERT_ROWS, list(rows))}
-    bulk.insert_rows(s, RT, rows, count)
-    return {str(name): int(rid) for rid, name in s.execute(
-        select(RT.c.id, RT.c.name).where(RT.c.stack_id == stack_id))}
-
-
 def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
     """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal
     (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
     so). O(V + E)."""
     resources = loaded.definition.resources
-    ids = _insert(s, st.id, (_new_row(st, name, rdef, loaded)
+    ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded)
                              for name, rdef in resources.items()), len(resources))
     _begin(s, st, Action.CREATE, len(ids))
     return _store(s, st, loaded.forward_plan, ids, loaded)
@@ -155,7 +132,8 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
     resources = loaded.definition.resources
     by_name = {r.name: r for r in rows}
     new = [n for n in resources if n not in by_name]
-    added = _insert(s, st.id, (_new_row(st, n, resources[n], loaded) for n in new), len(new))
+    added = bulk.insert_resources(s, st.id, (_new_row(st, n, resources[n], loaded)
+                                             for n in new), len(new))
     for r in rows:
         if r.name in resources:
             r.requires = sorted(loaded.requires.get(r.name, ()))
@@ -177,16 +155,13 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
     from what the resources still hold, as Heat resolves them (the stack row is written at
     each finished batch, and a group's child holds an output per member: 9 MB rewritten a
     batch for 100,000)."""
-    rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
-                     .where(Resource.stack_id == st.id)).all()
-    requires = {r.name: set(r.requires or ()) for r in rows}
+    ids, requires = bulk.stored_graph(s, st.id)
     if action == Action.DELETE:
         st.outputs = None
-    _begin(s, st, action, len(rows))
-    ids = {r.name: r.id for r in rows}
+    _begin(s, st, action, len(ids))
     # one node per row; the plan is computed as its sync points are copied (O(V + E) of CPU
     # the transaction would otherwise spend idle)
-    return _store(s, st, bulk.PlanNodes(lambda: plans.reverse(requires), ids, len(rows)), ids,
+    return _store(s, st, bulk.PlanNodes(lambda: plans.reverse(requires), ids, len(ids)), ids,
                   None)
 
 
@@ -202,7 +177,7 @@ def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
-    ids = _insert(s, st.id, rows, len(rows))
+    ids = bulk.insert_resources(s, st.id, rows, len(rows))
     _begin(s, st, Action.ADOPT, len(ids))
     return _store(s, st, loaded.forward_plan, ids, loaded)
 

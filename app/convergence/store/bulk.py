@@ -1,5 +1,5 @@
-"""Bulk inserts of the rows a large traversal starts with: a group's 100,000 members and their
-sync points.
+"""Bulk writes and reads of the rows a large traversal starts with: a group's 100,000 members
+and their sync points.
 
 On PostgreSQL more than :data:`COPY_FROM` rows go through ``COPY ... FROM STDIN``, each row built
 while the copy runs: the server stays busy with the statement, where one multi-row ``INSERT``
@@ -16,13 +16,16 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import JSON, Table, insert
+from sqlalchemy import JSON, String, Table, cast, insert, select
 from sqlalchemy.orm import Session
 
+from app.convergence.store.rows import table
 from app.engine.plan import Plan
+from app.models import Resource
 
 #: rows from which PostgreSQL copies instead of inserting
 COPY_FROM = 2000
+_RT = table(Resource)
 
 
 def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count: int) -> None:
@@ -58,6 +61,39 @@ def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count:
                     value = value.value
                 values.append(value)
             copy.write_row(values)
+
+
+#: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
+#: statement each, to match each returned id to its object)
+_INSERT_ROWS = insert(_RT).returning(_RT.c.id, _RT.c.name)
+
+
+def insert_resources(s: Session, stack_id: str, rows: Iterable[dict[str, Any]],
+                     count: int) -> dict[str, int]:
+    """Insert ``count`` resource rows of stack ``stack_id`` (built as they are written; many
+    are copied: :func:`insert_rows`). :returns: ``{name: id}`` (copied: of every row of the
+    stack)."""
+    if count == 0:
+        return {}
+    if count < COPY_FROM or s.get_bind().dialect.name != "postgresql":
+        return {str(name): int(rid)
+                for rid, name in s.connection().execute(_INSERT_ROWS, list(rows))}
+    insert_rows(s, _RT, rows, count)
+    return {str(name): int(rid) for rid, name in s.execute(
+        select(_RT.c.id, _RT.c.name).where(_RT.c.stack_id == stack_id))}
+
+
+def stored_graph(s: Session, stack_id: str) -> tuple[dict[str, int], dict[str, Any]]:
+    """The stack's rows ``{name: id}`` and ``{name: names it requires}``, the ``requires`` of
+    those that require nothing not decoded (a group's 100,000 members: the time a transaction
+    spends idle after its read). Two queries, O(rows)."""
+    ids = {str(name): int(rid) for rid, name in s.execute(
+        select(Resource.id, Resource.name).where(Resource.stack_id == stack_id))}
+    requires: dict[str, Any] = dict.fromkeys(ids, ())
+    requires.update({r.name: set(r.requires or ()) for r in s.execute(
+        select(Resource.name, Resource.requires).where(
+            Resource.stack_id == stack_id, cast(Resource.requires, String) != "[]"))})
+    return ids, requires
 
 
 class PlanNodes:
