@@ -15,6 +15,7 @@ targets (200 <= 1.5 s; 10,000 <= 30 s and <= 11x the cost of 1,000; a hop <= 3 m
                                  [--group 10000,100000]  # ResourceGroup of N OS::Heat::None
                                  [--pool threads|prefork]
     python bench/engine_bench.py --profile 200     # cProfile of one in-process create+delete
+    python bench/engine_bench.py --profile 2000 --profile-group   # ... of a group's members
 """
 from __future__ import annotations
 
@@ -306,9 +307,10 @@ def run(mode: str, sizes: list[int], workers: int, concurrency: int,
     return rows
 
 
-def profile(n: int, top: int = 15) -> None:
+def profile(n: int, top: int = 15, group: bool = False) -> None:
     """cProfile of one create+delete of ``n`` OS::Heat::None in this process (SQLite, inline
-    dispatcher): wall time, function calls, and the top entries by own time."""
+    dispatcher), flat or (``group``) as a ResourceGroup's members: wall time, function calls,
+    and the top entries by own time and by cumulative time."""
     import cProfile
     import io
     import pstats
@@ -319,7 +321,7 @@ def profile(n: int, top: int = 15) -> None:
     from app.services import wiring
     tmp = tempfile.mkdtemp(prefix="stoker-bench-profile-")
     settings = config.load({}, data_dir=tmp, always_eager=True,
-                           max_resources_per_stack=max(1000, n))
+                           max_resources_per_stack=max(1000, n + 1))
     config.set_current(settings)
     runtime.configure(wiring.compose(settings))
     migrate.upgrade(settings.database_url)
@@ -330,14 +332,16 @@ def profile(n: int, top: int = 15) -> None:
     pr = cProfile.Profile()
     t0 = time.perf_counter()
     pr.enable()
-    st = stacks.create_stack(ctx, stack_name="p", template=template(n, False))
+    st = stacks.create_stack(ctx, stack_name="p",
+                             template=group_template(n) if group else template(n, False))
     stacks.delete_stack(ctx, st.name, st.id)
     pr.disable()
     out = io.StringIO()
     stats = pstats.Stats(pr, stream=out)
-    print(f"{n} x OS::Heat::None create+delete in-process: {time.perf_counter() - t0:.2f} s, "
+    print(f"{n} x OS::Heat::None{' (group)' if group else ''} create+delete in-process: {time.perf_counter() - t0:.2f} s, "
           f"{stats.total_calls} function calls, {stacks.get_by_id(ctx, st.id).stack_status}")
     stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top * 3)
     print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
@@ -360,9 +364,11 @@ def main() -> None:
     ap.add_argument("--group", default="",
                     help="ResourceGroups of N OS::Heat::None to create and delete (10000,100000)")
     ap.add_argument("--profile", type=int, default=0, help="profile N in-process instead")
+    ap.add_argument("--profile-group", action="store_true",
+                    help="with --profile: the N as one ResourceGroup's members")
     a = ap.parse_args()
     if a.profile:
-        profile(a.profile)
+        profile(a.profile, group=a.profile_group)
         return
     print(f"{'mode':9} {'n':>6} {'shape':6} {'final':16} {'create s':>8} {'delete s':>8} "
           f"{'total s':>8} {'ms/rsrc':>9} {'hop ms':>8} {'cpu ms/r':>9}")

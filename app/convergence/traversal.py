@@ -14,17 +14,16 @@ import logging
 import uuid
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import plugins, runtime, timeouts, unchanged, wakeups
+from app.convergence import runtime, stack_outputs, timeouts, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
-from app.convergence.store import attrdata, definitions, events, syncpoints
+from app.convergence.store import bulk, definitions, events, syncpoints
 from app.convergence.store import exports as stored_exports
 from app.convergence.store.definitions import Loaded
-from app.convergence.store.rows import ResourceRow, table
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import Action, Status, stack_reason
@@ -39,10 +38,8 @@ from app.models import (
     session,
     utcnow,
 )
-from app.resource_types import registry
 
 log = logging.getLogger(__name__)
-RT = table(Resource)
 #: ``rsrc_data`` key holding the properties an in-place update started from: restored as the
 #: resource's properties if the update fails, so that the next update compares with them
 PROPS_BEFORE = "_props_before"
@@ -61,19 +58,20 @@ def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
     return tid
 
 
-def _store(s: Session, st: Stack, p: plans.Plan, ids: dict[str, int],
+def _store(s: Session, st: Stack, p: plans.Plan | bulk.PlanNodes, ids: dict[str, int],
            loaded: Loaded | None, given: dict[plans.Node, list[tuple[str, Any]]] | None = None
            ) -> str:
     """Begin the traversal, write its plan's sync points, enqueue its leaves after commit.
+    ``p``: the plan, or the nodes that compute it as they are written (a reverse traversal's).
     ``given``: per node, ``(pred_key, data)`` of settled predecessors, reported at the start
     (:mod:`app.convergence.unchanged`)."""
     tid = str(st.current_traversal)
     given = given or {}
-    syncpoints.create_nodes(s, st.id, tid, [
-        (ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]])
-        for (n, upd), count in p.expected.items()],
-        {(ids[n], upd): reported for (n, upd), reported in given.items()})
-    start = [(ids[n], upd) for n, upd in p.leaves()]
+    nodes = p if isinstance(p, bulk.PlanNodes) else bulk.PlanNodes(lambda: p, ids, len(
+        p.expected))
+    syncpoints.create_nodes(s, st.id, tid, nodes,
+                            {(ids[n], upd): reported for (n, upd), reported in given.items()})
+    start = [(ids[n], upd) for n, upd in nodes.plan().leaves()]
     sid = st.id
     limit = timeouts.limit_seconds(st.timeout_mins)
 
@@ -114,24 +112,15 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> dict[str, Any]:
             "deletion_policy": _policy(rdef), "rsrc_data": data}
 
 
-#: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
-#: statement each, to match each returned id to its object)
-_INSERT_ROWS = insert(RT).returning(RT.c.id, RT.c.name)
-
-
-def _insert(s: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Insert resource rows; :returns: ``{name: id}``."""
-    if not rows:
-        return {}
-    return {str(name): int(rid) for rid, name in s.connection().execute(_INSERT_ROWS, rows)}
-
-
 def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
-    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal. O(V + E)."""
-    ids = _insert(s, [_new_row(st, name, rdef, loaded)
-                      for name, rdef in loaded.definition.resources.items()])
+    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal
+    (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
+    so). O(V + E)."""
+    resources = loaded.definition.resources
+    ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded)
+                             for name, rdef in resources.items()), len(resources))
     _begin(s, st, Action.CREATE, len(ids))
-    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
+    return _store(s, st, loaded.forward_plan, ids, loaded)
 
 
 def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.UPDATE) -> str:
@@ -142,8 +131,9 @@ def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.
     old = {r.name: set(r.requires or ()) for r in rows}
     resources = loaded.definition.resources
     by_name = {r.name: r for r in rows}
-    added = _insert(s, [_new_row(st, n, rdef, loaded)
-                        for n, rdef in resources.items() if n not in by_name])
+    new = [n for n in resources if n not in by_name]
+    added = bulk.insert_resources(s, st.id, (_new_row(st, n, resources[n], loaded)
+                                             for n in new), len(new))
     for r in rows:
         if r.name in resources:
             r.requires = sorted(loaded.requires.get(r.name, ()))
@@ -165,13 +155,14 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
     from what the resources still hold, as Heat resolves them (the stack row is written at
     each finished batch, and a group's child holds an output per member: 9 MB rewritten a
     batch for 100,000)."""
-    rows = s.execute(select(Resource.id, Resource.name, Resource.requires)
-                     .where(Resource.stack_id == st.id)).all()
-    requires = {r.name: set(r.requires or ()) for r in rows}
+    ids, requires = bulk.stored_graph(s, st.id)
     if action == Action.DELETE:
         st.outputs = None
-    _begin(s, st, action, len(rows))
-    return _store(s, st, plans.reverse(requires), {r.name: r.id for r in rows}, None)
+    _begin(s, st, action, len(ids))
+    # one node per row; the plan is computed as its sync points are copied (O(V + E) of CPU
+    # the transaction would otherwise spend idle)
+    return _store(s, st, bulk.PlanNodes(lambda: plans.reverse(requires), ids, len(ids)), ids,
+                  None)
 
 
 #: ``rsrc_data`` key holding a resource's entry of the adopt data until its ADOPT step takes it
@@ -186,9 +177,9 @@ def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
-    ids = _insert(s, rows)
+    ids = bulk.insert_resources(s, st.id, rows, len(rows))
     _begin(s, st, Action.ADOPT, len(ids))
-    return _store(s, st, plans.forward(loaded.requires), ids, loaded)
+    return _store(s, st, loaded.forward_plan, ids, loaded)
 
 
 def start_snapshot(s: Session, st: Stack, snapshot_id: str) -> str:
@@ -233,50 +224,19 @@ def start_update_rollback(s: Session, row: Stack) -> str | None:
     return start_update(s, row, loaded, Action.ROLLBACK)
 
 
-def resolve_outputs(s: Session, stack_id: str, loaded: Loaded) -> list[dict[str, Any]]:
-    """The stack's outputs resolved from the stored ``attr_data`` of the resources they name."""
-    names = list(loaded.definition.output_resources())
-    data: dict[str, Any] = {}
-    if names:
-        data = {r.name: r.attr_data for r in s.execute(select(
-            Resource.name, Resource.attr_data).where(Resource.stack_id == stack_id,
-                                                     Resource.name.in_(names)))}
-    return list(loaded.definition.resolve_outputs(attrdata.DataContext(data)))
-
-
-def _refresh_output_attributes(s: Session, st: Stack, loaded: Loaded) -> None:
-    """Read again the attributes the outputs use of the cloud resources they name: a volume's
-    status or attachments change when a later resource attaches it, and Heat resolves outputs
-    from the live resources. O(output resources) cloud reads, at the end of a traversal only; a
-    resource that cannot be read keeps what it stored."""
-    names = loaded.definition.output_resources()
-    if not names:
-        return
-    rows = s.execute(select(Resource).where(Resource.stack_id == st.id,
-                                            Resource.name.in_(list(names)),
-                                            Resource.physical_resource_id.is_not(None),
-                                            Resource.status == Status.COMPLETE)).scalars()
-    for r in rows:
-        row = ResourceRow.of(r)
-        cls = registry.get(row.impl())
-        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind():
-            continue
-        try:
-            plugin = plugins.registry_plugin(row, st, r.properties_data)
-            if plugin.show_resource() is None:  # gone, or unreadable: keep what is stored
-                continue
-        except Exception as exc:
-            log.info("outputs of %s keep %s's stored attributes: %s", st.id, r.name, exc)
-            continue
-        r.attr_data = plugins.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
-
-
 def has_forward_nodes(s: Session, traversal_id: str) -> bool:
     """Whether a traversal creates or updates anything (a ROLLBACK of an update does; one of a
     create only deletes)."""
     return s.execute(select(SyncPoint.entity_id).where(
         SyncPoint.traversal_id == traversal_id, SyncPoint.is_update.is_(True)).limit(1)).first() \
         is not None
+
+
+def _mixed(s: Session, st: Stack, traversal_id: str) -> bool:
+    """Whether the traversal creates or updates resources besides deleting: an UPDATE, a
+    RESTORE, the ROLLBACK of an update."""
+    return st.action in (Action.UPDATE, Action.RESTORE) or (
+        st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
 
 
 def _finishing(st: Stack | None, traversal_id: str) -> bool:
@@ -292,19 +252,25 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     cloud objects and rows (Heat's ``delete_all_snapshots``; one that cannot be deleted fails
     the DELETE). Inside the caller's transaction. Does nothing unless the
     traversal is still the stack's, in progress, with no node left to count: so it may be
-    called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`)."""
+    called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`).
+    The outputs are computed before ``s`` reads anything when the stack is finishing as
+    committed (:func:`app.convergence.stack_outputs.committed`). O(outputs + resources left)."""
+    early = stack_outputs.committed(stack_id, loaded, lambda r, row: _finishing(
+        row, traversal_id) and (row.action in (Action.CREATE, Action.ADOPT)
+                                or _mixed(r, row, traversal_id)))
     st = s.get(Stack, stack_id)
     if not _finishing(st, traversal_id):
         return
     assert st is not None
-    mixed = st.action in (Action.UPDATE, Action.RESTORE) or (
-        st.action == Action.ROLLBACK and has_forward_nodes(s, traversal_id))
+    mixed = _mixed(s, st, traversal_id)
     outputs = None
-    if st.action in (Action.CREATE, Action.ADOPT) or mixed:
+    if early is not None:
+        loaded, outputs = early.loaded, early.outputs
+        stack_outputs.store_refreshed(s, early.fresh)
+    elif st.action in (Action.CREATE, Action.ADOPT) or mixed:
         if loaded is None:
             loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
-        _refresh_output_attributes(s, st, loaded)   # may read the cloud: before the row lock
-        outputs = resolve_outputs(s, st.id, loaded)
+        outputs = stack_outputs.refreshed(s, st, loaded)
     cleaned: tuple[list[str], str | None] = ([], None)
     if st.action == Action.DELETE and not st.failed:  # the cloud too: before the row lock
         cleaned = snapshots.delete_all_cloud(s, st)
@@ -346,6 +312,7 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
             st.status, st.status_reason = status, reason
         else:
             st.deleted_at = utcnow()
+            definitions.forget(st.id)
     events.stack_event(s, st, st.action, status, reason)
     if st.action == Action.SNAPSHOT:
         snapshots.finished(s, st, traversal_id, status, reason)

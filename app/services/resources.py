@@ -118,7 +118,8 @@ def _nested_attributes(r: Resource, kind: str) -> dict[str, Any]:
     if kind != "group":
         return outs
     names = list((r.rsrc_data or {}).get("members") or [])
-    refs = {n: outs.get(f"{n}|ref") for n in names}
+    stored = group_batches.member_refs(r.physical_resource_id)
+    refs = {n: stored.get(n) for n in names}
     return {"refs": [refs[n] for n in names], "refs_map": refs,
             "removed_rsrc_list": sorted((r.rsrc_data or {}).get("name_blacklist") or [])}
 

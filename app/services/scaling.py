@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app import errors
-from app.convergence import plugins, traversal
+from app.convergence import plugins, stack_outputs
 from app.convergence.nested import group_batches, scaling_group
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import SCALING
@@ -180,7 +180,7 @@ def _finish(stack_id: str, resource_id: int, size_changed: bool) -> bool:
             driver, loaded.definition.referenced_attributes(row.name))
         s.flush()
         if st.status != Status.IN_PROGRESS:  # a traversal in progress resolves them itself
-            st.outputs = traversal.resolve_outputs(s, st.id, loaded)
+            st.outputs = stack_outputs.resolve_outputs(s, st.id, loaded)
     if size_changed:
         reload_load_balancers(stack_id, resource_id)
     return True

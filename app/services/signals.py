@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from app import errors
 from app.context import RequestContext
-from app.convergence import plugins, traversal, wakeups
+from app.convergence import plugins, stack_outputs, wakeups
 from app.convergence.steps import hooks
 from app.convergence.steps import signals as delivery
 from app.convergence.store import attrdata, definitions, events
@@ -93,7 +93,7 @@ def _read_attributes_again(stack: Stack, resource_id: int) -> None:
         current.attr_data = {**(current.attr_data or {}), **data}
         s.flush()
         if st.status != Status.IN_PROGRESS:
-            st.outputs = traversal.resolve_outputs(s, st.id, loaded)
+            st.outputs = stack_outputs.resolve_outputs(s, st.id, loaded)
 
 
 def _describe(stack: Stack, row: Resource, cls: type[Any] | None) -> str:

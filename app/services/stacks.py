@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app import auth, config, convergence, errors
 from app.context import RequestContext
-from app.convergence import traversal
+from app.convergence.stack_outputs import resolve_outputs
 from app.convergence.store import definitions as loaded_defs
 from app.convergence.store.definitions import description_of
 from app.convergence.traversal import start_adopt
@@ -137,6 +137,8 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     limits.check_resources(len(definition.resources), parent_id)
     imported = exports.check(ctx.tenant_id, stack_id, definition, new_stack=True)
     loaded = loaded_defs.Loaded.of(definition)
+    if not review:  # O(resources): before the transaction, which must not idle that long
+        _ = loaded.forward_plan
     raw_mapping = tmpl.raw
     event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)  # its first event's
     try:
@@ -263,7 +265,7 @@ def stack_outputs(stack: Stack) -> list[dict[str, Any]]:
         return live_outputs.refreshed(stack, list(stack.outputs or []))
     loaded = loaded_defs.load(stack.id, stack.raw_template_id, stack.name, stack.tenant)
     with read_session() as s:
-        return traversal.resolve_outputs(s, stack.id, loaded)
+        return resolve_outputs(s, stack.id, loaded)
 
 
 def _raw(stack: Stack) -> RawTemplate:

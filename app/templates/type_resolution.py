@@ -149,7 +149,8 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
                   files: Mapping[str, str], type_schema: TypeSchema | None
                   ) -> dict[str, ResolvedType]:
     """``{resource name: ResolvedType}`` for ``types`` (name -> type as written, template
-    order). O(resources x registry entries).
+    order). O(resources + distinct types x registry entries): a type is resolved once for all
+    the resources the registry does not name (a group's members).
 
     The child stacks of template resources are validated by the caller
     (:func:`app.templates.stack.instantiate`), after each resource's own properties, as Heat's
@@ -163,19 +164,31 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
     def known(type_name: str) -> bool:
         return type_schema is None or type_schema(type_name) is not None
 
+    def key(name: str, type_name: str) -> tuple[str, str | None]:
+        # a type resolves alike for every resource the registry's ``resources`` does not name
+        return type_name, name if name in registry.resources else None
+
+    recorded: set[tuple[str, str | None]] = set()
     for name, type_name in types.items():  # Heat's first pass records what mappings matched
+        if key(name, type_name) in recorded:
+            continue
+        recorded.add(key(name, type_name))
         try:
             registry.resolve(type_name, name, known=known, record=True)
         except errors.ValidationError:
             pass
     cache: dict[str, dict[str, Any]] = {}
+    resolved: dict[tuple[str, str | None], Any] = {}
     out: dict[str, ResolvedType] = {}
     for name, type_name in types.items():
-        try:
-            found = registry.resolve(type_name, name, known=known)
-        except errors.ValidationError as exc:
-            exc.path = ("resources", name, "type")
-            raise
+        found = resolved.get(key(name, type_name))
+        if found is None:
+            try:
+                found = registry.resolve(type_name, name, known=known)
+            except errors.ValidationError as exc:
+                exc.path = ("resources", name, "type")
+                raise
+            resolved[key(name, type_name)] = found
         if found.template is not None:
             if found.template not in cache:
                 cache[found.template] = provider_schema(

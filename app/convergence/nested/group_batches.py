@@ -46,10 +46,22 @@ def members(child_id: str) -> list[tuple[str, dict[str, Any], bool]]:
     return [(n, snippets[n], info.get(n, (False, None))[0]) for n in order]
 
 
+def member_refs(child_id: str | None) -> dict[str, Any]:
+    """Member name -> reference id (None: never made) of a group's child stack, read from the
+    members' rows (their ``attr_data``, what the child's outputs would resolve ``get_resource``
+    from), as Heat's ``grouputils.get_member_refids`` reads the live members. One query,
+    O(members)."""
+    if not child_id:
+        return {}
+    with read_session() as s:
+        rows = s.execute(select(Resource.name, Resource.attr_data).where(
+            Resource.stack_id == child_id)).all()
+    return {r.name: r.attr_data.get("ref") if r.attr_data else None for r in rows}
+
+
 def refs_of(child: Any) -> dict[str, Any]:
-    """Member name -> reference id, from the child's outputs (``"<name>|ref"``)."""
-    return {o["output_key"][:-4]: o.get("output_value") for o in (child.outputs or [])
-            if str(o.get("output_key", "")).endswith("|ref")}
+    """Member name -> reference id of the group's child stack ``child`` (:func:`member_refs`)."""
+    return member_refs(child.id)
 
 
 def batch_template(props: dict[str, Any], skiplist: list[str], capacity: int, num_new: int,
@@ -77,7 +89,7 @@ def batch_template(props: dict[str, Any], skiplist: list[str], capacity: int, nu
     present = {n for n, _ in defs}
     ordered = [n for n in names if n in present] + sorted(
         (n for n in present if n not in names), key=lambda n: (len(n), n))
-    return groups.template_of(defs, paths), ordered
+    return groups.template_of(defs, paths, refs=False), ordered
 
 
 def plan(batches: list[tuple[int, int]], pause: float, timeout_secs: float,

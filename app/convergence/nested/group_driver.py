@@ -37,6 +37,7 @@ class GroupDriver:
     data: dict[str, Any]
     resource_id: str | None
     pause_left: float | None
+    _refs: dict[str, Any] | None = None
 
     def _child(self) -> Any:
         raise NotImplementedError
@@ -119,6 +120,13 @@ class GroupDriver:
             path, [n for n, _, _ in members], [n for n, _, failed in members if not failed],
             lambda n, a: (outs.get(f"{n}|{a}") or {}).get("output_value"), self.r.name)
 
+    def _member_refs(self) -> dict[str, Any]:
+        """The members' reference ids (:func:`group_batches.member_refs`), read once a step."""
+        refs = self._refs
+        if refs is None:
+            refs = self._refs = group_batches.member_refs(self.resource_id)
+        return refs
+
     def _group_value(self, path: tuple[Any, ...], outs: dict[str, Any]) -> Any:
         """A ResourceGroup attribute, as Heat's ``ResourceGroup.get_attribute``: ``refs`` and
         ``refs_map`` index the whole list or map; a member attribute's path (``[g, value, 1]``,
@@ -134,6 +142,8 @@ class GroupDriver:
             names = member_names(self.properties, list(self.data.get("name_blacklist") or []))
 
         def out(n: str, a: str) -> Any:
+            if a == "ref":
+                return self._member_refs().get(n)
             return (outs.get(f"{n}|{a}") or {}).get("output_value")
 
         head = str(path[0])

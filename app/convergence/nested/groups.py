@@ -163,29 +163,38 @@ def _member_attr(path: tuple[Any, ...]) -> str | None:
 
 
 def template_of(members: list[tuple[str, dict[str, Any]]],
-                paths: set[tuple[Any, ...]], attrs: list[str] | None = None) -> dict[str, Any]:
+                paths: set[tuple[Any, ...]], attrs: list[str] | None = None,
+                refs: bool = True) -> dict[str, Any]:
     """A group's child template holding ``members`` ``(name, snippet)``, with outputs for
-    every member reference id and every member attribute the parent references
-    (``"<member>|ref"``, ``"<member>|<attr>"``; ``attrs``: those attributes, default as a
-    ResourceGroup's ``paths`` name them)."""
+    every member attribute the parent references (``"<member>|<attr>"``; ``attrs``: those
+    attributes, default as a ResourceGroup's ``paths`` name them) and, with ``refs``, every
+    member reference id (``"<member>|ref"``: an autoscaling group's; a ResourceGroup reads
+    its members' references from their rows, :func:`app.convergence.nested.group_batches.
+    member_refs`, so its child of N members has no output unless attributes are referenced,
+    as Heat's ``_nested_output_defns``). O(members x attrs)."""
     if attrs is None:
         attrs = sorted({a for p in paths if (a := _member_attr(p))})
     resources: dict[str, Any] = {}
     outputs: dict[str, Any] = {}
     for n, member in members:
         resources[n] = member
-        outputs[f"{n}|ref"] = {"value": {"get_resource": n}}
+        if refs:
+            outputs[f"{n}|ref"] = {"value": {"get_resource": n}}
         for a in attrs:
             outputs[f"{n}|{a}"] = {"value": {"get_attr": [n, a]}}
-    return {"heat_template_version": "2021-04-16", "resources": resources, "outputs": outputs}
+    template: dict[str, Any] = {"heat_template_version": "2021-04-16", "resources": resources}
+    if outputs or refs:
+        template["outputs"] = outputs
+    return template
 
 
 def group_template(props: dict[str, Any], paths: set[tuple[Any, ...]],
                    skiplist: list[str] | None = None) -> dict[str, Any]:
     """The child template of a group of ``count`` members (:func:`member_names` with
-    ``skiplist``), all with the current definition (:func:`template_of`)."""
+    ``skiplist``), all with the current definition (:func:`template_of`, no reference
+    outputs)."""
     return template_of([(n, member_definition(props, n))
-                        for n in member_names(props, skiplist)], paths)
+                        for n in member_names(props, skiplist)], paths, refs=False)
 
 
 def deployment_names(props: dict[str, Any]) -> list[str]:
@@ -214,7 +223,7 @@ def deployment_template(impl: str, props: dict[str, Any],
     members = [(n, {"type": DEPLOYMENT_GROUPS[impl],
                     "properties": {**copy.deepcopy(common), "server": servers[n]}})
                for n in deployment_names(props)]
-    return template_of(members, paths, attrs)
+    return template_of(members, paths, attrs, refs=False)
 
 
 def chain_names(props: dict[str, Any]) -> list[str]:
@@ -239,7 +248,9 @@ def chain_template(props: dict[str, Any], paths: set[tuple[Any, ...]]) -> dict[s
         if i > 0 and not props.get("concurrent"):
             member["depends_on"] = [names[i - 1]]
         resources[n] = member
-        outputs[f"{n}|ref"] = {"value": {"get_resource": n}}
         for a in attrs:
             outputs[f"{n}|{a}"] = {"value": {"get_attr": [n, a]}}
-    return {"heat_template_version": "2021-04-16", "resources": resources, "outputs": outputs}
+    template: dict[str, Any] = {"heat_template_version": "2021-04-16", "resources": resources}
+    if outputs:
+        template["outputs"] = outputs
+    return template

@@ -277,6 +277,7 @@ class NestedResource(GroupDriver):
         return f"arn:openstack:heat::{child.tenant}:stacks/{child.name}/{child.id}"
 
     def attr_data(self, paths: set[tuple[Any, ...]]) -> dict[str, Any]:
+        self._refs = None   # a group's member references: read again, once for all paths
         child = self._finished_child()
         outs = {o["output_key"]: o for o in (child.outputs if child else None) or []}
         value = {GROUP: self._group_value, SCALING: self._scaling_value,

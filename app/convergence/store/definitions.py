@@ -2,18 +2,20 @@
 
 A task needs its resource's template snippet and the dependency edges around it. Parsing and
 instantiating the template is O(template), so it is done once per (stack, raw template) in each
-worker process and kept in a small LRU cache; a task's own cost stays O(degree) (DESIGN.md,
-invariant 5).
+worker process and kept in a small LRU cache, bounded in entries and in the resources they hold
+(idle ones go first); a task's own cost stays O(degree) (DESIGN.md, invariant 5).
 """
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from app import config, templates
-from app.engine import graph
+from app.engine import graph, plan
 from app.models import RawTemplate, Stack, read_session
 from app.models.exports import exports_named
 from app.resource_types import registry
@@ -32,12 +34,26 @@ class Loaded:
         requires = registry.implicit_dependencies(definition.resources, definition.dependencies)
         return cls(definition, requires, graph.invert(requires))
 
+    @functools.cached_property
+    def forward_plan(self) -> plan.Plan:
+        """The CREATE traversal's plan (:func:`app.engine.plan.forward`), computed once:
+        a create computes it before its transaction begins. O(V + E)."""
+        return plan.forward(self.requires)
+
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
+#: key -> when it was last used (``time.monotonic()``)
+_used: dict[tuple[str, int], float] = {}
 _lock = threading.Lock()
 #: the key being loaded -> the lock its loader holds (waiters block on it, then hit the cache)
 _loading: dict[tuple[str, int], threading.Lock] = {}
 MAX_CACHED = 64
+#: resources the cached definitions hold at most, beyond those used in the last
+#: ``IDLE_SECONDS``: a group's child of 100,000 members stays while its steps run, and is
+#: dropped once idle, so a worker's memory does not keep the largest stack it ever ran
+MAX_CACHED_RESOURCES = 20_000
+IDLE_SECONDS = 30.0
+_swept = [0.0]
 
 
 def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
@@ -125,7 +141,26 @@ def _cached(key: tuple[str, int]) -> Loaded | None:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
+            now = _used[key] = time.monotonic()
+            if now - _swept[0] > IDLE_SECONDS:
+                _evict(key, now)
         return hit
+
+
+def _evict(keep: tuple[str, int], now: float) -> None:
+    """Drop the least recently used definitions beyond ``MAX_CACHED``, then idle ones (not
+    ``keep``), the largest first, while the resources cached exceed ``MAX_CACHED_RESOURCES``.
+    Under ``_lock``; O(cached definitions)."""
+    _swept[0] = now
+    while len(_cache) > MAX_CACHED:
+        _used.pop(_cache.popitem(last=False)[0], None)
+    total = sum(len(v.requires) for v in _cache.values())
+    idle = [k for k in _cache if k != keep and now - _used.get(k, 0.0) >= IDLE_SECONDS]
+    for k in sorted(idle, key=lambda k: -len(_cache[k].requires)):  # the largest first
+        if total <= MAX_CACHED_RESOURCES:
+            return
+        total -= len(_cache.pop(k).requires)
+        _used.pop(k, None)
 
 
 def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
@@ -187,8 +222,15 @@ def seed(key: tuple[str, int], loaded: Loaded) -> None:
     with _lock:
         _cache[key] = loaded
         _cache.move_to_end(key)
-        while len(_cache) > MAX_CACHED:
-            _cache.popitem(last=False)
+        now = _used[key] = time.monotonic()
+        _evict(key, now)
+
+
+def drop_idle() -> None:
+    """Drop idle definitions over the resources budget (called periodically, by the lease's
+    sweep: a worker that runs nothing more does not keep a finished group's definition)."""
+    with _lock:
+        _evict(("", 0), time.monotonic())
 
 
 def forget(stack_id: str) -> None:
@@ -196,3 +238,4 @@ def forget(stack_id: str) -> None:
     with _lock:
         for k in [k for k in _cache if k[0] == stack_id]:
             del _cache[k]
+            _used.pop(k, None)

@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from app import config
 from app.convergence import reconciler
-from app.convergence.store import locks, nodes
+from app.convergence.store import definitions, locks, nodes
 from app.models import (
     WorkerHeartbeat,
     read_session,
@@ -213,5 +213,6 @@ def _loop(beats: bool, generation: int) -> None:
                 if beats:
                     _timed_beat(None)
                 sweep()
+                definitions.drop_idle()
         except Exception:  # the database or the broker may be briefly unavailable
             log.debug("lease sweep failed; again at the next beat", exc_info=True)

@@ -12,7 +12,7 @@ WAITING → FIRED. It is Celery's Redis chord counter, made idempotent and kept 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import (
@@ -35,6 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.convergence.store import bulk
 from app.convergence.store.rows import changed, table
 from app.engine.states import NodeEvent, NodeState, sources
 from app.models import Stack as _Stack
@@ -53,23 +54,25 @@ WAITING, FIRED, DONE, FAILED, SKIPPED = (NodeState.WAITING, NodeState.FIRED, Nod
 
 
 def create_nodes(s: Session, stack_id: str, traversal_id: str,
-                 nodes: Iterable[tuple[int, bool, int, list[list[Any]]]],
+                 nodes: Collection[tuple[int, bool, int, list[list[Any]]]],
                  given: dict[tuple[int, bool], list[tuple[str, Any]]] | None = None) -> None:
     """Write the sync points of a traversal: one per ``(entity_id, is_update, expected,
     successors)``, successors as ``[[entity_id, is_update]]`` (every traversal stores its
     graph the same way). Nodes with no predecessors start FIRED. ``given``: per node
     ``(entity_id, is_update)``, the ``(pred_key, data)`` of predecessors that are not nodes
     of the traversal but report at its start (settled ones): counted as reported, their data
-    stored as inputs. One bulk insert each."""
+    stored as inputs. One bulk insert each (:func:`bulk.insert_rows`: each row built as it is
+    written, so ``nodes`` may compute them lazily)."""
     given = given or {}
-    rows = []
-    for rid, upd, n, succ in nodes:
-        k = len(given.get((rid, upd), ()))
-        rows.append({"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
-                     "stack_id": stack_id, "expected": n + k, "done": k, "succ": succ,
-                     "state": FIRED if n == 0 else WAITING})
-    if rows:
-        s.execute(insert(SP), rows)
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for rid, upd, n, succ in nodes:
+            k = len(given.get((rid, upd), ()))
+            yield {"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
+                   "stack_id": stack_id, "expected": n + k, "done": k, "succ": succ,
+                   "state": FIRED if n == 0 else WAITING}
+
+    bulk.insert_rows(s, SP, rows(), len(nodes))
     inputs = [{"entity_id": rid, "traversal_id": traversal_id, "is_update": upd,
                "pred_key": key, "data": data}
               for (rid, upd), reported in given.items() for key, data in reported]

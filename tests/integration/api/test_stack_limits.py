@@ -62,19 +62,19 @@ def test_a_sent_template_larger_than_max_template_size_is_refused(client: Any,
 def test_a_group_whose_generated_template_exceeds_max_template_size_is_created(
         client: Any, limits: Any) -> None:
     limits(max_template_size=1500)
-    sent = _group(40)
+    sent = _group(60)
     assert len(json.dumps(sent)) < 1500
     r = client.post(BASE, json={"stack_name": "g", "template": sent})
     assert r.status_code == 201, r.get_data(as_text=True)
     stack = _show(client, "g")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
     refs = stack["outputs"][0]["output_value"]
-    assert len(refs) == 40
+    assert len(refs) == 60
     group = client.get(f"{BASE}/g/{stack['id']}/resources/group").get_json()["resource"]
     child = next(link["href"] for link in group["links"] if link["rel"] == "nested")
     child_path = child[child.index("/v1/"):]
     generated = client.get(f"{child_path}/template").get_json()
-    assert len(generated["resources"]) == 40
+    assert len(generated["resources"]) == 60
     assert len(json.dumps(generated)) > 1500
 
 

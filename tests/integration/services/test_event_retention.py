@@ -73,6 +73,18 @@ def test_purge_oldest_deletes_a_batch_once_the_limit_is_reached_and_zero_keeps_a
     assert event_retention.purge_oldest(st.id, keep=0, batch=3) == 0  # 0: unlimited
 
 
+def test_successive_purges_take_the_next_oldest(rec, written):
+    st = stacks.create_stack(CTX, stack_name="rounds", template=_template("a"))
+    with config_values(max_events_per_stack=0):
+        rec.run_all()
+    uuids = [r["uuid"] for r in written]
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    assert _kept(st.id) == uuids[6:]
+    assert event_retention.purge_oldest(st.id, keep=3, batch=3) == 0  # 2 left: under 3
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 2
+
+
 class config_values:
     """The process's settings with some values changed, for a block."""
 

@@ -1,4 +1,5 @@
-"""The per-process cache of stack definitions: concurrent misses of one stack load it once."""
+"""The per-process cache of stack definitions: concurrent misses of one stack load it once; the
+resources it holds are bounded, idle definitions dropped first."""
 from __future__ import annotations
 
 import threading
@@ -30,7 +31,7 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         time.sleep(0.05)  # long enough for every thread to miss
         if len(calls) == 1 and ident == "boom":
             raise RuntimeError("first load fails")
-        return SimpleNamespace(ident=ident)
+        return SimpleNamespace(ident=ident, requires={})
 
     monkeypatch.setattr(definitions, "read_session", _Session)
     monkeypatch.setattr(definitions, "of_raw", of_raw)
@@ -68,3 +69,54 @@ def test_a_failed_load_lets_the_next_waiter_load(slow_loads: list[str]):
     assert slow_loads == ["boom", "boom"]  # the first raised; the next loaded; the last hit
     assert sum(isinstance(g, RuntimeError) for g in got) == 1
     assert not definitions._loading
+
+
+def _definition(resources: int) -> definitions.Loaded:
+    return SimpleNamespace(requires=dict.fromkeys(range(resources)))  # type: ignore[return-value]
+
+
+def test_a_large_definition_stays_while_used_and_goes_once_idle(monkeypatch: pytest.MonkeyPatch):
+    now = [1000.0]
+    monkeypatch.setattr(definitions.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    monkeypatch.setattr(definitions, "_swept", [0.0])
+    big = _definition(definitions.MAX_CACHED_RESOURCES * 5)
+    definitions.seed(("group-child", 1), big)
+    definitions.seed(("parent", 2), _definition(1))   # over the budget, but the child is in use
+    assert definitions._cached(("group-child", 1)) is big
+    now[0] += definitions.IDLE_SECONDS / 2
+    assert definitions._cached(("group-child", 1)) is big
+    now[0] += definitions.IDLE_SECONDS + 1     # the group ended: nothing used it since
+    definitions.seed(("other", 3), _definition(1))
+    assert definitions._cached(("group-child", 1)) is None
+    assert definitions._cached(("parent", 2)) is not None   # small ones stay (entries bound)
+    assert definitions._cached(("other", 3)) is not None
+
+
+def test_an_idle_large_definition_goes_at_the_next_use_of_another(
+        monkeypatch: pytest.MonkeyPatch):
+    now = [1000.0]
+    monkeypatch.setattr(definitions.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    monkeypatch.setattr(definitions, "_swept", [0.0])
+    definitions.seed(("group-child", 1), _definition(definitions.MAX_CACHED_RESOURCES + 1))
+    definitions.seed(("parent", 2), _definition(1))
+    now[0] += definitions.IDLE_SECONDS + 1
+    assert definitions._cached(("parent", 2)) is not None
+    assert ("group-child", 1) not in definitions._cache
+
+
+def test_the_periodic_sweep_drops_an_idle_large_definition(monkeypatch: pytest.MonkeyPatch):
+    now = [1000.0]
+    monkeypatch.setattr(definitions.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    monkeypatch.setattr(definitions, "_swept", [0.0])
+    definitions.seed(("group-child", 1), _definition(definitions.MAX_CACHED_RESOURCES + 1))
+    definitions.drop_idle()
+    assert ("group-child", 1) in definitions._cache     # still in use
+    now[0] += definitions.IDLE_SECONDS
+    definitions.drop_idle()
+    assert not definitions._cache

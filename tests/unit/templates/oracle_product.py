@@ -11,7 +11,7 @@
   ``external_id``, ``handle_create`` / ``check_create_complete`` of the registry plugin);
 * what a finished resource passes on is ``app.convergence.plugins.attr_data``, read back
   through ``app.convergence.store.attrdata.DataContext``, and the outputs are resolved from it as
-  ``app.convergence.traversal.resolve_outputs`` does.
+  ``app.convergence.stack_outputs.resolve_outputs`` does.
 
 Only what the runtime keeps in database rows is kept here in dicts: the rows' status (Done:
 CREATE_COMPLETE, or CHECK_COMPLETE for an adoption; Failed before the action started:

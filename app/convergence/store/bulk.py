@@ -1,0 +1,123 @@
+"""Bulk writes and reads of the rows a large traversal starts with: a group's 100,000 members
+and their sync points.
+
+On PostgreSQL more than :data:`COPY_FROM` rows go through ``COPY ... FROM STDIN``, each row built
+while the copy runs: the server stays busy with the statement, where one multi-row ``INSERT``
+has every row's parameters processed before the first is sent (a pause longer than the engine
+lease on a loaded host, after which PostgreSQL ends the idle transaction:
+:func:`app.models.base.pg_connect_args`). Fewer rows, and SQLite, take one ``INSERT``
+(``executemany``). Values are those an ``INSERT`` would store: the columns' Python defaults
+filled in, JSON columns serialised as the engine serialises them.
+"""
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from sqlalchemy import JSON, String, Table, cast, insert, select
+from sqlalchemy.orm import Session
+
+from app.convergence.store.rows import table
+from app.engine.plan import Plan
+from app.models import Resource
+
+#: rows from which PostgreSQL copies instead of inserting
+COPY_FROM = 2000
+_RT = table(Resource)
+
+
+def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count: int) -> None:
+    """Insert ``rows`` (``count`` of them, each a mapping of column name -> value; a column
+    left out gets its default) into ``table`` in ``s``'s transaction. O(rows)."""
+    if count == 0:
+        return
+    conn = s.connection()
+    if count < COPY_FROM or conn.dialect.name != "postgresql":
+        s.execute(insert(table), list(rows))
+        return
+    columns = [c for c in table.columns if not (c.primary_key and c.autoincrement is True)]
+    names = ", ".join(conn.dialect.identifier_preparer.quote(c.name) for c in columns)
+    dumps: Any = getattr(conn.dialect, "_json_serializer", None) or json.dumps
+    fill: list[tuple[str, Any, Any, bool]] = []
+    for c in columns:
+        default: Any = c.default
+        fill.append((c.name, default.arg if default is not None and default.is_scalar else None,
+                     default.arg if default is not None and default.is_callable else None,
+                     isinstance(c.type, JSON)))
+    dbapi: Any = conn.connection.dbapi_connection
+    with dbapi.cursor() as cur, cur.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:
+        for row in rows:
+            values = []
+            for name, scalar, make, is_json in fill:
+                if name in row:
+                    value = row[name]
+                else:
+                    value = make(None) if make is not None else scalar
+                if is_json and value is not None:
+                    value = dumps(value)
+                elif isinstance(value, enum.Enum):   # a str enum: its value, as INSERT binds it
+                    value = value.value
+                values.append(value)
+            copy.write_row(values)
+
+
+#: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
+#: statement each, to match each returned id to its object)
+_INSERT_ROWS = insert(_RT).returning(_RT.c.id, _RT.c.name)
+
+
+def insert_resources(s: Session, stack_id: str, rows: Iterable[dict[str, Any]],
+                     count: int) -> dict[str, int]:
+    """Insert ``count`` resource rows of stack ``stack_id`` (built as they are written; many
+    are copied: :func:`insert_rows`). :returns: ``{name: id}`` (copied: of every row of the
+    stack)."""
+    if count == 0:
+        return {}
+    if count < COPY_FROM or s.get_bind().dialect.name != "postgresql":
+        return {str(name): int(rid)
+                for rid, name in s.connection().execute(_INSERT_ROWS, list(rows))}
+    insert_rows(s, _RT, rows, count)
+    return {str(name): int(rid) for rid, name in s.execute(
+        select(_RT.c.id, _RT.c.name).where(_RT.c.stack_id == stack_id))}
+
+
+def stored_graph(s: Session, stack_id: str) -> tuple[dict[str, int], dict[str, Any]]:
+    """The stack's rows ``{name: id}`` and ``{name: names it requires}``, the ``requires`` of
+    those that require nothing not decoded (a group's 100,000 members: the time a transaction
+    spends idle after its read). Two queries, O(rows)."""
+    ids = {str(name): int(rid) for rid, name in s.execute(
+        select(Resource.id, Resource.name).where(Resource.stack_id == stack_id))}
+    requires: dict[str, Any] = dict.fromkeys(ids, ())
+    requires.update({r.name: set(r.requires or ()) for r in s.execute(
+        select(Resource.name, Resource.requires).where(
+            Resource.stack_id == stack_id, cast(Resource.requires, String) != "[]"))})
+    return ids, requires
+
+
+class PlanNodes:
+    """The ``count`` sync points of the plan ``make`` computes, as
+    :func:`app.convergence.store.syncpoints.create_nodes` takes them: ``(entity_id,
+    is_update, expected, successors)``, ``ids`` naming the resources' rows. The plan is
+    computed when they are first iterated (while they are copied), then kept (:meth:`plan`)."""
+
+    def __init__(self, make: Callable[[], Plan], ids: dict[str, int], count: int) -> None:
+        self._make, self.ids, self.count = make, ids, count
+        self._plan: Plan | None = None
+
+    def plan(self) -> Plan:
+        if self._plan is None:
+            self._plan = self._make()
+        return self._plan
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __contains__(self, item: object) -> bool:
+        return any(item == node for node in self)
+
+    def __iter__(self) -> Iterator[tuple[int, bool, int, list[list[Any]]]]:
+        p, ids = self.plan(), self.ids
+        for (n, upd), count in p.expected.items():
+            yield ids[n], upd, count, [[ids[sn], su] for sn, su in p.successors[(n, upd)]]
