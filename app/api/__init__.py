@@ -10,9 +10,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, cast
 
-import orjson
 from flask import Flask, g, request
-from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api  # type: ignore[import-untyped]
 
 from app import auth, config, errors, logs
@@ -52,26 +50,6 @@ API_TITLE = "Stoker Orchestration API"
 API_VERSION = "v1"
 
 
-class JsonProvider(DefaultJSONProvider):
-    """Flask's JSON provider, answers encoded by orjson: the same compact text as
-    ``json.dumps(separators=(",", ":"), ensure_ascii=True)`` for the views' bodies; a body
-    orjson refuses (a key that is not a string, an integer wider than 64 bits) or whose text
-    is not ASCII (``ensure_ascii`` escapes it), and any other formatting, use the stdlib."""
-
-    _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-    def dumps(self, obj: Any, **kwargs: Any) -> str:
-        if kwargs == {"separators": (",", ":")} and not self.sort_keys:
-            try:
-                text = orjson.dumps(obj, default=self.default, option=self._OPTIONS)
-            except TypeError:
-                pass
-            else:
-                if text.isascii():
-                    return text.decode("ascii")
-        return super().dumps(obj, **kwargs)
-
-
 class StokerApi(Api):
     """flask-smorest's Api whose HTTP error handler answers (and documents) Heat's fault body."""
 
@@ -105,7 +83,6 @@ def create_app(settings: config.Settings | None = None, *,
     settings = serving.prepare(settings, dispatcher)
 
     app = Flask("stoker.api")
-    app.json = JsonProvider(app)
     app.config.update(
         API_TITLE=API_TITLE, API_VERSION=API_VERSION, OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/v1", OPENAPI_JSON_PATH="openapi.json",
