@@ -140,7 +140,6 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     if not review:  # O(resources): before the transaction, which must not idle that long
         _ = loaded.forward_plan
     raw_mapping = tmpl.raw
-    event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)  # its first event's
     try:
         with session() as s:
             if s.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
@@ -168,6 +167,8 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
             exports.record_imports(s, ctx.tenant_id, stack_id, imported, new=True)
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
             loaded_defs.seed((stack_id, raw_id), loaded)
+            # its sinks, for the events its commit publishes: known here, not read again
+            event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)
             if review:
                 st.action, st.status = "REVIEW", Status.IN_PROGRESS
                 st.status_reason = "User Initiated"
