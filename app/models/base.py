@@ -231,16 +231,22 @@ _init_lock = threading.Lock()
 def init(url: str) -> Engine:
     """Install the process-wide engine for ``url`` (idempotent for the same URL and process;
     thread-safe)."""
-    if _engine is not None and str(_engine.url) == str(make_url(url)) and _engine_pid == os.getpid():
-        return _engine
+    if _installed(url):
+        return _engine  # type: ignore[return-value]
     with _init_lock:
         return _install(url)
 
 
+def _installed(url: str) -> bool:
+    """Whether this process's engine is already the one for ``url``."""
+    return (_engine is not None and str(_engine.url) == str(make_url(url))
+            and _engine_pid == os.getpid())
+
+
 def _install(url: str) -> Engine:
     global _engine, _factory, _engine_pid, _read_engine, _read_factory
-    if _engine is not None and str(_engine.url) == str(make_url(url)) and _engine_pid == os.getpid():
-        return _engine
+    if _installed(url):
+        return _engine  # type: ignore[return-value]
     if _engine is not None:
         _engine.dispose(close=_engine_pid == os.getpid())
         if _read_engine is not None and _read_engine.pool is not _engine.pool:
