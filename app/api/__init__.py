@@ -42,6 +42,7 @@ from app.api import (
     versions,
 )
 from app.api.blueprint import DECODED_BODY, is_json_body, is_json_media
+from app.api.routing import LazyBuildRule
 from app.api.schemas import FaultSchema
 from app.convergence.dispatch import Dispatcher
 from app.services import serving
@@ -83,6 +84,7 @@ def create_app(settings: config.Settings | None = None, *,
     settings = serving.prepare(settings, dispatcher)
 
     app = Flask("stoker.api")
+    app.url_rule_class = LazyBuildRule
     app.config.update(
         API_TITLE=API_TITLE, API_VERSION=API_VERSION, OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/v1", OPENAPI_JSON_PATH="openapi.json",
