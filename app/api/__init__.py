@@ -52,9 +52,43 @@ API_VERSION = "v1"
 
 
 class StokerApi(Api):
-    """flask-smorest's Api whose HTTP error handler answers (and documents) Heat's fault body."""
+    """flask-smorest's Api whose HTTP error handler answers (and documents) Heat's fault body.
+
+    Its OpenAPI document is built when first read (``/v1/openapi.json``), not as each blueprint
+    is registered: documenting the views was three quarters of building the application.
+    """
 
     ERROR_SCHEMA = FaultSchema
+    _spec_kwargs_held: dict[str, Any] | None = None
+    _undocumented: list[tuple[Any, str, Any]]
+    _built: Any = None
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        self._spec_kwargs_held, self._undocumented = kwargs, []
+
+    @property
+    def spec(self) -> Any:
+        if self._spec_kwargs_held is not None:
+            kwargs, self._spec_kwargs_held = self._spec_kwargs_held, None
+            pending, self._undocumented = self._undocumented, []
+            Api._init_spec(self, **kwargs)  # reads self.spec: nothing to document yet
+            self._undocumented = pending
+        for blp, name, parameters in self._undocumented:
+            blp.register_views_in_doc(self, self._app, self._built, name=name,
+                                      parameters=parameters)
+            self._built.tag({"name": name, "description": blp.description})
+        self._undocumented = []
+        return self._built
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self._built = value
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+        self._undocumented.append((blp, name, parameters))
 
     def handle_http_exception(self, error: Any) -> Any:
         return faults.http_exception(error)

@@ -25,7 +25,9 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _parse() -> dict[str, ast.Module]:
+    """Every module of ``app/`` parsed once a process (the trees are read, never changed)."""
     return {_module_name(p): ast.parse(p.read_text(), str(p)) for p in sorted(APP.rglob("*.py"))}
 
 
@@ -62,7 +64,7 @@ class Classes:
     """Every class of ``app/`` with its bases resolved to classes of ``app/`` or foreign ones."""
 
     def __init__(self) -> None:
-        self.trees = _parse()
+        self.trees = dict(_parse())  # a test adds a module of its own
         self.local = {m: {n.name for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
                       for m, t in self.trees.items()}
         self.bases: dict[Ref, list[str]] = {}
