@@ -51,10 +51,9 @@ def step(node: Node) -> Outcome:
 
 
 def _plugin(node: Node) -> Any:
-    """The resource's plugin; None for a nested-stack resource (no handlers here)."""
+    """The plugin of the node's resource (not a nested one: :func:`step` sends those to the
+    child)."""
     r = node.resource
-    if r.nested_kind():
-        return None
     return plugins.registry_plugin(r, node.stack, r.properties_data)
 
 
