@@ -44,7 +44,7 @@ from app.resource_types.heat_signals import signal_event
 
 __all__ = ["SET_ROW", "Done", "Ended", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Raised",
            "Record", "ResourceEvent", "Result", "Settled", "Signalled", "Start", "Wait", "apply",
-           "apply_many", "settled", "signalled", "with_events"]
+           "apply_many", "settled", "signalled", "unsignalled", "with_events"]
 log = logging.getLogger(__name__)
 
 
@@ -163,6 +163,12 @@ def signalled(found: Signalled) -> None:
     if found.ref is not None:
         wakeups.wake_signal_waiters(r.stack_id, found.ref, signal_event(found.ref))
         wakeups.wake(r.stack_id, r.id, signal_event(found.ref))
+
+
+def unsignalled(resource_id: int, token: int | None) -> None:
+    """Let go of a signal delivery's lock (taken at ``token``; None: before its row was read)
+    when the delivery raised before its outcome: nothing else is written."""
+    locks.release(resource_id, token)
 
 
 def end(s: Session, node: Node) -> None:

@@ -38,15 +38,11 @@ def invalid_state(action: str, res_action: str, res_status: str) -> str | None:
 
 def step(node: Node) -> Outcome:
     """One step of the node's resource in a SUSPEND, RESUME or CHECK traversal."""
-    action = Action(node.stack.action)
-    if node.resource.nested_kind() and action == Action.SNAPSHOT \
-            and node.resource.physical_resource_id:
-        return nested_actions.step(node, action)  # the child snapshots its own resources
-    if node.resource.nested_kind():
-        problem = invalid_state(action, node.resource.action, node.resource.status)
-        if problem and not (node.resource.action == action
-                            and node.resource.status == Status.IN_PROGRESS):
-            return Failed(failures.failure_reason(ActionError(problem), node.resource.name),
+    action, r = Action(node.stack.action), node.resource
+    if r.nested_kind():  # the child acts on its own resources
+        problem = invalid_state(action, r.action, r.status)  # None for CHECK and SNAPSHOT
+        if problem and not (r.action == action and r.status == Status.IN_PROGRESS):
+            return Failed(failures.failure_reason(ActionError(problem), r.name),
                           action=action, record=Record.UNTOUCHED)
         return nested_actions.step(node, action)
     if action == Action.CHECK:
@@ -55,10 +51,9 @@ def step(node: Node) -> Outcome:
 
 
 def _plugin(node: Node) -> Any:
-    """The resource's plugin; None for a nested-stack resource (no handlers here)."""
+    """The plugin of the node's resource (not a nested one: :func:`step` sends those to the
+    child)."""
     r = node.resource
-    if r.nested_kind():
-        return None
     return plugins.registry_plugin(r, node.stack, r.properties_data)
 
 

@@ -67,19 +67,17 @@ def _nested(node: Node) -> Outcome:
     r = node.resource
     polling = r.action == Action.ADOPT and r.status == Status.IN_PROGRESS \
         and r.handle is not None
-    plugin: Any = None
+    try:  # its driver: with the properties its adoption started with, or with new ones
+        props = r.properties_data if polling else create.resolve(node)
+        plugin: Any = nested.driver_for(r, node.stack, props, node.loaded)
+    except Exception as exc:  # resolution failed: the resource never started (Heat)
+        return Failed(exc, action=Action.ADOPT) if polling else Failed(
+            plugins.message_of(exc), action=Action.ADOPT, record=Record.UNTOUCHED)
     start: Start | None = None
     try:
         if polling:
-            plugin = nested.driver_for(r, node.stack, r.properties_data, node.loaded)
             handle = r.stored_handle()
         else:
-            try:
-                props = create.resolve(node)
-                plugin = nested.driver_for(r, node.stack, props, node.loaded)
-            except Exception as exc:  # resolution failed: the resource never started (Heat)
-                return Failed(plugins.message_of(exc), action=Action.ADOPT,
-                              record=Record.UNTOUCHED)
             entry = child_adopt_data(plugin.data.pop(ADOPT_DATA, None))
             if r.status != Status.IN_PROGRESS:
                 start = Start(Action.ADOPT, props)

@@ -72,20 +72,18 @@ def step(node: Node) -> Outcome:
     r, loaded = node.resource, node.loaded
     polling = r.action == Action.CREATE and r.status == Status.IN_PROGRESS \
         and r.handle is not None
+    try:  # its plugin: with the properties its create started with, or with new ones
+        props = r.properties_data if polling else resolve(node)
+        plugin: Any = nested.driver_for(r, node.stack, props, loaded)
+        if not polling and not r.nested_kind():
+            plugin.validate()
+    except Exception as exc:
+        return Failed(exc) if polling else not_started(r.name, exc, Action.CREATE)
     start: Start | None = None
-    plugin: Any = None
     try:
         if polling:
-            plugin = nested.driver_for(r, node.stack, r.properties_data, loaded)
             handle = r.stored_handle()
         else:
-            try:
-                props = resolve(node)
-                plugin = nested.driver_for(r, node.stack, props, loaded)
-                if not r.nested_kind():
-                    plugin.validate()
-            except Exception as exc:
-                return not_started(r.name, exc, Action.CREATE)
             if r.status != Status.IN_PROGRESS:
                 paused = hooks.pause(node, "pre-create", "CREATE", plugin)
                 if paused is not None:

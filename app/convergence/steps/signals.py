@@ -100,7 +100,7 @@ def _deliver(st: Any, resource_id: int, details: Any) -> str | None:
         token = r.atomic_key
         signalled, reason = _signal(st, r, details)
     except BaseException:
-        locks.release(resource_id, token)
+        outcome.unsignalled(resource_id, token)
         raise
     outcome.signalled(signalled)  # 409 (LeaseLost) if its lease ran out meanwhile
     if r.action in NO_SIGNAL_ACTIONS:  # Heat writes the refusal's event, then answers 400

@@ -9,8 +9,6 @@ import enum
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import select, update
-
 from app.convergence import plugins, unchanged
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
@@ -27,26 +25,17 @@ from app.convergence.outcome import (
     with_events,
 )
 from app.convergence.steps import changes, create, hooks, waits
-from app.convergence.store import attrdata, events, locks
-from app.convergence.store.rows import REPLACED, ResourceRow, table
+from app.convergence.store import attrdata, events, nodes
+from app.convergence.store.rows import REPLACED, ResourceRow
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine import change
 from app.engine.change import Change, Why
 from app.engine.states import Action, Status
-from app.models import Resource, new_id, session, utcnow
+from app.models import new_id, utcnow
 from app.resource_types import base
-
-RT = table(Resource)
 
 #: Heat's reason when a FAILED resource needs neither an update nor a replacement
 FAILED_TO_COMPLETE = "Update status to COMPLETE for FAILED resource neither update nor replace."
-
-
-def _row(rid: int) -> ResourceRow:
-    with session() as s:
-        row = s.execute(select(RT).where(RT.c.id == rid)).first()
-    assert row is not None
-    return ResourceRow.of(row)
 
 
 def new_props(st: Any, r: Any, loaded: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -72,11 +61,8 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
     handle = r.stored_handle()
     action = r.action
     if action == Action.UPDATE and isinstance(handle, dict) and "prep" in handle:
-        with session() as s:  # the replacement is this traversal's to make
-            locks.hold(s, r.id, r.atomic_key)
-            s.execute(update(RT).where(RT.c.id == r.id).values(
-                handle={**r.handle, "t": node.traversal_id}))
-        return _row(r.id), []
+        # the replacement is this traversal's to make
+        return nodes.current().rewrite(r, handle={**r.handle, "t": node.traversal_id}), []
     plugin = nested.driver_for(r, node.stack, r.properties_data, node.loaded)
     check = {Action.CREATE: "check_create_complete", Action.UPDATE: "check_update_complete",
              Action.DELETE: "check_delete_complete"}.get(Action(action))
@@ -92,13 +78,10 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
         attempt = (r.poll_attempt or 0) + 1
         return Poll(handle, float(plugin.poll_delay(handle, attempt)), plugin,
                     owner=r.handle["t"]), []
-    with session() as s:
-        locks.hold(s, r.id, r.atomic_key)
-        s.execute(update(RT).where(RT.c.id == r.id).values(
-            status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
-            physical_resource_id=plugin.resource_id, rsrc_data=plugin.data,
-            updated_at=utcnow()))
-    return _row(r.id), [ResourceEvent(plugin.resource_id, r.type, action, status, reason)]
+    ended = nodes.current().rewrite(
+        r, status=status, status_reason=reason, handle=None, poll_attempt=0, attr_data=None,
+        physical_resource_id=plugin.resource_id, rsrc_data=plugin.data, updated_at=utcnow())
+    return ended, [ResourceEvent(plugin.resource_id, r.type, action, status, reason)]
 
 
 def forward(node: Node) -> Outcome:
@@ -239,14 +222,11 @@ def _restore_previous(node: Node, impl: str) -> Outcome | None:
     if r.physical_resource_id or current.get("nested"):
         queue.append(_entry(r, current))
     restored = {**(old.get("rsrc_data") or {}), **({REPLACED: queue} if queue else {})}
-    with session() as s:
-        locks.hold(s, r.id, r.atomic_key)
-        s.execute(update(RT).where(RT.c.id == r.id).values(
-            uuid=old.get("uuid") or r.uuid, type=old["type"],
-            physical_resource_id=old.get("physical_resource_id"),
-            properties_data=old.get("properties_data"), attr_data=old.get("attr_data"),
-            rsrc_data=restored, handle=None, poll_attempt=0))
-    node.resource = _row(r.id)
+    node.resource = nodes.current().rewrite(
+        r, uuid=old.get("uuid") or r.uuid, type=old["type"],
+        physical_resource_id=old.get("physical_resource_id"),
+        properties_data=old.get("properties_data"), attr_data=old.get("attr_data"),
+        rsrc_data=restored, handle=None, poll_attempt=0)
     return Done(action=Action.UPDATE, start=Start(Action.UPDATE))
 
 
@@ -308,15 +288,13 @@ def _reset(r: ResourceRow, rdef: Any, how: Reset) -> tuple[ResourceRow, list[Res
     if kind(rdef):
         data["nested"] = kind(rdef)
     values: dict[str, Any] = {"uuid": new_id()} if keep else {}  # a new resource, as Heat's
-    with session() as s:
-        locks.hold(s, r.id, r.atomic_key)
-        s.execute(update(RT).where(RT.c.id == r.id).values(
-            **values, type=rdef.type, action=Action.INIT, status=Status.COMPLETE,
-            status_reason="", physical_resource_id=None, properties_data=None, attr_data=None,
-            handle=None, poll_attempt=0, rsrc_data=data, updated_at=utcnow()))
+    reset = nodes.current().rewrite(
+        r, **values, type=rdef.type, action=Action.INIT, status=Status.COMPLETE,
+        status_reason="", physical_resource_id=None, properties_data=None, attr_data=None,
+        handle=None, poll_attempt=0, rsrc_data=data, updated_at=utcnow())
     announced = [ResourceEvent(r.physical_resource_id, r.type, Action.UPDATE, Status.IN_PROGRESS)
                  ] if how is Reset.REPLACE_ANNOUNCED else []
-    return _row(r.id), announced
+    return reset, announced
 
 
 def _prepare_then_replace(node: Node, rdef: Any, handle: Any, how: Reset) -> Outcome:

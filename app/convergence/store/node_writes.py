@@ -21,7 +21,7 @@ from app.convergence import runtime
 from app.convergence.results import Node, NodeKey, write_held
 from app.convergence.store import events, locks, syncpoints
 from app.convergence.store.events import ResourceEvent
-from app.convergence.store.rows import table
+from app.convergence.store.rows import ResourceRow, table
 from app.engine import graph
 from app.engine.states import Status
 from app.models import Resource, Stack, SyncPoint, autocommit, session
@@ -53,6 +53,19 @@ def park_alone(node: Node, values: dict[str, Any], found: list[ResourceEvent]) -
                     node.resource.atomic_key)
         return False
     return True
+
+
+def rewrite(r: ResourceRow, values: dict[str, Any]) -> ResourceRow:
+    """Write ``values`` on step row ``r`` in a transaction of its own, before the step's cloud
+    call, while this engine holds its lock at ``r.atomic_key`` (one conditional ``UPDATE ...
+    RETURNING``). :returns: the row as written. :raises LeaseLost: the lock moved on."""
+    with session() as s:
+        found = s.execute(update(RT).where(
+            RT.c.id == r.id, RT.c.engine_id == locks.engine_id(),
+            RT.c.atomic_key == r.atomic_key).values(**values).returning(*RT.c)).first()
+    if found is None:
+        raise errors.LeaseLost(f"resource {r.id}: lock lost at key {r.atomic_key}")
+    return ResourceRow.of(found)
 
 
 def release(node: Node, found: list[ResourceEvent]) -> None:

@@ -135,6 +135,10 @@ class NodeStore:
         traversal's action: no node of it is written or counted)."""
         w.settle(r, values, found)
 
+    def rewrite(self, r: ResourceRow, **values: Any) -> ResourceRow:
+        """Write a step's own row before its cloud call (:func:`node_writes.rewrite`)."""
+        return w.rewrite(r, values)
+
     def signalled(self, r: Any, token: int, data: dict[str, Any] | None,
                   found: list[ResourceEvent]) -> None:
         """Write a delivered signal (:func:`node_writes.signalled`), releasing its lock."""
