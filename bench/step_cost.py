@@ -3,7 +3,9 @@
 One process drives a create and a delete of ``n`` ``OS::Heat::None`` (wide or chained) as the
 fleet would, without Celery's own cost: the engine's real dispatcher (its batching of wide
 fan-outs, the continuation a single-step task keeps) publishes into an in-process queue, and the
-queue is drained by the bodies of the worker tasks (``app.tasks``). Every statement (counted by
+queue is drained by the bodies of the worker tasks (``app.tasks``), which start without the
+definition the API's create cached, as a worker process does (each process of a fleet loads it
+once; ``--warm-definitions``: not). Every statement (counted by
 an SQLAlchemy ``before_cursor_execute`` listener, grouped by its verb and table), every message
 (by task name) and the CPU time (``time.process_time``) are reported per resource, split into
 the API's part (the request) and the workers' part (the traversal).
@@ -195,6 +197,9 @@ def main() -> None:
     ap.add_argument("--fleet", type=int, default=8, help="worker threads of the fleet emulated")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of cProfile (-1: the count of calls only)")
     ap.add_argument("--statements", action="store_true", help="list statements by kind")
+    ap.add_argument("--warm-definitions", dest="cold", action="store_false",
+                    help="let the workers use the definition the API's create cached (a worker "
+                         "process of the fleet loads it once: the default counts that load)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="create and delete this many stacks; the CPU shown is the least")
     a = ap.parse_args()
@@ -215,7 +220,9 @@ def main() -> None:
     settle = getattr(app.tasks, "settle_heap", None)  # what a worker's boot does to its heap
     if settle is not None:
         settle()
-    prof = cProfile.Profile() if a.profile else None
+    prof: Any = cProfile.Profile() if a.profile else None
+    if prof:
+        prof.api = cProfile.Profile()  # the API's calls, counted apart
     best: dict[str, tuple[Any, ...]] = {}
     for k in range(a.repeat):
         for row in _round(d, counts, ctx, a, prof, f"s{k}"):
@@ -230,15 +237,22 @@ def _round(d: Any, counts: Counts, ctx: Any, a: Any, prof: Any, name: str) -> li
     from app.services import stacks
     rows = []
     for phase in ("create", "delete"):
+        body = template(a.n, a.shape == "chain")
         c0, t0 = time.process_time(), time.perf_counter()
+        if prof:
+            prof.api.enable()
         if phase == "create":
-            st = stacks.create_stack(ctx, stack_name=name,
-                                     template=template(a.n, a.shape == "chain"))
+            st = stacks.create_stack(ctx, stack_name=name, template=body)
         else:
             stacks.delete_stack(ctx, st.name, st.id)
+        if prof:
+            prof.api.disable()
         api_cpu = time.process_time() - c0
         api_stmts, api_commits = counts.take()
         api_msgs = sum(d.sent.values())
+        if a.cold:  # a worker process has not loaded the definition the API's create cached
+            from app.convergence.store import definitions
+            definitions.forget(st.id)
         c1 = time.process_time()
         if prof:
             prof.enable()
@@ -283,8 +297,10 @@ def report(rows: list[tuple[Any, ...]], a: Any, final: str, prof: Any) -> None:
     if prof:
         out = io.StringIO()
         ps = pstats.Stats(prof, stream=out)
-        print(f"workers: {ps.total_calls / (n * a.repeat):.0f} Python function calls/resource "
-              "(create + delete; a CPU measure a loaded machine does not change)")
+        api_calls = pstats.Stats(prof.api).total_calls if prof.api.getstats() else 0
+        print(f"workers: {ps.total_calls / (n * a.repeat):.0f} Python function calls/resource, "
+              f"API: {api_calls / (n * a.repeat):.0f} (create + delete; a CPU measure a loaded "
+              "machine does not change)")
         if a.profile < 0:
             return
         ps.sort_stats("tottime").print_stats(a.profile)

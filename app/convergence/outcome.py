@@ -272,4 +272,4 @@ def _finished(node: Node, d: Done, data: Any) -> Finished:
     if d.record is Record.EVENT:
         found.append(ResourceEvent(values.get("physical_resource_id", r.physical_resource_id),
                                    r.type, row_action, Status.COMPLETE, d.reason))
-    return Finished(values, found, data)
+    return Finished.of(node, values, found, data)

@@ -164,17 +164,23 @@ def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawRe
     cond = snippet.get("condition")
     if "condition" in snippet and not isinstance(cond, (bool, str)):
         cond = parse(cond, condition_table(version), base + ("condition",))
+    external_id = snippet.get("external_id")
+    # most of these keys are absent (None): nothing to parse
     return RawResource(
         name=name, snippet=snippet, type=rtype,
-        properties=parse(props or {}, table, base + ("properties",)),
-        metadata=parse(metadata, table, base + ("metadata",)),
+        properties=parse(props, table, base + ("properties",)) if props else {},
+        metadata=None if metadata is None else parse(metadata, table, base + ("metadata",)),
         depends_on=depends_on,
-        deletion_policy=parse(policy, table, base + ("deletion_policy",)),
-        update_policy=parse(update_policy, table, base + ("update_policy",)),
+        deletion_policy=None if policy is None else parse(policy, table,
+                                                          base + ("deletion_policy",)),
+        update_policy=None if update_policy is None else parse(update_policy, table,
+                                                               base + ("update_policy",)),
         description=snippet.get("description", ""),
-        external_id=parse(snippet.get("external_id"), table, base + ("external_id",)),
+        external_id=None if external_id is None else parse(external_id, table,
+                                                           base + ("external_id",)),
         condition=cond, has_condition="condition" in snippet,
-        update_replace_policy=parse(replace, table, base + ("update_replace_policy",)))
+        update_replace_policy=None if replace is None else parse(
+            replace, table, base + ("update_replace_policy",)))
 
 
 def _is_fn(value: Any, version: HotVersion) -> bool:

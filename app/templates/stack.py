@@ -27,6 +27,7 @@ from app.templates.functions.base import (
     contains_unknown,
     expand_macros,
     resolve,
+    walk,
 )
 from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
@@ -258,6 +259,8 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     """:func:`instantiate`; with ``found``, each step's error is appended there and the next
     step runs (a value the failed step would give takes a neutral stand-in)."""
     def attempt(fn: Callable[..., Any], *args: Any, default: Any = None) -> Any:
+        if found is None:
+            return fn(*args)
         return checks.attempt(found, fn, *args, default=default)
 
     identity = identity or StackIdentity()
@@ -303,12 +306,15 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     children: set[str] = set()
     for name, b in bound.items():
         graph[name] = attempt(checks.requirements, tmpl, b, values, scope, default=frozenset())
-        attempt(checks.check_attributes, b.properties, bound, type_schema)
-        attempt(checks.check_attr_paths, b.properties, values)
-        policy = attempt(_deletion_policy, b.raw.deletion_policy, static, tmpl.hot, name)
+        if walk(b.properties):  # both look at functions only
+            attempt(checks.check_attributes, b.properties, bound, type_schema)
+            attempt(checks.check_attr_paths, b.properties, values)
+        policy = "Delete" if b.raw.deletion_policy is None else \
+            attempt(_deletion_policy, b.raw.deletion_policy, static, tmpl.hot, name)
         checks.check_static_properties(b, static, strict, found)
         policy_value = attempt(_resolved, b.raw.update_policy, static)
-        if type_schema is not None and kinds[name].effective_type not in LAX_TYPES:
+        if type_schema is not None and kinds[name].effective_type not in LAX_TYPES \
+                and policy_value is not None:
             attempt(checks.check_update_policy, tmpl, name, kinds[name], policy_value)
         key = kinds[name].template
         if key is not None and key not in children:
@@ -327,7 +333,7 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
             deletion_policy=policy,
             update_policy=policy_value,
             update_replace_policy=normalise_replace_policy(
-                resolve(expand_macros(b.raw.update_replace_policy, static), static), name),
+                _resolved(b.raw.update_replace_policy, static), name),
             description=b.raw.description if isinstance(b.raw.description, str) else "",
             external_id=external_id,
             condition=b.raw.snippet.get("condition"), template=kinds[name].template,
@@ -349,7 +355,7 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
 
 
 def _resolved(tree: Any, static: StaticResolver) -> Any:
-    return resolve(expand_macros(tree, static), static)
+    return None if tree is None else resolve(expand_macros(tree, static), static)
 
 
 def _deletion_policy(tree: Any, static: StaticResolver, hot: HotVersion, name: str) -> Any:

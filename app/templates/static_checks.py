@@ -208,6 +208,8 @@ def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> 
     name = b.raw.name
     deps: set[str] = set()
     for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
+        if not walk(tree):  # no function: no reference (most resources' metadata)
+            continue
         for fn, ref, _, fpath in dependencies.reference_nodes(tree):
             if isinstance(fn, Ref) and ref in values:
                 continue

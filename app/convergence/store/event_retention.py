@@ -59,7 +59,9 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
     (a count that stops at ``keep``: a stack with fewer events costs that one read), then
     O(batch) for the oldest deletable ids, and the write lock only for the delete; finding
     the operation's first event costs O(events of the operation) once per operation and
-    process (:func:`_operation_start`). Statements built once."""
+    process (:func:`_operation_start`). Once only the operation's own events are left, the
+    rest of it costs one read of the stack row a purge (:data:`_drained`: no older event
+    can appear). Statements built once."""
     settings = config.get()
     keep = settings.max_events_per_stack if keep is None else keep
     batch = settings.event_purge_batch_size if batch is None else batch
@@ -67,6 +69,8 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
         return 0
     with read_session() as s:
         c = s.connection()
+        if stack_id in _drained and _drained[stack_id] == _running_traversal(c, stack_id):
+            return 0
         if (c.execute(_COUNT_UPTO, {"sid": stack_id, "keep": keep}).scalar() or 0) < keep:
             return 0
         running = _operation_start(c, stack_id)
@@ -74,6 +78,8 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
                                        "before": _NO_BOUND if running is None else running})
                    .scalars())
     if not ids:
+        if running and stack_id in _starts:
+            _remember_drained(stack_id, _starts[stack_id][0])
         return 0
     with session() as s:
         return changed(s.connection().execute(_DELETE, {"sid": stack_id, "ids": ids}))
@@ -103,6 +109,21 @@ _FIRST = select(func.max(ET.c.id)).where(
 #: stack id -> (its traversal in progress, the id of that operation's first event)
 _starts: dict[str, tuple[str, int]] = {}
 _MAX_STARTS = 4096
+#: stack id -> its traversal in progress, which a purge found nothing older than: the events
+#: written while it runs are its own (ids only grow), so no purge can take one until it ends
+_drained: dict[str, str] = {}
+
+
+def _running_traversal(c: Connection, stack_id: str) -> str | None:
+    """The stack's traversal in progress (None: none is)."""
+    st = c.execute(_STACK, {"sid": stack_id}).first()
+    return None if st is None or st.status != Status.IN_PROGRESS else str(st.current_traversal)
+
+
+def _remember_drained(stack_id: str, traversal_id: str) -> None:
+    if len(_drained) >= _MAX_STARTS:
+        _drained.clear()
+    _drained[stack_id] = traversal_id
 
 
 def _operation_start(c: Connection, stack_id: str) -> int | None:

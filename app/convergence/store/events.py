@@ -41,8 +41,8 @@ class ResourceEvent:
 
 def rows_of(r: Any, found: Iterable[ResourceEvent]) -> list[dict[str, Any]]:
     """Event rows (:func:`event_row`'s shape) of row ``r``'s events ``found``, in their order."""
-    return [{**event_row(r.stack_id, r.name, e.physical_id, e.type, e.action, e.status,
-                         str(e.reason)), "created_at": e.at} for e in found]
+    return [event_row(r.stack_id, r.name, e.physical_id, e.type, e.action, e.status,
+                      str(e.reason), e.at) for e in found]
 
 
 def _written(s: Session, rows: list[dict[str, Any]]) -> None:
@@ -66,11 +66,12 @@ def new_uuid() -> str:
 
 
 def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,
-              status: str, reason: str) -> dict[str, Any]:
-    """One event row as a dict for a bulk insert."""
+              status: str, reason: str, at: dt.datetime | None = None) -> dict[str, Any]:
+    """One event row as a dict for a bulk insert, made ``at`` (default: now, naive UTC)."""
     return {"uuid": new_uuid(), "stack_id": stack_id, "resource_name": name,
             "physical_resource_id": physical_id, "resource_type": rtype, "action": str(action),
-            "status": str(status), "status_reason": reason, "created_at": utcnow()}
+            "status": str(status), "status_reason": reason,
+            "created_at": utcnow() if at is None else at}
 
 
 def add_event(s: Session, stack_id: str, name: str, physical_id: str | None, rtype: str,

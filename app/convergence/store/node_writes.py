@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select, update
@@ -120,10 +120,29 @@ def park_many(items: list[Parked]) -> None:
 @dataclass
 class Finished:
     """What a finished node writes, computed before its transaction opens (SQLite has one
-    writer: the time a transaction holds the write lock is the embedded default's limit)."""
+    writer: the time a transaction holds the write lock is the embedded default's limit):
+    its row's ``values``, its ``events`` and the ``data`` it passes on, and (:meth:`of`) the
+    statements' parameters made of them."""
     values: dict[str, Any]
     events: list[ResourceEvent]
     data: Any
+    #: :data:`SET_HELD_ROW`'s parameters (:func:`held`) and their shape (sorted names)
+    row: dict[str, Any] = field(default_factory=dict)
+    shape: tuple[str, ...] = ()
+    #: its event rows (:func:`events.rows_of`) and its reports to its successors' sync points
+    event_rows: list[dict[str, Any]] = field(default_factory=list)
+    reports: list[tuple[int, bool, str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, node: Node, values: dict[str, Any], found: list[ResourceEvent],
+           data: Any) -> Finished:
+        """``node`` finished writing ``values`` and ``found``, passing ``data`` on."""
+        r, is_update = node.resource, node.is_update
+        row = held(node, values)
+        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
+        return cls(values, found, data, row, tuple(sorted(row)), events.rows_of(r, found),
+                   [(sid, upd, key, data if is_update and upd else None)
+                    for sid, upd in successors(node)])
 
 
 def successors(node: Node) -> list[NodeKey]:
@@ -148,25 +167,25 @@ def write_finished(s: Session, prepared: list[tuple[Node, Finished]]
     reports: list[tuple[int, bool, str, Any]] = []
     reporter: dict[NodeKey, NodeKey] = {}
     ended: list[NodeKey] = []
+    written: list[dict[str, Any]] = []
     for node, f in prepared:
-        r, is_update = node.resource, node.is_update
+        if not f.row:  # not made by Finished.of
+            f = Finished.of(node, f.values, f.events, f.data)
         if node.key not in moved:
-            locks.release_in(s, r.id, r.atomic_key)
-            f.events.clear()
+            locks.release_in(s, node.resource.id, node.resource.atomic_key)
             continue
         ended.append(node.key)
-        values = held(node, f.values)
-        rows.setdefault(tuple(sorted(values)), []).append(values)
-        key = r.name if is_update else f"R:{r.name}"  # a node may hear from F(x) and R(x)
-        for sid, upd in successors(node):
-            reports.append((sid, upd, key, f.data if is_update and upd else None))
-            reporter.setdefault((sid, upd), node.key)
+        rows.setdefault(f.shape, []).append(f.row)
+        written.extend(f.event_rows)
+        for report in f.reports:
+            reports.append(report)
+            reporter.setdefault((report[0], report[1]), node.key)
     ready: dict[NodeKey, list[NodeKey]] = {}
     for succ in syncpoints.report_all(s, traversal_id, reports):
         ready.setdefault(reporter[succ], []).append(succ)
     for same_shape in rows.values():
         write_held(s, same_shape)
-    events.add_events(s, [e for n, f in prepared for e in events.rows_of(n.resource, f.events)])
+    events.add_events(s, written)
     return ended, ready
 
 

@@ -192,6 +192,8 @@ _BRANCHES = (dict, list, Function)
 def walk(tree: Any) -> list[Function]:
     """Every Function node in ``tree``, outermost first (pre-order, in the tree's order).
     O(size of the tree), one explicit stack (no generator per level)."""
+    if tree is None or tree == {}:  # most resources' metadata, many's properties
+        return []
     out: list[Function] = []
     stack = [tree]
     while stack:
@@ -219,6 +221,8 @@ class Macro(Function):
 
 def expand_macros(tree: Any, r: Resolver) -> Any:
     """Copy of ``tree`` with every :class:`Macro` replaced by its expansion (recursively)."""
+    if tree is None:
+        return None
     if isinstance(tree, Macro):
         return expand_macros(tree.expand(r), r)
     if isinstance(tree, Function):

@@ -86,3 +86,89 @@ def test_a_batch_locks_its_nodes_in_one_transaction_and_completes_them(db, monke
     assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_COMPLETE"
     done = [e.resource_name for e in events(sid) if e.status == "COMPLETE" and e.resource_name != "b"]
     assert sorted(done) == [f"r{i}" for i in range(6)]
+
+
+def _batch(name: str, resources: dict):  # type: ignore[no-untyped-def]
+    """A created stack whose leaves wait in one batch (nothing ran): ``(ctx, stack, batch)``."""
+    from app.context import RequestContext
+    from app.services import stacks
+    from tests.fixtures.stacks import hot
+    from tests.fixtures.wiring import use_dispatcher
+
+    held = use_dispatcher(_Held())
+    ctx = RequestContext(tenant_id="batch")
+    st = stacks.create_stack(ctx, stack_name=name, template=hot(resources))
+    (sid, tid, nodes), = held.batches
+    return ctx, st, (sid, tid, nodes), held
+
+
+def _completes(sid: str) -> list[str]:
+    from tests.fixtures.stacks import events
+    return sorted(e.resource_name for e in events(sid)
+                  if e.status == "COMPLETE" and e.resource_name.startswith("r"))
+
+
+def test_one_failing_step_of_a_batch_fails_alone_and_the_others_complete(db):
+    from app.convergence import check
+    from app.services import stacks
+    from tests.fixtures.stacks import events, rows
+
+    resources = {f"r{i}": {"type": "OS::Heat::None"} for i in range(5)}
+    resources["bad"] = {"type": "OS::Heat::TestResource", "properties": {"fail": True}}
+    ctx, st, (sid, tid, nodes), held = _batch("one-fails", resources)
+    check.check_resources(sid, tid, nodes)
+    res = rows(sid)
+    assert {n: (r.action, r.status) for n, r in res.items()} == {
+        **{f"r{i}": ("CREATE", "COMPLETE") for i in range(5)}, "bad": ("CREATE", "FAILED")}
+    assert _completes(sid) == [f"r{i}" for i in range(5)]
+    assert [(e.action, e.status) for e in events(sid) if e.resource_name == "bad"] == [
+        ("CREATE", "IN_PROGRESS"), ("CREATE", "FAILED")]
+    assert held.single == []  # nothing sent again: the failure is the node's outcome
+    assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_FAILED"
+
+
+def test_a_batch_delivered_again_writes_nothing_twice(db):
+    from app.convergence import check
+    from app.services import stacks
+
+    ctx, st, (sid, tid, nodes), held = _batch(
+        "again", {f"r{i}": {"type": "OS::Heat::None"} for i in range(6)})
+    check.check_resource(sid, tid, *nodes[0])  # one step ran on its own before the batch
+    check.check_resources(sid, tid, nodes)
+    assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_COMPLETE"
+    check.check_resources(sid, tid, nodes)  # the whole message again (its worker died)
+    assert _completes(sid) == [f"r{i}" for i in range(6)]  # one COMPLETE each
+    assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_COMPLETE"
+    assert held.single == []
+
+
+def test_a_node_another_engine_ended_meanwhile_only_has_its_lock_released(db, monkeypatch):
+    """Between the batch's lock and its write another engine ended one of its nodes (its
+    sync point is DONE): the batch writes the others, and of that one only lets its lock go."""
+    from sqlalchemy import update
+
+    from app.convergence import check
+    from app.models import Resource, SyncPoint, session
+    from app.services import stacks
+    from tests.fixtures.stacks import rows
+
+    ctx, st, (sid, tid, nodes), _ = _batch(
+        "meanwhile", {f"r{i}": {"type": "OS::Heat::None"} for i in range(4)})
+    gone = rows(sid)["r3"].id
+    real = check.run.run
+
+    def run(node):  # type: ignore[no-untyped-def]
+        if node.resource.id == gone:
+            with session() as s:
+                s.execute(update(SyncPoint).where(
+                    SyncPoint.entity_id == gone, SyncPoint.traversal_id == tid)
+                    .values(state="DONE"))
+        return real(node)
+    monkeypatch.setattr(check.run, "run", run)
+    check.check_resources(sid, tid, nodes)
+    res = rows(sid)
+    assert _completes(sid) == ["r0", "r1", "r2"]
+    assert (res["r3"].action, res["r3"].status, res["r3"].engine_id) == ("INIT", "COMPLETE", None)
+    with session() as s:
+        assert s.get(Resource, gone).engine_id is None
+    assert stacks.get_by_id(ctx, st.id).stack_status == "CREATE_IN_PROGRESS"  # r3 not counted

@@ -97,3 +97,29 @@ class config_values:
 
     def __exit__(self, *exc: object) -> None:
         config._current = self.previous
+
+
+def test_an_operation_whose_older_events_are_gone_is_not_counted_again_until_it_ends(rec, written):
+    from sqlalchemy import event as sa_event
+
+    from app.models import get_engine
+    st = stacks.create_stack(CTX, stack_name="drained", template=_template("a"))
+    with config_values(max_events_per_stack=0):
+        rec.run_all()
+        updates.update_stack(CTX, st.name, st.id, template=_template("b"))
+        assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 8  # the create's
+        assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 0  # the update's only
+        reads: list[str] = []
+
+        def seen(conn, cursor, statement, *_):
+            reads.append(statement)
+        sa_event.listen(get_engine(), "before_cursor_execute", seen)
+        try:
+            assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 0
+        finally:
+            sa_event.remove(get_engine(), "before_cursor_execute", seen)
+        assert [r for r in reads if "FROM event" in r] == []  # only the stack row was read
+        rec.run_all()
+        update_events = len(_kept(st.id))
+        updates.update_stack(CTX, st.name, st.id, template=_template("c"))
+        assert event_retention.purge_oldest(st.id, keep=2, batch=100) == update_events
