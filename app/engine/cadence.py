@@ -43,6 +43,19 @@ class Durations:
         old = self._mean.get(key)
         self._mean[key] = seconds if old is None else old + self.alpha * (seconds - old)
 
+    def next_look(self, key: Hashable, elapsed: float, bounds: tuple[float, float] | None,
+                  ended: tuple[Hashable, float] | None = None) -> float | None:
+        """One look at an action of kind ``key`` running for ``elapsed`` seconds: ``ended``
+        (``(kind, seconds)`` of a phase this look found over) is observed first; then the
+        seconds until the next look (:func:`next_delay` within ``bounds``, ``(floor, cap)``),
+        or None when ``bounds`` is None or ``key`` was never timed. O(1)."""
+        if ended is not None:
+            self.observe(*ended)
+        expected = self._mean.get(key)
+        if bounds is None or expected is None:
+            return None
+        return next_delay(elapsed, expected, *bounds)
+
     def expected(self, key: Hashable) -> float | None:
         """The estimate for ``key``, or None before the first observation."""
         return self._mean.get(key)

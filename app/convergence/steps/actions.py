@@ -37,38 +37,32 @@ def invalid_state(action: str, res_action: str, res_status: str) -> str | None:
 
 
 def step(node: Node) -> Outcome:
-    """One step of the node's resource in a SUSPEND, RESUME or CHECK traversal."""
+    """One step of the node's resource in a SUSPEND, RESUME or CHECK traversal: refused (the
+    row untouched) from a state Heat refuses, else handed to the child (a nested resource) or
+    run by the resource's plugin, built once."""
     action, r = Action(node.stack.action), node.resource
-    if r.nested_kind():  # the child acts on its own resources
-        problem = invalid_state(action, r.action, r.status)  # None for CHECK and SNAPSHOT
-        if problem and not (r.action == action and r.status == Status.IN_PROGRESS):
-            return Failed(failures.failure_reason(ActionError(problem), r.name),
-                          action=action, record=Record.UNTOUCHED)
+    nested = bool(r.nested_kind())
+    polling = r.action == action and r.status == Status.IN_PROGRESS \
+        and (nested or r.handle is not None)  # a child is looked at again without a handle
+    problem = invalid_state(action, r.action, r.status)  # None for CHECK and SNAPSHOT
+    if problem and not polling:  # Heat raises before the action starts
+        return Failed(failures.failure_reason(ActionError(problem), r.name), action=action,
+                      record=Record.UNTOUCHED)
+    if nested:  # the child acts on its own resources
         return nested_actions.step(node, action)
+    try:
+        plugin: Any = plugins.registry_plugin(r, node.stack, r.properties_data)
+    except Exception as exc:
+        return Failed(exc, action=action)
     if action == Action.CHECK:
-        return _check(node)
-    return _run(node, action)
+        return _check(node, plugin)
+    return _run(node, action, plugin, polling)
 
 
-def _plugin(node: Node) -> Any:
-    """The plugin of the node's resource (not a nested one: :func:`step` sends those to the
-    child)."""
+def _run(node: Node, action: Action, plugin: Any, polling: bool) -> Outcome:
     r = node.resource
-    return plugins.registry_plugin(r, node.stack, r.properties_data)
-
-
-def _run(node: Node, action: Action) -> Outcome:
-    r = node.resource
-    polling = r.action == action and r.status == Status.IN_PROGRESS and r.handle is not None
-    plugin: Any = None
     start: Start | None = None
     try:
-        if not polling:
-            problem = invalid_state(action, r.action, r.status)
-            if problem:  # Heat raises before the action starts: the row keeps its state
-                return Failed(failures.failure_reason(ActionError(problem), r.name), action=action,
-                              record=Record.UNTOUCHED)
-        plugin = _plugin(node)
         handler = getattr(plugin, f"handle_{action.lower()}", None)
         checker = getattr(plugin, f"check_{action.lower()}_complete", None)
         if polling:
@@ -89,13 +83,8 @@ def supports_check(plugin: Any) -> bool:
     return plugin is not None and callable(getattr(plugin, "handle_check", None))
 
 
-def _check(node: Node) -> Outcome:
+def _check(node: Node, plugin: Any) -> Outcome:
     r = node.resource
-    plugin: Any = None
-    try:
-        plugin = _plugin(node)
-    except Exception as exc:
-        return Failed(exc, action=Action.CHECK)
     if not supports_check(plugin):
         if (r.action, r.status) == (Action.INIT, Status.COMPLETE):
             return Done(record=Record.UNTOUCHED)  # not created: better left INIT (Heat)

@@ -53,28 +53,31 @@ def poll(resource: ResourceRow, action: str, is_update: bool, plugin: Any, handl
     (its duration is observed) and begins the next one."""
     fp = fingerprint(handle)
     stored = {} if started_now else _timing(resource)
+    ended = None
     if not stored:
         phase, since = 0, now
     else:
         phase, since = int(stored.get("phase") or 0), float(stored["since"])
         if stored.get("fp") is not None and stored["fp"] != fp:
-            _observe(kind(resource, action, is_update, phase), since, stored.get("last"), looked)
+            ended = _ended(kind(resource, action, is_update, phase), since, stored.get("last"),
+                           looked)
             phase, since = phase + 1, now
     key = kind(resource, action, is_update, phase)
     timing = {"since": since, "last": looked, "phase": phase, "fp": fp}
-    return delay(key, plugin, fallback, since, now), timing
+    return delay(key, plugin, fallback, since, now, ended), timing
 
 
-def delay(key: Key, plugin: Any, fallback: float, started: float, now: float) -> float:
+def delay(key: Key, plugin: Any, fallback: float, started: float, now: float,
+          ended: tuple[Key, float] | None = None) -> float:
     """Seconds until the next look: from the kind's expected duration, or ``fallback`` (the
-    plugin's own ``poll_delay``) when the plugin paces itself or the kind was never timed."""
-    if plugin is None or getattr(type(plugin), "poll_delay", None) is not base.Resource.poll_delay:
-        return fallback
-    expected = durations.expected(key)
-    if expected is None:
-        return fallback
-    floor = float(plugin.poll_initial)
-    return cadence.next_delay(now - started, expected, floor, max(floor, float(plugin.poll_max)))
+    plugin's own ``poll_delay``) when the plugin paces itself or the kind was never timed.
+    ``ended``: a phase this look found over, observed first."""
+    bounds = None
+    if plugin is not None and getattr(type(plugin), "poll_delay", None) is base.Resource.poll_delay:
+        floor = float(plugin.poll_initial)
+        bounds = (floor, max(floor, float(plugin.poll_max)))
+    wait = durations.next_look(key, now - started, bounds, ended)
+    return fallback if wait is None else wait
 
 
 def finished(resource: ResourceRow, action: str, is_update: bool, looked: float) -> None:
@@ -82,17 +85,17 @@ def finished(resource: ResourceRow, action: str, is_update: bool, looked: float)
     not polled), found over by the look that began at ``looked``."""
     stored = _timing(resource)
     if stored:
-        _observe(kind(resource, action, is_update, int(stored.get("phase") or 0)),
-                 float(stored["since"]), stored.get("last"), looked)
+        durations.observe(*_ended(kind(resource, action, is_update, int(stored.get("phase") or 0)),
+                                  float(stored["since"]), stored.get("last"), looked))
 
 
-def _observe(key: Key, since: float, last: Any, looked: float) -> None:
-    """A phase that began at ``since`` was found over by the look at ``looked``; ``last``: the
-    look before it (if it came after ``since``, the phase ended between the two)."""
+def _ended(key: Key, since: float, last: Any, looked: float) -> tuple[Key, float]:
+    """How long a phase that began at ``since`` took, found over by the look at ``looked``:
+    ``(key, seconds)``; ``last``: the look before it (if it came after ``since``, the phase
+    ended between the two)."""
     if isinstance(last, (int, float)) and last > since:
-        durations.observe(key, (float(last) + looked) / 2 - since)
-    else:
-        durations.observe(key, FIRST_LOOK_FRACTION * (looked - since))
+        return key, (float(last) + looked) / 2 - since
+    return key, FIRST_LOOK_FRACTION * (looked - since)
 
 
 def clock() -> float:

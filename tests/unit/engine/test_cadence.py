@@ -32,3 +32,11 @@ def test_durations_mean_and_unknown() -> None:
     assert d.expected("volume") is None
     d.clear()
     assert d.expected("server") is None
+
+
+def test_next_look_observes_the_ended_phase_then_paces() -> None:
+    d = cadence.Durations(alpha=0.5)
+    assert d.next_look("server", 0.0, (0.1, 2.0)) is None            # never timed
+    assert d.next_look("server", 0.0, (0.1, 2.0), ended=("server", 1.0)) == pytest.approx(1.0)
+    assert d.next_look("server", 0.0, None, ended=("server", 2.0)) is None   # paces itself
+    assert d.expected("server") == pytest.approx(1.5)            # ... but still observed
