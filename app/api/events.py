@@ -41,11 +41,12 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
     # heat's event query (_events_paginate_query): no sort key → event_time, newest first
     # unless sort_dir says otherwise; given keys without sort_dir → ascending (oslo.db)
     kwargs["sort_dir"] = args.get("sort_dir", "asc" if keys else "desc")
-    stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
     if "resource_type" in keys:
+        stack = services.stack_reads.stack_ref(ctx(), stack_name, stack_id)
         rows = _sorted_page(stack, resource_name, keys, kwargs)
     else:  # event_time is the order the events were written in
-        rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
+        stack, rows = services.resources.stack_events(ctx(), stack_name, stack_id, resource_name,
+                                                      **kwargs)
     if not rows and resource_name is not None:
         raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
                               message=f"No events found for resource {resource_name}")

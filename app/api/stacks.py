@@ -251,7 +251,7 @@ class Stack(MethodView):
         if stack_id in GET_SUBPATHS:
             return lookup(stack_name, stack_id)
         resolve = flag(request.args, "resolve_outputs", default=True)
-        stack = _stack(stack_name, stack_id)
+        stack = services.stack_reads.shown_stack(ctx(), stack_name, stack_id)
         outputs = None
         if resolve and not (stack.action == "DELETE" and stack.status == "COMPLETE"):
             outputs = services.stacks.stack_outputs(stack)

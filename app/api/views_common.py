@@ -23,6 +23,7 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
     resource_attrs,
     resources,
     stack_policy,
+    stack_reads,
     stacks,
     update_preview,
     updates,

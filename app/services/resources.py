@@ -4,16 +4,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app import auth, errors
 from app.context import RequestContext
 from app.convergence.nested import group_batches, scaling_group
 from app.convergence.store.definitions import identity
 from app.engine import graph
-from app.models import Event, Resource, Stack, read_session
+from app.models import Event, Resource, Stack, read_connection, read_session
 from app.resource_types import registry
-from app.services import stacks
+from app.services import stack_reads, stacks
 
 
 def _rows(stack: Stack) -> list[Resource]:
@@ -22,13 +22,20 @@ def _rows(stack: Stack) -> list[Resource]:
                               .order_by(Resource.id)).scalars())
 
 
+_R, _E = Resource.__table__.c, Event.__table__.c
+#: a stack's resources in creation order, the columns a listing shows, filters and links by
+_LISTED = select(_R.id, _R.uuid, _R.stack_id, _R.name, _R.type, _R.action, _R.status,
+                 _R.status_reason, _R.physical_resource_id, _R.requires, _R.rsrc_data,
+                 _R.created_at, _R.updated_at).where(
+    _R.stack_id == bindparam("stack_id")).order_by(_R.id)
+
+
 def _views(stack_id: str) -> list[SimpleNamespace]:
-    """A stack's resources in creation order as plain objects of their columns (read as
-    rows, no ORM instance each), for listing."""
-    with read_session() as s:
-        return [SimpleNamespace(**row) for row in s.execute(
-            select(*Resource.__table__.c).where(Resource.stack_id == stack_id)
-            .order_by(Resource.id)).mappings()]
+    """A stack's resources in creation order as plain objects of the columns a listing uses
+    (read as rows, no ORM instance each)."""
+    with read_connection() as conn:
+        return [SimpleNamespace(**row) for row in
+                conn.execute(_LISTED, {"stack_id": stack_id}).mappings()]
 
 
 def _required_by(rows: list[Any]) -> dict[str, set[str]]:
@@ -67,6 +74,16 @@ def list_resources(ctx: RequestContext, stack: Stack,
 
     walk(stack, 0, None)
     return out
+
+
+def stack_resources(ctx: RequestContext, stack_name: str, stack_id: str, nested_depth: int = 0
+                    ) -> tuple[Any, list[tuple[Any, list[str]]]]:
+    """``(stack, resources)``: the stack ``stack_name``/``stack_id`` (a row of ``id``, ``name``,
+    ``tenant``) and :func:`list_resources` of it, read on one connection.
+    :raises errors.NotFound: no such stack for the caller."""
+    with read_connection():
+        stack = stack_reads.stack_ref(ctx, stack_name, stack_id)
+        return stack, list_resources(ctx, stack, nested_depth)
 
 
 def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
@@ -205,31 +222,40 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
         raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
     scope = _stack_scope(stack, nested_depth) if nested_depth else {stack.id: stack.name}
     ids = list(scope)
-    q = select(Event).where(Event.stack_id == stack.id if len(ids) == 1
-                            else Event.stack_id.in_(ids))
+    q = select(*_E).where(_E.stack_id == stack.id if len(ids) == 1 else _E.stack_id.in_(ids))
     if resource_name is not None:
         if resource_name not in scope.values() and not _has_resource(ids, resource_name):
             raise errors.NotFound("Resource", resource_name,
                                   f"The Resource ({resource_name}) could not be found.")
-        q = q.where(Event.resource_name == resource_name)
+        q = q.where(_E.resource_name == resource_name)
     for key, value in (filters or {}).items():
         values = value if isinstance(value, list) else [value]
-        col = {"resource_status": Event.status, "resource_action": Event.action,
-               "resource_name": Event.resource_name, "resource_type": Event.resource_type}.get(key)
+        col = {"resource_status": _E.status, "resource_action": _E.action,
+               "resource_name": _E.resource_name, "resource_type": _E.resource_type}.get(key)
         if col is not None:
             q = q.where(col.in_(values))
     desc = sort_dir.lower() == "desc"
-    with read_session() as s:
+    with read_connection() as conn:
         if marker:  # the marker must be an event the same query lists
-            after = s.execute(q.with_only_columns(Event.id).where(Event.uuid == marker)).scalar()
+            after = conn.execute(q.with_only_columns(_E.id).where(_E.uuid == marker)).scalar()
             if after is None:
                 raise errors.NotFound("Event", marker)
-            q = q.where(Event.id < after if desc else Event.id > after)
-        q = q.order_by(Event.id.desc() if desc else Event.id.asc())
+            q = q.where(_E.id < after if desc else _E.id > after)
+        q = q.order_by(_E.id.desc() if desc else _E.id.asc())
         if limit is not None:
             q = q.limit(max(0, int(limit)))
-        rows: list[Any] = list(s.execute(q.with_only_columns(*Event.__table__.c)))
+        rows: list[Any] = list(conn.execute(q))
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
+
+
+def stack_events(ctx: RequestContext, stack_name: str, stack_id: str,
+                 resource_name: str | None = None, **page: Any) -> tuple[Any, list[Any]]:
+    """``(stack, events)``: the stack ``stack_name``/``stack_id`` (a row of ``id``, ``name``,
+    ``tenant``) and :func:`list_events` of it (``page``: that function's keywords), read on one
+    connection. :raises: as :func:`app.services.stack_reads.stack_ref` and :func:`list_events`."""
+    with read_connection():
+        stack = stack_reads.stack_ref(ctx, stack_name, stack_id)
+        return stack, list_events(ctx, stack, resource_name, **page)
 
 
 def _nested_event(row: Any, stack_name: str) -> SimpleNamespace:
