@@ -50,7 +50,8 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
     if not rows and resource_name is not None:
         raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
                               message=f"No events found for resource {resource_name}")
-    return {"events": [_event(stack, row, root=bool(depth)) for row in rows]}
+    href = formats.stack_href(stack)
+    return {"events": [_event(stack, href, row, root=bool(depth)) for row in rows]}
 
 
 def _sorted_page(stack: Any, resource_name: str | None, keys: list[str],
@@ -76,15 +77,17 @@ def _sorted_page(stack: Any, resource_name: str | None, keys: list[str],
     return rows if limit is None else rows[:limit]
 
 
-def _event(stack: Any, row: Any, root: bool) -> dict[str, Any]:
-    """A listed event; a nested stack's (its row carries ``stack_name``) links into that stack,
-    and ``root`` adds the ``root_stack`` link (Heat's ``format_event`` with a root identity)."""
-    owner = stack
+def _event(stack: Any, href: str, row: Any, root: bool) -> dict[str, Any]:
+    """A listed event of ``stack`` (at ``href``); a nested stack's (its row carries
+    ``stack_name``) links into that stack, and ``root`` adds the ``root_stack`` link (Heat's
+    ``format_event`` with a root identity)."""
     if getattr(row, "stack_name", None):
         owner = SimpleNamespace(tenant=stack.tenant, name=row.stack_name, id=row.stack_id)
-    body = formats.event(owner, row)
+        body = formats.event(owner, row)
+    else:
+        body = formats.event(stack, row, href=href)
     if root:
-        body["links"].append(link(formats.stack_href(stack), "root_stack"))
+        body["links"].append(link(href, "root_stack"))
     return body
 
 

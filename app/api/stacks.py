@@ -162,7 +162,7 @@ class Stacks(MethodView):
             auth.check_global_index(ctx(), config.get())
         rows = services.stacks.list_stacks(ctx(), **query, **paging, summary=True)
         admin = ctx().is_admin or bool(query.get("global_tenant"))  # Heat: include_project
-        stacks = [formats.stack_summary(row, admin) for row in rows]
+        stacks = formats.stack_summaries(rows, admin)
         body: dict[str, Any] = {"stacks": stacks}
         links = collection_links(stacks)
         if links:

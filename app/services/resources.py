@@ -1,10 +1,11 @@
 """Resources and events of a stack, for the API."""
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select
 
 from app import auth, errors
 from app.context import RequestContext
@@ -203,6 +204,15 @@ def _has_resource(stack_ids: list[str], resource_name: str) -> bool:
             is not None
 
 
+@functools.lru_cache(maxsize=4)
+def _events_page(desc: bool, limited: bool) -> Select[Any]:
+    """A stack's events (``:stack_id``) in the order written, or newest first, at most
+    ``:limit`` when ``limited``: built once (a built statement keeps its cache key)."""
+    q = select(*_E).where(_E.stack_id == bindparam("stack_id")).order_by(
+        _E.id.desc() if desc else _E.id.asc())
+    return q.limit(bindparam("limit")) if limited else q
+
+
 def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = None, *,
                 limit: int | None = None, marker: str | None = None, sort_dir: str = "asc",
                 filters: dict[str, Any] | None = None, nested_depth: int = 0) -> list[Any]:
@@ -220,6 +230,12 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
     """
     if (sort_dir or "asc").lower() not in ("asc", "desc"):
         raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
+    desc = sort_dir.lower() == "desc"
+    if not (nested_depth or resource_name is not None or filters or marker):
+        with read_connection() as conn:
+            return conn.execute(_events_page(desc, limit is not None), {
+                "stack_id": stack.id, "limit": None if limit is None else max(0, int(limit))
+            }).all()
     scope = _stack_scope(stack, nested_depth) if nested_depth else {stack.id: stack.name}
     ids = list(scope)
     q = select(*_E).where(_E.stack_id == stack.id if len(ids) == 1 else _E.stack_id.in_(ids))
@@ -234,7 +250,6 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
                "resource_name": _E.resource_name, "resource_type": _E.resource_type}.get(key)
         if col is not None:
             q = q.where(col.in_(values))
-    desc = sort_dir.lower() == "desc"
     with read_connection() as conn:
         if marker:  # the marker must be an event the same query lists
             after = conn.execute(q.with_only_columns(_E.id).where(_E.uuid == marker)).scalar()
@@ -244,7 +259,7 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
         q = q.order_by(_E.id.desc() if desc else _E.id.asc())
         if limit is not None:
             q = q.limit(max(0, int(limit)))
-        rows: list[Any] = list(conn.execute(q))
+        rows: list[Any] = conn.execute(q).all()
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
 
 
