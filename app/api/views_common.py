@@ -10,7 +10,7 @@ import functools
 import html
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 from flask import Response, current_app, g, json, request
 
@@ -120,9 +120,26 @@ def collection_links(items: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
         limit = 0
     if not (limit > 0 and len(items) == limit):
         return []
-    params = [(k, v) for k, v in request.args.items(multi=True) if k != "marker"]
-    params.append(("marker", items[-1]["id"]))
-    return [{"rel": "next", "href": f"{request.base_url}?{urlencode(params)}"}]
+    return [{"rel": "next", "href": _next_prefix(request.environ) + quote_plus(items[-1]["id"])}]
+
+
+#: the next link's text up to the marker's value, by what it is made of in the WSGI environ
+_NEXT: dict[tuple[Any, ...], str] = {}
+_NEXT_KEYS = (*_ROOT_KEYS, "PATH_INFO", "QUERY_STRING")
+
+
+def _next_prefix(environ: dict[str, Any]) -> str:
+    """``<base url>?<the query without marker>&marker=`` of the current request (a client
+    pages a listing with the same query: worked out once for each; bounded)."""
+    key = tuple(environ.get(k) for k in _NEXT_KEYS)
+    prefix = _NEXT.get(key)
+    if prefix is None:
+        params = [(k, v) for k, v in request.args.items(multi=True) if k != "marker"]
+        query = urlencode(params)
+        if len(_NEXT) >= 1024:
+            _NEXT.clear()
+        prefix = _NEXT[key] = f"{request.base_url}?{query}{'&' if query else ''}marker="
+    return prefix
 
 
 def ctx() -> Any:

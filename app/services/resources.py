@@ -24,19 +24,25 @@ def _rows(stack: Stack) -> list[Resource]:
 
 
 _R, _E = Resource.__table__.c, Event.__table__.c
-#: a stack's resources in creation order, the columns a listing shows, filters and links by
-_LISTED = select(_R.id, _R.uuid, _R.stack_id, _R.name, _R.type, _R.action, _R.status,
-                 _R.status_reason, _R.physical_resource_id, _R.requires, _R.rsrc_data,
-                 _R.created_at, _R.updated_at).where(
+_EVENT_COLUMNS = tuple(c.key for c in _E)
+#: the columns of a resource a listing shows, filters and links by
+_LISTED_COLUMNS = ("id", "uuid", "stack_id", "name", "type", "action", "status", "status_reason",
+                   "physical_resource_id", "requires", "rsrc_data", "created_at", "updated_at")
+#: a stack's resources in creation order
+_LISTED = select(*(_R[name] for name in _LISTED_COLUMNS)).where(
     _R.stack_id == bindparam("stack_id")).order_by(_R.id)
+
+
+def _view(row: Any) -> SimpleNamespace:
+    """A listed resource as a plain object of its columns (the listing adds attributes)."""
+    return SimpleNamespace(**{name: getattr(row, name) for name in _LISTED_COLUMNS})
 
 
 def _views(stack_id: str) -> list[SimpleNamespace]:
     """A stack's resources in creation order as plain objects of the columns a listing uses
     (read as rows, no ORM instance each)."""
     with read_connection() as conn:
-        return [SimpleNamespace(**row) for row in
-                conn.execute(_LISTED, {"stack_id": stack_id}).mappings()]
+        return [_view(row) for row in conn.execute(_LISTED, {"stack_id": stack_id})]
 
 
 def _required_by(rows: list[Any]) -> dict[str, set[str]]:
@@ -51,16 +57,17 @@ def _children(stack_id: str) -> dict[str, Stack]:
         return {(k.nested_info or {}).get("resource_name", ""): k for k in kids}
 
 
-def list_resources(ctx: RequestContext, stack: Stack,
-                   nested_depth: int = 0) -> list[tuple[Any, list[str]]]:
+def list_resources(ctx: RequestContext, stack: Stack, nested_depth: int = 0,
+                   top: list[SimpleNamespace] | None = None) -> list[tuple[Any, list[str]]]:
     """``[(row, required_by)]`` in creation order, with the resources of nested stacks down to
     ``nested_depth`` levels (Heat's ``nested_depth``): those rows carry ``stack_name``,
     ``stack_id`` and ``parent_resource``; a nested resource's row carries ``nested_stack``
-    ``(name, id)`` for its ``nested`` link. O(resources listed)."""
+    ``(name, id)`` for its ``nested`` link. ``top``: the stack's own resources when the caller
+    read them already (:func:`_view` of each). O(resources listed)."""
     out: list[tuple[Any, list[str]]] = []
 
     def walk(st: Stack, depth: int, parent: str | None) -> None:
-        rows = _views(st.id)
+        rows = top if st is stack and top is not None else _views(st.id)
         rb = _required_by(rows)
         kids = _children(st.id) if any((r.rsrc_data or {}).get("nested") for r in rows) else {}
         for view in rows:
@@ -83,8 +90,9 @@ def stack_resources(ctx: RequestContext, stack_name: str, stack_id: str, nested_
     ``tenant``) and :func:`list_resources` of it, read on one connection.
     :raises errors.NotFound: no such stack for the caller."""
     with read_connection():
-        stack = stack_reads.stack_ref(ctx, stack_name, stack_id)
-        return stack, list_resources(ctx, stack, nested_depth)
+        stack, rows = stack_reads.with_rows(ctx, stack_name, stack_id, Resource.__table__,
+                                            _LISTED_COLUMNS)
+        return stack, list_resources(ctx, stack, nested_depth, [_view(row) for row in rows])
 
 
 def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
@@ -268,6 +276,11 @@ def stack_events(ctx: RequestContext, stack_name: str, stack_id: str,
     """``(stack, events)``: the stack ``stack_name``/``stack_id`` (a row of ``id``, ``name``,
     ``tenant``) and :func:`list_events` of it (``page``: that function's keywords), read on one
     connection. :raises: as :func:`app.services.stack_reads.stack_ref` and :func:`list_events`."""
+    limit, sort_dir = page.get("limit"), str(page.get("sort_dir") or "asc").lower()
+    if (resource_name is None and sort_dir in ("asc", "desc") and (limit is None or limit > 0)
+            and page.keys() <= {"limit", "sort_dir", "filters"} and not page.get("filters")):
+        return stack_reads.with_rows(ctx, stack_name, stack_id, Event.__table__, _EVENT_COLUMNS,
+                                     desc=sort_dir == "desc", limit=limit)
     with read_connection():
         stack = stack_reads.stack_ref(ctx, stack_name, stack_id)
         return stack, list_events(ctx, stack, resource_name, **page)
