@@ -13,6 +13,7 @@ api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import unquote
 
@@ -188,8 +189,10 @@ class Stacks(MethodView):
             stack = stack_abandon.adopt_stack(ctx(), data, **create_args(
                 {**body, "template": data["template"]}))
         else:
-            try:
-                stack = services.stacks.create_stack(ctx(), **create_args(body))
+            args = create_args(body)
+            try:  # the answer names the stack only: nothing is read back
+                stack = SimpleNamespace(id=services.stacks.create_stack_id(ctx(), **args),
+                                        name=args["stack_name"], tenant=ctx().tenant_id)
             except errors.TemplateError as exc:
                 raise listing_all(exc, exc, instantiation_args(body), strict=True) from None
         created = formats.created_stack(stack)

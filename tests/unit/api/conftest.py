@@ -132,6 +132,9 @@ class World:
                         tenant=ctx.tenant_id)
         return row
 
+    def create_stack_id(self, ctx: Any, **kw: Any) -> str:
+        return str(self.create_stack(ctx, **kw).id)
+
     def list_stacks(self, ctx: Any, **kw: Any) -> list[Any]:
         self.record("list_stacks", ctx=ctx, **kw)
         rows = [s for s in self.stacks if kw.get("show_deleted") or s.deleted_at is None]
@@ -249,7 +252,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> World:
     """``app.services.stacks`` / ``resources`` / ``validation`` functions replaced by a World's."""
     w = World()
     groups = {
-        "stacks": ["create_stack", "list_stacks", "count_stacks", "lookup_stack", "get_stack", "delete_stack",
+        "stacks": ["create_stack", "create_stack_id", "list_stacks", "count_stacks", "lookup_stack", "get_stack", "delete_stack",
                    "stack_outputs", "get_template", "get_environment", "get_files"],
         "stack_reads": ["shown_stack", "stack_ref"],
         "resources": ["list_resources", "get_resource", "list_events", "get_event",
