@@ -41,15 +41,17 @@ def _list(stack_name: str, stack_id: str, resource_name: str | None) -> dict[str
     # heat's event query (_events_paginate_query): no sort key → event_time, newest first
     # unless sort_dir says otherwise; given keys without sort_dir → ascending (oslo.db)
     kwargs["sort_dir"] = args.get("sort_dir", "asc" if keys else "desc")
-    stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
     if "resource_type" in keys:
+        stack = services.stack_reads.stack_ref(ctx(), stack_name, stack_id)
         rows = _sorted_page(stack, resource_name, keys, kwargs)
     else:  # event_time is the order the events were written in
-        rows = services.resources.list_events(ctx(), stack, resource_name, **kwargs)
+        stack, rows = services.resources.stack_events(ctx(), stack_name, stack_id, resource_name,
+                                                      **kwargs)
     if not rows and resource_name is not None:
         raise errors.NotFound("Resource", resource_name, heat_type="HTTPNotFound",
                               message=f"No events found for resource {resource_name}")
-    return {"events": [_event(stack, row, root=bool(depth)) for row in rows]}
+    href = formats.stack_href(stack)
+    return {"events": [_event(stack, href, row, root=bool(depth)) for row in rows]}
 
 
 def _sorted_page(stack: Any, resource_name: str | None, keys: list[str],
@@ -75,15 +77,17 @@ def _sorted_page(stack: Any, resource_name: str | None, keys: list[str],
     return rows if limit is None else rows[:limit]
 
 
-def _event(stack: Any, row: Any, root: bool) -> dict[str, Any]:
-    """A listed event; a nested stack's (its row carries ``stack_name``) links into that stack,
-    and ``root`` adds the ``root_stack`` link (Heat's ``format_event`` with a root identity)."""
-    owner = stack
+def _event(stack: Any, href: str, row: Any, root: bool) -> dict[str, Any]:
+    """A listed event of ``stack`` (at ``href``); a nested stack's (its row carries
+    ``stack_name``) links into that stack, and ``root`` adds the ``root_stack`` link (Heat's
+    ``format_event`` with a root identity)."""
     if getattr(row, "stack_name", None):
         owner = SimpleNamespace(tenant=stack.tenant, name=row.stack_name, id=row.stack_id)
-    body = formats.event(owner, row)
+        body = formats.event(owner, row)
+    else:
+        body = formats.event(stack, row, href=href)
     if root:
-        body["links"].append(link(formats.stack_href(stack), "root_stack"))
+        body["links"].append(link(href, "root_stack"))
     return body
 
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.api.views_common import event_url, isotime, link, resource_url, stack_url
+from app.api.views_common import api_root, isotime, link, quoted, resource_url, stack_url
 
 
 def stack_href(stack: Any) -> str:
     return stack_url(stack.tenant, stack.name, stack.id)
 
 
-def _stack_common(stack: Any) -> dict[str, Any]:
+def _stack_common(stack: Any, href: str) -> dict[str, Any]:
     return {
         "id": stack.id,
-        "links": [link(stack_href(stack))],
+        "links": [{"href": href, "rel": "self"}],
         "stack_name": stack.name,
         "description": stack.description or "",
         "stack_status": f"{stack.action}_{stack.status}",
@@ -34,11 +34,21 @@ def _stack_common(stack: Any) -> dict[str, Any]:
     }
 
 
-def stack_summary(stack: Any, include_project: bool) -> dict[str, Any]:
+def stack_summaries(rows: Iterable[Any], include_project: bool) -> list[dict[str, Any]]:
+    """The entries of ``GET /stacks`` (:func:`stack_summary` of each row), the API's root
+    worked out once for the page."""
+    root = api_root()
+    return [stack_summary(row, include_project,
+                          f"{root}/{quoted(row.tenant)}/stacks/{quoted(row.name)}/{quoted(row.id)}")
+            for row in rows]
+
+
+def stack_summary(stack: Any, include_project: bool, href: str | None = None) -> dict[str, Any]:
     """One entry of ``GET /stacks`` (Heat's ``stacks_view.basic_keys``); ``project`` only for
     admin contexts; ``tags`` is ``null`` when the stack has none. ``description`` is ``""``:
-    heat-api lists stacks without loading their templates (see api-samples/stack_list.txt)."""
-    body = _stack_common(stack)
+    heat-api lists stacks without loading their templates (see api-samples/stack_list.txt).
+    ``href``: the stack's URL, when the caller knows it."""
+    body = _stack_common(stack, href or stack_href(stack))
     body["description"] = ""
     body["tags"] = list(stack.tags) if stack.tags else None
     if include_project:
@@ -49,7 +59,7 @@ def stack_summary(stack: Any, include_project: bool) -> dict[str, Any]:
 def stack_detail(stack: Any, outputs: list[dict[str, Any]] | None) -> dict[str, Any]:
     """``GET /stacks/{name}/{id}``'s ``stack``. ``outputs`` is left out when ``None`` (Heat
     omits it for ``resolve_outputs=false`` and for ``DELETE_COMPLETE`` stacks)."""
-    body = _stack_common(stack)
+    body = _stack_common(stack, stack_href(stack))
     body.update({
         "notification_topics": [],
         "parameters": dict(stack.parameters_show or {}),
@@ -118,15 +128,18 @@ def resource(stack: Any, row: Any, required_by: Iterable[str], *,
     return body
 
 
-def event(stack: Any, row: Any, detail: bool = False) -> dict[str, Any]:
+def event(stack: Any, row: Any, detail: bool = False, href: str | None = None
+          ) -> dict[str, Any]:
     """An event as ``GET .../events`` lists it (Heat's ``summary_keys``); ``detail`` (event show)
-    adds ``resource_type`` and ``resource_properties``. Links: self, resource, stack."""
-    href = stack_href(stack)
+    adds ``resource_type`` and ``resource_properties``. Links: self, resource, stack; ``href``:
+    the stack's URL, when the caller knows it."""
+    href = href or stack_href(stack)
+    resource_href = f"{href}/resources/{quoted(row.resource_name)}"
     body: dict[str, Any] = {
         "id": row.uuid,
-        "links": [link(event_url(href, row.resource_name, row.uuid)),
-                  link(resource_url(href, row.resource_name), "resource"),
-                  link(href, "stack")],
+        "links": [{"href": f"{resource_href}/events/{quoted(row.uuid)}", "rel": "self"},
+                  {"href": resource_href, "rel": "resource"},
+                  {"href": href, "rel": "stack"}],
         "event_time": isotime(row.created_at),
         "resource_name": row.resource_name,
         "logical_resource_id": row.resource_name,

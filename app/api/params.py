@@ -21,6 +21,8 @@ def allowed(args: MultiDict[str, str], whitelist: Mapping[str, str]) -> dict[str
     the list of values, ``mixed`` → a value, or a list when repeated. Empty values are dropped."""
     out: dict[str, Any] = {}
     for key, kind in whitelist.items():
+        if key not in args:
+            continue
         if kind == SINGLE:
             value: Any = args.get(key)
         else:

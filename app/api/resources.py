@@ -54,8 +54,7 @@ class Resources(MethodView):
             if "nested_depth" in request.args else 0
         detail = flag(request.args, "with_detail")
         filters = allowed(request.args, FILTERS)
-        stack = services.stacks.get_stack(ctx(), stack_name, stack_id)
-        rows = services.resources.list_resources(ctx(), stack, nested_depth=depth)
+        stack, rows = services.resources.stack_resources(ctx(), stack_name, stack_id, depth)
         out = []
         for row, required_by in rows:
             if not _matches(row, filters):

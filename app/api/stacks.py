@@ -13,6 +13,7 @@ api-ref (https://docs.openstack.org/api-ref/orchestration/v1/):
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import unquote
 
@@ -162,7 +163,7 @@ class Stacks(MethodView):
             auth.check_global_index(ctx(), config.get())
         rows = services.stacks.list_stacks(ctx(), **query, **paging, summary=True)
         admin = ctx().is_admin or bool(query.get("global_tenant"))  # Heat: include_project
-        stacks = [formats.stack_summary(row, admin) for row in rows]
+        stacks = formats.stack_summaries(rows, admin)
         body: dict[str, Any] = {"stacks": stacks}
         links = collection_links(stacks)
         if links:
@@ -188,8 +189,10 @@ class Stacks(MethodView):
             stack = stack_abandon.adopt_stack(ctx(), data, **create_args(
                 {**body, "template": data["template"]}))
         else:
-            try:
-                stack = services.stacks.create_stack(ctx(), **create_args(body))
+            args = create_args(body)
+            try:  # the answer names the stack only: nothing is read back
+                stack = SimpleNamespace(id=services.stacks.create_stack_id(ctx(), **args),
+                                        name=args["stack_name"], tenant=ctx().tenant_id)
             except errors.TemplateError as exc:
                 raise listing_all(exc, exc, instantiation_args(body), strict=True) from None
         created = formats.created_stack(stack)
@@ -251,7 +254,7 @@ class Stack(MethodView):
         if stack_id in GET_SUBPATHS:
             return lookup(stack_name, stack_id)
         resolve = flag(request.args, "resolve_outputs", default=True)
-        stack = _stack(stack_name, stack_id)
+        stack = services.stack_reads.shown_stack(ctx(), stack_name, stack_id)
         outputs = None
         if resolve and not (stack.action == "DELETE" and stack.status == "COMPLETE"):
             outputs = services.stacks.stack_outputs(stack)

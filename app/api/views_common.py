@@ -10,7 +10,7 @@ import functools
 import html
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 from flask import Response, current_app, g, json, request
 
@@ -23,6 +23,7 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
     resource_attrs,
     resources,
     stack_policy,
+    stack_reads,
     stacks,
     update_preview,
     updates,
@@ -31,32 +32,41 @@ from app.services import (  # noqa: F401  (imported for services.<module>)
 
 
 @functools.lru_cache(maxsize=8192)
-def _q(part: str) -> str:
+def quoted(part: str) -> str:
     """``part`` percent-quoted for a URL path segment; a listing quotes the same tenant, stack
     and resource names on every row, so the answers are kept (bounded)."""
     return quote(str(part), safe="")
 
 
+#: ``api_root`` by what it is made of in the WSGI environ (a few hosts; bounded)
+_ROOTS: dict[tuple[Any, ...], str] = {}
+_ROOT_KEYS = ("wsgi.url_scheme", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SCRIPT_NAME")
+
+
 def api_root() -> str:
-    """``http://<host>/v1`` of the current request (honours a WSGI script root); worked out
-    once a request (a listing links every row)."""
-    root = g.get("api_root")
+    """``http://<host>/v1`` of the current request (honours a WSGI script root): werkzeug's
+    ``url_root`` worked out once for each scheme, host and script root seen."""
+    environ = request.environ
+    key = tuple(environ.get(k) for k in _ROOT_KEYS)
+    root = _ROOTS.get(key)
     if root is None:
-        root = g.api_root = request.url_root.rstrip("/") + "/v1"
-    return str(root)
+        if len(_ROOTS) >= 256:
+            _ROOTS.clear()
+        root = _ROOTS[key] = request.url_root.rstrip("/") + "/v1"
+    return root
 
 
 def stack_url(tenant: str, stack_name: str, stack_id: str) -> str:
     """Absolute URL of a stack: ``.../v1/<tenant>/stacks/<name>/<id>``."""
-    return f"{api_root()}/{_q(tenant)}/stacks/{_q(stack_name)}/{_q(stack_id)}"
+    return f"{api_root()}/{quoted(tenant)}/stacks/{quoted(stack_name)}/{quoted(stack_id)}"
 
 
 def resource_url(stack_href: str, resource_name: str) -> str:
-    return f"{stack_href}/resources/{_q(resource_name)}"
+    return f"{stack_href}/resources/{quoted(resource_name)}"
 
 
 def event_url(stack_href: str, resource_name: str, event_id: str) -> str:
-    return f"{resource_url(stack_href, resource_name)}/events/{_q(event_id)}"
+    return f"{resource_url(stack_href, resource_name)}/events/{quoted(event_id)}"
 
 
 def link(href: str, rel: str = "self") -> dict[str, str]:
@@ -110,9 +120,26 @@ def collection_links(items: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
         limit = 0
     if not (limit > 0 and len(items) == limit):
         return []
-    params = [(k, v) for k, v in request.args.items(multi=True) if k != "marker"]
-    params.append(("marker", items[-1]["id"]))
-    return [{"rel": "next", "href": f"{request.base_url}?{urlencode(params)}"}]
+    return [{"rel": "next", "href": _next_prefix(request.environ) + quote_plus(items[-1]["id"])}]
+
+
+#: the next link's text up to the marker's value, by what it is made of in the WSGI environ
+_NEXT: dict[tuple[Any, ...], str] = {}
+_NEXT_KEYS = (*_ROOT_KEYS, "PATH_INFO", "QUERY_STRING")
+
+
+def _next_prefix(environ: dict[str, Any]) -> str:
+    """``<base url>?<the query without marker>&marker=`` of the current request (a client
+    pages a listing with the same query: worked out once for each; bounded)."""
+    key = tuple(environ.get(k) for k in _NEXT_KEYS)
+    prefix = _NEXT.get(key)
+    if prefix is None:
+        params = [(k, v) for k, v in request.args.items(multi=True) if k != "marker"]
+        query = urlencode(params)
+        if len(_NEXT) >= 1024:
+            _NEXT.clear()
+        prefix = _NEXT[key] = f"{request.base_url}?{query}{'&' if query else ''}marker="
+    return prefix
 
 
 def ctx() -> Any:

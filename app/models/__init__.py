@@ -18,6 +18,7 @@ from app.models.change_sets import ChangeSet
 from app.models.drift import DriftDetection
 from app.models.exports import StackExport as StackExport
 from app.models.exports import StackImport as StackImport
+from app.models.reads import read_connection
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
@@ -57,6 +58,7 @@ __all__ = [
                                "init",
                                "isotime",
                                "new_id",
+                               "read_connection",
                                "read_session",
                                "session",
                                "side_engine",

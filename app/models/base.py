@@ -59,7 +59,9 @@ def isotime(value: dt.datetime | None) -> str | None:
         return None
     if value.tzinfo is not None:
         value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if value.year < 1000:  # strftime's %Y does not pad it
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.isoformat(timespec="seconds") + "Z"
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):

@@ -1,19 +1,20 @@
 """Resources and events of a stack, for the API."""
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 
 from app import auth, errors
 from app.context import RequestContext
 from app.convergence.nested import group_batches, scaling_group
 from app.convergence.store.definitions import identity
 from app.engine import graph
-from app.models import Event, Resource, Stack, read_session
+from app.models import Event, Resource, Stack, read_connection, read_session
 from app.resource_types import registry
-from app.services import stacks
+from app.services import stack_reads, stacks
 
 
 def _rows(stack: Stack) -> list[Resource]:
@@ -22,13 +23,26 @@ def _rows(stack: Stack) -> list[Resource]:
                               .order_by(Resource.id)).scalars())
 
 
+_R, _E = Resource.__table__.c, Event.__table__.c
+_EVENT_COLUMNS = tuple(c.key for c in _E)
+#: the columns of a resource a listing shows, filters and links by
+_LISTED_COLUMNS = ("id", "uuid", "stack_id", "name", "type", "action", "status", "status_reason",
+                   "physical_resource_id", "requires", "rsrc_data", "created_at", "updated_at")
+#: a stack's resources in creation order
+_LISTED = select(*(_R[name] for name in _LISTED_COLUMNS)).where(
+    _R.stack_id == bindparam("stack_id")).order_by(_R.id)
+
+
+def _view(row: Any) -> SimpleNamespace:
+    """A listed resource as a plain object of its columns (the listing adds attributes)."""
+    return SimpleNamespace(**{name: getattr(row, name) for name in _LISTED_COLUMNS})
+
+
 def _views(stack_id: str) -> list[SimpleNamespace]:
-    """A stack's resources in creation order as plain objects of their columns (read as
-    rows, no ORM instance each), for listing."""
-    with read_session() as s:
-        return [SimpleNamespace(**row) for row in s.execute(
-            select(*Resource.__table__.c).where(Resource.stack_id == stack_id)
-            .order_by(Resource.id)).mappings()]
+    """A stack's resources in creation order as plain objects of the columns a listing uses
+    (read as rows, no ORM instance each)."""
+    with read_connection() as conn:
+        return [_view(row) for row in conn.execute(_LISTED, {"stack_id": stack_id})]
 
 
 def _required_by(rows: list[Any]) -> dict[str, set[str]]:
@@ -43,16 +57,17 @@ def _children(stack_id: str) -> dict[str, Stack]:
         return {(k.nested_info or {}).get("resource_name", ""): k for k in kids}
 
 
-def list_resources(ctx: RequestContext, stack: Stack,
-                   nested_depth: int = 0) -> list[tuple[Any, list[str]]]:
+def list_resources(ctx: RequestContext, stack: Stack, nested_depth: int = 0,
+                   top: list[SimpleNamespace] | None = None) -> list[tuple[Any, list[str]]]:
     """``[(row, required_by)]`` in creation order, with the resources of nested stacks down to
     ``nested_depth`` levels (Heat's ``nested_depth``): those rows carry ``stack_name``,
     ``stack_id`` and ``parent_resource``; a nested resource's row carries ``nested_stack``
-    ``(name, id)`` for its ``nested`` link. O(resources listed)."""
+    ``(name, id)`` for its ``nested`` link. ``top``: the stack's own resources when the caller
+    read them already (:func:`_view` of each). O(resources listed)."""
     out: list[tuple[Any, list[str]]] = []
 
     def walk(st: Stack, depth: int, parent: str | None) -> None:
-        rows = _views(st.id)
+        rows = top if st is stack and top is not None else _views(st.id)
         rb = _required_by(rows)
         kids = _children(st.id) if any((r.rsrc_data or {}).get("nested") for r in rows) else {}
         for view in rows:
@@ -67,6 +82,17 @@ def list_resources(ctx: RequestContext, stack: Stack,
 
     walk(stack, 0, None)
     return out
+
+
+def stack_resources(ctx: RequestContext, stack_name: str, stack_id: str, nested_depth: int = 0
+                    ) -> tuple[Any, list[tuple[Any, list[str]]]]:
+    """``(stack, resources)``: the stack ``stack_name``/``stack_id`` (a row of ``id``, ``name``,
+    ``tenant``) and :func:`list_resources` of it, read on one connection.
+    :raises errors.NotFound: no such stack for the caller."""
+    with read_connection():
+        stack, rows = stack_reads.with_rows(ctx, stack_name, stack_id, Resource.__table__,
+                                            _LISTED_COLUMNS)
+        return stack, list_resources(ctx, stack, nested_depth, [_view(row) for row in rows])
 
 
 def _attributes(stack: Stack, r: Resource) -> dict[str, Any]:
@@ -186,6 +212,15 @@ def _has_resource(stack_ids: list[str], resource_name: str) -> bool:
             is not None
 
 
+@functools.lru_cache(maxsize=4)
+def _events_page(desc: bool, limited: bool) -> Select[Any]:
+    """A stack's events (``:stack_id``) in the order written, or newest first, at most
+    ``:limit`` when ``limited``: built once (a built statement keeps its cache key)."""
+    q = select(*_E).where(_E.stack_id == bindparam("stack_id")).order_by(
+        _E.id.desc() if desc else _E.id.asc())
+    return q.limit(bindparam("limit")) if limited else q
+
+
 def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = None, *,
                 limit: int | None = None, marker: str | None = None, sort_dir: str = "asc",
                 filters: dict[str, Any] | None = None, nested_depth: int = 0) -> list[Any]:
@@ -203,33 +238,52 @@ def list_events(ctx: RequestContext, stack: Stack, resource_name: str | None = N
     """
     if (sort_dir or "asc").lower() not in ("asc", "desc"):
         raise errors.BadRequest("Unknown sort direction, must be one of: asc, desc")
+    desc = sort_dir.lower() == "desc"
+    if not (nested_depth or resource_name is not None or filters or marker):
+        with read_connection() as conn:
+            return conn.execute(_events_page(desc, limit is not None), {
+                "stack_id": stack.id, "limit": None if limit is None else max(0, int(limit))
+            }).all()
     scope = _stack_scope(stack, nested_depth) if nested_depth else {stack.id: stack.name}
     ids = list(scope)
-    q = select(Event).where(Event.stack_id == stack.id if len(ids) == 1
-                            else Event.stack_id.in_(ids))
+    q = select(*_E).where(_E.stack_id == stack.id if len(ids) == 1 else _E.stack_id.in_(ids))
     if resource_name is not None:
         if resource_name not in scope.values() and not _has_resource(ids, resource_name):
             raise errors.NotFound("Resource", resource_name,
                                   f"The Resource ({resource_name}) could not be found.")
-        q = q.where(Event.resource_name == resource_name)
+        q = q.where(_E.resource_name == resource_name)
     for key, value in (filters or {}).items():
         values = value if isinstance(value, list) else [value]
-        col = {"resource_status": Event.status, "resource_action": Event.action,
-               "resource_name": Event.resource_name, "resource_type": Event.resource_type}.get(key)
+        col = {"resource_status": _E.status, "resource_action": _E.action,
+               "resource_name": _E.resource_name, "resource_type": _E.resource_type}.get(key)
         if col is not None:
             q = q.where(col.in_(values))
-    desc = sort_dir.lower() == "desc"
-    with read_session() as s:
+    with read_connection() as conn:
         if marker:  # the marker must be an event the same query lists
-            after = s.execute(q.with_only_columns(Event.id).where(Event.uuid == marker)).scalar()
+            after = conn.execute(q.with_only_columns(_E.id).where(_E.uuid == marker)).scalar()
             if after is None:
                 raise errors.NotFound("Event", marker)
-            q = q.where(Event.id < after if desc else Event.id > after)
-        q = q.order_by(Event.id.desc() if desc else Event.id.asc())
+            q = q.where(_E.id < after if desc else _E.id > after)
+        q = q.order_by(_E.id.desc() if desc else _E.id.asc())
         if limit is not None:
             q = q.limit(max(0, int(limit)))
-        rows: list[Any] = list(s.execute(q.with_only_columns(*Event.__table__.c)))
+        rows: list[Any] = conn.execute(q).all()
     return [_nested_event(e, scope[e.stack_id]) if e.stack_id != stack.id else e for e in rows]
+
+
+def stack_events(ctx: RequestContext, stack_name: str, stack_id: str,
+                 resource_name: str | None = None, **page: Any) -> tuple[Any, list[Any]]:
+    """``(stack, events)``: the stack ``stack_name``/``stack_id`` (a row of ``id``, ``name``,
+    ``tenant``) and :func:`list_events` of it (``page``: that function's keywords), read on one
+    connection. :raises: as :func:`app.services.stack_reads.stack_ref` and :func:`list_events`."""
+    limit, sort_dir = page.get("limit"), str(page.get("sort_dir") or "asc").lower()
+    if (resource_name is None and sort_dir in ("asc", "desc") and (limit is None or limit > 0)
+            and page.keys() <= {"limit", "sort_dir", "filters"} and not page.get("filters")):
+        return stack_reads.with_rows(ctx, stack_name, stack_id, Event.__table__, _EVENT_COLUMNS,
+                                     desc=sort_dir == "desc", limit=limit)
+    with read_connection():
+        stack = stack_reads.stack_ref(ctx, stack_name, stack_id)
+        return stack, list_events(ctx, stack, resource_name, **page)
 
 
 def _nested_event(row: Any, stack_name: str) -> SimpleNamespace:

@@ -5,32 +5,46 @@ More in docs/code/services.md (app.services.stack_list).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, false, func, not_, or_, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    and_,
+    bindparam,
+    case,
+    false,
+    func,
+    not_,
+    or_,
+    select,
+    true,
+)
 
 from app import config, errors
 from app.context import RequestContext
-from app.models import Stack, StackTag, read_session
+from app.models import Stack, StackTag, read_connection, read_session
 
+#: the table's columns: the query is built and run in SQLAlchemy Core (no ORM compile step)
+_S = Stack.__table__.c
 #: the columns a summary row (``GET /stacks``) reads: plain rows, no ORM instance per stack
-_SUMMARY = (Stack.id, Stack.name, Stack.tenant, Stack.username, Stack.description, Stack.action,
-            Stack.status, Stack.status_reason, Stack.created_at, Stack.updated_at,
-            Stack.deleted_at, Stack.parent_id, Stack.tags)
+_SUMMARY = (_S.id, _S.name, _S.tenant, _S.username, _S.description, _S.action, _S.status,
+            _S.status_reason, _S.created_at, _S.updated_at, _S.deleted_at, _S.parent_id, _S.tags)
 
 #: Heat's sort keys (``rpc_api`` names) → columns (heat/db/api.py ``sort_key_map``)
-SORT_KEYS = {"stack_name": Stack.name, "stack_status": Stack.status,
-             "creation_time": Stack.created_at, "updated_time": Stack.updated_at}
+SORT_KEYS = {"stack_name": _S.name, "stack_status": _S.status,
+             "creation_time": _S.created_at, "updated_time": _S.updated_at}
 SORT_DIRS = ("asc", "desc")
 #: filter names → columns (Heat's legacy names and the stack keys it filters on)
-FILTER_COLUMNS = {"stack_name": Stack.name, "name": Stack.name, "id": Stack.id,
-                  "status": Stack.status, "action": Stack.action, "stack_action": Stack.action,
-                  "tenant": Stack.tenant, "username": Stack.username,
-                  "stack_owner": Stack.username, "owner_id": Stack.parent_id,
-                  "parent": Stack.parent_id, "stack_status_reason": Stack.status_reason,
-                  "disable_rollback": Stack.disable_rollback,
-                  "timeout_mins": Stack.timeout_mins, "stack_user_project_id": Stack.tenant}
+FILTER_COLUMNS = {"stack_name": _S.name, "name": _S.name, "id": _S.id,
+                  "status": _S.status, "action": _S.action, "stack_action": _S.action,
+                  "tenant": _S.tenant, "username": _S.username,
+                  "stack_owner": _S.username, "owner_id": _S.parent_id,
+                  "parent": _S.parent_id, "stack_status_reason": _S.status_reason,
+                  "disable_rollback": _S.disable_rollback,
+                  "timeout_mins": _S.timeout_mins, "stack_user_project_id": _S.tenant}
 
 
 def _tagged(tags: Sequence[str]) -> Any:
@@ -42,7 +56,7 @@ def _tagged(tags: Sequence[str]) -> Any:
 def _has_all(tags: Sequence[str]) -> ColumnElement[bool]:
     """The stack holds every one of ``tags``: one index probe per tag (as Heat joins
     ``stack_tag`` once per tag), which the planner estimates better than a grouped count."""
-    return and_(*(Stack.id.in_(_tagged([t])) for t in dict.fromkeys(tags)))
+    return and_(*(_S.id.in_(_tagged([t])) for t in dict.fromkeys(tags)))
 
 
 def _tag_filters(q: Select[Any], tags: Sequence[str] | None, tags_any: Sequence[str] | None,
@@ -53,13 +67,34 @@ def _tag_filters(q: Select[Any], tags: Sequence[str] | None, tags_any: Sequence[
     if tags:
         q = q.where(_has_all(tags))
     if tags_any:
-        q = q.where(Stack.id.in_(_tagged(tags_any)))
+        q = q.where(_S.id.in_(_tagged(tags_any)))
     if not_tags:
         q = q.where(not_(_has_all(not_tags)))
     if not_tags_any:
-        q = q.where(Stack.id.not_in(_tagged(not_tags_any)))
+        q = q.where(_S.id.not_in(_tagged(not_tags_any)))
     if hidden:
-        q = q.where(Stack.id.not_in(_tagged(hidden)))
+        q = q.where(_S.id.not_in(_tagged(hidden)))
+    return q
+
+
+def _hidden(show_hidden: bool) -> tuple[str, ...]:
+    """The tags that hide a stack from a listing (``hidden_stack_tags``), none with
+    ``show_hidden``."""
+    return () if show_hidden else tuple(
+        t.strip() for t in config.get().hidden_stack_tags.split(",") if t.strip())
+
+
+def _base(columns: Sequence[Any], every_project: bool, show_deleted: bool,
+          show_nested: bool) -> Select[Any]:
+    """``columns`` of the stacks in scope: the project's (``:tenant``, bound at execution)
+    unless ``every_project``, live unless ``show_deleted``, top-level unless ``show_nested``."""
+    q = select(*columns)
+    if not every_project:
+        q = q.where(_S.tenant == bindparam("tenant"))
+    if not show_deleted:
+        q = q.where(_S.deleted_at.is_(None))
+    if not show_nested:
+        q = q.where(_S.parent_id.is_(None))
     return q
 
 
@@ -67,14 +102,10 @@ def _scoped(ctx: RequestContext, *, global_tenant: bool = False, show_deleted: b
             show_nested: bool = False, show_hidden: bool = False,
             filters: dict[str, Any] | None = None, tags: Sequence[str] | None = None,
             tags_any: Sequence[str] | None = None, not_tags: Sequence[str] | None = None,
-            not_tags_any: Sequence[str] | None = None) -> Select[Any]:
-    q = select(Stack)
-    if not (ctx.is_admin or global_tenant):
-        q = q.where(Stack.tenant == ctx.tenant_id)
-    if not show_deleted:
-        q = q.where(Stack.deleted_at.is_(None))
-    if not show_nested:
-        q = q.where(Stack.parent_id.is_(None))
+            not_tags_any: Sequence[str] | None = None, columns: Sequence[Any] = (Stack,)
+            ) -> Select[Any]:
+    """The stacks a listing selects (``:tenant`` bound at execution)."""
+    q = _base(columns, ctx.is_admin or global_tenant, show_deleted, show_nested)
     for key, value in (filters or {}).items():
         values = value if isinstance(value, list) else [value]
         col = FILTER_COLUMNS.get(key)
@@ -83,10 +114,20 @@ def _scoped(ctx: RequestContext, *, global_tenant: bool = False, show_deleted: b
                 values = [str(v).lower() == "true" for v in values]
             q = q.where(col.in_(values))
         elif key == "stack_status":
-            q = q.where((Stack.action + "_" + Stack.status).in_(values))
-    hidden = () if show_hidden else tuple(
-        t.strip() for t in config.get().hidden_stack_tags.split(",") if t.strip())
-    return _tag_filters(q, tags, tags_any, not_tags, not_tags_any, hidden)
+            q = q.where((_S.action + "_" + _S.status).in_(values))
+    return _tag_filters(q, tags, tags_any, not_tags, not_tags_any, _hidden(show_hidden))
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_page(every_project: bool, show_deleted: bool, show_nested: bool,
+                hidden: tuple[str, ...], order: tuple[tuple[Any, bool], ...],
+                limited: bool) -> Select[Any]:
+    """A summary page without filters, tags or marker (``GET /stacks?limit=20`` as clients
+    poll it), built once per shape: ``:tenant`` and ``:limit`` are bound at execution, and
+    SQLAlchemy keeps a built statement's cache key, which it computes again for a new one."""
+    q = _ordered(_tag_filters(_base(_SUMMARY, every_project, show_deleted, show_nested),
+                              None, None, None, None, hidden), list(order))
+    return q.limit(bindparam("limit")) if limited else q
 
 
 def sort_order(sort_keys: Sequence[str] | None, sort_dir: str | None
@@ -100,12 +141,12 @@ def sort_order(sort_keys: Sequence[str] | None, sort_dir: str | None
         raise errors.BadRequest(f"Unknown sort direction \"{sort_dir}\", must be one of: "
                                 "asc, desc", heat_type="ValueError")
     if not cols:
-        cols = [Stack.created_at]
+        cols = [_S.created_at]
         direction = (sort_dir or "desc").lower()
     else:
         direction = (sort_dir or "asc").lower()
     desc = direction == "desc"
-    return [(c, desc) for c in [*cols, Stack.id]]
+    return [(c, desc) for c in [*cols, _S.id]]
 
 
 def _nulls(col: Any) -> Any:
@@ -133,7 +174,7 @@ def _same(col: Any, value: Any) -> ColumnElement[bool]:
     return col.is_(None) if value is None else col == value
 
 
-def _after_marker(order: list[tuple[Any, bool]], marker: Stack) -> ColumnElement[bool]:
+def _after_marker(order: list[tuple[Any, bool]], marker: Any) -> ColumnElement[bool]:
     """The keyset condition "after the marker row" over the whole order (ends with id)."""
     values = [getattr(marker, col.key) for col, _ in order]
     terms = []
@@ -159,20 +200,29 @@ def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
     :raises errors.BadRequest: a sort direction other than asc/desc.
     """
     order = sort_order(sort_keys, sort_dir)
+    params = {"tenant": ctx.tenant_id, "limit": None if limit is None else max(0, int(limit))}
+    if summary and not (marker or filters or tags or tags_any or not_tags or not_tags_any):
+        with read_connection() as conn:
+            return conn.execute(_plain_page(
+                bool(ctx.is_admin or global_tenant), show_deleted, show_nested,
+                _hidden(show_hidden), tuple(order), limit is not None), params).all()
     q = _scoped(ctx, global_tenant=global_tenant, show_deleted=show_deleted,
                 show_nested=show_nested, show_hidden=show_hidden, filters=filters, tags=tags,
-                tags_any=tags_any, not_tags=not_tags, not_tags_any=not_tags_any)
-    with read_session() as s:
+                tags_any=tags_any, not_tags=not_tags, not_tags_any=not_tags_any,
+                columns=_SUMMARY if summary else (Stack,))
+    with read_connection() as conn:
         if marker:
-            row = s.get(Stack, marker)
+            row = conn.execute(select(*dict.fromkeys(col for col, _ in order))
+                               .where(_S.id == marker)).first()
             if row is not None:
                 q = q.where(_after_marker(order, row))
         q = _ordered(q, order)
         if limit is not None:
             q = q.limit(max(0, int(limit)))
         if summary:
-            return list(s.execute(q.with_only_columns(*_SUMMARY)))
-        return list(s.execute(q).scalars())
+            return conn.execute(q, params).all()
+    with read_session() as s:
+        return list(s.execute(q, params).scalars())
 
 
 def count_stacks(ctx: RequestContext, **query: Any) -> int:
@@ -180,4 +230,5 @@ def count_stacks(ctx: RequestContext, **query: Any) -> int:
     the same scope, filters and tags; ``limit``, ``marker`` and sorting are not arguments)."""
     q = _scoped(ctx, **query)
     with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(q.subquery())).scalar() or 0)
+        return int(s.execute(select(func.count()).select_from(q.subquery()),
+                             {"tenant": ctx.tenant_id}).scalar() or 0)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app import errors
-from app.services import resources, stacks, validation
+from app.services import resources, stack_reads, stacks, validation
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "heat-reference" / "api-samples"
 HOST = "http://127.0.0.1:8004"
@@ -132,6 +132,9 @@ class World:
                         tenant=ctx.tenant_id)
         return row
 
+    def create_stack_id(self, ctx: Any, **kw: Any) -> str:
+        return str(self.create_stack(ctx, **kw).id)
+
     def list_stacks(self, ctx: Any, **kw: Any) -> list[Any]:
         self.record("list_stacks", ctx=ctx, **kw)
         rows = [s for s in self.stacks if kw.get("show_deleted") or s.deleted_at is None]
@@ -155,6 +158,12 @@ class World:
                 return s
         raise errors.NotFound("Stack", stack_name)
 
+    # ---- app.services.stack_reads: the read routes' stack, as get_stack finds it ------------
+    def shown_stack(self, ctx: Any, stack_name: str, stack_id: str) -> Any:
+        return self.get_stack(ctx, stack_name, stack_id)
+
+    stack_ref = shown_stack
+
     def delete_stack(self, ctx: Any, stack_name: str, stack_id: str) -> None:
         self.record("delete_stack", ctx=ctx, stack_name=stack_name, stack_id=stack_id)
         self.get_stack(ctx, stack_name, stack_id)
@@ -175,6 +184,16 @@ class World:
     def list_resources(self, ctx: Any, stack: Any, nested_depth: int = 0) -> list[Any]:
         self.record("list_resources", nested_depth=nested_depth)
         return [(r, self.required_by[r.name]) for r in self.resources]
+
+    def stack_resources(self, ctx: Any, stack_name: str, stack_id: str,
+                        nested_depth: int = 0) -> Any:
+        stack = self.get_stack(ctx, stack_name, stack_id)
+        return stack, self.list_resources(ctx, stack, nested_depth=nested_depth)
+
+    def stack_events(self, ctx: Any, stack_name: str, stack_id: str,
+                     resource_name: str | None = None, **kw: Any) -> Any:
+        stack = self.get_stack(ctx, stack_name, stack_id)
+        return stack, self.list_events(ctx, stack, resource_name, **kw)
 
     def get_resource(self, ctx: Any, stack: Any, name: str) -> Any:
         for r in self.resources:
@@ -233,13 +252,16 @@ def world(monkeypatch: pytest.MonkeyPatch) -> World:
     """``app.services.stacks`` / ``resources`` / ``validation`` functions replaced by a World's."""
     w = World()
     groups = {
-        "stacks": ["create_stack", "list_stacks", "count_stacks", "lookup_stack", "get_stack", "delete_stack",
+        "stacks": ["create_stack", "create_stack_id", "list_stacks", "count_stacks", "lookup_stack", "get_stack", "delete_stack",
                    "stack_outputs", "get_template", "get_environment", "get_files"],
-        "resources": ["list_resources", "get_resource", "list_events", "get_event"],
+        "stack_reads": ["shown_stack", "stack_ref"],
+        "resources": ["list_resources", "get_resource", "list_events", "get_event",
+                      "stack_resources", "stack_events"],
         "validation": ["validate_template", "template_versions", "template_functions",
                        "resource_types", "resource_type_schema", "resource_type_template"],
     }
-    modules = {"stacks": stacks, "resources": resources, "validation": validation}
+    modules = {"stacks": stacks, "stack_reads": stack_reads, "resources": resources,
+               "validation": validation}
     for module, names in groups.items():
         for name in names:
             monkeypatch.setattr(modules[module], name, getattr(w, name))
