@@ -38,9 +38,9 @@ PROJECT_PREFIX = "/volume/v3/<url_project_id>"
 BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("versions", None), ("admin", None), ("identity", None), ("identity_admin", None), ("identity_trusts", None),
     ("identity_grants", None), ("identity_catalog", None),
-    ("network_core", "/network/v2.0"), ("network_l3", "/network/v2.0"), ("network_sg", "/network/v2.0"),
-    ("network_trunks", "/network/v2.0"), ("network_qos", "/network/v2.0"), ("network_vpn", "/network/v2.0"),
-    ("network_sfc", "/network/v2.0"),
+    ("network_core", "/network/v2.0"), ("network_ports", "/network/v2.0"), ("network_l3", "/network/v2.0"),
+    ("network_sg", "/network/v2.0"), ("network_trunks", "/network/v2.0"), ("network_qos", "/network/v2.0"),
+    ("network_vpn", "/network/v2.0"), ("network_sfc", "/network/v2.0"),
     ("compute_servers", "/compute/v2.1"), ("compute_actions", "/compute/v2.1"),
     ("compute_misc", "/compute/v2.1"), ("compute_admin", "/compute/v2.1"),
     ("compute_meta", "/compute/v2.1"), ("volume_extras", "/volume/v3"),

@@ -29,7 +29,7 @@ from app.sandbox.compute_servers import (
     server_view,
 )
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
-from app.sandbox.network_core import bind_port, release_port
+from app.sandbox.network_ports import bind_port, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 

@@ -22,7 +22,7 @@ from app.sandbox import agent, auth, quotas
 from app.sandbox import volume as cinder
 from app.sandbox.compute_hosts import host_id, place, record_action
 from app.sandbox.http import SandboxError, body, iso, microversion, no_content, paginate, reply
-from app.sandbox.network_core import bind_port, create_port, release_port
+from app.sandbox.network_ports import bind_port, create_port, release_port
 from app.sandbox.network_sg import ensure_default_sg
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
