@@ -60,7 +60,7 @@ BLUEPRINTS: tuple[tuple[str, str | None], ...] = (
     ("share_misc", "/share/v2"), ("share_core", "/share/v2"), ("share_snapshots", "/share/v2"),
     ("share_misc", "/share/v2/<url_project_id>"), ("share_core", "/share/v2/<url_project_id>"),
     ("share_snapshots", "/share/v2/<url_project_id>"),
-    ("database", "/database/v1.0/<url_project_id>"),
+    ("database", "/database/v1.0/<url_project_id>"), ("database_users", "/database/v1.0/<url_project_id>"),
     ("loadbalancer_l7", "/load-balancer/v2/lbaas"), ("loadbalancer_l7", "/load-balancer/v2.0/lbaas"),
     ("loadbalancer_admin", "/load-balancer/v2/lbaas"),
     ("loadbalancer_admin", "/load-balancer/v2.0/lbaas"),
