@@ -1,6 +1,7 @@
 """The sandbox server agent (app.sandbox.agent, app.sandbox.agent_script): a server's RAW user
-data performs its signalling commands (a wait condition handle's ``curl_cli``, heat-cfntools' ``cfn-signal``) once the server
-is ACTIVE, as cloud-init would run the script on a real image; nothing else of the script runs."""
+data performs its signalling commands (a wait condition handle's ``curl_cli``, heat-cfntools'
+``cfn-signal``) once the server is ACTIVE, as cloud-init would run the script on a real image;
+nothing else of the script runs."""
 from __future__ import annotations
 
 import base64
