@@ -11,10 +11,10 @@ from app.models.base import (
     read_session,
     session,
     side_engine,
-    unavailable,
     utcnow,
 )
 from app.models.change_sets import ChangeSet
+from app.models.connect import unavailable
 from app.models.drift import DriftDetection
 from app.models.exports import StackExport as StackExport
 from app.models.exports import StackImport as StackImport

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from app.resource_types._cloud import UNLISTED_DESCRIPTION
+from app.resource_types._schemas import aodh_gnocchi as sch_gnocchi
 from app.resource_types._schemas import aodh_more as sch
 from app.resource_types.aodh import BaseAlarm
 from app.resource_types.base import Resource
@@ -37,9 +38,9 @@ class GnocchiResourcesAlarm(_RuleAlarm):
     """A threshold on ``metric`` of the Gnocchi resource ``resource_id``."""
 
     type_name = "OS::Aodh::GnocchiResourcesAlarm"
-    support_status = sch.GNOCCHI_RESOURCES_ALARM_SUPPORT
-    properties_schema = sch.GNOCCHI_RESOURCES_ALARM_PROPERTIES
-    attributes_schema = sch.GNOCCHI_RESOURCES_ALARM_ATTRIBUTES
+    support_status = sch_gnocchi.GNOCCHI_RESOURCES_ALARM_SUPPORT
+    properties_schema = sch_gnocchi.GNOCCHI_RESOURCES_ALARM_PROPERTIES
+    attributes_schema = sch_gnocchi.GNOCCHI_RESOURCES_ALARM_ATTRIBUTES
     alarm_type = "gnocchi_resources_threshold"
     rule_properties = ("metric", "resource_id", "resource_type", *_GNOCCHI)
 
@@ -48,9 +49,9 @@ class GnocchiAggregationByMetricsAlarm(_RuleAlarm):
     """A threshold on the aggregation of the Gnocchi metrics ``metrics`` (their ids)."""
 
     type_name = "OS::Aodh::GnocchiAggregationByMetricsAlarm"
-    support_status = sch.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_SUPPORT
-    properties_schema = sch.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_PROPERTIES
-    attributes_schema = sch.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_ATTRIBUTES
+    support_status = sch_gnocchi.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_SUPPORT
+    properties_schema = sch_gnocchi.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_PROPERTIES
+    attributes_schema = sch_gnocchi.GNOCCHI_AGGREGATION_BY_METRICS_ALARM_ATTRIBUTES
     alarm_type = "gnocchi_aggregation_by_metrics_threshold"
     rule_properties = ("metrics", *_GNOCCHI)
 

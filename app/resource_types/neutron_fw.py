@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 
 from app.resource_types._cloud import UNLISTED_DESCRIPTION
 from app.resource_types._neutron_ext import NeutronExtResource
-from app.resource_types._schemas import neutron_svc as sch
+from app.resource_types._schemas import neutron_fw as sch_fw
+from app.resource_types._schemas import neutron_vpn as sch_vpn
 from app.resource_types.base import Resource
 
 #: Heat's answer for a firewall's ``shared`` attribute.
@@ -26,9 +27,9 @@ class Firewall(NeutronExtResource):
     """A firewall applying ``firewall_policy_id``."""
 
     type_name = "OS::Neutron::Firewall"
-    support_status = sch.FIREWALL_SUPPORT
-    properties_schema = sch.FIREWALL_PROPERTIES
-    attributes_schema = sch.FIREWALL_ATTRIBUTES
+    support_status = sch_fw.FIREWALL_SUPPORT
+    properties_schema = sch_fw.FIREWALL_PROPERTIES
+    attributes_schema = sch_fw.FIREWALL_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/fw/firewalls", "firewall", "firewalls", "fwaas"
     built = ("ACTIVE", "INACTIVE")
@@ -43,9 +44,9 @@ class FirewallPolicy(NeutronExtResource):
     """An ordered list of firewall rules."""
 
     type_name = "OS::Neutron::FirewallPolicy"
-    support_status = sch.FIREWALL_POLICY_SUPPORT
-    properties_schema = sch.FIREWALL_POLICY_PROPERTIES
-    attributes_schema = sch.FIREWALL_POLICY_ATTRIBUTES
+    support_status = sch_fw.FIREWALL_POLICY_SUPPORT
+    properties_schema = sch_fw.FIREWALL_POLICY_PROPERTIES
+    attributes_schema = sch_fw.FIREWALL_POLICY_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/fw/firewall_policies", "firewall_policy", "firewall_policies", "fwaas"
 
@@ -54,9 +55,9 @@ class FirewallRule(NeutronExtResource):
     """One firewall rule; ``protocol: any`` is sent as null (Heat)."""
 
     type_name = "OS::Neutron::FirewallRule"
-    support_status = sch.FIREWALL_RULE_SUPPORT
-    properties_schema = sch.FIREWALL_RULE_PROPERTIES
-    attributes_schema = sch.FIREWALL_RULE_ATTRIBUTES
+    support_status = sch_fw.FIREWALL_RULE_SUPPORT
+    properties_schema = sch_fw.FIREWALL_RULE_PROPERTIES
+    attributes_schema = sch_fw.FIREWALL_RULE_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/fw/firewall_rules", "firewall_rule", "firewall_rules", "fwaas"
 
@@ -72,9 +73,9 @@ class VPNService(NeutronExtResource):
     deprecated names)."""
 
     type_name = "OS::Neutron::VPNService"
-    support_status = sch.VPN_SERVICE_SUPPORT
-    properties_schema = sch.VPN_SERVICE_PROPERTIES
-    attributes_schema = sch.VPN_SERVICE_ATTRIBUTES
+    support_status = sch_vpn.VPN_SERVICE_SUPPORT
+    properties_schema = sch_vpn.VPN_SERVICE_PROPERTIES
+    attributes_schema = sch_vpn.VPN_SERVICE_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     hidden_properties: ClassVar[dict[str, str]] = {"subnet_id": "subnet", "router_id": "router"}
     path, key, plural, extension = "/vpn/vpnservices", "vpnservice", "vpnservices", "vpnaas"
@@ -87,9 +88,9 @@ class IKEPolicy(NeutronExtResource):
     """An IKE policy of IPsec site connections."""
 
     type_name = "OS::Neutron::IKEPolicy"
-    support_status = sch.IKE_POLICY_SUPPORT
-    properties_schema = sch.IKE_POLICY_PROPERTIES
-    attributes_schema = sch.IKE_POLICY_ATTRIBUTES
+    support_status = sch_vpn.IKE_POLICY_SUPPORT
+    properties_schema = sch_vpn.IKE_POLICY_PROPERTIES
+    attributes_schema = sch_vpn.IKE_POLICY_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/vpn/ikepolicies", "ikepolicy", "ikepolicies", "vpnaas"
 
@@ -98,9 +99,9 @@ class IPsecPolicy(NeutronExtResource):
     """An IPsec policy of IPsec site connections."""
 
     type_name = "OS::Neutron::IPsecPolicy"
-    support_status = sch.IPSEC_POLICY_SUPPORT
-    properties_schema = sch.IPSEC_POLICY_PROPERTIES
-    attributes_schema = sch.IPSEC_POLICY_ATTRIBUTES
+    support_status = sch_vpn.IPSEC_POLICY_SUPPORT
+    properties_schema = sch_vpn.IPSEC_POLICY_PROPERTIES
+    attributes_schema = sch_vpn.IPSEC_POLICY_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/vpn/ipsecpolicies", "ipsecpolicy", "ipsecpolicies", "vpnaas"
 
@@ -109,9 +110,9 @@ class IPsecSiteConnection(NeutronExtResource):
     """A site-to-site IPsec connection of a VPN service; complete once ``ACTIVE``."""
 
     type_name = "OS::Neutron::IPsecSiteConnection"
-    support_status = sch.IPSEC_SITE_CONNECTION_SUPPORT
-    properties_schema = sch.IPSEC_SITE_CONNECTION_PROPERTIES
-    attributes_schema = sch.IPSEC_SITE_CONNECTION_ATTRIBUTES
+    support_status = sch_vpn.IPSEC_SITE_CONNECTION_SUPPORT
+    properties_schema = sch_vpn.IPSEC_SITE_CONNECTION_PROPERTIES
+    attributes_schema = sch_vpn.IPSEC_SITE_CONNECTION_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural = "/vpn/ipsec-site-connections", "ipsec_site_connection", "ipsec_site_connections"
     extension = "vpnaas"

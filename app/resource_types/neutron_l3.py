@@ -18,7 +18,7 @@ from app import errors
 from app.clients import cloud_error
 from app.resource_types._cloud import CloudResource
 from app.resource_types._dependencies import StackView, ref_of
-from app.resource_types._schemas import neutron as sch
+from app.resource_types._schemas import neutron_l3 as sch_l3
 from app.resource_types.base import Resource
 from app.resource_types.neutron import NeutronResource
 
@@ -29,9 +29,9 @@ class Router(NeutronResource):
     resolved); ``l3_agent_ids`` (admin scheduling) is not applied."""
 
     type_name = "OS::Neutron::Router"
-    support_status = sch.ROUTER_SUPPORT
-    properties_schema = sch.ROUTER_PROPERTIES
-    attributes_schema = sch.ROUTER_ATTRIBUTES
+    support_status = sch_l3.ROUTER_SUPPORT
+    properties_schema = sch_l3.ROUTER_PROPERTIES
+    attributes_schema = sch_l3.ROUTER_ATTRIBUTES
     collection = "router"
     built = ("ACTIVE",)
 
@@ -66,9 +66,9 @@ class RouterInterface(NeutronResource):
     """Plugs ``subnet`` (or ``port``) into ``router``. Reference id ``"<router>:<key>=<id>"``."""
 
     type_name = "OS::Neutron::RouterInterface"
-    support_status = sch.ROUTER_INTERFACE_SUPPORT
-    properties_schema = sch.ROUTER_INTERFACE_PROPERTIES
-    attributes_schema = sch.ROUTER_INTERFACE_ATTRIBUTES
+    support_status = sch_l3.ROUTER_INTERFACE_SUPPORT
+    properties_schema = sch_l3.ROUTER_INTERFACE_PROPERTIES
+    attributes_schema = sch_l3.ROUTER_INTERFACE_ATTRIBUTES
     hidden_properties: ClassVar[dict[str, str]] = {"router_id": "router", "subnet_id": "subnet", "port_id": "port"}
 
     def validate(self) -> None:
@@ -121,9 +121,9 @@ class FloatingIP(NeutronResource):
     associated with ``port_id`` at once."""
 
     type_name = "OS::Neutron::FloatingIP"
-    support_status = sch.FLOATING_IP_SUPPORT
-    properties_schema = sch.FLOATING_IP_PROPERTIES
-    attributes_schema = sch.FLOATING_IP_ATTRIBUTES
+    support_status = sch_l3.FLOATING_IP_SUPPORT
+    properties_schema = sch_l3.FLOATING_IP_PROPERTIES
+    attributes_schema = sch_l3.FLOATING_IP_ATTRIBUTES
     hidden_properties: ClassVar[dict[str, str]] = {"floating_network_id": "floating_network"}
     collection = "ip"
     attribute_keys: ClassVar[dict[str, str]] = {}
@@ -262,9 +262,9 @@ class FloatingIPAssociation(NeutronResource):
     disassociates (a floating IP already gone counts as done)."""
 
     type_name = "OS::Neutron::FloatingIPAssociation"
-    support_status = sch.FLOATING_IP_ASSOCIATION_SUPPORT
-    properties_schema = sch.FLOATING_IP_ASSOCIATION_PROPERTIES
-    attributes_schema = sch.FLOATING_IP_ASSOCIATION_ATTRIBUTES
+    support_status = sch_l3.FLOATING_IP_ASSOCIATION_SUPPORT
+    properties_schema = sch_l3.FLOATING_IP_ASSOCIATION_PROPERTIES
+    attributes_schema = sch_l3.FLOATING_IP_ASSOCIATION_ATTRIBUTES
 
     @classmethod
     def implicit_requirements(cls, name: str, view: StackView) -> set[str]:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from app.resource_types._cloud import UNLISTED_DESCRIPTION
 from app.resource_types._neutron_ext import NeutronExtResource
 from app.resource_types._schemas import neutron_net as sch
+from app.resource_types._schemas import neutron_qos as sch_qos
 from app.resource_types.base import Resource
 
 
@@ -19,9 +20,9 @@ class QoSPolicy(NeutronExtResource):
     """A QoS policy (admin under Heat's and Neutron's default policies)."""
 
     type_name = "OS::Neutron::QoSPolicy"
-    support_status = sch.QOS_POLICY_SUPPORT
-    properties_schema = sch.QOS_POLICY_PROPERTIES
-    attributes_schema = sch.QOS_POLICY_ATTRIBUTES
+    support_status = sch_qos.QOS_POLICY_SUPPORT
+    properties_schema = sch_qos.QOS_POLICY_PROPERTIES
+    attributes_schema = sch_qos.QOS_POLICY_ATTRIBUTES
     unlisted_properties = UNLISTED_DESCRIPTION
     path, key, plural, extension = "/qos/policies", "policy", "policies", "qos"
 
@@ -44,9 +45,9 @@ class QoSBandwidthLimitRule(_QoSRule):
     """A bandwidth limit (``max_kbps``, ``max_burst_kbps``) of ``policy`` in one direction."""
 
     type_name = "OS::Neutron::QoSBandwidthLimitRule"
-    support_status = sch.QOS_BANDWIDTH_LIMIT_RULE_SUPPORT
-    properties_schema = sch.QOS_BANDWIDTH_LIMIT_RULE_PROPERTIES
-    attributes_schema = sch.QOS_BANDWIDTH_LIMIT_RULE_ATTRIBUTES
+    support_status = sch_qos.QOS_BANDWIDTH_LIMIT_RULE_SUPPORT
+    properties_schema = sch_qos.QOS_BANDWIDTH_LIMIT_RULE_PROPERTIES
+    attributes_schema = sch_qos.QOS_BANDWIDTH_LIMIT_RULE_ATTRIBUTES
     rule = "bandwidth_limit"
 
 
@@ -54,9 +55,9 @@ class QoSDscpMarkingRule(_QoSRule):
     """The DSCP mark ``policy`` sets."""
 
     type_name = "OS::Neutron::QoSDscpMarkingRule"
-    support_status = sch.QOS_DSCP_MARKING_RULE_SUPPORT
-    properties_schema = sch.QOS_DSCP_MARKING_RULE_PROPERTIES
-    attributes_schema = sch.QOS_DSCP_MARKING_RULE_ATTRIBUTES
+    support_status = sch_qos.QOS_DSCP_MARKING_RULE_SUPPORT
+    properties_schema = sch_qos.QOS_DSCP_MARKING_RULE_PROPERTIES
+    attributes_schema = sch_qos.QOS_DSCP_MARKING_RULE_ATTRIBUTES
     rule = "dscp_marking"
 
 
@@ -64,9 +65,9 @@ class QoSMinimumBandwidthRule(_QoSRule):
     """A guaranteed bandwidth (``min_kbps``) of ``policy``."""
 
     type_name = "OS::Neutron::QoSMinimumBandwidthRule"
-    support_status = sch.QOS_MINIMUM_BANDWIDTH_RULE_SUPPORT
-    properties_schema = sch.QOS_MINIMUM_BANDWIDTH_RULE_PROPERTIES
-    attributes_schema = sch.QOS_MINIMUM_BANDWIDTH_RULE_ATTRIBUTES
+    support_status = sch_qos.QOS_MINIMUM_BANDWIDTH_RULE_SUPPORT
+    properties_schema = sch_qos.QOS_MINIMUM_BANDWIDTH_RULE_PROPERTIES
+    attributes_schema = sch_qos.QOS_MINIMUM_BANDWIDTH_RULE_ATTRIBUTES
     rule, extension = "minimum_bandwidth", "qos-bw-minimum-ingress"
 
 
@@ -74,9 +75,9 @@ class QoSMinimumPacketRateRule(_QoSRule):
     """A guaranteed packet rate (``min_kpps``) of ``policy``."""
 
     type_name = "OS::Neutron::QoSMinimumPacketRateRule"
-    support_status = sch.QOS_MINIMUM_PACKET_RATE_RULE_SUPPORT
-    properties_schema = sch.QOS_MINIMUM_PACKET_RATE_RULE_PROPERTIES
-    attributes_schema = sch.QOS_MINIMUM_PACKET_RATE_RULE_ATTRIBUTES
+    support_status = sch_qos.QOS_MINIMUM_PACKET_RATE_RULE_SUPPORT
+    properties_schema = sch_qos.QOS_MINIMUM_PACKET_RATE_RULE_PROPERTIES
+    attributes_schema = sch_qos.QOS_MINIMUM_PACKET_RATE_RULE_ATTRIBUTES
     rule, extension = "minimum_packet_rate", "qos-pps-minimum"
 
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from app import errors
 from app.resource_types._cloud import UNLISTED_DESCRIPTION
-from app.resource_types._schemas import neutron as sch
+from app.resource_types._schemas import neutron_sg as sch_sg
 from app.resource_types.base import Resource
 from app.resource_types.neutron import NeutronResource
 
@@ -39,10 +39,10 @@ class SecurityGroup(NeutronResource):
     when an egress rule is given (Heat's behaviour)."""
 
     type_name = "OS::Neutron::SecurityGroup"
-    support_status = sch.SECURITY_GROUP_SUPPORT
+    support_status = sch_sg.SECURITY_GROUP_SUPPORT
     unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = UNLISTED_DESCRIPTION
-    properties_schema = sch.SECURITY_GROUP_PROPERTIES
-    attributes_schema = sch.SECURITY_GROUP_ATTRIBUTES
+    properties_schema = sch_sg.SECURITY_GROUP_PROPERTIES
+    attributes_schema = sch_sg.SECURITY_GROUP_ATTRIBUTES
     collection = "security_group"
 
     def handle_create(self) -> None:
@@ -108,11 +108,11 @@ class SecurityGroupRule(NeutronResource):
     """One rule of ``security_group`` (``remote_group`` resolved by name or id)."""
 
     type_name = "OS::Neutron::SecurityGroupRule"
-    support_status = sch.SECURITY_GROUP_RULE_SUPPORT
+    support_status = sch_sg.SECURITY_GROUP_RULE_SUPPORT
     unlisted_properties: ClassVar[dict[str, dict[str, Any]]] = {
         "description": {**UNLISTED_DESCRIPTION["description"], "update_allowed": False}}
-    properties_schema = sch.SECURITY_GROUP_RULE_PROPERTIES
-    attributes_schema = sch.SECURITY_GROUP_RULE_ATTRIBUTES
+    properties_schema = sch_sg.SECURITY_GROUP_RULE_PROPERTIES
+    attributes_schema = sch_sg.SECURITY_GROUP_RULE_ATTRIBUTES
     collection = "security_group_rule"
 
     def handle_create(self) -> None:

@@ -16,20 +16,12 @@ from flask import Blueprint, request
 
 from app.sandbox import auth
 from app.sandbox import volume as cinder
+from app.sandbox.compute_boot import attach_nics, networks_for, security_groups_for
 from app.sandbox.compute_hosts import record_action
 from app.sandbox.compute_meta import console_url
-from app.sandbox.compute_servers import (
-    attach_nics,
-    check_unlocked,
-    find_flavor,
-    find_image,
-    get_server,
-    networks_for,
-    security_groups_for,
-    server_view,
-)
+from app.sandbox.compute_servers import check_unlocked, find_flavor, find_image, get_server, server_view
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
-from app.sandbox.network_core import bind_port, release_port
+from app.sandbox.network_ports import bind_port, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 

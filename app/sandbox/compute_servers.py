@@ -6,7 +6,9 @@ performed (:mod:`app.sandbox.agent`); a deleted server is gone after ``server_de
 
 Server records keep Nova's field names; private keys: ``_project_id``, ``_flavor`` (the flavor
 snapshot), ``_own_ports`` (ports Nova created and deletes), ``_bdm`` (attached volumes).
-Actions, interfaces, volume attachments and metadata are in :mod:`app.sandbox.compute_actions`.
+What a boot request asks of Neutron and Cinder (NICs, security groups, block devices) is in
+:mod:`app.sandbox.compute_boot`; actions, interfaces, volume attachments and metadata are in
+:mod:`app.sandbox.compute_actions`.
 """
 from __future__ import annotations
 
@@ -20,10 +22,10 @@ from flask import Blueprint, request
 
 from app.sandbox import agent, auth, quotas
 from app.sandbox import volume as cinder
+from app.sandbox.compute_boot import attach_block_devices, attach_nics, networks_for, security_groups_for
 from app.sandbox.compute_hosts import host_id, place, record_action
 from app.sandbox.http import SandboxError, body, iso, microversion, no_content, paginate, reply
-from app.sandbox.network_core import bind_port, create_port, release_port
-from app.sandbox.network_sg import ensure_default_sg
+from app.sandbox.network_ports import bind_port, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -130,39 +132,6 @@ def server_view(server: Obj, detail: bool = True, index: PortIndex | None = None
 
 
 # ---- create ---------------------------------------------------------------------------------
-def networks_for(data: Obj, project_id: str | None) -> list[Obj]:
-    """The NIC requests: ``[{"port": id} | {"uuid": net, "fixed_ip": ip}]``."""
-    st = store()
-    nets = data.get("networks")
-    if nets == "none":
-        return []
-    if nets is None or nets == "auto":
-        candidates = [n for n in st.all("networks") if not n.get("router:external")
-                      and (n["project_id"] == project_id or n.get("shared"))]
-        if len(candidates) > 1:
-            raise SandboxError(409, "Multiple possible networks found, use a Network ID to be more specific.")
-        return [{"uuid": c["id"]} for c in candidates]
-    if not isinstance(nets, list):
-        raise SandboxError(400, "Invalid input for field/attribute networks.")
-    out = []
-    for nic in nets:
-        if nic.get("port"):
-            port = st.get("ports", nic["port"])
-            if port is None or not auth.can_see(port):
-                raise SandboxError(404, f"Port id {nic['port']} could not be found.")
-            if port["device_id"]:
-                raise SandboxError(409, f"Port {port['id']} is still in use.")
-            out.append({"port": port["id"]})
-        elif nic.get("uuid"):
-            net = st.get("networks", nic["uuid"])
-            if net is None or not (auth.can_see(net) or net.get("shared") or net.get("router:external")):
-                raise SandboxError(400, f"Network {nic['uuid']} could not be found.")
-            out.append({"uuid": net["id"], "fixed_ip": nic.get("fixed_ip")})
-        else:
-            raise SandboxError(400, "Bad networks format: network uuid is not in proper format ()")
-    return out
-
-
 def _group_names(st: Any, server: Obj) -> list[str]:
     """Nova's ``security_groups`` of a server: the groups of its ports in Neutron (each name
     once, in port order), so a group set on a port shows; a server without ports keeps the
@@ -177,65 +146,6 @@ def _group_names(st: Any, server: Obj) -> list[str]:
             if group is not None and group["name"] not in names:
                 names.append(group["name"])
     return names
-
-
-def security_groups_for(data: Obj, project_id: str | None) -> list[Obj]:
-    ensure_default_sg(project_id)
-    names = [g.get("name") for g in data.get("security_groups") or [{"name": "default"}]]
-    st = store()
-    groups = []
-    for name in names:
-        sg = st.get("security_groups", name) or next(
-            (s for s in st.all("security_groups") if s["name"] == name and s["project_id"] == project_id), None)
-        if sg is None:
-            raise SandboxError(400, f"Security group {name} not found for project {project_id}.")
-        groups.append(sg)
-    return groups
-
-
-def attach_nics(server: Obj, nics: list[Obj], groups: list[Obj]) -> None:
-    st = store()
-    for nic in nics:
-        if "port" in nic:
-            bind_port(st.get("ports", nic["port"]), server["id"], "compute:nova")  # type: ignore[arg-type]
-            continue
-        req: Obj = {"network_id": nic["uuid"], "device_id": server["id"], "device_owner": "compute:nova",
-                    "security_groups": [g["id"] for g in groups]}
-        if nic.get("fixed_ip"):
-            req["fixed_ips"] = [{"ip_address": nic["fixed_ip"]}]
-        try:
-            port = create_port(req, server["_project_id"])
-        except SandboxError as err:
-            raise SandboxError(400 if err.status < 500 else err.status, err.message) from None
-        server["_own_ports"].append(port["id"])
-
-
-def _block_devices(server: Obj, data: Obj) -> None:
-    st = store()
-    for bdm in data.get("block_device_mapping_v2") or []:
-        source, dest = bdm.get("source_type"), bdm.get("destination_type", "volume")
-        if dest == "local":
-            if source == "image" and bdm.get("boot_index") in (0, "0"):
-                server["_image_id"] = bdm.get("uuid") or server.get("_image_id")
-            continue
-        if source == "volume":
-            vol = st.get("volumes", bdm.get("uuid"))
-            if vol is None or not auth.can_see(vol):
-                raise SandboxError(400, f"Block Device Mapping is Invalid: failed to get volume {bdm.get('uuid')}.")
-            if vol["status"] != "available":
-                raise SandboxError(400, f"Block Device Mapping is Invalid: volume {vol['id']} status must be "
-                                   f"'available', not '{vol['status']}'.")
-        elif source in ("image", "blank", "snapshot"):
-            size = int(bdm.get("volume_size") or 1)
-            vol = cinder.new_volume(server["_project_id"], size, name="", image_id=bdm.get("uuid")
-                                    if source == "image" else None,
-                                    snapshot_id=bdm.get("uuid") if source == "snapshot" else None, ready=True)
-        else:
-            raise SandboxError(400, f"Block Device Mapping is Invalid: source_type {source} is not supported.")
-        device = bdm.get("device_name") or f"/dev/vd{chr(ord('a') + len(server['_bdm']))}"
-        cinder.attach(vol, server["id"], device)
-        server["_bdm"].append({"volume_id": vol["id"], "device": device,
-                               "delete_on_termination": bool(bdm.get("delete_on_termination", False))})
 
 
 @bp.post("/servers")
@@ -315,7 +225,7 @@ def create_server() -> Any:
     st.add("servers", server)
     try:
         attach_nics(server, nics, groups)
-        _block_devices(server, data)
+        attach_block_devices(server, data)
     except SandboxError:
         _cleanup(server)
         st.remove("servers", server_id)

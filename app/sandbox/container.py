@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, request
 
-from app.sandbox import auth, network_core
+from app.sandbox import auth, network_core, network_ports
 from app.sandbox.http import SandboxError, body, iso, no_content, reply
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
@@ -127,14 +127,14 @@ def _attach_one(c: Obj, entry: Obj) -> None:
             return
         entry = {**entry, "network": default["id"]}
     if entry.get("port"):
-        port = network_core.get_port(str(entry["port"]))
+        port = network_ports.get_port(str(entry["port"]))
         if port.get("device_id"):
             raise SandboxError(409, f"Port {port['id']} is still in use.", "PortInUse")
-        network_core.bind_port(port, c["uuid"], "compute:kuryr")
+        network_ports.bind_port(port, c["uuid"], "compute:kuryr")
         preserve = True
     else:
         ip = entry.get("v4-fixed-ip") or entry.get("v6-fixed-ip") or entry.get("fixed_ip")
-        port = network_core.create_port(
+        port = network_ports.create_port(
             {"network_id": _network(str(entry["network"]))["id"],
              "device_id": c["uuid"], "device_owner": "compute:kuryr",
              **({"fixed_ips": [{"ip_address": ip}]} if ip else {})}, project)
@@ -159,9 +159,9 @@ def _detach(c: Obj, net_id: str | None = None) -> None:
             if port is None:
                 continue
             if a["preserve_on_delete"]:
-                network_core.bind_port(port, "", "")
+                network_ports.bind_port(port, "", "")
             else:
-                network_core.release_port(port["id"])
+                network_ports.release_port(port["id"])
         if net_id is not None:
             del c["addresses"][network]
 
@@ -315,7 +315,7 @@ def network_detach(ident: str) -> Any:
     202. A network it is not on is a 400."""
     c, args = _find(ident), _network_args()
     if args.get("port"):
-        net_id = network_core.get_port(args["port"])["network_id"]
+        net_id = network_ports.get_port(args["port"])["network_id"]
     elif args.get("network"):
         net_id = _network(args["network"])["id"]
     else:

@@ -1,5 +1,6 @@
-"""Trove v1.0 (``database``) for the sandbox: instances with their databases and users, the
-resize actions, clusters, and the flavors and datastores they are made of.
+"""Trove v1.0 (``database``) for the sandbox: instances, the resize actions, clusters, and the
+flavors and datastores they are made of; an instance's databases and users are in
+:mod:`app.sandbox.database_users`.
 
 More in docs/code/sandbox.md (app.sandbox.database).
 """
@@ -25,7 +26,8 @@ DEFAULT_DATASTORE = ("mysql", "8.0")
 
 
 @bp.errorhandler(SandboxError)
-def _error(err: SandboxError) -> Response:
+def trove_error(err: SandboxError) -> Response:
+    """A sandbox error in the shape Trove answers with (Nova's fault keys)."""
     return reply({NOVA_KEYS.get(err.status, "computeFault"): {"message": err.message,
                                                              "code": err.status}}, err.status)
 
@@ -118,7 +120,7 @@ def _size(volume: Any) -> int:
     return size
 
 
-def _db_entries(items: Any) -> list[Obj]:
+def db_entries(items: Any) -> list[Obj]:
     out = []
     for d in items or []:
         if not isinstance(d, dict) or not d.get("name"):
@@ -128,7 +130,7 @@ def _db_entries(items: Any) -> list[Obj]:
     return out
 
 
-def _user_entries(items: Any, databases: list[str]) -> list[Obj]:
+def user_entries(items: Any, databases: list[str]) -> list[Obj]:
     out = []
     for u in items or []:
         if not isinstance(u, dict) or not u.get("name") or not u.get("password"):
@@ -154,7 +156,7 @@ def _new_instance(st: Any, name: str, flavor: str, size: int, datastore: Obj, cl
             "project_id": auth.ctx().project_id, "_databases": [], "_users": []}
 
 
-def _instance(ident: str) -> Obj:
+def get_instance(ident: str) -> Obj:
     inst = store().get(INSTANCES, ident)
     if inst is None or not auth.can_see(inst, admin_sees_all=False):
         raise SandboxError(404, f"Instance {ident} could not be found.")
@@ -182,8 +184,8 @@ def create_instance() -> Any:
     for nic in data.get("nics") or []:
         if nic.get("net-id") and store().get("networks", nic["net-id"]) is None:
             raise SandboxError(400, f"Network {nic['net-id']} could not be found.")
-    dbs = _db_entries(data.get("databases"))
-    users = _user_entries(data.get("users"), [d["name"] for d in dbs])
+    dbs = db_entries(data.get("databases"))
+    users = user_entries(data.get("users"), [d["name"] for d in dbs])
     st = store()
     inst = _new_instance(st, data["name"], flavor, size, datastore, None, data)
     inst["_databases"], inst["_users"] = dbs, users
@@ -201,10 +203,10 @@ def list_instances() -> Any:
 
 @bp.get("/instances/<ident>")
 def show_instance(ident: str) -> Any:
-    return reply({"instance": _view(_instance(ident))})
+    return reply({"instance": _view(get_instance(ident))})
 
 
-def _active(inst: Obj) -> None:
+def require_active(inst: Obj) -> None:
     if inst["status"] != "ACTIVE":
         raise SandboxError(409, f"Instance is not currently available for an action to be "
                                 f"performed (status was {inst['status']}).")
@@ -213,7 +215,7 @@ def _active(inst: Obj) -> None:
 @bp.put("/instances/<ident>")
 @bp.patch("/instances/<ident>")
 def edit_instance(ident: str) -> Any:
-    inst = _instance(ident)
+    inst = get_instance(ident)
     data = body("instance")
     if "name" in data:
         inst["name"] = data["name"]
@@ -224,11 +226,11 @@ def edit_instance(ident: str) -> Any:
 
 @bp.post("/instances/<ident>/action")
 def instance_action(ident: str) -> Any:
-    inst = _instance(ident)
+    inst = get_instance(ident)
     resize = body().get("resize")
     if not isinstance(resize, dict):
         raise SandboxError(400, "Invalid instance action.")
-    _active(inst)
+    require_active(inst)
     st = store()
     if "flavorRef" in resize:
         flavor = _flavor_id(resize["flavorRef"])
@@ -250,121 +252,13 @@ def instance_action(ident: str) -> Any:
 
 @bp.delete("/instances/<ident>")
 def delete_instance(ident: str) -> Any:
-    inst = _instance(ident)
+    inst = get_instance(ident)
     if inst.get("cluster_id"):
         raise SandboxError(400, "Instance belongs to a cluster; delete the cluster instead.")
     st = store()
     st.cancel_pending(inst)
     inst["status"] = "SHUTDOWN"
     st.schedule(inst, _delay("db_delete"), delete=True)
-    return no_content(202)
-
-
-# ---- databases and users -----------------------------------------------------------------------
-@bp.get("/instances/<ident>/databases")
-def list_databases(ident: str) -> Any:
-    return reply({"databases": _instance(ident)["_databases"]})
-
-
-@bp.post("/instances/<ident>/databases")
-def create_databases(ident: str) -> Any:
-    inst = _instance(ident)
-    _active(inst)
-    new = _db_entries(body().get("databases"))
-    for d in new:
-        if any(x["name"] == d["name"] for x in inst["_databases"]):
-            raise SandboxError(400, f"A database with the name {d['name']} already exists.")
-    inst["_databases"].extend(new)
-    store().touch()
-    return no_content(202)
-
-
-@bp.delete("/instances/<ident>/databases/<name>")
-def delete_database(ident: str, name: str) -> Any:
-    inst = _instance(ident)
-    if not any(d["name"] == name for d in inst["_databases"]):
-        raise SandboxError(404, f"Database {name} could not be found.")
-    inst["_databases"] = [d for d in inst["_databases"] if d["name"] != name]
-    for u in inst["_users"]:
-        u["databases"] = [d for d in u["databases"] if d != name]
-    store().touch()
-    return no_content(202)
-
-
-def _user_view(u: Obj) -> Obj:
-    return {"name": u["name"], "host": u["host"], "databases": [{"name": d} for d in u["databases"]]}
-
-
-def _user(inst: Obj, name: str) -> Obj:
-    base = name.split("@")[0]
-    for u in inst["_users"]:
-        if u["name"] == base:
-            return u
-    raise SandboxError(404, f"User {base} could not be found.")
-
-
-@bp.get("/instances/<ident>/users")
-def list_users(ident: str) -> Any:
-    return reply({"users": [_user_view(u) for u in _instance(ident)["_users"]]})
-
-
-@bp.post("/instances/<ident>/users")
-def create_users(ident: str) -> Any:
-    inst = _instance(ident)
-    _active(inst)
-    new = _user_entries(body().get("users"), [d["name"] for d in inst["_databases"]])
-    for u in new:
-        if any(x["name"] == u["name"] for x in inst["_users"]):
-            raise SandboxError(400, f"A user with the name {u['name']} already exists.")
-    inst["_users"].extend(new)
-    store().touch()
-    return no_content(202)
-
-
-@bp.get("/instances/<ident>/users/<name>")
-def show_user(ident: str, name: str) -> Any:
-    return reply({"user": _user_view(_user(_instance(ident), name))})
-
-
-@bp.put("/instances/<ident>/users/<name>")
-def update_user(ident: str, name: str) -> Any:
-    u = _user(_instance(ident), name)
-    data = body("user")
-    for key, field in (("name", "name"), ("host", "host"), ("password", "_password")):
-        if data.get(key):
-            u[field] = data[key]
-    store().touch()
-    return no_content(202)
-
-
-@bp.delete("/instances/<ident>/users/<name>")
-def delete_user(ident: str, name: str) -> Any:
-    inst = _instance(ident)
-    u = _user(inst, name)
-    inst["_users"].remove(u)
-    store().touch()
-    return no_content(202)
-
-
-@bp.put("/instances/<ident>/users/<name>/databases")
-def grant(ident: str, name: str) -> Any:
-    inst = _instance(ident)
-    u = _user(inst, name)
-    for d in body().get("databases") or []:
-        db = d.get("name") if isinstance(d, dict) else str(d)
-        if not any(x["name"] == db for x in inst["_databases"]):
-            raise SandboxError(404, f"Database {db} could not be found.")
-        if db not in u["databases"]:
-            u["databases"].append(db)
-    store().touch()
-    return no_content(202)
-
-
-@bp.delete("/instances/<ident>/users/<name>/databases/<db>")
-def revoke(ident: str, name: str, db: str) -> Any:
-    u = _user(_instance(ident), name)
-    u["databases"] = [d for d in u["databases"] if d != db]
-    store().touch()
     return no_content(202)
 
 

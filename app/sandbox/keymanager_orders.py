@@ -15,6 +15,7 @@ from app.sandbox import auth
 from app.sandbox import keymanager as km
 from app.sandbox import keymanager_crypto as crypto
 from app.sandbox.http import SandboxError, body, no_content, reply
+from app.sandbox.keymanager_containers import new_container
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 
@@ -81,7 +82,7 @@ def _pair_container(meta: Obj, private: bytes, public: bytes, owner: tuple[str, 
         refs.append({"name": "private_key_passphrase", "secret_ref": km.new_secret(
             _secret_meta(meta, "passphrase"), generated=str(meta["pass_phrase"]).encode(),
             owner=owner)["id"]})
-    return str(km.new_container("rsa", meta.get("name"), refs, owner=owner)["id"])
+    return str(new_container("rsa", meta.get("name"), refs, owner=owner)["id"])
 
 
 def _payload_bytes(secret_id: str) -> bytes:
@@ -124,7 +125,7 @@ def _certificate_container(meta: Obj, owner: tuple[str, str]) -> str:
              {"name": "intermediates", "secret_ref": km.new_secret(
                  _secret_meta({"name": meta.get("name")}, "certificate", " intermediates"),
                  generated=chain, owner=owner)["id"]}]
-    return str(km.new_container("certificate", meta.get("name"), refs, owner=owner)["id"])
+    return str(new_container("certificate", meta.get("name"), refs, owner=owner)["id"])
 
 
 def _validate(kind: Any, meta: Any) -> None:

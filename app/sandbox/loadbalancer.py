@@ -16,7 +16,8 @@ from flask import Blueprint, request
 from app.sandbox import auth, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, iso, no_content, paginate, public, reply
 from app.sandbox.loadbalancer_admin import check_lb_options
-from app.sandbox.network_core import bind_port, create_port, get_network, get_port, get_subnet, release_port
+from app.sandbox.network_core import get_network, get_subnet
+from app.sandbox.network_ports import bind_port, create_port, get_port, release_port
 from app.sandbox.runtime import sb, store
 from app.sandbox.store import Obj
 

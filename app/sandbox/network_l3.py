@@ -12,7 +12,8 @@ from flask import Blueprint
 from app.sandbox import auth, ipam, quotas
 from app.sandbox.http import SandboxError, body, filter_by_args, no_content, paginate, public, reply
 from app.sandbox.network_bodies import created, one_body
-from app.sandbox.network_core import bind_port, create_port, get_network, get_port, get_subnet, release_port
+from app.sandbox.network_core import get_network, get_subnet
+from app.sandbox.network_ports import bind_port, create_port, get_port, release_port
 from app.sandbox.network_sg import stamp
 from app.sandbox.runtime import store
 from app.sandbox.store import Obj

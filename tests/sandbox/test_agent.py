@@ -1,6 +1,7 @@
-"""The sandbox server agent (app.sandbox.agent): a server's RAW user data performs its signalling
-commands (a wait condition handle's ``curl_cli``, heat-cfntools' ``cfn-signal``) once the server
-is ACTIVE, as cloud-init would run the script on a real image; nothing else of the script runs."""
+"""The sandbox server agent (app.sandbox.agent, app.sandbox.agent_script): a server's RAW user
+data performs its signalling commands (a wait condition handle's ``curl_cli``, heat-cfntools'
+``cfn-signal``) once the server is ACTIVE, as cloud-init would run the script on a real image;
+nothing else of the script runs."""
 from __future__ import annotations
 
 import base64
@@ -13,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.sandbox import agent
+from app.sandbox import agent_script
 from tests.sandbox.conftest import wait_for
 from tests.sandbox.test_compute import boot, wait_status
 
@@ -31,7 +32,7 @@ def test_curl_cli_lines_become_their_requests() -> None:
               + CURL_CLI.format(url="http://h:8004/v1/t/stacks/s/1/resources/wh/signal")
               + " \\\n  --data-binary '{\"status\": \"SUCCESS\", \"data\": \"hello\"}' && echo ok\n"
               "curl -s http://h/plain\n")
-    first, second = agent.requests_of(script, "srv-1")
+    first, second = agent_script.requests_of(script, "srv-1")
     assert (first.method, first.url) == ("POST", "http://h:8004/v1/t/stacks/s/1/resources/wh/signal")
     assert first.headers == {"X-Auth-Token": "tok", "Content-Type": "application/json",
                              "Accept": "application/json"}
@@ -40,7 +41,7 @@ def test_curl_cli_lines_become_their_requests() -> None:
 
 
 def test_data_without_a_method_is_a_post_and_several_are_joined_as_curl_does() -> None:
-    (req,) = agent.requests_of("curl -d a=1 --data b=2 http://h/x", "s")
+    (req,) = agent_script.requests_of("curl -d a=1 --data b=2 http://h/x", "s")
     assert (req.method, req.data) == ("POST", "a=1&b=2")
 
 
@@ -59,7 +60,7 @@ def test_data_without_a_method_is_a_post_and_several_are_joined_as_curl_does() -
 ])
 def test_cfn_signal_puts_heat_cfntools_body(args: str, status: str, unique: str, reason: str,
                                             data: str) -> None:
-    (req,) = agent.requests_of(f"/opt/aws/bin/cfn-signal {args} 'http://h:8000/v1/waitcondition/x'",
+    (req,) = agent_script.requests_of(f"/opt/aws/bin/cfn-signal {args} 'http://h:8000/v1/waitcondition/x'",
                                "srv-1")
     assert (req.method, req.url, req.headers) == ("PUT", "http://h:8000/v1/waitcondition/x", {})
     assert json.loads(req.data or "") == {"Status": status, "Reason": reason, "UniqueId": unique,
@@ -70,11 +71,11 @@ def test_mime_user_data_is_read_part_by_part_and_other_text_runs_nothing() -> No
     message = MIMEMultipart()
     message.attach(MIMEText("#cloud-config\nruncmd: [curl http://h/not-a-script]\n", "cloud-config"))
     message.attach(MIMEText("#!/bin/sh\ncurl -X PUT http://h/yes\n", "x-shellscript"))
-    (req,) = [r for s in agent.scripts(_b64(message.as_string()))
-              for r in agent.requests_of(s, "s")]
+    (req,) = [r for s in agent_script.scripts(_b64(message.as_string()))
+              for r in agent_script.requests_of(s, "s")]
     assert (req.method, req.url) == ("PUT", "http://h/yes")
-    assert agent.scripts(None) == [] and agent.scripts("!!not base64") == []
-    assert agent.requests_of("echo 'unbalanced\nwget http://h/other", "s") == []
+    assert agent_script.scripts(None) == [] and agent_script.scripts("!!not base64") == []
+    assert agent_script.requests_of("echo 'unbalanced\nwget http://h/other", "s") == []
 
 
 @pytest.fixture()
@@ -156,7 +157,7 @@ notify
 exit 0
 curl http://h/after-exit
 """
-    got = [(r.method, r.url) for r in agent.requests_of(script, "s")]
+    got = [(r.method, r.url) for r in agent_script.requests_of(script, "s")]
     assert got == [("POST", "http://h/loop-once"), ("GET", "http://h/until-cond"),
                    ("PUT", "http://h/then"), ("PUT", "http://h/called-fn"),
                    ("PUT", "http://h/success")]
@@ -166,12 +167,12 @@ def test_heat_cfntools_user_data_runs_its_cfn_userdata_script() -> None:
     from app.resource_types import _userdata
     text = _userdata.build("#!/bin/bash\n/opt/aws/bin/cfn-signal -e 0 'http://h/wc'\n",
                            "HEAT_CFNTOOLS", metadata={"AWS::CloudFormation::Init": {}})
-    got = [(r.method, r.url) for s in agent.scripts(_userdata.encode(text))
-           for r in agent.requests_of(s, "srv")]
+    got = [(r.method, r.url) for s in agent_script.scripts(_userdata.encode(text))
+           for r in agent_script.requests_of(s, "srv")]
     assert got == [("PUT", "http://h/wc")]
     not_a_script = _userdata.build("curl http://h/no", "HEAT_CFNTOOLS")
-    assert [r for s in agent.scripts(_userdata.encode(not_a_script))
-            for r in agent.requests_of(s, "srv")] == []
+    assert [r for s in agent_script.scripts(_userdata.encode(not_a_script))
+            for r in agent_script.requests_of(s, "srv")] == []
 
 
 def test_a_for_loop_runs_its_body_for_each_item() -> None:
@@ -184,5 +185,5 @@ for x in a b c; do curl http://h/item; done
 for y in 1 2 3; do curl http://h/first; break; done
 wait
 """
-    got = [r.url for r in agent.requests_of(script, "s")]
+    got = [r.url for r in agent_script.requests_of(script, "s")]
     assert got == ["http://h/sig"] * 20 + ["http://h/item"] * 3 + ["http://h/first"]

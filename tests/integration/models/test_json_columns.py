@@ -1,5 +1,5 @@
 """A JSON column round-trips through SQLite with the values the stdlib would read
-(app.models.base.json_loads)."""
+(app.models.connect.json_loads)."""
 from __future__ import annotations
 
 

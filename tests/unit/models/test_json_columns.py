@@ -1,4 +1,4 @@
-"""app.models.base.json_loads: JSON columns read back exactly as the stdlib would read them
+"""app.models.connect.json_loads: JSON columns read back exactly as the stdlib would read them
 (orjson where it agrees, the stdlib where it does not)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from app.models.base import json_loads
+from app.models.connect import json_loads
 
 DOCS = [
     '{"a": 1, "b": [1.5, -2e-3, true, null], "c": {"d": "\\u00e9t\\u00e9"}}',

@@ -1,0 +1,182 @@
+"""How the process connects to its database: engines for SQLite (WAL, busy timeout, ``BEGIN
+IMMEDIATE`` for writers, SQLAlchemy's documented pysqlite recipe) and PostgreSQL (connect
+arguments bounding a silent client, a checkout check instead of ``pool_pre_ping``), the JSON
+columns' codec, and what says the database cannot be reached (:func:`unavailable`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import sqlite3
+import time
+from typing import Any
+
+import orjson
+from sqlalchemy import create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Engine
+
+
+def json_loads(data: str | bytes | bytearray | memoryview) -> Any:
+    """A JSON column's value (what ``json.loads`` gives), decoded by orjson, faster than the
+    stdlib on the property documents an update's start reads. orjson reads an integer wider
+    than 64 bits as a float and refuses NaN, where the stdlib (and a template) keeps them: a
+    document with a run of 19 or more digits, or that orjson refuses, goes to the stdlib."""
+    raw = bytes(data) if isinstance(data, memoryview) else data
+    long = _LONG_DIGITS.search(raw) if isinstance(raw, str) else _LONG_DIGIT_BYTES.search(raw)
+    if long is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+_LONG_DIGIT_BYTES = re.compile(rb"[0-9]{19}")
+
+
+def _sqlite_setup(engine: Engine, immediate: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # let SQLAlchemy's begin event issue BEGIN
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # on the driver's connection: a statement of SQLAlchemy's costs as much CPU as the
+        # BEGIN itself; one that fails is issued again through SQLAlchemy, which raises its
+        # own error for it (what callers handle: app.models.unavailable)
+        try:
+            conn.connection.driver_connection.execute(begin)
+        except sqlite3.Error:
+            conn.exec_driver_sql(begin)
+
+
+def make_engine(url: str, *, immediate: bool = True) -> Engine:
+    """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
+
+    ``immediate``: SQLite transactions take the write lock at BEGIN (for writers); readers use a
+    second engine with deferred BEGIN so that reads never queue behind writes (WAL).
+    """
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        eng = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                            json_serializer=json.dumps, json_deserializer=json_loads)
+        _sqlite_setup(eng, immediate)
+        return eng
+    eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps,
+                        json_deserializer=json_loads, connect_args=pg_connect_args())
+    _check_on_checkout(eng)
+    return eng
+
+
+def pg_connect_args() -> dict[str, Any]:
+    """psycopg's connection arguments: :data:`CONNECT_TIMEOUT_SECONDS`, and a bound on a
+    silent client: the server ends a session whose transaction is left idle, or whose answer
+    is left unacknowledged, for ``engine_lease_seconds`` (at least
+    :data:`SILENT_CLIENT_SECONDS`), so that a worker cut off mid-transaction holds no row lock
+    once its lease ran out (PostgreSQL keeps them until TCP keepalive gives up, hours later)."""
+    from app import config
+    ms = int(max(SILENT_CLIENT_SECONDS, config.get().engine_lease_seconds) * 1000)
+    return {"connect_timeout": CONNECT_TIMEOUT_SECONDS,
+            "options": f"-c idle_in_transaction_session_timeout={ms} -c tcp_user_timeout={ms}"}
+
+
+#: s a session may leave a transaction idle at least (:func:`pg_connect_args`)
+SILENT_CLIENT_SECONDS = 5.0
+#: A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out
+PING_AFTER_IDLE_SECONDS = 10.0
+#: s a new PostgreSQL connection may take (a server that does not answer is unavailable)
+CONNECT_TIMEOUT_SECONDS = 10
+
+
+def _server_spoke(dbapi_conn: Any) -> bool:
+    """Whether an idle connection's socket has something to read, or is gone: a server that
+    shuts down or ends the session (``pg_ctl restart``, ``pg_terminate_backend``) sends its
+    error and closes the socket, which a connection doing nothing should never see. One
+    ``select`` of the socket with no timeout, no round trip (gevent's ``select`` answers that
+    without yielding; its patching removes ``poll``)."""
+    try:
+        if getattr(dbapi_conn, "closed", False):
+            return True
+        readable, _, broken = select.select([dbapi_conn.fileno()], [], [dbapi_conn.fileno()], 0)
+        return bool(readable or broken)
+    except Exception:  # no descriptor any more, or one select cannot take: ping
+        return True
+
+
+def _check_on_checkout(eng: Engine) -> None:
+    """Check every pooled connection as it is handed out: one the server closed (its socket
+    readable while idle, :func:`_server_spoke`) or one idle for more than
+    :data:`PING_AFTER_IDLE_SECONDS` (a proxy may have dropped it silently) is pinged, and a
+    dead one is replaced before use, as ``pool_pre_ping`` does, without a round trip before
+    every transaction of a busy worker (a step has three or four, each ping costing CPU and a
+    statement for the server). So a
+    restarted server costs no request and no step an error. A connection that dies while in
+    use raises, and the pool discards it (SQLAlchemy's disconnect handling); the task's retry
+    runs the step again (:func:`unavailable`). SQLAlchemy's documented custom checkout ping
+    ("Disconnect Handling - Pessimistic"): raising ``DisconnectionError`` makes the pool
+    retry with a fresh connection."""
+
+    @event.listens_for(eng, "checkin")
+    def _checked_in(dbapi_conn: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(eng, "checkout")
+    def _checked_out(dbapi_conn: Any, record: Any, proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None:
+            return  # a new connection
+        if time.monotonic() - since <= PING_AFTER_IDLE_SECONDS and not _server_spoke(dbapi_conn):
+            return
+        try:
+            eng.dialect.do_ping(dbapi_conn)  # outside a transaction, as pool_pre_ping's
+        except Exception as exc:
+            raise sa_exc.DisconnectionError(str(exc)) from exc
+
+
+try:
+    import psycopg
+    _PG_ERRORS: tuple[type[Exception], ...] = (psycopg.OperationalError, psycopg.InterfaceError)
+except ImportError:  # pragma: no cover - SQLite only
+    _PG_ERRORS = ()
+#: PostgreSQL error classes of a lost or refused connection: connection exception (08),
+#: operator intervention (57P: admin or crash shutdown, cannot connect now)
+_UNAVAILABLE_SQLSTATES = ("08", "57P")
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the database cannot be
+    reached: a connection refused, lost or closed by the server (SQLAlchemy's disconnect
+    detection, psycopg's ``OperationalError`` without a server error or with an error of
+    class 08 / 57P), or no pooled connection to be had. Such an error says nothing about the
+    request or the step: it may be tried again once the server is back."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (sa_exc.DisconnectionError, sa_exc.TimeoutError)):
+            return True
+        if isinstance(cur, sa_exc.DBAPIError):
+            if cur.connection_invalidated:
+                return True
+            cur = cur.orig
+            continue
+        if isinstance(cur, _PG_ERRORS):
+            state = getattr(cur, "sqlstate", None)
+            if state is None or state.startswith(_UNAVAILABLE_SQLSTATES):
+                return True
+        cur = cur.__cause__ or cur.__context__
+    return False
