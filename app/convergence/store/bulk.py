@@ -5,7 +5,7 @@ On PostgreSQL more than :data:`COPY_FROM` rows go through ``COPY ... FROM STDIN`
 while the copy runs: the server stays busy with the statement, where one multi-row ``INSERT``
 has every row's parameters processed before the first is sent (a pause longer than the engine
 lease on a loaded host, after which PostgreSQL ends the idle transaction:
-:func:`app.models.base.pg_connect_args`). Fewer rows, and SQLite, take one ``INSERT``
+:func:`app.models.connect.pg_connect_args`). Fewer rows, and SQLite, take one ``INSERT``
 (``executemany``). Values are those an ``INSERT`` would store: the columns' Python defaults
 filled in, JSON columns serialised as the engine serialises them.
 """
