@@ -86,7 +86,8 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
             _remember_drained(stack_id, _starts[stack_id][0])
         return 0
     with session() as s:
-        deleted = changed(s.connection().execute(_DELETE, {"sid": stack_id, "ids": ids}))
+        deleted = changed(s.connection().execute(
+            _DELETE, {"sid": stack_id, "floor": floor, "last": max(ids)}))
     _remember(_floors, stack_id, max(ids))
     return deleted
 
@@ -102,8 +103,10 @@ _OLDEST_ANY = (select(ET.c.id).where(ET.c.stack_id == bindparam("sid"),
                .order_by(ET.c.id).limit(bindparam("batch")))
 #: ... and before ``before``
 _OLDEST = _OLDEST_ANY.where(ET.c.id < bindparam("before"))
-_DELETE = delete(ET).where(ET.c.stack_id == bindparam("sid"),
-                           ET.c.id.in_(bindparam("ids", expanding=True)))
+#: the stack's events above ``floor`` up to ``last`` (the oldest ids read: a range of its index,
+#: which no plan reads more of, where an IN list of ids could be read as all the stack's events)
+_DELETE = delete(ET).where(ET.c.stack_id == bindparam("sid"), ET.c.id > bindparam("floor"),
+                           ET.c.id <= bindparam("last"))
 _STACK = select(ST.c.action, ST.c.status, ST.c.current_traversal).where(
     ST.c.id == bindparam("sid"))
 #: the id of the stack's own IN_PROGRESS event of ``action`` (its newest)

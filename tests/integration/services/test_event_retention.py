@@ -139,7 +139,7 @@ def test_a_purge_reads_from_above_the_newest_event_it_purged(rec, written):
     reads: list[tuple[str, object]] = []
 
     def seen(conn, cursor, statement, params, *_):
-        if "FROM event" in statement and statement.lstrip().upper().startswith("SELECT"):
+        if "FROM event" in statement:
             reads.append((statement, params))
     sa_event.listen(Engine, "before_cursor_execute", seen)
     try:
@@ -147,7 +147,10 @@ def test_a_purge_reads_from_above_the_newest_event_it_purged(rec, written):
     finally:
         sa_event.remove(Engine, "before_cursor_execute", seen)
     assert _kept(st.id) == [r["uuid"] for r in written[6:]]
-    assert len(reads) == 2  # the count and the oldest ids, each bounded below
+    assert len(reads) == 3  # the count, the oldest ids and their delete, each bounded below
     for statement, params in reads:
         assert "event.id >" in statement
         assert ids[2] in (params.values() if isinstance(params, dict) else params)
+    statement, params = reads[-1]
+    assert statement.lstrip().upper().startswith("DELETE") and "event.id <=" in statement
+    assert ids[5] in (params.values() if isinstance(params, dict) else params)
