@@ -10,7 +10,7 @@ an SQLAlchemy ``before_cursor_execute`` listener, grouped by its verb and table)
 (by task name) and the CPU time (``time.process_time``) are reported per resource, split into
 the API's part (the request) and the workers' part (the traversal).
 
-    python bench/step_cost.py [--n 200] [--db sqlite|pg] [--shape wide|chain]
+    python bench/step_cost.py [--n 200] [--db sqlite|pg] [--shape wide|chain|group]
                               [--fleet 8] [--profile 25]
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.engine_bench import template
+from bench.engine_bench import group_template, template
 
 _VERB = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?(INSERT INTO|UPDATE|DELETE FROM|SELECT|BEGIN|"
                    r"COMMIT|ROLLBACK|PRAGMA|SAVEPOINT|RELEASE)\s*(\S*)", re.DOTALL | re.IGNORECASE)
@@ -168,7 +168,7 @@ def setup(db: str, n: int, fleet: int) -> Any:
             c.execute(f'CREATE DATABASE "{name}"')
         overrides["database_url"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
         atexit.register(_drop, name)
-    settings = config.load({}, data_dir=tmp, max_resources_per_stack=max(1000, n),
+    settings = config.load({}, data_dir=tmp, max_resources_per_stack=max(1000, n + 1),
                            workers=max(1, fleet // 4), worker_concurrency=min(4, fleet),
                            **overrides)
     config.set_current(settings)
@@ -193,7 +193,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--db", default="sqlite", choices=("sqlite", "pg"))
-    ap.add_argument("--shape", default="wide", choices=("wide", "chain"))
+    ap.add_argument("--shape", default="wide", choices=("wide", "chain", "group"),
+                    help="group: one ResourceGroup of n members (counted per member)")
     ap.add_argument("--fleet", type=int, default=8, help="worker threads of the fleet emulated")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of cProfile (-1: the count of calls only)")
     ap.add_argument("--statements", action="store_true", help="list statements by kind")
@@ -237,7 +238,7 @@ def _round(d: Any, counts: Counts, ctx: Any, a: Any, prof: Any, name: str) -> li
     from app.services import stacks
     rows = []
     for phase in ("create", "delete"):
-        body = template(a.n, a.shape == "chain")
+        body = group_template(a.n) if a.shape == "group" else template(a.n, a.shape == "chain")
         c0, t0 = time.process_time(), time.perf_counter()
         if prof:
             prof.api.enable()

@@ -57,7 +57,9 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
 
     :returns: the number of events deleted. Cost: O(keep) reads on index ``ix_event_stack``
     (a count that stops at ``keep``: a stack with fewer events costs that one read), then
-    O(batch) for the oldest deletable ids, and the write lock only for the delete; finding
+    O(batch) for the oldest deletable ids, and the write lock only for the delete; both reads
+    start above the newest event this process purged (:data:`_floors`), not at the dead index
+    entries of earlier purges, so a purge costs the same however many came before; finding
     the operation's first event costs O(events of the operation) once per operation and
     process (:func:`_operation_start`). Once only the operation's own events are left, the
     rest of it costs one read of the stack row a purge (:data:`_drained`: no older event
@@ -67,37 +69,44 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
     batch = settings.event_purge_batch_size if batch is None else batch
     if keep <= 0 or batch <= 0:
         return 0
+    floor = _floors.get(stack_id, 0)
     with read_session() as s:
         c = s.connection()
         if stack_id in _drained and _drained[stack_id] == _running_traversal(c, stack_id):
             return 0
-        if (c.execute(_COUNT_UPTO, {"sid": stack_id, "keep": keep}).scalar() or 0) < keep:
+        if (c.execute(_COUNT_UPTO, {"sid": stack_id, "keep": keep, "floor": floor})
+                .scalar() or 0) < keep:
             return 0
         running = _operation_start(c, stack_id)
-        ids = list(c.execute(_OLDEST, {"sid": stack_id, "batch": batch,
-                                       "before": _NO_BOUND if running is None else running})
-                   .scalars())
+        params = {"sid": stack_id, "batch": batch, "floor": floor}
+        ids = list((c.execute(_OLDEST_ANY, params) if running is None else
+                    c.execute(_OLDEST, {**params, "before": running})).scalars())
     if not ids:
         if running and stack_id in _starts:
             _remember_drained(stack_id, _starts[stack_id][0])
         return 0
     with session() as s:
-        return changed(s.connection().execute(_DELETE, {"sid": stack_id, "ids": ids}))
+        deleted = changed(s.connection().execute(
+            _DELETE, {"sid": stack_id, "floor": floor, "last": max(ids)}))
+    _remember(_floors, stack_id, max(ids))
+    return deleted
 
 
 ET, ST = table(Event), table(Stack)
-#: an event id above every other (SQLite's and PostgreSQL's integer keys)
-_NO_BOUND = 2**62
-#: the stack's events counted up to ``keep`` (the count stops there)
+#: the stack's events above ``floor`` counted up to ``keep`` (the count stops there)
 _COUNT_UPTO = select(func.count()).select_from(
-    select(ET.c.id).where(ET.c.stack_id == bindparam("sid")).limit(bindparam("keep"))
-    .subquery())
-#: the stack's oldest ``batch`` events before ``before``
-_OLDEST = (select(ET.c.id).where(ET.c.stack_id == bindparam("sid"),
-                                 ET.c.id < bindparam("before"))
-           .order_by(ET.c.id).limit(bindparam("batch")))
-_DELETE = delete(ET).where(ET.c.stack_id == bindparam("sid"),
-                           ET.c.id.in_(bindparam("ids", expanding=True)))
+    select(ET.c.id).where(ET.c.stack_id == bindparam("sid"), ET.c.id > bindparam("floor"))
+    .limit(bindparam("keep")).subquery())
+#: the stack's oldest ``batch`` events above ``floor``
+_OLDEST_ANY = (select(ET.c.id).where(ET.c.stack_id == bindparam("sid"),
+                                     ET.c.id > bindparam("floor"))
+               .order_by(ET.c.id).limit(bindparam("batch")))
+#: ... and before ``before``
+_OLDEST = _OLDEST_ANY.where(ET.c.id < bindparam("before"))
+#: the stack's events above ``floor`` up to ``last`` (the oldest ids read: a range of its index,
+#: which no plan reads more of, where an IN list of ids could be read as all the stack's events)
+_DELETE = delete(ET).where(ET.c.stack_id == bindparam("sid"), ET.c.id > bindparam("floor"),
+                           ET.c.id <= bindparam("last"))
 _STACK = select(ST.c.action, ST.c.status, ST.c.current_traversal).where(
     ST.c.id == bindparam("sid"))
 #: the id of the stack's own IN_PROGRESS event of ``action`` (its newest)
@@ -114,6 +123,17 @@ _MAX_STARTS = 4096
 _drained: dict[str, str] = {}
 
 
+#: stack id -> the newest of its events this process purged: the purged ones stay in the index
+#: until a vacuum, and a scan from the stack's oldest would step over all of them each purge
+_floors: dict[str, int] = {}
+
+
+def _remember(cache: dict[str, Any], stack_id: str, value: Any) -> None:
+    if len(cache) >= _MAX_STARTS:
+        cache.clear()
+    cache[stack_id] = value
+
+
 def _running_traversal(c: Connection, stack_id: str) -> str | None:
     """The stack's traversal in progress (None: none is)."""
     st = c.execute(_STACK, {"sid": stack_id}).first()
@@ -121,9 +141,7 @@ def _running_traversal(c: Connection, stack_id: str) -> str | None:
 
 
 def _remember_drained(stack_id: str, traversal_id: str) -> None:
-    if len(_drained) >= _MAX_STARTS:
-        _drained.clear()
-    _drained[stack_id] = traversal_id
+    _remember(_drained, stack_id, traversal_id)
 
 
 def _operation_start(c: Connection, stack_id: str) -> int | None:
@@ -140,7 +158,5 @@ def _operation_start(c: Connection, stack_id: str) -> int | None:
     first = c.execute(_FIRST, {"sid": stack_id, "action": st.action}).scalar()
     if first is None:
         return 0
-    if len(_starts) >= _MAX_STARTS:
-        _starts.clear()
-    _starts[stack_id] = (str(st.current_traversal), int(first))
+    _remember(_starts, stack_id, (str(st.current_traversal), int(first)))
     return int(first)

@@ -101,25 +101,56 @@ class config_values:
 
 def test_an_operation_whose_older_events_are_gone_is_not_counted_again_until_it_ends(rec, written):
     from sqlalchemy import event as sa_event
-
-    from app.models import get_engine
+    from sqlalchemy.engine import Engine
     st = stacks.create_stack(CTX, stack_name="drained", template=_template("a"))
     with config_values(max_events_per_stack=0):
         rec.run_all()
         updates.update_stack(CTX, st.name, st.id, template=_template("b"))
         assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 8  # the create's
-        assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 0  # the update's only
+        assert event_retention.purge_oldest(st.id, keep=1, batch=100) == 0  # the update's only
         reads: list[str] = []
 
         def seen(conn, cursor, statement, *_):
             reads.append(statement)
-        sa_event.listen(get_engine(), "before_cursor_execute", seen)
+        sa_event.listen(Engine, "before_cursor_execute", seen)
         try:
-            assert event_retention.purge_oldest(st.id, keep=2, batch=100) == 0
+            assert event_retention.purge_oldest(st.id, keep=1, batch=100) == 0
         finally:
-            sa_event.remove(get_engine(), "before_cursor_execute", seen)
+            sa_event.remove(Engine, "before_cursor_execute", seen)
+        assert len(reads) == 1
         assert [r for r in reads if "FROM event" in r] == []  # only the stack row was read
         rec.run_all()
         update_events = len(_kept(st.id))
         updates.update_stack(CTX, st.name, st.id, template=_template("c"))
         assert event_retention.purge_oldest(st.id, keep=2, batch=100) == update_events
+
+
+def test_a_purge_reads_from_above_the_newest_event_it_purged(rec, written):
+    """The purged events' index entries stay until a vacuum: reads start above them."""
+    from sqlalchemy import event as sa_event
+    from sqlalchemy.engine import Engine
+    st = stacks.create_stack(CTX, stack_name="floor", template=_template("a"))
+    with config_values(max_events_per_stack=0):
+        rec.run_all()
+    with read_session() as s:
+        ids = list(s.execute(select(Event.id).where(Event.stack_id == st.id)
+                             .order_by(Event.id)).scalars())
+    assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    reads: list[tuple[str, object]] = []
+
+    def seen(conn, cursor, statement, params, *_):
+        if "FROM event" in statement:
+            reads.append((statement, params))
+    sa_event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        assert event_retention.purge_oldest(st.id, keep=2, batch=3) == 3
+    finally:
+        sa_event.remove(Engine, "before_cursor_execute", seen)
+    assert _kept(st.id) == [r["uuid"] for r in written[6:]]
+    assert len(reads) == 3  # the count, the oldest ids and their delete, each bounded below
+    for statement, params in reads:
+        assert "event.id >" in statement
+        assert ids[2] in (params.values() if isinstance(params, dict) else params)
+    statement, params = reads[-1]
+    assert statement.lstrip().upper().startswith("DELETE") and "event.id <=" in statement
+    assert ids[5] in (params.values() if isinstance(params, dict) else params)
