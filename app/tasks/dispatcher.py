@@ -99,12 +99,6 @@ class CeleryDispatcher:
         self.parallelism = settings.workers * settings.worker_concurrency
         self.batch_max = settings.step_batch_max
         self._engine_queue: str | None = None
-        # Celery builds its producer pool on first use and sets its limit after publishing it:
-        # two API threads sending their first messages at once raced there (kombu: "Can't
-        # shrink pool when in use", a 500 for a create); built here, before any thread sends
-        amqp = getattr(app, "amqp", None)  # None: a test's stand-in for Celery
-        if amqp is not None:
-            _ = amqp.producer_pool
 
     @property
     def labelled(self) -> bool:
