@@ -49,7 +49,10 @@ def _child(st: Any, name: str) -> Any:
 
 
 def _row(st: Any, name: str) -> Any:
-    return {r.name: r for r, _ in resources.list_resources(CTX, st)}[name]
+    """A resource's row, every column (a listing reads only the columns it shows)."""
+    from app.models import Resource, read_session
+    with read_session() as s:
+        return s.query(Resource).filter_by(stack_id=st.id, name=name).one()
 
 
 def test_snapshot_and_restore_reach_the_nested_stacks(db: Any, cloud_settings: Any,
