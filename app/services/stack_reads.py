@@ -30,10 +30,15 @@ def _by_id(columns: tuple[str, ...]) -> Select[Any]:
 _REF_BY_ID, _SHOWN_BY_ID = _by_id(_REF), _by_id(_SHOWN)
 
 
+def visible(ctx: RequestContext, st: Any) -> bool:
+    """Whether the caller sees the stack ``st`` (anything with ``tenant`` and ``id``): its
+    tenant's, an admin (Heat: admins see all), or a token scoped to its stack-user project."""
+    return (st.tenant == ctx.tenant_id or ctx.is_admin
+            or auth.is_stack_user_project(ctx, st.tenant, st.id, config.get()))
+
+
 def _check(ctx: RequestContext, st: Any, stack_name: str) -> None:
-    if st is None or st.name != stack_name or (
-            st.tenant != ctx.tenant_id and not ctx.is_admin  # Heat: admins see all
-            and not auth.is_stack_user_project(ctx, st.tenant, st.id, config.get())):
+    if st is None or st.name != stack_name or not visible(ctx, st):
         raise errors.NotFound("Stack", stack_name)
 
 

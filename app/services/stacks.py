@@ -30,6 +30,7 @@ from app.services import (
     limits,
     live_outputs,
     protection,
+    stack_reads,
 )
 from app.services.stack_list import count_stacks, list_stacks  # noqa: F401  (the views' names)
 from app.templates.functions.base import UNKNOWN
@@ -187,8 +188,7 @@ def get_by_id(ctx: RequestContext, stack_id: str) -> Stack:
     accepts ``stack_user_project_id``). :raises NotFound."""
     with read_session() as s:
         st = s.execute(_BY_ID, {"stack_id": stack_id}).scalar()
-    if st is None or (st.tenant != ctx.tenant_id and not ctx.is_admin  # Heat: admins see all
-                      and not auth.is_stack_user_project(ctx, st.tenant, st.id, config.get())):
+    if st is None or not stack_reads.visible(ctx, st):
         raise errors.NotFound("Stack", stack_id)
     return st
 
@@ -209,8 +209,7 @@ def lookup_stack(ctx: RequestContext, stack_identity: str) -> Stack:
                 if auth.is_stack_user_project(ctx, c.tenant, c.id, settings)), None)
         if st is None:
             st = s.get(Stack, stack_identity)
-    if st is None or (st.tenant != ctx.tenant_id and not ctx.is_admin  # Heat: admins see all
-                      and not auth.is_stack_user_project(ctx, st.tenant, st.id, settings)):
+    if st is None or not stack_reads.visible(ctx, st):
         raise errors.NotFound("Stack", stack_identity)
     return st
 
