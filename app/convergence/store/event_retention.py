@@ -83,7 +83,7 @@ def purge_oldest(stack_id: str, keep: int | None = None, batch: int | None = Non
                     c.execute(_OLDEST, {**params, "before": running})).scalars())
     if not ids:
         if running and stack_id in _starts:
-            _remember_drained(stack_id, _starts[stack_id][0])
+            _remember(_drained, stack_id, _starts[stack_id][0])
         return 0
     with session() as s:
         deleted = changed(s.connection().execute(
@@ -121,8 +121,6 @@ _MAX_STARTS = 4096
 #: stack id -> its traversal in progress, which a purge found nothing older than: the events
 #: written while it runs are its own (ids only grow), so no purge can take one until it ends
 _drained: dict[str, str] = {}
-
-
 #: stack id -> the newest of its events this process purged: the purged ones stay in the index
 #: until a vacuum, and a scan from the stack's oldest would step over all of them each purge
 _floors: dict[str, int] = {}
@@ -138,10 +136,6 @@ def _running_traversal(c: Connection, stack_id: str) -> str | None:
     """The stack's traversal in progress (None: none is)."""
     st = c.execute(_STACK, {"sid": stack_id}).first()
     return None if st is None or st.status != Status.IN_PROGRESS else str(st.current_traversal)
-
-
-def _remember_drained(stack_id: str, traversal_id: str) -> None:
-    _remember(_drained, stack_id, traversal_id)
 
 
 def _operation_start(c: Connection, stack_id: str) -> int | None:
