@@ -28,7 +28,8 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
 ``--cpu`` measures instead, in this process (no ``stoker up``): CPU time per request
 (``time.process_time``) of each read route and of POST /stacks through Flask's test client, on a
 PostgreSQL database of ``--stacks`` stacks (created in this process, inline) — the figure to
-compare on a shared machine, where wall-clock latency is noisy (``--cpu-requests`` per route).
+compare on a shared machine, where wall-clock latency is noisy (``--cpu-requests`` per route) —
+and the Python calls per request (cProfile's count over 50 more requests), which no load blurs.
 
 ``--profile`` runs the read route with the highest p99 300 times in this process under
 cProfile and prints the functions with the most own and cumulative time.
@@ -323,7 +324,7 @@ def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
             made.append((project, sname, resp.get_json()["stack"]["id"]))
         print(f"{n_stacks} stacks in {projects} projects (created inline)", flush=True)
         rnd = random.Random(7)
-        print(f"{'route':<14}{'CPU ms/req':>11}{'wall ms/req':>12}{'n':>6}")
+        print(f"{'route':<14}{'CPU ms/req':>11}{'wall ms/req':>12}{'n':>6}{'calls/req':>11}")
         for route in ROUTES:
             paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
             for path in paths[:20]:  # warm: caches, prepared statements
@@ -332,22 +333,46 @@ def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
             for path in paths:
                 assert client.get(path).status_code == 200
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+            calls = calls_per_request(lambda path: client.get(path).status_code == 200,
+                                      paths[:CALLS_REQUESTS])
             print(f"{route:<14}{cpu / requests_n * 1000:>11.2f}"
-                  f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}", flush=True)
+                  f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}{calls:>11.0f}", flush=True)
         settings = config_current()
         runtime.configure(wiring.compose(settings, _NoDispatch()))
-        posts = [(f"p{i % projects}", f"cpu{i}") for i in range(requests_n)]
+        posts = [(f"p{i % projects}", f"cpu{i}") for i in range(requests_n + CALLS_REQUESTS)]
+
+        def post(project_name: tuple[str, str]) -> bool:
+            return bool(client.post(f"/v1/{project_name[0]}/stacks", json={
+                "stack_name": project_name[1], "template": TEMPLATE}).status_code == 201)
         c0, w0 = time.process_time(), time.perf_counter()
-        for project, sname in posts:
-            assert client.post(f"/v1/{project}/stacks", json={
-                "stack_name": sname, "template": TEMPLATE}).status_code == 201
+        for one in posts[:requests_n]:
+            assert post(one)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        calls = calls_per_request(post, posts[requests_n:])
         print(f"{'POST /stacks':<14}{cpu / requests_n * 1000:>11.2f}"
-              f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}  (work enqueued, not run)")
+              f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}{calls:>11.0f}"
+              "  (work enqueued, not run)")
     finally:
         if base._engine is not None:
             base._engine.dispose()
         _pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+#: requests counted under cProfile for a route's Python calls per request
+CALLS_REQUESTS = 50
+
+
+def calls_per_request(send: Any, items: list[Any]) -> float:
+    """Python function calls (cProfile's total, C functions included) per ``send(item)``: a
+    route's CPU as a count, which a loaded machine does not blur."""
+    import cProfile
+    import pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    for item in items:
+        assert send(item)
+    prof.disable()
+    return pstats.Stats(prof).total_calls / len(items)  # type: ignore[attr-defined]
 
 
 def config_current() -> Any:

@@ -19,8 +19,9 @@ import os
 import random
 import socket
 import time
+import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +41,7 @@ class Conn:
         self.host = f"{self.addr[0]}:{self.addr[1]}".encode()
         self.sock: socket.socket | None = None
         self.buf = b""
+        self.resent = False  # the last request was sent again on a new connection
 
     def _connect(self) -> socket.socket:
         sock = socket.create_connection(self.addr, timeout=60)
@@ -56,6 +58,7 @@ class Conn:
             head += b"Content-Type: application/json\r\nContent-Length: " + \
                 str(len(body)).encode() + b"\r\n"
         data = head + b"\r\n" + body
+        self.resent = False
         for attempt in (0, 1):
             sock = self.sock or self._connect()
             try:
@@ -66,6 +69,7 @@ class Conn:
                 self.sock = None
                 if attempt:
                     raise
+                self.resent = True
         raise AssertionError("unreachable")
 
     def _answer(self, sock: socket.socket) -> tuple[int, bytes]:
@@ -104,12 +108,29 @@ class _Closed(Exception):
 
 
 def create(conn: Conn, prefix: str, project: str, name: str, template: dict[str, Any]) -> str:
-    """POST /stacks; the new stack's id. :raises HttpError: not 201."""
+    """POST /stacks; the new stack's id. A POST sent again after its connection dropped may
+    find the stack its first try made (409): that stack's id, looked up by name.
+    :raises HttpError: not 201."""
     body = json.dumps({"stack_name": name, "template": template}).encode()
     status, answer = conn.request("POST", f"{prefix}/{project}/stacks", body)
+    if status == 409 and conn.resent:
+        status, found = conn.request("GET", f"{prefix}/{project}/stacks?name={name}")
+        stacks = json.loads(found)["stacks"] if status == 200 else []
+        if stacks:
+            return str(stacks[0]["id"])
     if status != 201:
-        raise HttpError(f"POST /stacks: {status} {answer[:300]!r}")
+        raise HttpError(f"POST /stacks {project}/{name}: {status} {answer[:300]!r}")
     return str(json.loads(answer)["stack"]["id"])
+
+
+def creator_names(tag: str, k: int) -> Iterator[str]:
+    """The stack names creator ``k`` of a load tagged ``tag`` gives its stacks, in order:
+    ``<tag>-<k>-<i>``, with a token of the run in ``tag`` (:func:`run`), so that no two
+    creators, and no two runs against one server, ever ask for the same name."""
+    i = 0
+    while True:
+        yield f"{tag}-{k}-{i}"
+        i += 1
 
 
 def read_paths(project: str, name: str, sid: str) -> tuple[tuple[str, str], ...]:
@@ -139,13 +160,14 @@ def _reader(url: str, made: list[tuple[str, str, str]], seed: int, start: float,
     out.put(("read", dict(lat), os.times()))
 
 
-def _creator(url: str, tag: str, projects: list[str], each: int, template: dict[str, Any],
-             start: float, stop: float, out: Any) -> None:
+def _creator(url: str, tag: str, k: int, projects: list[str], each: int,
+             template: dict[str, Any], start: float, stop: float, out: Any) -> None:
     conn, prefix, lat, i = Conn(url), urlsplit(url).path, [], 0
+    names = creator_names(tag, k)
     _until(start)
     while (i < each) if each else (time.time() < stop):
         t0 = time.perf_counter()
-        create(conn, prefix, projects[i % len(projects)], f"{tag}-{i}", template)
+        create(conn, prefix, projects[i % len(projects)], next(names), template)
         lat.append(time.perf_counter() - t0)
         i += 1
     out.put(("create", {"post": lat}, os.times()))
@@ -169,7 +191,8 @@ def run(url: str, made: list[tuple[str, str, str]], *, readers: int, creators: i
     projects = sorted({m[0] for m in made}) or [f"{tag}{k}" for k in range(10)]
     procs = [ctx.Process(target=_reader, args=(url, made, seed, start, stop, out))
              for seed in range(readers)]
-    procs += [ctx.Process(target=_creator, args=(url, f"{tag}{k}", projects[k % len(projects):] +
+    tag = f"{tag}-{uuid.uuid4().hex[:8]}"  # this run's: no name of an earlier run again
+    procs += [ctx.Process(target=_creator, args=(url, tag, k, projects[k % len(projects):] +
                                                  projects[:k % len(projects)], creates_each,
                                                  template, start, stop, out))
               for k in range(creators)]

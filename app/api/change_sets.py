@@ -53,6 +53,10 @@ class NewStackChangeSetBody(_Named, StackCreateBody):
     is) with the change set's name and description."""
 
 
+#: one schema instance for every request each (a class would be instantiated per request)
+CHANGE_SET_BODY, NEW_STACK_CHANGE_SET_BODY = ChangeSetBody(), NewStackChangeSetBody()
+
+
 def _body() -> dict[str, Any]:
     body = request.get_json(silent=True) if is_json_body(request) else None
     if body is None:
@@ -68,7 +72,7 @@ def _named(body: dict[str, Any]) -> tuple[Any, str]:
 
 @new_blp.route("/change_sets")
 class NewStackChangeSets(MethodView):
-    @new_blp.arguments(NewStackChangeSetBody, error_status_code=400)
+    @new_blp.arguments(NEW_STACK_CHANGE_SET_BODY, error_status_code=400)
     @new_blp.response(201, description='{"change_set": {..., "stack_id", "changes": [...]}}')
     def post(self, body: dict[str, Any]) -> Any:
         """Plan a new stack (a create body) as a CREATE change set; the stack is kept
@@ -93,7 +97,7 @@ class ChangeSets(MethodView):
         """The stack's change sets, oldest first."""
         return {"change_sets": change_sets.list_change_sets(ctx(), stack_name, stack_id)}
 
-    @blp.arguments(ChangeSetBody, error_status_code=400)
+    @blp.arguments(CHANGE_SET_BODY, error_status_code=400)
     @blp.response(201, description='{"change_set": {..., "changes": [...]}}')
     def post(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
         """Plan an update of the stack and keep it as a change set (nothing else changes).

@@ -44,6 +44,10 @@ class StackUpdateBody(StackCreateBody):
                        "the stack's (CloudFormation's StackPolicyDuringUpdateBody)."})
 
 
+#: one schema instance for every request (a class would be instantiated per request)
+UPDATE_BODY = StackUpdateBody()
+
+
 def update_args(body: dict[str, Any], patch: bool) -> dict[str, Any]:
     """``update_stack``'s keyword arguments from a body, checked as heat-api does
     (``InstantiationData(body, patch)``, ``prepare_args(is_update=True)``, the engine's
@@ -138,7 +142,7 @@ def _preview(body: dict[str, Any], stack_name: str, stack_id: str, patch: bool) 
 
 @blp.route("/stacks/<stack_name>/<stack_id>", methods=["PUT", "PATCH"])
 class StackUpdate(MethodView):
-    @blp.arguments(StackUpdateBody, error_status_code=400)
+    @blp.arguments(UPDATE_BODY, error_status_code=400)
     @blp.response(202, description="Accepted: the update has started (webob's body).")
     def put(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
         """Update a stack with a new template (Heat's ``update``).
@@ -154,7 +158,7 @@ class StackUpdate(MethodView):
                 raise
             raise listing_all(exc, exc, instantiation_args(body), strict=True) from None
 
-    @blp.arguments(StackUpdateBody, error_status_code=400)
+    @blp.arguments(UPDATE_BODY, error_status_code=400)
     @blp.response(202, description="Accepted: the update has started (webob's body).")
     def patch(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
         """Update a stack keeping what is not sent (Heat's ``update_patch``, ``existing``):
@@ -165,7 +169,7 @@ class StackUpdate(MethodView):
 
 @blp.route("/stacks/<stack_name>/<stack_id>/preview", methods=["PUT", "PATCH"])
 class StackUpdatePreview(MethodView):
-    @blp.arguments(StackUpdateBody, error_status_code=400)
+    @blp.arguments(UPDATE_BODY, error_status_code=400)
     @blp.response(200, description="resource_changes: added, deleted, replaced, unchanged, "
                                    "updated.")
     def put(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:
@@ -173,7 +177,7 @@ class StackUpdatePreview(MethodView):
         ``show_nested=true`` lists the resources of nested stacks too. Nothing is written."""
         return _preview(body, stack_name, stack_id, patch=False)
 
-    @blp.arguments(StackUpdateBody, error_status_code=400)
+    @blp.arguments(UPDATE_BODY, error_status_code=400)
     @blp.response(200, description="resource_changes: added, deleted, replaced, unchanged, "
                                    "updated.")
     def patch(self, body: dict[str, Any], stack_name: str, stack_id: str) -> Any:

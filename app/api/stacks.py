@@ -52,6 +52,9 @@ LIST_PARAMS = {"limit": SINGLE, "marker": SINGLE, "sort_dir": SINGLE, "sort_keys
                "tags_any": SINGLE, "not_tags": SINGLE, "not_tags_any": SINGLE}
 LIST_BOOLS = ("show_deleted", "show_nested", "show_hidden", "global_tenant")
 LIST_TAGS = ("tags", "tags_any", "not_tags", "not_tags_any")
+#: one schema instance for every request (a class would be instantiated per request)
+CREATE_BODY = StackCreateBody()
+
 # heat-api's filter whitelist: the legacy names plus the stack keys it can filter on.
 FILTERS = {key: MIXED for key in (
     "id", "status", "name", "action", "tenant", "username", "owner_id", "stack_name",
@@ -172,7 +175,7 @@ class Stacks(MethodView):
             body["count"] = services.stacks.count_stacks(ctx(), **query)
         return body
 
-    @blp.arguments(StackCreateBody, error_status_code=400)
+    @blp.arguments(CREATE_BODY, error_status_code=400)
     @blp.response(201, description="Created: Location is the stack's URL.")
     def post(self, body: dict[str, Any]) -> Any:
         """Create a stack.
@@ -201,7 +204,7 @@ class Stacks(MethodView):
 
 @blp.route("/stacks/preview")
 class StackPreview(MethodView):
-    @blp.arguments(StackCreateBody, error_status_code=400)
+    @blp.arguments(CREATE_BODY, error_status_code=400)
     @blp.response(200, description="The stack and its resources as they would be created.")
     def post(self, body: dict[str, Any]) -> Any:
         """Preview a stack (Heat's ``POST /stacks/preview``): the create body, validated as

@@ -14,12 +14,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, exists, or_, select
+from sqlalchemy import bindparam, delete, exists, or_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from app.models.base import for_update
+from app.models.base import concurrent_writers, for_update
 from app.models.tables import RawTemplate, Stack
 
 
@@ -30,9 +30,16 @@ def content_hash(template: Any, files: Any, environment: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_T = RawTemplate.__table__
+#: the row of a content (``:digest``), and the same locked ``FOR KEY SHARE`` (PostgreSQL)
+_BY_HASH = select(_T.c.id).where(_T.c.content_hash == bindparam("digest"))
+_BY_HASH_LOCKED = _BY_HASH.with_for_update(read=True, key_share=True)
+
+
 def _existing(s: Session, digest: str) -> int | None:
-    q = select(RawTemplate.id).where(RawTemplate.content_hash == digest)
-    found = s.execute(for_update(q, read=True, key_share=True)).scalar()
+    """Run on the session's connection (SQLAlchemy Core: no ORM step for one id), built once."""
+    q = _BY_HASH_LOCKED if concurrent_writers() else _BY_HASH
+    found = s.connection().execute(q, {"digest": digest}).scalar()
     return None if found is None else int(found)
 
 

@@ -143,11 +143,12 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     raw_mapping = tmpl.raw
     try:
         with session() as s:
-            if s.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
+            conn = s.connection()  # the two checks in SQLAlchemy Core: plain rows, no ORM step
+            if conn.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
                 raise errors.StackExists(stack_name)
             # Heat counts top-level stacks only: a child stack (a group's member) reads
             # nothing that grows with the tenant's stacks
-            live = 0 if parent_id is not None else s.execute(
+            live = 0 if parent_id is not None else conn.execute(
                 _LIVE_TOP, {"tenant": ctx.tenant_id}).scalar() or 0
             if parent_id is None and live >= settings.max_stacks_per_tenant:
                 raise errors.RequestLimitExceeded(

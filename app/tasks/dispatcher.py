@@ -31,6 +31,24 @@ CONTINUE_MAX_STEPS = 100
 CONTINUE_MAX_SECONDS = 2.0
 #: The running task's continuation (thread-local; greenlet-local under gevent's patching)
 _local = threading.local()
+#: Held while a process builds its Celery app's producer pool (:func:`producer_pool`)
+_pool_lock = threading.Lock()
+
+
+def producer_pool(app: Celery) -> Any:
+    """``app``'s producer pool (kombu's ``ProducerPool``), built on first use, under a lock.
+
+    Celery's own ``amqp.producer_pool`` publishes the pool before it sets its limit (and before
+    ``app.pool`` sets kombu's global one, ``broker_pool_limit``): a thread taking a producer
+    in between made the resize fail with kombu's "Can't shrink pool when in use". Here the
+    connection pool and its limit come first, then the producer pool (born with that limit),
+    all while other threads wait. Built at first use, so from the broker configured by then,
+    and again after a fork (Celery drops the pool). Docs: docs/code/tasks.md."""
+    with _pool_lock:
+        amqp = app.amqp
+        if amqp._producer_pool is None:
+            _ = app.pool  # kombu's limit set to broker_pool_limit, the connection pool made
+        return amqp.producer_pool
 
 
 class Continuation:
@@ -99,6 +117,14 @@ class CeleryDispatcher:
         self.parallelism = settings.workers * settings.worker_concurrency
         self.batch_max = settings.step_batch_max
         self._engine_queue: str | None = None
+        self._pool: Any = None  # the app's producer pool, once built (:meth:`_ready`)
+
+    def _ready(self) -> None:
+        """Make sure the app's producer pool is built (:func:`producer_pool`) before a send;
+        after the first, one identity check (None: a test's stand-in app without one)."""
+        amqp = getattr(self.app, "amqp", None)
+        if amqp is not None and (self._pool is None or amqp._producer_pool is not self._pool):
+            self._pool = producer_pool(self.app)
 
     @property
     def labelled(self) -> bool:
@@ -128,6 +154,7 @@ class CeleryDispatcher:
                        countdown: float = 0.0) -> None:
         """:raises BrokerUnavailable: the message could not be sent."""
         with publishing():
+            self._ready()
             self._send_step(stack_id, traversal_id, resource_id, is_update, countdown)
 
     def _send(self, stack_id: str, traversal_id: str, group: list[NodeKey],
@@ -166,6 +193,7 @@ class CeleryDispatcher:
 
         :raises BrokerUnavailable: the broker could not take them."""
         with publishing():
+            self._ready()
             self._check_resources(stack_id, traversal_id, list(nodes))
 
     def _check_resources(self, stack_id: str, traversal_id: str, todo: list[NodeKey]) -> None:
@@ -199,6 +227,7 @@ class CeleryDispatcher:
         """Enqueue a use case's background job, task ``stoker.<name>``.
         :raises BrokerUnavailable: the message could not be sent."""
         with publishing():
+            self._ready()
             self.app.send_task(f"stoker.{name}", args,
                                headers={REQUEST_ID_HEADER: logs.request_id()},
                                ignore_result=True)
@@ -207,6 +236,7 @@ class CeleryDispatcher:
         """:raises BrokerUnavailable: the timer could not be sent (the timeout sweep of beat,
         ``stoker.check_timeouts``, still ends the traversal at its deadline)."""
         with publishing():
+            self._ready()
             self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
                                countdown=self._countdown(countdown),
                                argsrepr=self._label(labels.timer, stack_id, traversal_id),

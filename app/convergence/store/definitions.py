@@ -218,12 +218,17 @@ def bind_imports(s: Any, tenant: str, definition: Any) -> dict[str, Any]:
 
 
 def seed(key: tuple[str, int], loaded: Loaded) -> None:
-    """Put an already-instantiated definition in the cache (the API process at create)."""
+    """Put an already-instantiated definition in the cache (the API process at create). The
+    least recently used beyond ``MAX_CACHED`` go at once; idle ones over the resources budget
+    at most every ``IDLE_SECONDS``, as a hit sweeps (none becomes idle any sooner)."""
     with _lock:
         _cache[key] = loaded
         _cache.move_to_end(key)
         now = _used[key] = time.monotonic()
-        _evict(key, now)
+        if now - _swept[0] > IDLE_SECONDS:
+            _evict(key, now)
+        while len(_cache) > MAX_CACHED:
+            _used.pop(_cache.popitem(last=False)[0], None)
 
 
 def drop_idle() -> None:
