@@ -29,12 +29,18 @@ class Loaded:
     """A stack's instantiated definition and its graph, ready for tasks."""
     definition: Any                      # app.templates StackDefinition
     requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
-    required_by: dict[str, set[str]]     # name -> names that require it
 
     @classmethod
     def of(cls, definition: Any) -> Loaded:
         requires = registry.implicit_dependencies(definition.resources, definition.dependencies)
-        return cls(definition, requires, graph.invert(requires))
+        return cls(definition, requires)
+
+    @functools.cached_property
+    def required_by(self) -> dict[str, set[str]]:
+        """Name -> names that require it, computed when first read (the API's resource
+        views and previews; a worker's steps never read it, and a set a resource is
+        O(resources) held by each worker a large group's steps ran on). O(V + E)."""
+        return graph.invert(self.requires)
 
     @functools.cached_property
     def forward_plan(self) -> plan.Plan:
