@@ -48,6 +48,11 @@ class Loaded:
         a create computes it before its transaction begins. O(V + E)."""
         return plan.forward(self.requires)
 
+    def drop_plan(self) -> None:
+        """Forget :attr:`forward_plan` once its traversal is stored: it is O(resources), and
+        the cached definition outlives it (read again, it is computed again)."""
+        self.__dict__.pop("forward_plan", None)
+
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
 #: key -> when it was last used (``time.monotonic()``)

@@ -146,3 +146,13 @@ def test_a_delete_step_drops_its_stacks_definition(monkeypatch: pytest.MonkeyPat
     node = SimpleNamespace(stack=SimpleNamespace(id="deleted"), is_update=False)
     assert run._step(node, Action.DELETE) == "deleting"  # type: ignore[arg-type]
     assert list(definitions._cache) == [("other", 2)]
+
+
+def test_a_stored_plan_is_not_kept_with_the_cached_definition():
+    loaded = definitions.Loaded(definition=None, requires={"a": frozenset(), "b": frozenset("a")})
+    first = loaded.forward_plan
+    assert loaded.forward_plan is first       # computed once, before the transaction
+    loaded.drop_plan()
+    assert "forward_plan" not in vars(loaded)
+    assert loaded.forward_plan == first       # read again: the same plan, computed again
+    assert loaded.required_by == {"a": {"b"}, "b": set()}
