@@ -120,7 +120,9 @@ def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
     ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded)
                              for name, rdef in resources.items()), len(resources))
     _begin(s, st, Action.CREATE, len(ids))
-    return _store(s, st, loaded.forward_plan, ids, loaded)
+    traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
+    loaded.drop_plan()   # the definition stays cached; its plan is not needed again
+    return traversal_id
 
 
 def start_update(s: Session, st: Stack, loaded: Loaded, action: Action = Action.UPDATE) -> str:
@@ -179,7 +181,9 @@ def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
     ids = bulk.insert_resources(s, st.id, rows, len(rows))
     _begin(s, st, Action.ADOPT, len(ids))
-    return _store(s, st, loaded.forward_plan, ids, loaded)
+    traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
+    loaded.drop_plan()
+    return traversal_id
 
 
 def start_snapshot(s: Session, st: Stack, snapshot_id: str) -> str:

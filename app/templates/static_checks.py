@@ -198,6 +198,11 @@ def _properties(schema: Any, values: dict[str, Any], where: tuple[Any, ...],
         found.extend(props_mod.problems(schema, values, where, **how))
 
 
+#: what a resource that references none requires: one object shared by all (a group's
+#: members each held an empty frozenset of their own, ~200 bytes a member)
+NO_REQUIREMENTS: frozenset[str] = frozenset()
+
+
 def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> frozenset[str]:
     """The resources ``b`` requires: those its properties and metadata reference (a ``Ref`` to a
     parameter is not one) and its ``depends_on``, as Heat's ``Resource.required_by`` graph.
@@ -237,4 +242,4 @@ def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> 
                                        heat_type="InvalidTemplateReference")
         if dep in scope.active:
             deps.add(dep)
-    return frozenset(deps)
+    return frozenset(deps) if deps else NO_REQUIREMENTS

@@ -17,7 +17,8 @@ from app.models import read_session
 def run(node: Node) -> Result:
     """The node's step and its outcome; :class:`Ended` for a node that had ended already (it
     was not locked), :class:`Raised` for a step that raised. A DELETE's (or a create
-    ROLLBACK's) step needs no template, and none is loaded."""
+    ROLLBACK's) step needs no template, and none is loaded; a DELETE's drops the process's
+    cached definition of the stack (every worker that runs one, not only the last)."""
     if node.stack.state == NodeState.DONE:
         return Ended()
     try:
@@ -32,6 +33,8 @@ def _step(node: Node, action: str) -> Result:
     if action not in actions.ACTIONS and (node.is_update or cleans):
         st = node.stack
         node.loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
+    if action == Action.DELETE and not node.is_update:
+        definitions.forget(node.stack.id)
     if action in actions.ACTIONS:
         return actions.step(node)
     if node.is_update and action == Action.ADOPT:

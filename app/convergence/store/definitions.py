@@ -7,6 +7,8 @@ worker process and kept in a small LRU cache, bounded in entries and in the reso
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import threading
 import time
@@ -27,18 +29,29 @@ class Loaded:
     """A stack's instantiated definition and its graph, ready for tasks."""
     definition: Any                      # app.templates StackDefinition
     requires: dict[str, frozenset[str]]  # name -> names it requires (enabled resources only)
-    required_by: dict[str, set[str]]     # name -> names that require it
 
     @classmethod
     def of(cls, definition: Any) -> Loaded:
         requires = registry.implicit_dependencies(definition.resources, definition.dependencies)
-        return cls(definition, requires, graph.invert(requires))
+        return cls(definition, requires)
+
+    @functools.cached_property
+    def required_by(self) -> dict[str, set[str]]:
+        """Name -> names that require it, computed when first read (the API's resource
+        views and previews; a worker's steps never read it, and a set a resource is
+        O(resources) held by each worker a large group's steps ran on). O(V + E)."""
+        return graph.invert(self.requires)
 
     @functools.cached_property
     def forward_plan(self) -> plan.Plan:
         """The CREATE traversal's plan (:func:`app.engine.plan.forward`), computed once:
         a create computes it before its transaction begins. O(V + E)."""
         return plan.forward(self.requires)
+
+    def drop_plan(self) -> None:
+        """Forget :attr:`forward_plan` once its traversal is stored: it is O(resources), and
+        the cached definition outlives it (read again, it is computed again)."""
+        self.__dict__.pop("forward_plan", None)
 
 
 _cache: OrderedDict[tuple[str, int], Loaded] = OrderedDict()
@@ -54,6 +67,8 @@ MAX_CACHED = 64
 MAX_CACHED_RESOURCES = 20_000
 IDLE_SECONDS = 30.0
 _swept = [0.0]
+#: resources dropped at once from which the freed heap is given back to the system
+TRIM_RESOURCES = 1_000
 
 
 def identity(stack_name: str, stack_id: str, project_id: str) -> Any:
@@ -137,30 +152,56 @@ def _add_hidden(schema: dict[str, Any], hidden: dict[str, str]) -> None:
 
 
 def _cached(key: tuple[str, int]) -> Loaded | None:
+    dropped = 0
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             now = _used[key] = time.monotonic()
             if now - _swept[0] > IDLE_SECONDS:
-                _evict(key, now)
-        return hit
+                dropped = _evict(key, now)
+    give_back(dropped)
+    return hit
 
 
-def _evict(keep: tuple[str, int], now: float) -> None:
+def _evict(keep: tuple[str, int], now: float) -> int:
     """Drop the least recently used definitions beyond ``MAX_CACHED``, then idle ones (not
     ``keep``), the largest first, while the resources cached exceed ``MAX_CACHED_RESOURCES``.
-    Under ``_lock``; O(cached definitions)."""
+    Under ``_lock``; O(cached definitions). :returns: the resources the dropped ones held."""
     _swept[0] = now
+    dropped = 0
     while len(_cache) > MAX_CACHED:
-        _used.pop(_cache.popitem(last=False)[0], None)
+        k, v = _cache.popitem(last=False)
+        _used.pop(k, None)
+        dropped += len(v.requires)
     total = sum(len(v.requires) for v in _cache.values())
     idle = [k for k in _cache if k != keep and now - _used.get(k, 0.0) >= IDLE_SECONDS]
     for k in sorted(idle, key=lambda k: -len(_cache[k].requires)):  # the largest first
         if total <= MAX_CACHED_RESOURCES:
-            return
-        total -= len(_cache.pop(k).requires)
+            break
+        size = len(_cache.pop(k).requires)
+        total, dropped = total - size, dropped + size
         _used.pop(k, None)
+    return dropped
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` (None: another C library, which has none)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def give_back(dropped: int) -> None:
+    """After definitions holding ``dropped`` resources left the cache: from
+    :data:`TRIM_RESOURCES` on, give the C heap's free pages back to the system (glibc
+    ``malloc_trim``). A large definition's objects are freed but the heap keeps their pages,
+    interleaved with live ones, so a worker's RSS stayed at the largest group it loaded."""
+    trim = _malloc_trim() if dropped >= TRIM_RESOURCES else None
+    if trim is not None:
+        trim(0)
 
 
 def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
@@ -226,21 +267,30 @@ def seed(key: tuple[str, int], loaded: Loaded) -> None:
         _cache.move_to_end(key)
         now = _used[key] = time.monotonic()
         if now - _swept[0] > IDLE_SECONDS:
-            _evict(key, now)
-        while len(_cache) > MAX_CACHED:
-            _used.pop(_cache.popitem(last=False)[0], None)
+            dropped = _evict(key, now)
+        else:
+            dropped = 0
+            while len(_cache) > MAX_CACHED:
+                k, v = _cache.popitem(last=False)
+                _used.pop(k, None)
+                dropped += len(v.requires)
+    give_back(dropped)
 
 
 def drop_idle() -> None:
     """Drop idle definitions over the resources budget (called periodically, by the lease's
     sweep: a worker that runs nothing more does not keep a finished group's definition)."""
     with _lock:
-        _evict(("", 0), time.monotonic())
+        dropped = _evict(("", 0), time.monotonic())
+    give_back(dropped)
 
 
 def forget(stack_id: str) -> None:
-    """Drop a stack's cached definitions (after delete)."""
+    """Drop a stack's cached definitions (its delete runs, or it was deleted).
+    O(cached definitions)."""
+    dropped = 0
     with _lock:
         for k in [k for k in _cache if k[0] == stack_id]:
-            del _cache[k]
+            dropped += len(_cache.pop(k).requires)
             _used.pop(k, None)
+    give_back(dropped)

@@ -120,3 +120,39 @@ def test_the_periodic_sweep_drops_an_idle_large_definition(monkeypatch: pytest.M
     now[0] += definitions.IDLE_SECONDS
     definitions.drop_idle()
     assert not definitions._cache
+
+
+def test_dropping_a_large_definition_gives_the_heap_back_once(monkeypatch: pytest.MonkeyPatch):
+    trims: list[int] = []
+    monkeypatch.setattr(definitions, "_malloc_trim", lambda: trims.append)
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    definitions.seed(("small", 1), _definition(definitions.TRIM_RESOURCES - 1))
+    definitions.seed(("group-child", 2), _definition(definitions.TRIM_RESOURCES))
+    definitions.forget("small")
+    assert trims == []                   # a small definition's pages are not worth a trim
+    definitions.forget("group-child")
+    assert trims == [0] and not definitions._cache
+
+
+def test_a_delete_step_drops_its_stacks_definition(monkeypatch: pytest.MonkeyPatch):
+    from app.convergence.steps import run
+    from app.engine.states import Action
+    monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    monkeypatch.setattr(definitions, "_used", {})
+    definitions.seed(("deleted", 1), _definition(3))
+    definitions.seed(("other", 2), _definition(3))
+    monkeypatch.setattr(run.delete, "step", lambda node: "deleting")
+    node = SimpleNamespace(stack=SimpleNamespace(id="deleted"), is_update=False)
+    assert run._step(node, Action.DELETE) == "deleting"  # type: ignore[arg-type]
+    assert list(definitions._cache) == [("other", 2)]
+
+
+def test_a_stored_plan_is_not_kept_with_the_cached_definition():
+    loaded = definitions.Loaded(definition=None, requires={"a": frozenset(), "b": frozenset("a")})
+    first = loaded.forward_plan
+    assert loaded.forward_plan is first       # computed once, before the transaction
+    loaded.drop_plan()
+    assert "forward_plan" not in vars(loaded)
+    assert loaded.forward_plan == first       # read again: the same plan, computed again
+    assert loaded.required_by == {"a": {"b"}, "b": set()}
