@@ -1,9 +1,10 @@
 """Stoker's Celery settings: the one file an operator tunes, read by every Celery process.
 
-``celery -A app.tasks worker|beat|flower ...`` and ``stoker up`` (whose children are those same
-commands) build the Celery app from this module (``app.tasks.make_celery``). Edit a value here
-and restart the processes; another module can be named with ``STOKER_CELERY_CONFIG`` (it may
-``from celeryconfig import *`` and change a few names). Only Celery's lower-case setting names
+``celery -A app.tasks worker|flower ...``, ``celery -A app.tasks.beat beat`` and ``stoker up``
+(whose children are those same commands) build the Celery app from this module
+(``app.tasks.make_celery``). Edit a value here and restart the processes; another module can
+be named with ``STOKER_CELERY_CONFIG`` (it may ``from celeryconfig import *`` and change a few
+names). Only Celery's lower-case setting names
 are read (https://docs.celeryq.dev/en/stable/userguide/configuration.html).
 
 Broker and result URLs, and the Redis redelivery timings, come from the ``STOKER_*`` settings

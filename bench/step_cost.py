@@ -143,7 +143,7 @@ class QueueDispatcher:
 def drain(d: Any) -> None:
     """Run the queued messages as workers would, in order, until none is left."""
     from app.services import engine
-    from app.tasks import _step_and_continue
+    from app.tasks.worker import _step_and_continue
     while d.queue:
         name, args = d.queue.popleft()
         if name == "check_resources":
@@ -217,8 +217,8 @@ def main() -> None:
     drain(d)
     counts.take()
     d.sent.clear()
-    import app.tasks
-    settle = getattr(app.tasks, "settle_heap", None)  # what a worker's boot does to its heap
+    import app.tasks.worker
+    settle = getattr(app.tasks.worker, "settle_heap", None)  # what a worker's boot does to its heap
     if settle is not None:
         settle()
     prof: Any = cProfile.Profile() if a.profile else None

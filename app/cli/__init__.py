@@ -1,177 +1,25 @@
 """The ``stoker`` command (console script ``stoker = app.cli:main``).
 
 Server side: ``up`` (the whole embedded system in the foreground, :mod:`app.cli.up`), ``demo``
-(:mod:`app.cli.demo`), ``db upgrade``, ``db purge-deleted``, ``api``, ``worker``, ``sandbox``. Client side, against the
-Orchestration API v1: ``stack create|list|show|delete|event-list|resource-list|output-show|
+(:mod:`app.cli.demo`), ``db upgrade``, ``db purge-deleted``, ``api``, ``worker``, ``sandbox``.
+Client side, against the Orchestration API v1: ``stack create|list|show|delete|event-list|resource-list|output-show|
 template-show`` and ``validate`` (:mod:`app.cli.stack`).
 
 Exit status: 0 success; 1 a stack operation ended ``*_FAILED`` or a process of ``up`` died; 2 bad
 input, an unreachable API or an API fault (one line on stderr, never a traceback).
+
+The commands are in :mod:`app.cli.commands`; this package's own import stays light, as the API
+processes' WSGI entry (:mod:`app.cli.wsgi`) is in it.
 """
 from __future__ import annotations
 
-import os
 import sys
-from typing import Any
-
-import click
-
-from app import config
-from app.cli.change_sets import COMMANDS as CHANGE_SET_COMMANDS
-from app.cli.client import CliError, load_settings
-from app.cli.exports import export_group
-from app.cli.guards import COMMANDS as GUARD_COMMANDS
-from app.cli.recovery import COMMANDS as RECOVERY_COMMANDS
-from app.cli.stack import stack_group, validate
-from app.cli.timeline import COMMANDS as TIMELINE_COMMANDS
-
-
-def _settings(**overrides: Any) -> config.Settings:
-    return load_settings(**overrides)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="stoker", prog_name="stoker")
-def cli() -> None:
-    """Stoker: an orchestration service compatible with OpenStack Heat."""
-
-
-@cli.group()
-def db() -> None:
-    """Database schema management."""
-
-
-@db.command("upgrade")
-@click.option("--revision", default="head", show_default=True)
-def db_upgrade(revision: str) -> None:
-    """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL)."""
-    from app.models import migrate
-    settings = _settings()
-    if settings.database_url.startswith("sqlite"):
-        os.makedirs(settings.data_dir, exist_ok=True)
-    try:
-        migrate.upgrade(settings.database_url, revision)
-    except Exception as exc:
-        raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
-    click.echo(f"database {settings.database_url} upgraded to {revision}")
-
-
-@db.command("purge-deleted")
-@click.option("--age", default="90", show_default=True,
-              help="How long to keep deleted stacks, in --granularity units.")
-@click.option("-g", "--granularity", default="days", show_default=True,
-              type=click.Choice(["days", "hours", "minutes", "seconds"]))
-@click.option("-p", "--project", "project_id", default=None,
-              help="Only the deleted stacks of this project.")
-@click.option("-b", "--batch-size", default="20", show_default=True,
-              help="Stacks removed a transaction.")
-def db_purge_deleted(age: str, granularity: str, project_id: str | None, batch_size: str) -> None:
-    """Remove the stacks deleted more than --age ago, with their resources, events, sync points,
-    snapshot records and unreferenced templates (Heat's heat-manage purge_deleted); safe while
-    the API and workers run."""
-    from app import errors
-    from app.services import purge
-    _settings()
-    try:
-        removed = purge.purge_deleted(age, granularity, project_id, batch_size)
-    except errors.StokerError as exc:
-        raise CliError(str(exc)) from None
-    click.echo(", ".join(f"{key} {removed[key]}" for key in purge.COUNTED))
-
-
-@cli.command("up")
-@click.option("--workers", type=click.IntRange(min=0), default=None,
-              help="Worker processes (default STOKER_WORKERS, 2).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
-              help="API port (default STOKER_API_PORT, 8004).")
-@click.option("--no-sandbox", is_flag=True, help="Do not start the sandbox cloud.")
-@click.option("--flower", is_flag=True, help="Also start Flower (STOKER_FLOWER_PORT, 5555).")
-@click.option("--auth", "auth_strategy", type=click.Choice(["noauth", "keystone"]), default=None,
-              help="noauth (default, STOKER_AUTH_STRATEGY) or keystone: tokens validated against "
-                   "STOKER_KEYSTONE_URL (the sandbox's Keystone), Heat's policy, a trust per stack.")
-def up_command(workers: int | None, port: int | None, no_sandbox: bool, flower: bool,
-               auth_strategy: str | None) -> None:
-    """Start the embedded system (Redis, API, workers, beat, sandbox) until Ctrl-C."""
-    from app import auth, errors
-    from app.cli import up as cli_up
-    settings = _settings(workers=workers, api_port=port)
-    try:
-        settings = auth.embedded_settings(settings, auth_strategy)
-    except errors.StokerError as exc:
-        raise CliError(str(exc)) from None
-    sys.exit(cli_up.run_up(settings, sandbox=not no_sandbox, flower=flower))
-
-
-@cli.command("demo")
-@click.option("--workers", type=click.IntRange(min=1), default=None)
-@click.option("--port", type=click.IntRange(1, 65535), default=None)
-@click.option("--no-sandbox", is_flag=True, help="Do not start the sandbox cloud.")
-@click.option("-t", "--template", default=None, metavar="FILE",
-              help="Template to run, without parameters (default: examples/multi_tier.yaml on "
-                   "the sandbox cloud; examples/demo.yaml with --no-sandbox).")
-@click.option("--keep", is_flag=True, help="Keep the stack (do not delete it at the end).")
-def demo_command(workers: int | None, port: int | None, no_sandbox: bool,
-                 template: str | None, keep: bool) -> None:
-    """Start everything, create the example stack live on the sandbox, delete it, show the
-    sandbox holds nothing it created, stop everything."""
-    from app.cli import demo as cli_demo
-    settings = _settings(workers=workers, api_port=port)
-    sys.exit(cli_demo.run_demo(settings, sandbox=not no_sandbox, template=template, keep=keep))
-
-
-@cli.command()
-@click.option("--host", default=None, help="Bind address (default STOKER_API_HOST).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
-              help="Port (default STOKER_API_PORT, 8004).")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--threads", type=click.IntRange(min=1), default=4, show_default=True)
-def api(host: str | None, port: int | None, workers: int, threads: int) -> None:
-    """Serve the Orchestration API v1 with gunicorn (one process, replaced by gunicorn)."""
-    settings = _settings(api_host=host, api_port=port)
-    from app.cli.up import child_env
-    argv = [sys.executable, "-m", "gunicorn", "-c", "python:app.api.gunicorn_conf",
-            "app.cli.wsgi:create_app()", "--bind", f"{settings.api_host}:{settings.api_port}",
-            "--workers", str(workers), "--threads", str(threads)]
-    os.execve(sys.executable, argv, child_env(settings))
-
-
-@cli.command()
-@click.option("-c", "--concurrency", type=click.IntRange(min=1), default=None,
-              help="Threads or greenlets (default STOKER_WORKER_CONCURRENCY; unset: 200 "
-                   "greenlets on PostgreSQL, 16 threads on SQLite).")
-@click.option("-n", "--hostname", default="worker@%h", show_default=True)
-@click.option("--loglevel", default="INFO", show_default=True)
-def worker(concurrency: int | None, hostname: str, loglevel: str) -> None:
-    """Run one Celery worker of the engine in the STOKER_WORKER_POOL setting's pool (unset:
-    gevent on PostgreSQL, threads on SQLite)."""
-    settings = _settings(worker_concurrency=concurrency)
-    from app.cli.up import child_env
-    argv = [sys.executable, "-m", "celery", "-A", "app.tasks", "worker",
-            "--pool", settings.worker_pool, "-c", str(settings.worker_concurrency),
-            "-n", hostname, "--loglevel", loglevel]
-    os.execve(sys.executable, argv, child_env(settings))
-
-
-#: ``stoker stack ...``: the stack commands with the change set, recovery, guard and timeline ones
-STACK = click.Group(stack_group.name, help=stack_group.help, commands={
-    **stack_group.commands,
-    **{c.name: c for c in CHANGE_SET_COMMANDS + RECOVERY_COMMANDS + GUARD_COMMANDS
-                           + TIMELINE_COMMANDS if c.name}})
-cli.add_command(STACK)
-cli.add_command(validate)
-cli.add_command(export_group)
-
-try:  # the sandbox cloud's own command (app/sandbox/commands.py)
-    from app.sandbox.commands import sandbox as _sandbox
-except ImportError:  # pragma: no cover - until the sandbox package provides it
-    _sandbox = None
-if _sandbox is not None:
-    cli.add_command(_sandbox, "sandbox")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. A template that includes itself (directly or not) is a
     user error, reported in one line (exit 2), never a traceback."""
+    from app.cli.commands import cli  # not at import: gunicorn's app.cli.wsgi needs none of it
     try:
         cli.main(args=argv, prog_name="stoker")
     except RecursionError:
@@ -179,6 +27,3 @@ def main(argv: list[str] | None = None) -> None:
               "get_file target, directly or through others)", file=sys.stderr)
         sys.exit(2)
 
-
-if __name__ == "__main__":
-    main()

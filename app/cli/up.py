@@ -83,7 +83,8 @@ def procfile(settings: config.Settings, *, sandbox: bool, flower: bool = False) 
                                          "-c", str(settings.worker_concurrency),
                                          "-n", f"worker{i}@%h", "--loglevel", "INFO",
                                          "--without-gossip", "--without-mingle"]))
-    procs.append(Proc("beat", [py, "-m", "celery", "-A", "app.tasks", "beat", "--loglevel", "INFO",
+    procs.append(Proc("beat", [py, "-m", "celery", "-A", "app.tasks.beat", "beat",
+                               "--loglevel", "INFO",
                                "-s", str(Path(settings.data_dir) / "celerybeat-schedule")]))
     if sandbox:
         procs.append(Proc("sandbox", [py, "-m", "app.cli", "sandbox",

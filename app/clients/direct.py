@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-import requests
-from keystoneauth1 import exceptions as ksa_exc
+if TYPE_CHECKING:
+    import requests
 
 #: Auth headers (the token) are asked of keystoneauth again after this many seconds
 TOKEN_REUSE_SECONDS = 30.0
@@ -62,6 +62,8 @@ class Direct:
             url = f"{url}?{urlencode(params, doseq=True)}"
         headers = {"Accept": "application/json", "User-Agent": self.user_agent,
                    **self._auth_headers()}
+        import requests  # both loaded with the keystoneauth session that made self.http
+        from keystoneauth1 import exceptions as ksa_exc
         prepared = requests.Request(method, url, headers=headers).prepare()
         try:
             resp = self.http.send(prepared, **self.send_kwargs)

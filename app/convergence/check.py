@@ -1,6 +1,7 @@
 """One step of one traversal node: Heat's convergence ``check_resource``, on Celery.
 
-Called by the thin task ``app.tasks.check_resource`` (or in-process by the inline dispatcher).
+Called by the thin task ``app.tasks.worker.check_resource`` (or in-process by the inline
+dispatcher).
 Reading down: the node store reads the node and takes its lock by compare-and-swap
 (:meth:`~app.convergence.store.nodes.NodeStore.begin`; superseded, not FIRED or held: no
 step), its step returns an outcome (:func:`app.convergence.steps.run.run`), and the one

@@ -1,7 +1,7 @@
 """The Dispatcher: how the runtime enqueues its work without importing Celery.
 
 A process's composition holds one (:class:`app.convergence.runtime.Runtime`): Celery's
-(``app.tasks.dispatcher``) in API, worker and beat processes,
+(``app.tasks.dispatcher``) in API and worker processes,
 :class:`app.convergence.inline.InlineDispatcher` in tests and with the ``always_eager``
 setting. The runtime calls :func:`app.convergence.runtime.dispatcher` and never blocks on work.
 """

@@ -3,8 +3,8 @@
 A :class:`Runtime` holds the dispatcher and the hooks the use cases provide (nested stacks,
 scaling, event sinks). ``app.services.wiring.compose`` builds one; each process's factory or
 boot function makes it the process's with one :func:`configure` call: the API
-(``app.api.create_app``), the CFN API (``app.cfn.create_app``), a worker and beat
-(``app.tasks``' ``worker_init`` / ``beat_init``). Nothing is installed on import.
+(``app.api.create_app``), the CFN API (``app.cfn.create_app``), a worker
+(``app.tasks.worker``'s ``worker_init``); beat runs no engine code. Nothing is installed on import.
 
 One holder for the process, not an argument: the hooks are used at the bottom of every step (an
 event written, a node enqueued, a child stack ending), a task carries ids only, and a process
@@ -64,10 +64,10 @@ def current() -> Runtime:
     """This process's runtime.
 
     :raises RuntimeError: the process was not composed (build it through its factory:
-        ``app.api.create_app``, ``app.cfn.create_app``, the worker's or beat's boot)."""
+        ``app.api.create_app``, ``app.cfn.create_app``, the worker's boot)."""
     if _current is None:
         raise RuntimeError("this process has no runtime: build it through its factory "
-                           "(app.api.create_app, app.cfn.create_app, a Celery worker or beat of "
+                           "(app.api.create_app, app.cfn.create_app, a Celery worker of "
                            "app.tasks), which composes one (app.services.wiring.compose)")
     return _current
 

@@ -147,11 +147,16 @@ def _check_on_checkout(eng: Engine) -> None:
             raise sa_exc.DisconnectionError(str(exc)) from exc
 
 
-try:
-    import psycopg
-    _PG_ERRORS: tuple[type[Exception], ...] = (psycopg.OperationalError, psycopg.InterfaceError)
-except ImportError:  # pragma: no cover - SQLite only
-    _PG_ERRORS = ()
+def _pg_errors() -> tuple[type[Exception], ...]:
+    """psycopg's errors of a lost or refused connection (none without psycopg); psycopg is
+    imported at the first error looked at, not at start (a quarter second of a SQLite process)."""
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - SQLite only
+        return ()
+    return (psycopg.OperationalError, psycopg.InterfaceError)
+
+
 #: PostgreSQL error classes of a lost or refused connection: connection exception (08),
 #: operator intervention (57P: admin or crash shutdown, cannot connect now)
 _UNAVAILABLE_SQLSTATES = ("08", "57P")
@@ -174,7 +179,7 @@ def unavailable(exc: BaseException) -> bool:
                 return True
             cur = cur.orig
             continue
-        if isinstance(cur, _PG_ERRORS):
+        if isinstance(cur, _pg_errors()):
             state = getattr(cur, "sqlstate", None)
             if state is None or state.startswith(_UNAVAILABLE_SQLSTATES):
                 return True

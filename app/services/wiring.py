@@ -2,7 +2,7 @@
 
 :func:`compose` is called by every factory and boot function, which then makes its result the
 process's (:func:`app.convergence.runtime.configure`): the API (``app.api.create_app``), the
-CFN API (``app.cfn.create_app``), a Celery worker and beat (``app.tasks``). It joins the
+CFN API (``app.cfn.create_app``), a Celery worker (``app.tasks.worker``). It joins the
 runtime to the use cases it may not import: nested stacks (:mod:`.children`), scaling
 (:mod:`.scaling`), event sinks (:mod:`.event_sinks`) and change sets' outcomes
 (:mod:`.change_sets`).
@@ -25,7 +25,7 @@ NO_DISPATCHER = ("no dispatcher: outside always_eager the API is served through 
 
 def compose(settings: config.Settings, dispatcher: Dispatcher | None = None) -> Runtime:
     """The runtime of a process with ``settings``: ``dispatcher`` (Celery's, from ``app.tasks``,
-    in API, worker and beat processes; None: the in-process
+    in API and worker processes; None: the in-process
     :class:`~app.convergence.inline.InlineDispatcher`, only under ``always_eager``), the
     nested-stack port, the scaling hooks and the event sinks. Builds objects only: no I/O,
     nothing made process-wide.

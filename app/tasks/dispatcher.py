@@ -1,4 +1,4 @@
-"""The Celery-backed Dispatcher installed in API, worker and beat processes.
+"""The Celery-backed Dispatcher installed in API and worker processes.
 
 More in docs/code/tasks.md (app.tasks.dispatcher).
 """

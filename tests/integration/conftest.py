@@ -156,7 +156,7 @@ class Workers:
         """Celery beat, as `stoker up` and production run it (timeouts, the reconciler)."""
         log = open(self.log_dir / "beat.log", "wb")  # noqa: SIM115 (the child owns it)
         self.procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "app.tasks", "beat", "-l", "WARNING",
+            [sys.executable, "-m", "celery", "-A", "app.tasks.beat", "beat", "-l", "WARNING",
              "-s", str(self.log_dir / "celerybeat-schedule")],
             cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
 

@@ -23,7 +23,7 @@ from tests.integration.conftest import Workers, worker_env
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="itest-continue")
-#: a worker whose log shows every task it starts (app.tasks._bind_ids logs it at INFO)
+#: a worker whose log shows every task it starts (app.tasks.worker._bind_ids logs it at INFO)
 INFO_WORKER = [sys.executable, "-m", "celery", "-A", "app.tasks", "worker", "--pool", "threads",
                "-c", "4", "-l", "INFO", "--without-gossip", "--without-mingle"]
 

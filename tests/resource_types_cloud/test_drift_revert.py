@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from werkzeug.serving import make_server
 
 from app import clients
-from app.cli import cli
+from app.cli.commands import cli
 from tests.fixtures.stacks import wait_for
 from tests.resource_types_cloud.test_drift_cloud import _physical, change_out_of_band
 

@@ -110,7 +110,7 @@ class Storm:
                              "--loglevel", "WARNING"],
                  "worker2": [py, "-m", "app.cli", "worker", "-n", "storm2@%h",
                              "--loglevel", "WARNING"],
-                 "beat": [py, "-m", "celery", "-A", "app.tasks", "beat", "--loglevel",
+                 "beat": [py, "-m", "celery", "-A", "app.tasks.beat", "beat", "--loglevel",
                           "WARNING", "-s", str(self.home / "celerybeat-schedule")]}
         if self.sandbox_latency:  # the sandbox cloud, each request that much slower
             argvs["sandbox"] = [py, "-m", "app.cli", "sandbox", "--port", str(self.sandbox_port),

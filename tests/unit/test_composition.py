@@ -5,8 +5,9 @@ nothing is wired at import, and no lower layer is reached through a module-level
   ``app.cfn:create_app()`` (embedded settings from ``STOKER_*``, in-process engine) build an API
   that creates stacks: nested stacks, a scaling policy's signal and the event sinks all work,
   and importing the package composed nothing;
-- a Celery worker's and beat's boot (``worker_init`` / ``beat_init``) compose their runtime with
-  Celery's dispatcher (the real worker processes of ``tests/integration`` run stacks on it);
+- a Celery worker's boot (``worker_init``) composes its runtime with Celery's dispatcher (the
+  real worker processes of ``tests/integration`` run stacks on it); beat runs no engine code
+  (``tests/unit/tasks/test_beat_app.py``);
 - an AST scan of ``app/``: no module-level statement calls into another ``app`` module for its
   effect (an ``install()``, a ``set_*``, a registration), and only the reviewed functions
   rebind module state (``global``).
@@ -20,8 +21,6 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the sandbox cloud is its own application (a stand-in for OpenStack), outside the layout
@@ -131,7 +130,7 @@ print(json.dumps(out))
 
 BOOT_SCRIPT = r'''
 import json, sys
-import app.tasks
+import app.tasks.worker
 from celery import signals
 from app.convergence import runtime
 out = {"composed_at_import": runtime._current is not None}
@@ -175,9 +174,8 @@ def test_app_cfn_create_app_alone_builds_an_api_whose_create_stack_completes(tmp
     assert (out["create"], out["status"], out["size"]) == (200, "CREATE_COMPLETE", "1")
 
 
-@pytest.mark.parametrize("boot", ["worker_init", "beat_init"])
-def test_a_worker_and_beat_compose_their_runtime_at_boot_not_at_import(tmp_path, boot):
-    out = _fresh(BOOT_SCRIPT, tmp_path, boot, STOKER_BROKER_URL="memory://",
+def test_a_worker_composes_its_runtime_at_boot_not_at_import(tmp_path):
+    out = _fresh(BOOT_SCRIPT, tmp_path, "worker_init", STOKER_BROKER_URL="memory://",
                  STOKER_ALWAYS_EAGER="0")
     assert out["composed_at_import"] is False
     assert out["dispatcher"] == "CeleryDispatcher"

@@ -18,9 +18,6 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-import yaql  # type: ignore[import-untyped]
-from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
-
 from app.templates.functions.base import Function, Resolver
 
 MAX_EXPRESSION = 4096
@@ -34,8 +31,10 @@ _CONTEXT: Any = None
 
 
 def _engine() -> Any:
+    """yaql's engine, built (and yaql imported: a tenth of a second) at the first expression."""
     global _ENGINE, _CONTEXT
     if _ENGINE is None:
+        import yaql  # type: ignore[import-untyped]
         _ENGINE = yaql.YaqlFactory().create({"yaql.limitIterators": LIMIT_ITERATORS,
                                              "yaql.memoryQuota": MEMORY_QUOTA})
         _CONTEXT = yaql.create_context()
@@ -115,6 +114,7 @@ class Yaql(Function):
                              f'string.')
         if len(expr) > MAX_EXPRESSION:
             raise self.error(f"Expression is longer than {MAX_EXPRESSION} characters")
+        from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
         try:
             return _engine()(expr)
         except yaql_exc.YaqlException as exc:
@@ -132,6 +132,7 @@ class Yaql(Function):
         if size > MAX_DATA:
             raise self.error(f"Data for {self.fn_name} is larger than {MAX_DATA} bytes")
         statement = self._parse(expr)
+        from yaql.language import exceptions as yaql_exc  # loaded by _parse
         try:
             value = evaluate_bounded(
                 lambda: _plain(statement.evaluate({"data": data},

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.cli import cli
+from app.cli.commands import cli
 from tests.fixtures.stacks import GREETING
 
 V1 = GREETING

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select, update
 
 from app import errors
-from app.cli import cli
+from app.cli.commands import cli
 from app.context import RequestContext
 from app.models import (
     Event,

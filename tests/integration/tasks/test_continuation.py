@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app import tasks
 from app.services import engine
+from app.tasks import worker as tasks
 from app.tasks.dispatcher import CeleryDispatcher
 from tests.fixtures.wiring import use_dispatcher
 from tests.unit.tasks.test_continuation import FakeApp

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.cli import cli
+from app.cli.commands import cli
 from tests.unit.cli.conftest import STACK_ID, FakeApi
 
 TEMPLATE = """\

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import exc
 
-from app.cli import cli
+from app.cli.commands import cli
 
 
 def test_an_early_failure_prints_no_line_of_an_earlier_run(

@@ -146,7 +146,7 @@ def test_up_refuses_a_taken_cfn_or_sandbox_port(tmp_path: Path, variable: str,
 
     from click.testing import CliRunner
 
-    from app.cli import cli
+    from app.cli.commands import cli
     with socket.socket() as busy, socket.socket() as free, socket.socket() as other:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -210,7 +210,7 @@ def test_stoker_worker_runs_celery_with_the_chosen_pool(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from app.cli import cli
+    from app.cli.commands import cli
     seen: list[list[str]] = []
     monkeypatch.setattr(os, "execve", lambda path, argv, env: seen.append(list(argv)))
     monkeypatch.setenv("STOKER_DATA_DIR", str(tmp_path))

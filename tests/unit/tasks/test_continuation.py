@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from app import logs, tasks
+from app import logs
 from app.convergence import runtime
 from app.services import engine
 from app.tasks import dispatcher
+from app.tasks import worker as tasks
 from app.tasks.dispatcher import CeleryDispatcher, Continuation, continuing
 from tests.fixtures.wiring import use_dispatcher
 
