@@ -160,9 +160,15 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
         ``resources.<name>.type``), or a provider template error (see module doc).
     """
     registry = Registry.from_mapping(env.resource_registry if env is not None else None)
+    schemas: dict[str, dict[str, Any] | None] = {}  # each type's schema, asked once
+
+    def schema_of(type_name: str) -> dict[str, Any] | None:
+        if type_name not in schemas:
+            schemas[type_name] = type_schema(type_name) if type_schema is not None else None
+        return schemas[type_name]
 
     def known(type_name: str) -> bool:
-        return type_schema is None or type_schema(type_name) is not None
+        return type_schema is None or schema_of(type_name) is not None
 
     def key(name: str, type_name: str) -> tuple[str, str | None]:
         # a type resolves alike for every resource the registry's ``resources`` does not name
@@ -197,8 +203,7 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:
-            schema = type_schema(found.effective_type) if type_schema is not None else None
-            out[name] = ResolvedType(found.effective_type, None, schema)
+            out[name] = ResolvedType(found.effective_type, None, schema_of(found.effective_type))
     return out
 
 
