@@ -60,7 +60,8 @@ def _measure(node: yaml.Node, sizes: dict[int, tuple[int, int]], active: set[int
         for k, v in node.value:
             children.extend((k, v))
     for child in children:
-        c, d = _measure(child, sizes, active)
+        # a scalar counts one node, one level, without a call of its own
+        c, d = (1, 1) if isinstance(child, yaml.ScalarNode) else _measure(child, sizes, active)
         count += c
         depth = max(depth, d)
         if count > MAX_NODES:
@@ -79,12 +80,19 @@ def _locate(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]], budge
         return
     out.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
     if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode):
-                _locate(v, path + (k.value,), out, budget)
+        children: Any = ((path + (k.value,), v) for k, v in node.value
+                         if isinstance(k, yaml.ScalarNode))
     elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value):
-            _locate(v, path + (i,), out, budget)
+        children = ((path + (i,), v) for i, v in enumerate(node.value))
+    else:
+        return
+    for where, v in children:
+        if isinstance(v, yaml.ScalarNode):  # as a call for it would, without the call
+            budget[0] -= 1
+            if budget[0] >= 0:
+                out.setdefault(where, (v.start_mark.line + 1, v.start_mark.column + 1))
+        else:
+            _locate(v, where, out, budget)
 
 
 def too_deep() -> errors.RequestLimitExceeded:
