@@ -8,7 +8,7 @@ order (``a -> b -> a``).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from app import errors
@@ -25,17 +25,23 @@ def references(tree: Any) -> Iterator[tuple[str, tuple[Any, ...] | None, Path]]:
 
 def reference_nodes(tree: Any) -> Iterator[tuple[Function, str, tuple[Any, ...] | None, Path]]:
     """As :func:`references`, with the function node that makes each reference first."""
-    for fn in walk(tree):
+    return function_references(walk(tree))
+
+
+def function_references(fns: Iterable[Function]
+                        ) -> Iterator[tuple[Function, str, tuple[Any, ...] | None, Path]]:
+    """:func:`reference_nodes` of a tree already walked (``fns``: :func:`walk`'s nodes)."""
+    for fn in fns:
         for name, attr, path in fn.refs():
             yield fn, name, attr, path
 
 
-def computed_references(tree: Any, r: Resolver) -> Iterator[tuple[str, Path]]:
-    """``(name, path)`` of each ``get_resource`` in ``tree`` whose argument is itself a function
-    (``get_resource: {get_param: which}``), resolved with ``r`` as Heat's
-    ``GetResource.dependencies`` resolves it; an argument not known yet (it reads a resource)
-    or that fails to resolve is left to the run, where it fails with its own error."""
-    for fn in walk(tree):
+def computed_references(fns: Iterable[Function], r: Resolver) -> Iterator[tuple[str, Path]]:
+    """``(name, path)`` of each ``get_resource`` among ``fns`` (a tree's :func:`walk`) whose
+    argument is itself a function (``get_resource: {get_param: which}``), resolved with ``r`` as
+    Heat's ``GetResource.dependencies`` resolves it; an argument not known yet (it reads a
+    resource) or that fails to resolve is left to the run, where it fails with its own error."""
+    for fn in fns:
         if isinstance(fn, GetResource) and isinstance(fn.args, Function):
             try:
                 name = resolve(fn.args, r)

@@ -60,7 +60,8 @@ def _measure(node: yaml.Node, sizes: dict[int, tuple[int, int]], active: set[int
         for k, v in node.value:
             children.extend((k, v))
     for child in children:
-        c, d = _measure(child, sizes, active)
+        # a scalar counts one node, one level, without a call of its own
+        c, d = (1, 1) if isinstance(child, yaml.ScalarNode) else _measure(child, sizes, active)
         count += c
         depth = max(depth, d)
         if count > MAX_NODES:
@@ -79,12 +80,19 @@ def _locate(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]], budge
         return
     out.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
     if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode):
-                _locate(v, path + (k.value,), out, budget)
+        children: Any = ((path + (k.value,), v) for k, v in node.value
+                         if isinstance(k, yaml.ScalarNode))
     elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value):
-            _locate(v, path + (i,), out, budget)
+        children = ((path + (i,), v) for i, v in enumerate(node.value))
+    else:
+        return
+    for where, v in children:
+        if isinstance(v, yaml.ScalarNode):  # as a call for it would, without the call
+            budget[0] -= 1
+            if budget[0] >= 0:
+                out.setdefault(where, (v.start_mark.line + 1, v.start_mark.column + 1))
+        else:
+            _locate(v, where, out, budget)
 
 
 def too_deep() -> errors.RequestLimitExceeded:
@@ -100,11 +108,19 @@ def check_depth(value: Any, level: int = 1) -> None:
     if level > MAX_DEPTH:
         raise too_deep()
     if isinstance(value, dict):
-        for v in value.values():
-            check_depth(v, level + 1)
+        children: Any = value.values()
     elif isinstance(value, list):
-        for v in value:
+        children = value
+    else:
+        return
+    for v in children:  # a scalar is looked at here, without a call of its own
+        if isinstance(v, _CONTAINERS):
             check_depth(v, level + 1)
+        elif level >= MAX_DEPTH:
+            raise too_deep()
+
+
+_CONTAINERS = (dict, list)
 
 
 def load_text(text: str | bytes, *, max_size: int | None = None, what: str = "template",
@@ -134,14 +150,17 @@ def plain_copy(value: Any) -> Any:
     shared): what ``copy.deepcopy`` gives for it, several times faster (no memo; a YAML alias
     becomes copies of its node, which :func:`_measure` already counted expanded)."""
     if isinstance(value, dict):
-        return {k: plain_copy(v) for k, v in value.items()}
+        return {k: plain_copy(v) if isinstance(v, _COPIED) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [plain_copy(v) for v in value]
+        return [plain_copy(v) if isinstance(v, _COPIED) else v for v in value]
     if isinstance(value, tuple):
         return tuple(plain_copy(v) for v in value)
     if isinstance(value, set):
         return set(value)
     return value
+
+
+_COPIED = (dict, list, tuple, set)
 
 
 #: characters: texts up to this long have their parse kept (:data:`CACHED_TEXTS` of them)
@@ -216,12 +235,16 @@ def json_keys(value: Any) -> Any:
     functions from that copy, so a YAML key ``1`` is the string ``"1"`` to ``map_replace``.
     O(size); the value itself is returned when no key needs it."""
     if isinstance(value, dict):
-        items = [(_key_text(k), json_keys(v)) for k, v in value.items()]
-        if all(k is k2 and v is value[k] for (k2, v), k in zip(items, value, strict=True)):
-            return value
-        return dict(items)
+        items = []
+        changed = False
+        for k, v in value.items():
+            k2 = k if isinstance(k, str) else _key_text(k)
+            v2 = json_keys(v) if isinstance(v, _CONTAINERS) else v
+            changed = changed or k2 is not k or v2 is not v
+            items.append((k2, v2))
+        return dict(items) if changed else value
     if isinstance(value, list):
-        out = [json_keys(v) for v in value]
+        out = [json_keys(v) if isinstance(v, _CONTAINERS) else v for v in value]
         return value if all(a is b for a, b in zip(out, value, strict=True)) else out
     return value
 

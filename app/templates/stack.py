@@ -27,7 +27,6 @@ from app.templates.functions.base import (
     contains_unknown,
     expand_macros,
     resolve,
-    walk,
 )
 from app.templates.identity import Nesting, StackIdentity
 from app.templates.parameters import Parameters, resolve_values, validate_groups
@@ -306,9 +305,9 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     children: set[str] = set()
     for name, b in bound.items():
         graph[name] = attempt(checks.requirements, tmpl, b, values, scope, default=frozenset())
-        if walk(b.properties):  # both look at functions only
-            attempt(checks.check_attributes, b.properties, bound, type_schema)
-            attempt(checks.check_attr_paths, b.properties, values)
+        if b.property_functions:  # both look at functions only
+            attempt(checks.check_attributes, b.property_functions, bound, type_schema)
+            attempt(checks.check_attr_paths, b.property_functions, values)
         policy = "Delete" if b.raw.deletion_policy is None else \
             attempt(_deletion_policy, b.raw.deletion_policy, static, tmpl.hot, name)
         checks.check_static_properties(b, static, strict, found)
@@ -317,13 +316,12 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
                 and policy_value is not None:
             attempt(checks.check_update_policy, tmpl, name, kinds[name], policy_value)
         key = kinds[name].template
-        if key is not None and key not in children:
+        # without validate_children (POST /validate), Heat only parses the provider template:
+        # resolve_types did, for its schema (a template that does not parse fails there)
+        if key is not None and key not in children and validate_children:
             children.add(key)
-            if validate_children:
-                attempt(_validate_child, tmpl.files, key, name, b.raw.type, env, type_schema,
-                        nesting, _known_properties(b, static))
-            else:
-                attempt(_parse_child, tmpl.files, key, name)
+            attempt(_validate_child, tmpl.files, key, name, b.raw.type, env, type_schema,
+                    nesting, _known_properties(b, static))
         external_id = attempt(_resolved, b.raw.external_id, static)
         if external_id is not None:   # Heat: an adopted resource is retained at delete
             policy = "Retain"
@@ -394,14 +392,5 @@ def _validate_child(files: Mapping[str, str], key: str, name: str, type_name: st
     try:
         instantiate(parse(global_templates.provider(files, key), files), dict(params or {}), child_env, StackIdentity(f"{name}-child"),
                     type_schema, nesting=nesting.child(), strict=False)
-    except errors.StokerError as exc:
-        raise type_resolution.child_failure(exc, name, key) from None
-
-
-def _parse_child(files: Mapping[str, str], key: str, name: str) -> None:
-    """Parse provider template ``key`` only (Heat's ``TemplateResource.validate_template``:
-    its download or parse error). :raises errors.ValidationError: as :func:`_validate_child`."""
-    try:
-        parse(global_templates.provider(files, key), files)
     except errors.StokerError as exc:
         raise type_resolution.child_failure(exc, name, key) from None

@@ -5,7 +5,7 @@ Each raises the first problem it finds (:class:`~app.errors.TemplateError`, with
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
@@ -90,21 +90,29 @@ def resolve_types(types: Mapping[str, str], env: Environment | None, files: Mapp
 def check_output(tree: Any, active: frozenset[str], bound: Mapping[str, Bound],
                  type_schema: TypeSchema | None, values: Parameters) -> None:
     """An output's references, attribute names and paths. :raises errors.TemplateError:"""
-    for fn, fn_name, _, fpath in dependencies.reference_nodes(tree):
+    fns = walk(tree)
+    for fn, fn_name, _, fpath in dependencies.function_references(fns):
         if isinstance(fn, GetAtt) and fn_name not in active:
             raise bad_reference(fn_name, fpath).with_heat_type("StackValidationFailed")
-    check_attributes(tree, bound, type_schema)
-    check_attr_paths(tree, values)
+    check_attributes(fns, bound, type_schema)
+    check_attr_paths(fns, values)
 
 
 @dataclass
 class Bound:
-    """A resource after conditions: expanded trees (macros resolved)."""
+    """A resource after conditions: expanded trees (macros resolved), and the function
+    nodes of each (:func:`walk`, taken once for every check that reads them)."""
 
     raw: RawResource
     properties: Any
     metadata: Any
     schema: dict[str, Any] | None
+    property_functions: list[Function] = field(init=False)
+    metadata_functions: list[Function] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.property_functions = walk(self.properties)
+        self.metadata_functions = walk(self.metadata)
 
 
 def check_update_policy(tmpl: Template, name: str, kind: type_resolution.ResolvedType,
@@ -119,10 +127,11 @@ def check_update_policy(tmpl: Template, name: str, kind: type_resolution.Resolve
     props_mod.validate(schema, policy, where)
 
 
-def check_attr_paths(tree: Any, values: Parameters) -> None:
+def check_attr_paths(fns: list[Function], values: Parameters) -> None:
     """Attribute names and paths must resolve now (Heat resolves them to know which attributes
-    to record): a ``get_param`` there needs a value even under ``POST /validate``."""
-    for fn in walk(tree):
+    to record): a ``get_param`` there needs a value even under ``POST /validate``. ``fns``: the
+    tree's :func:`walk`."""
+    for fn in fns:
         if isinstance(fn, GetAtt) and isinstance(fn.args, list):
             for inner in walk(fn.args[1:]):
                 if isinstance(inner, GetParam) and isinstance(inner.args, str) \
@@ -133,11 +142,13 @@ def check_attr_paths(tree: Any, values: Parameters) -> None:
                         heat_type="UserParameterMissing")
 
 
-def check_attributes(tree: Any, bound: Mapping[str, Bound],
+def check_attributes(fns: list[Function], bound: Mapping[str, Bound],
                       type_schema: TypeSchema | None) -> None:
+    """The attribute names that ``fns`` (a tree's :func:`walk`) read exist in their
+    resource's schema. :raises FunctionError: InvalidTemplateAttribute."""
     if type_schema is None:
         return
-    for ref, attr, fpath in dependencies.references(tree):
+    for _, ref, attr, fpath in dependencies.function_references(fns):
         if not attr or ref not in bound:
             continue
         schema = bound[ref].schema
@@ -212,10 +223,11 @@ def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> 
     """
     name = b.raw.name
     deps: set[str] = set()
-    for where, tree in (("Properties", b.properties), ("Metadata", b.metadata)):
-        if not walk(tree):  # no function: no reference (most resources' metadata)
+    for where, fns in (("Properties", b.property_functions),
+                       ("Metadata", b.metadata_functions)):
+        if not fns:  # no function: no reference (most resources' metadata)
             continue
-        for fn, ref, _, fpath in dependencies.reference_nodes(tree):
+        for fn, ref, _, fpath in dependencies.function_references(fns):
             if isinstance(fn, Ref) and ref in values:
                 continue
             if ref not in scope.active:
@@ -230,7 +242,7 @@ def requirements(tmpl: Template, b: Bound, values: Parameters, scope: Scope) -> 
                 raise errors.TemplateError(exc.raw, path=fpath,
                                            heat_type="InvalidTemplateReference")
             deps.add(ref)
-        for ref, fpath in dependencies.computed_references(tree, StaticResolver(scope)):
+        for ref, fpath in dependencies.computed_references(fns, StaticResolver(scope)):
             if ref not in scope.active:
                 raise errors.TemplateError(bad_reference(ref, fpath, f"{name}.{where}").raw,
                                            path=fpath, heat_type="InvalidTemplateReference")

@@ -13,13 +13,14 @@ fetch); one that does not parse reports the parse error with the resource's path
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from app import errors
-from app.templates import global_templates
+from app.templates import global_templates, loader
 from app.templates.environment import Environment
 from app.templates.identity import Nesting
 from app.templates.provider import template_resource_schema
@@ -63,16 +64,29 @@ def provider_schema(files: Mapping[str, str], key: str, name: str,
         raise errors.ValidationError(f'Could not fetch remote template "{key}": Invalid URL '
                                      f'scheme {scheme}', path=("resources", name, "type"),
                                      heat_type="StackValidationFailed")
+    source = global_templates.provider(files, key)
     try:
-        tmpl = parse(global_templates.provider(files, key), files)
+        found = _text_schema(source) if isinstance(source, str) \
+            and len(source) <= loader.CACHED_TEXT_MAX \
+            else template_resource_schema(parse(source, files))
     except errors.StokerError as exc:
         raise _parse_failure(exc, key, name) from None
-    schema = template_resource_schema(tmpl)
+    schema = {"properties": {n: dict(p) for n, p in found["properties"].items()},
+              "attributes": found["attributes"], "outputs": list(found["outputs"])}
     for pname in parameter_defaults or {}:
         prop = schema["properties"].get(pname)
         if prop is not None:
             schema["properties"][pname] = dict(prop, required=False)
     return schema
+
+
+@functools.lru_cache(maxsize=loader.CACHED_TEXTS)
+def _text_schema(text: str) -> dict[str, Any]:
+    """:func:`.provider.template_resource_schema` of the provider template ``text``, kept:
+    it depends on the text alone, and a group's members, or the requests of one project, use
+    the same provider again (a text that does not parse is not kept: it raises each time).
+    Callers copy what they change."""
+    return template_resource_schema(parse(text))
 
 
 def _parse_failure(exc: errors.StokerError, key: str, name: str) -> errors.StokerError:
@@ -160,9 +174,15 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
         ``resources.<name>.type``), or a provider template error (see module doc).
     """
     registry = Registry.from_mapping(env.resource_registry if env is not None else None)
+    schemas: dict[str, dict[str, Any] | None] = {}  # each type's schema, asked once
+
+    def schema_of(type_name: str) -> dict[str, Any] | None:
+        if type_name not in schemas:
+            schemas[type_name] = type_schema(type_name) if type_schema is not None else None
+        return schemas[type_name]
 
     def known(type_name: str) -> bool:
-        return type_schema is None or type_schema(type_name) is not None
+        return type_schema is None or schema_of(type_name) is not None
 
     def key(name: str, type_name: str) -> tuple[str, str | None]:
         # a type resolves alike for every resource the registry's ``resources`` does not name
@@ -197,8 +217,7 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
         else:
-            schema = type_schema(found.effective_type) if type_schema is not None else None
-            out[name] = ResolvedType(found.effective_type, None, schema)
+            out[name] = ResolvedType(found.effective_type, None, schema_of(found.effective_type))
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -48,6 +49,15 @@ class HotVersion:
     def has_conditions(self) -> bool:
         """Whether the version has the ``conditions`` section (newton+)."""
         return "conditions" in self.sections
+
+    @cached_property
+    def condition_table(self) -> FnTable:
+        """The table of the ``conditions`` section and inline conditions: the condition
+        functions, every other function of the version marked invalid there. Built once."""
+        table: dict[str, type[Function]] = {n: conditions.InvalidInContext
+                                            for n in self.functions}
+        table.update(self.condition_functions)
+        return MappingProxyType(table)
 
     def listed_functions(self, with_condition_func: bool = False) -> list[str]:
         """Function names as Heat's ``/template_versions/{v}/functions`` lists them."""
@@ -194,11 +204,8 @@ STOKER_VERSIONS: Mapping[str, HotVersion] = MappingProxyType({STOKER_VERSION: _v
 
 
 def condition_table(version: HotVersion) -> FnTable:
-    """The table used in the ``conditions`` section: condition functions, and every other
-    function of the version marked invalid in this context."""
-    table: dict[str, type[Function]] = {n: conditions.InvalidInContext for n in version.functions}
-    table.update(version.condition_functions)
-    return MappingProxyType(table)
+    """The table used in the ``conditions`` section (:attr:`HotVersion.condition_table`)."""
+    return version.condition_table
 
 
 def _choices() -> str:

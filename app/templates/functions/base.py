@@ -153,10 +153,15 @@ def parse(snippet: Any, table: FunctionTable, path: Path = ()) -> Any:
                 cls = table[key]
                 fpath = path + (key,)
                 return cls(key, cls.parse_args(value, table, fpath), fpath, table)
-        return {k: parse(v, table, path + (k,)) for k, v in snippet.items()}
+        return {k: parse(v, table, path + (k,)) if isinstance(v, _TREES) else v
+                for k, v in snippet.items()}
     if isinstance(snippet, list):
-        return [parse(v, table, path + (i,)) for i, v in enumerate(snippet)]
+        return [parse(v, table, path + (i,)) if isinstance(v, _TREES) else v
+                for i, v in enumerate(snippet)]
     return snippet
+
+
+_TREES = (dict, list)  # what parse looks into; any other value is its own tree
 
 
 def resolve(tree: Any, r: Resolver) -> Any:
@@ -220,25 +225,35 @@ class Macro(Function):
 
 
 def expand_macros(tree: Any, r: Resolver) -> Any:
-    """Copy of ``tree`` with every :class:`Macro` replaced by its expansion (recursively)."""
-    if tree is None:
-        return None
+    """``tree`` with every :class:`Macro` replaced by its expansion (recursively); a node
+    holding no macro is returned as it is (function nodes are never changed once parsed), the
+    others are copies."""
     if isinstance(tree, Macro):
         return expand_macros(tree.expand(r), r)
     if isinstance(tree, Function):
+        args = expand_macros(tree.args, r) if isinstance(tree.args, _BRANCHES) else tree.args
+        if args is tree.args:
+            return tree
         new = object.__new__(type(tree))
         new.__dict__.update(tree.__dict__)
-        new.args = expand_macros(tree.args, r)
+        new.args = args
         return new
     if isinstance(tree, dict):
         out = {}
+        changed = False
         for k, v in tree.items():
-            val = expand_macros(v, r)
-            if val is not ABSENT:
+            val = expand_macros(v, r) if isinstance(v, _BRANCHES) else v
+            if val is ABSENT:
+                changed = True
+            else:
                 out[k] = val
-        return out
+                changed = changed or val is not v
+        return out if changed else tree
     if isinstance(tree, list):
-        return [x for x in (expand_macros(v, r) for v in tree) if x is not ABSENT]
+        items = [expand_macros(v, r) if isinstance(v, _BRANCHES) else v for v in tree]
+        if all(a is b and a is not ABSENT for a, b in zip(items, tree, strict=True)):
+            return tree
+        return [x for x in items if x is not ABSENT]
     return tree
 
 

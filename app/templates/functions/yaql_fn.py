@@ -11,6 +11,7 @@ converted back to plain lists/dicts.
 from __future__ import annotations
 
 import collections.abc  # noqa: F401  (yaql uses collections.abc without importing it)
+import functools
 import json
 import sys
 import time
@@ -39,6 +40,14 @@ def _engine() -> Any:
                                              "yaql.memoryQuota": MEMORY_QUOTA})
         _CONTEXT = yaql.create_context()
     return _ENGINE
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(expr: str) -> Any:
+    """The parsed statement of ``expr``, kept: the same expression is parsed at validation
+    and at each evaluation, and templates repeat expressions (a statement is only read when
+    it is evaluated; a syntax error is not kept and raises again)."""
+    return _engine()(expr)
 
 
 class _OverBudget(BaseException):
@@ -116,7 +125,7 @@ class Yaql(Function):
             raise self.error(f"Expression is longer than {MAX_EXPRESSION} characters")
         from yaql.language import exceptions as yaql_exc  # type: ignore[import-untyped]
         try:
-            return _engine()(expr)
+            return _parsed(expr)
         except yaql_exc.YaqlException as exc:
             raise self.error(f"Bad expression {exc}.") from None
 
