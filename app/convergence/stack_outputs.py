@@ -80,7 +80,7 @@ def _refreshed_attributes(s: Session, st: Stack, loaded: Loaded) -> dict[str, tu
     for r in rows:
         row = ResourceRow.of(r)
         cls = registry.get(row.impl())
-        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind():
+        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind:
             continue
         try:
             plugin = plugins.registry_plugin(row, st, r.properties_data)

@@ -37,7 +37,7 @@ def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
     """The plugin-shaped driver of row ``r``: a :class:`NestedResource` for a nested kind,
     else the registry plugin (:func:`app.convergence.plugins.registry_plugin`; a wait
     condition is given :func:`app.convergence.steps.signals.pull_handle` for its handle's queue)."""
-    if r.nested_kind():
+    if r.nested_kind:
         return NestedResource(st, r, properties, loaded)
     plugin: Any = plugins.registry_plugin(r, st, properties)
     if hasattr(type(plugin), "pull_signals_of"):   # a wait condition: its handle's queue

@@ -42,7 +42,7 @@ def resolve(node: Node) -> dict[str, Any]:
     r, loaded = node.resource, node.loaded
     assert loaded is not None
     props = loaded.definition.resolve_properties(r.name, attrdata.DataContext(node.inputs))
-    if r.nested_kind() == TEMPLATE:  # the child's parameters: a null is its zero value
+    if r.nested_kind == TEMPLATE:  # the child's parameters: a null is its zero value
         return template_params(loaded.definition, r.name, props)
     cls = registry.get(r.impl())
     if cls is not None:
@@ -75,7 +75,7 @@ def step(node: Node) -> Outcome:
     try:  # its plugin: with the properties its create started with, or with new ones
         props = r.properties_data if polling else resolve(node)
         plugin: Any = nested.driver_for(r, node.stack, props, loaded)
-        if not polling and not r.nested_kind():
+        if not polling and not r.nested_kind:
             plugin.validate()
     except Exception as exc:
         return Failed(exc) if polling else not_started(r.name, exc, Action.CREATE)
@@ -93,7 +93,7 @@ def step(node: Node) -> Outcome:
             # the row's first lock ever (check_resource's compare-and-swap bumps atomic_key; a
             # redelivered or retried step takes it again): no earlier attempt reached the cloud
             plugin.first_attempt = r.action == Action.INIT and r.atomic_key == 1
-            if r.nested_kind():
+            if r.nested_kind:
                 handle = plugin.handle_create(node.traversal_id)
             else:
                 handle = plugin.handle_create()  # persisted with the outcome

@@ -153,10 +153,9 @@ def carried(drained: Drained | None, outcome: Outcome) -> Outcome:
 def _old_plugin(node: Node, old: dict[str, Any]) -> Any:
     """A plugin instance for a replaced physical resource (or the old nested stack)."""
     r, st = node.resource, node.stack
-    row = ResourceRow.of(r)
-    row.physical_resource_id = old.get("physical_resource_id")
-    row.rsrc_data = dict(old.get("rsrc_data") or {})
-    if row.nested_kind():
+    row = replace(r, physical_resource_id=old.get("physical_resource_id"),
+                  rsrc_data=dict(old.get("rsrc_data") or {}))
+    if row.nested_kind:
         return nested.NestedResource(st, row, old.get("properties_data"))
     cls = registry.get(old.get("impl") or old["type"])
     if cls is None:

@@ -71,7 +71,7 @@ def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) 
     handle = r.handle
     if r.status != Status.IN_PROGRESS or not isinstance(handle, dict) \
             or handle.get("t") != traversal_id or "prep" in handle or handle.get("wait") \
-            or r.nested_kind() or r.action not in _CHECKS:
+            or r.nested_kind or r.action not in _CHECKS:
         return None
     if nodes.current().acquire(resource_id) is False:
         return None  # another worker is at it: its own poll comes back here

@@ -179,7 +179,7 @@ def _update(node: Node, says: changes.PluginSays, props: dict[str, Any]) -> Outc
     plugin = says.old()
     start = Start(Action.UPDATE, props)
     try:
-        if r.nested_kind():
+        if r.nested_kind:
             handle = plugin.handle_update(node.traversal_id, props)
         else:
             # kept: an update that fails keeps the properties it had
