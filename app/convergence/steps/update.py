@@ -9,7 +9,7 @@ import enum
 from dataclasses import replace
 from typing import Any
 
-from app.convergence import plugins, unchanged
+from app.convergence import unchanged
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
 from app.convergence.outcome import (
@@ -32,7 +32,7 @@ from app.engine import change
 from app.engine.change import Change, Why
 from app.engine.states import Action, Status
 from app.models import new_id, utcnow
-from app.resource_types import base
+from app.resource_types import base, failures
 
 #: Heat's reason when a FAILED resource needs neither an update nor a replacement
 FAILED_TO_COMPLETE = "Update status to COMPLETE for FAILED resource neither update nor replace."
@@ -70,7 +70,7 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
     try:
         done = True if check is None else bool(getattr(plugin, check)(handle))
     except Exception as exc:
-        status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
+        status, reason, done = Status.FAILED, failures.reason_of(r.name, exc), True
     if not done:  # still the superseded traversal's action: settled again at the next poll
         waiting = waits.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
         if isinstance(waiting, Wait):  # ... or when its event comes, holding no task
