@@ -24,7 +24,7 @@ from app.convergence.outcome import (
     Wait,
     with_events,
 )
-from app.convergence.steps import changes, create, hooks, waits
+from app.convergence.steps import changes, create, hooks, unfinished, waits
 from app.convergence.store import attrdata, events, nodes
 from app.convergence.store.rows import REPLACED, ResourceRow
 from app.convergence.traversal import PROPS_BEFORE
@@ -246,12 +246,7 @@ def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
                    start: Start | None) -> Outcome:
     if done:
         return Done(plugin, action=Action.UPDATE, start=start)
-    if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
-        return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
-    if waiting is not None:
-        return waiting
-    return Poll.next(plugin, handle, node.resource, start)
+    return unfinished.outcome(node, plugin, handle, start)
 
 
 def _poll_update(node: Node) -> Outcome:
