@@ -27,9 +27,9 @@ def forward(node: Node) -> Outcome:
     assert loaded is not None
     if r.status == Status.COMPLETE and r.action in (Action.CREATE, Action.CHECK):
         return Done()  # a redelivery after the row was written (plugin None: row kept)
-    external_id = loaded.definition.resources[r.name].external_id
-    if external_id:
-        return adopt(node, str(external_id))
+    rdef = loaded.definition.resources.get(r.name)
+    if rdef is not None and rdef.external_id:
+        return adopt(node, str(rdef.external_id))
     return step(node)
 
 
