@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app import errors
-from app.convergence import plugins, runtime, timeouts, traversal, wakeups
+from app.convergence import runtime, timeouts, traversal, wakeups
 from app.convergence.results import (
     SET_ROW,
     Done,
@@ -34,12 +34,13 @@ from app.convergence.results import (
     Wait,
     with_events,
 )
-from app.convergence.store import locks, nodes, pacing
+from app.convergence.store import attrdata, locks, nodes, pacing
 from app.convergence.store.events import ResourceEvent
 from app.convergence.store.node_writes import Failing, Finished
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import utcnow
+from app.resource_types import failures
 from app.resource_types.heat_signals import signal_event
 
 __all__ = ["SET_ROW", "Done", "Ended", "Failed", "Node", "NodeKey", "Outcome", "Poll", "Raised",
@@ -178,20 +179,20 @@ def end(s: Session, node: Node) -> None:
 
 def _reported(node: Node, outcome: Outcome) -> tuple[Outcome, Any]:
     """What the applier reads of a step's report: ``outcome`` with every error it reports
-    worded as Heat's failure reason (:func:`plugins.reason_of`: its own, and its events'),
-    and the data a finished node passes on (:func:`plugins.attr_data`: its reference id and
+    worded as Heat's failure reason (:func:`failures.reason_of`: its own, and its events'),
+    and the data a finished node passes on (:func:`attrdata.attr_data`: its reference id and
     the attributes its dependents and the outputs reference; without a plugin, or in a
     reverse node, the row's own)."""
     name = node.resource.name
-    found = [e if isinstance(e.reason, str) else replace(e, reason=plugins.reason_of(name, e.reason))
+    found = [e if isinstance(e.reason, str) else replace(e, reason=failures.reason_of(name, e.reason))
              for e in outcome.events]
     if isinstance(outcome, Failed) and not isinstance(outcome.reason, str):
-        outcome = replace(outcome, reason=plugins.reason_of(name, outcome.reason))
+        outcome = replace(outcome, reason=failures.reason_of(name, outcome.reason))
     if outcome.events:
         outcome = replace(outcome, events=found)
     if isinstance(outcome, Done) and outcome.plugin is not None and node.is_update \
             and node.loaded is not None:
-        return outcome, plugins.attr_data(
+        return outcome, attrdata.attr_data(
             outcome.plugin, node.loaded.definition.referenced_attributes(name))
     return outcome, node.resource.attr_data
 
@@ -247,7 +248,7 @@ def _failing(node: Node, f: Failed) -> Failing:
 
 def _finished(node: Node, d: Done, data: Any) -> Finished:
     """What finished ``node`` writes: its row's values, its events, the ``data`` it passes on
-    (its plugin's, :func:`plugins.attr_data`, or the row's own)."""
+    (its plugin's, :func:`attrdata.attr_data`, or the row's own)."""
     r, is_update = node.resource, node.is_update
     pacing.finished(r, node.stack.action, node.is_update, node.looked)
     row_action = d.action or node.default_action

@@ -1,4 +1,4 @@
-"""Resource plugins for rows: building one, the reasons it fails with, the data it passes on.
+"""Resource plugins for rows: building one, its error message, whether it always updates.
 
 A plugin (``app.resource_types``) is built per step from the row and the resolved properties,
 with the stack's cloud client (a scaling policy also with the process's scaling adjuster,
@@ -7,7 +7,6 @@ Nested-stack resources have their own driver (:mod:`app.convergence.nested.stack
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from app import auth, errors
@@ -15,15 +14,7 @@ from app.convergence import runtime
 from app.convergence.steps import software, waits
 from app.convergence.store import definitions, stack_lookups
 from app.convergence.store.rows import ResourceRow
-from app.resource_types import failures, registry
-
-
-class NestedFailed(errors.ResourceFailure):
-    """A child stack failed; ``reason`` is the parent resource's reason, Heat's wording."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+from app.resource_types import registry
 
 
 def registry_plugin(r: ResourceRow, st: Any, properties: dict[str, Any] | None) -> Any:
@@ -45,32 +36,6 @@ def registry_plugin(r: ResourceRow, st: Any, properties: dict[str, Any] | None) 
 def message_of(exc: BaseException) -> str:
     """An exception's message (a Stoker error's ``message``, else ``str``)."""
     return str(getattr(exc, "message", None) or exc)
-
-
-def reason_of(name: str, exc: BaseException) -> str:
-    """Heat's failure reason: ``"<ExcType>: resources.<name>: <message>"`` (a failed nested
-    stack's reason is built from its child's, as Heat's)."""
-    if isinstance(exc, NestedFailed):
-        return exc.reason
-    return failures.failure_reason(exc, name)
-
-
-def attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
-    """What a finished resource passes on (:mod:`app.convergence.store.attrdata`): its reference id
-    and the attributes that dependents and outputs reference (``names``: attribute paths; an
-    empty path means every attribute). An attribute that cannot be resolved reads as null."""
-    if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)
-        return dict(plugin.attr_data(names))
-    attrs: dict[str, Any] = {}
-    wanted = {p[0] for p in names if p}
-    if any(len(p) == 0 for p in names):
-        wanted |= {a for a in (type(plugin).attributes_schema or {}) if a != "show"}
-    for a in sorted(wanted):
-        try:
-            attrs[a] = plugin.resolve_attribute(a)
-        except Exception:  # an attribute that cannot be resolved reads as null (Heat)
-            attrs[a] = None
-    return {"ref": plugin.get_reference_id(), "attrs": json.loads(json.dumps(attrs, default=str))}
 
 
 def always_updates(plugin: Any) -> bool:

@@ -80,7 +80,7 @@ def _refreshed_attributes(s: Session, st: Stack, loaded: Loaded) -> dict[str, tu
     for r in rows:
         row = ResourceRow.of(r)
         cls = registry.get(row.impl())
-        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind():
+        if cls is None or not getattr(cls, "cloud_validation", False) or row.nested_kind:
             continue
         try:
             plugin = plugins.registry_plugin(row, st, r.properties_data)
@@ -89,7 +89,7 @@ def _refreshed_attributes(s: Session, st: Stack, loaded: Loaded) -> dict[str, tu
         except Exception as exc:
             log.info("outputs of %s keep %s's stored attributes: %s", st.id, r.name, exc)
             continue
-        fresh[r.name] = (r.id, plugins.attr_data(
+        fresh[r.name] = (r.id, attrdata.attr_data(
             plugin, loaded.definition.referenced_attributes(r.name)))
     return fresh
 

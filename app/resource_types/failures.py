@@ -72,6 +72,23 @@ def failure_reason(exc: BaseException, path: Sequence[str | int] | str) -> str:
     return (f"{error}: " if error else "") + (f"{text_path}: " if text_path else "") + message
 
 
+class NestedFailed(errors.ResourceFailure):
+    """A child stack failed; ``reason`` is the parent resource's reason, Heat's wording."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def reason_of(name: str, exc: BaseException) -> str:
+    """Heat's failure reason of resource ``name``: ``"<ExcType>: resources.<name>: <message>"``
+    (:func:`failure_reason`; a failed nested stack's reason is built from its child's, as
+    Heat's: :class:`NestedFailed`)."""
+    if isinstance(exc, NestedFailed):
+        return exc.reason
+    return failure_reason(exc, name)
+
+
 def resource_failure(exc: BaseException, path: Sequence[str | int] | str,
                      action: str | None = None) -> errors.ResourceFailure:
     """``exc`` as an :class:`errors.ResourceFailure` whose message is :func:`failure_reason`

@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy import or_, select
 
 from app import errors
-from app.convergence import plugins, stack_outputs
+from app.convergence import stack_outputs
 from app.convergence.nested import group_batches, scaling_group
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import SCALING
-from app.convergence.store import definitions
+from app.convergence.store import attrdata, definitions
 from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import scaling
 from app.engine.states import Status
@@ -176,7 +176,7 @@ def _finish(stack_id: str, resource_id: int, size_changed: bool) -> bool:
         row.rsrc_data = data
         loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
         driver = nested.NestedResource(st, row, row.properties_data, loaded)
-        row.attr_data = plugins.attr_data(
+        row.attr_data = attrdata.attr_data(
             driver, loaded.definition.referenced_attributes(row.name))
         s.flush()
         if st.status != Status.IN_PROGRESS:  # a traversal in progress resolves them itself

@@ -82,7 +82,7 @@ def _read_attributes_again(stack: Stack, resource_id: int) -> None:
     loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     try:
         plugin = plugins.registry_plugin(r, st, props)
-        data = plugins.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
+        data = attrdata.attr_data(plugin, loaded.definition.referenced_attributes(r.name))
     except Exception:   # the cloud cannot be read now: the stored attributes stay
         return
     with session() as s:

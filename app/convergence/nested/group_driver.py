@@ -20,7 +20,6 @@ from app.convergence.nested.groups import (
     deployment_member_attr,
     member_names,
 )
-from app.convergence.plugins import NestedFailed
 from app.convergence.store import attrdata
 from app.models import RawTemplate, Stack, read_session
 from app.resource_types import failures
@@ -69,11 +68,11 @@ class GroupDriver:
     def _next_batch(self, handle: dict[str, Any]) -> bool:
         """Step a batched group change (see :mod:`.group_batches`): start the next batch
         once the running one completed and its pause passed. :returns: whether all batches
-        are done. :raises NestedFailed: a batch failed."""
+        are done. :raises failures.NestedFailed: a batch failed."""
         child = self._child()
         state = group_batches.batch_state(handle, child)
         if state == "failed":
-            raise NestedFailed(failures.nested_failure_reason(
+            raise failures.NestedFailed(failures.nested_failure_reason(
                 child.status_reason, child.action, ("resources", self.r.name)))
         if state == "pause":
             self.pause_left = group_batches.pause_left(handle)

@@ -21,7 +21,6 @@ from app.convergence.nested.groups import (
     plain,
     requested_removals,
 )
-from app.convergence.plugins import NestedFailed
 from app.convergence.steps import signals
 from app.convergence.steps.snapshots import RESTORE_DATA, restore_template
 from app.convergence.store import attrdata
@@ -37,7 +36,7 @@ def driver_for(r: ResourceRow, st: Any, properties: dict[str, Any] | None,
     """The plugin-shaped driver of row ``r``: a :class:`NestedResource` for a nested kind,
     else the registry plugin (:func:`app.convergence.plugins.registry_plugin`; a wait
     condition is given :func:`app.convergence.steps.signals.pull_handle` for its handle's queue)."""
-    if r.nested_kind():
+    if r.nested_kind:
         return NestedResource(st, r, properties, loaded)
     plugin: Any = plugins.registry_plugin(r, st, properties)
     if hasattr(type(plugin), "pull_signals_of"):   # a wait condition: its handle's queue
@@ -207,16 +206,16 @@ class NestedResource(GroupDriver):
         done = getattr(self, "_done_child", None)
         return done if done is not None and done.id == self.resource_id else self._child()
 
-    def _failure(self, child: Any, action: str) -> NestedFailed:
+    def _failure(self, child: Any, action: str) -> failures.NestedFailed:
         """A failed child's reason: Heat's ``ResourceInError`` for an OS::Heat::Stack
         (``Went to status CREATE_FAILED due to "<reason>"``, remote_stack.py), the child's
         own failure under this resource's path for the others."""
         if self.r.impl() == heat_stack.OS_STACK:
             where = failures.format_path(("resources", self.r.name))
-            return NestedFailed(f"ResourceInError: {where}: Went to status "
+            return failures.NestedFailed(f"ResourceInError: {where}: Went to status "
                                 f"{child.action}_{child.status} due to "
                                 f"\"{child.status_reason}\"")
-        return NestedFailed(failures.nested_failure_reason(child.status_reason, action,
+        return failures.NestedFailed(failures.nested_failure_reason(child.status_reason, action,
                                                        ("resources", self.r.name)))
 
     def check_create_complete(self, handle: Any) -> bool:
@@ -258,7 +257,7 @@ class NestedResource(GroupDriver):
         if child is None or child.stack_status == f"{Action.DELETE}_{Status.COMPLETE}":
             return True
         if child.status == Status.FAILED:
-            raise NestedFailed(failures.nested_failure_reason(child.status_reason, Action.DELETE,
+            raise failures.NestedFailed(failures.nested_failure_reason(child.status_reason, Action.DELETE,
                                                           ("resources", self.r.name)))
         return False
 

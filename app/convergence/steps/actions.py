@@ -41,7 +41,7 @@ def step(node: Node) -> Outcome:
     row untouched) from a state Heat refuses, else handed to the child (a nested resource) or
     run by the resource's plugin, built once."""
     action, r = Action(node.stack.action), node.resource
-    nested = bool(r.nested_kind())
+    nested = bool(r.nested_kind)
     polling = r.action == action and r.status == Status.IN_PROGRESS \
         and (nested or r.handle is not None)  # a child is looked at again without a handle
     problem = invalid_state(action, r.action, r.status)  # None for CHECK and SNAPSHOT

@@ -23,7 +23,7 @@ def forward(node: Node) -> Outcome:
         return create.step(node)  # a row started by an earlier version of this step
     if r.status == Status.COMPLETE and r.action == Action.ADOPT:
         return Done()  # a redelivery after the row was written
-    if r.nested_kind():
+    if r.nested_kind:
         return _nested(node)
     try:
         props = create.resolve(node)

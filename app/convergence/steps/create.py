@@ -12,8 +12,8 @@ from app import errors
 from app.convergence import plugins
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import GROUP, TEMPLATE
-from app.convergence.outcome import Done, Failed, Node, Outcome, Poll, Record, Start, Wait
-from app.convergence.steps import hooks, waits
+from app.convergence.outcome import Done, Failed, Node, Outcome, Record, Start
+from app.convergence.steps import hooks, unfinished
 from app.convergence.store import attrdata
 from app.convergence.store.rows import EXTERNAL_ID
 from app.engine.states import Action, Status
@@ -42,7 +42,7 @@ def resolve(node: Node) -> dict[str, Any]:
     r, loaded = node.resource, node.loaded
     assert loaded is not None
     props = loaded.definition.resolve_properties(r.name, attrdata.DataContext(node.inputs))
-    if r.nested_kind() == TEMPLATE:  # the child's parameters: a null is its zero value
+    if r.nested_kind == TEMPLATE:  # the child's parameters: a null is its zero value
         return template_params(loaded.definition, r.name, props)
     cls = registry.get(r.impl())
     if cls is not None:
@@ -57,16 +57,6 @@ def template_params(definition: Any, name: str, props: dict[str, Any]) -> dict[s
     return tproperties.child_parameters(schema.get("properties"), props)
 
 
-def _unfinished(node: Node, plugin: Any, handle: Any, start: Start | None) -> Outcome:
-    """Not finished yet: a nested stack waits for its child, anything else polls."""
-    if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
-        return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
-    if waiting is not None:
-        return waiting
-    return Poll.next(plugin, handle, node.resource, start)
-
-
 def step(node: Node) -> Outcome:
     """One step of creating the node's resource: start it, or poll it."""
     r, loaded = node.resource, node.loaded
@@ -75,7 +65,7 @@ def step(node: Node) -> Outcome:
     try:  # its plugin: with the properties its create started with, or with new ones
         props = r.properties_data if polling else resolve(node)
         plugin: Any = nested.driver_for(r, node.stack, props, loaded)
-        if not polling and not r.nested_kind():
+        if not polling and not r.nested_kind:
             plugin.validate()
     except Exception as exc:
         return Failed(exc) if polling else not_started(r.name, exc, Action.CREATE)
@@ -93,7 +83,7 @@ def step(node: Node) -> Outcome:
             # the row's first lock ever (check_resource's compare-and-swap bumps atomic_key; a
             # redelivered or retried step takes it again): no earlier attempt reached the cloud
             plugin.first_attempt = r.action == Action.INIT and r.atomic_key == 1
-            if r.nested_kind():
+            if r.nested_kind:
                 handle = plugin.handle_create(node.traversal_id)
             else:
                 handle = plugin.handle_create()  # persisted with the outcome
@@ -103,7 +93,7 @@ def step(node: Node) -> Outcome:
                       attr_data=_failed_attr_data(plugin, node))
     if done:
         return Done(plugin, start=start)
-    return _unfinished(node, plugin, handle, start)
+    return unfinished.outcome(node, plugin, handle, start)
 
 
 def not_started(name: str, exc: Exception, action: Action) -> Failed:

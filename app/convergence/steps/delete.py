@@ -25,9 +25,8 @@ from app.convergence.outcome import (
     Record,
     ResourceEvent,
     Start,
-    Wait,
 )
-from app.convergence.steps import waits
+from app.convergence.steps import unfinished
 from app.convergence.store import definitions
 from app.convergence.store.rows import REPLACED, ResourceRow
 from app.engine.states import Action, Status
@@ -76,12 +75,7 @@ def _delete(node: Node) -> Outcome:
         return Failed(exc, plugin=plugin, stack_action=stack_action, start=start)
     if done:
         return Done(plugin, start=start)
-    if isinstance(plugin, nested.NestedResource):
-        return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = waits.wait_outcome(node, plugin, handle, start)  # OS::Heat::Delay
-    if waiting is not None:
-        return waiting
-    return Poll.next(plugin, handle, r, start)
+    return unfinished.outcome(node, plugin, handle, start)  # a child stack, OS::Heat::Delay
 
 
 def drain(node: Node) -> Outcome | Drained | None:
@@ -153,10 +147,9 @@ def carried(drained: Drained | None, outcome: Outcome) -> Outcome:
 def _old_plugin(node: Node, old: dict[str, Any]) -> Any:
     """A plugin instance for a replaced physical resource (or the old nested stack)."""
     r, st = node.resource, node.stack
-    row = ResourceRow.of(r)
-    row.physical_resource_id = old.get("physical_resource_id")
-    row.rsrc_data = dict(old.get("rsrc_data") or {})
-    if row.nested_kind():
+    row = replace(r, physical_resource_id=old.get("physical_resource_id"),
+                  rsrc_data=dict(old.get("rsrc_data") or {}))
+    if row.nested_kind:
         return nested.NestedResource(st, row, old.get("properties_data"))
     cls = registry.get(old.get("impl") or old["type"])
     if cls is None:

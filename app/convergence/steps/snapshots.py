@@ -13,9 +13,9 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app import auth
-from app.convergence import plugins
 from app.convergence.store import definitions, stack_data
 from app.models import Snapshot, Stack, utcnow
+from app.resource_types import failures as resource_failures
 from app.resource_types import registry
 
 
@@ -98,7 +98,7 @@ def _delete_snapshots(stack_name: str, stack_id: str, tenant: str, data: dict[st
         except Exception as exc:
             if failures is None:
                 raise
-            failures[f"{stack_id}/{name}"] = plugins.reason_of(name, exc)
+            failures[f"{stack_id}/{name}"] = resource_failures.reason_of(name, exc)
             continue
         if deleted:
             done.append(str(deleted))

@@ -25,6 +25,7 @@ from app.convergence.store.rows import ResourceRow, table
 from app.convergence.traversal import PROPS_BEFORE
 from app.engine.states import Action, Status
 from app.models import Resource, Stack, session, utcnow
+from app.resource_types import failures
 
 log = logging.getLogger(__name__)
 RT = table(Resource)
@@ -71,7 +72,7 @@ def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) 
     handle = r.handle
     if r.status != Status.IN_PROGRESS or not isinstance(handle, dict) \
             or handle.get("t") != traversal_id or "prep" in handle or handle.get("wait") \
-            or r.nested_kind() or r.action not in _CHECKS:
+            or r.nested_kind or r.action not in _CHECKS:
         return None
     if nodes.current().acquire(resource_id) is False:
         return None  # another worker is at it: its own poll comes back here
@@ -81,7 +82,7 @@ def settle(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) 
         plugin = plugins.registry_plugin(r, st, r.properties_data)
         done = bool(getattr(plugin, _CHECKS[Action(r.action)])(r.stored_handle()))
     except Exception as exc:
-        status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
+        status, reason, done = Status.FAILED, failures.reason_of(r.name, exc), True
     if not done:
         attempt = (r.poll_attempt or 0) + 1
         return Settled(r, traversal_id, is_update, {

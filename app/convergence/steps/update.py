@@ -9,7 +9,7 @@ import enum
 from dataclasses import replace
 from typing import Any
 
-from app.convergence import plugins, unchanged
+from app.convergence import unchanged
 from app.convergence.nested import stacks as nested
 from app.convergence.nested.groups import TEMPLATE, kind
 from app.convergence.outcome import (
@@ -24,7 +24,7 @@ from app.convergence.outcome import (
     Wait,
     with_events,
 )
-from app.convergence.steps import changes, create, hooks, waits
+from app.convergence.steps import changes, create, hooks, unfinished, waits
 from app.convergence.store import attrdata, events, nodes
 from app.convergence.store.rows import REPLACED, ResourceRow
 from app.convergence.traversal import PROPS_BEFORE
@@ -32,7 +32,7 @@ from app.engine import change
 from app.engine.change import Change, Why
 from app.engine.states import Action, Status
 from app.models import new_id, utcnow
-from app.resource_types import base
+from app.resource_types import base, failures
 
 #: Heat's reason when a FAILED resource needs neither an update nor a replacement
 FAILED_TO_COMPLETE = "Update status to COMPLETE for FAILED resource neither update nor replace."
@@ -70,7 +70,7 @@ def _settle(node: Node) -> tuple[ResourceRow | Outcome, list[ResourceEvent]]:
     try:
         done = True if check is None else bool(getattr(plugin, check)(handle))
     except Exception as exc:
-        status, reason, done = Status.FAILED, plugins.reason_of(r.name, exc), True
+        status, reason, done = Status.FAILED, failures.reason_of(r.name, exc), True
     if not done:  # still the superseded traversal's action: settled again at the next poll
         waiting = waits.wait_outcome(node, plugin, handle, None)  # a wait condition, a delay
         if isinstance(waiting, Wait):  # ... or when its event comes, holding no task
@@ -179,7 +179,7 @@ def _update(node: Node, says: changes.PluginSays, props: dict[str, Any]) -> Outc
     plugin = says.old()
     start = Start(Action.UPDATE, props)
     try:
-        if r.nested_kind():
+        if r.nested_kind:
             handle = plugin.handle_update(node.traversal_id, props)
         else:
             # kept: an update that fails keeps the properties it had
@@ -246,12 +246,7 @@ def _finish_update(node: Node, plugin: Any, handle: Any, done: bool,
                    start: Start | None) -> Outcome:
     if done:
         return Done(plugin, action=Action.UPDATE, start=start)
-    if isinstance(plugin, nested.NestedResource) and plugin.pause_left is None:
-        return Wait(plugin.wait_event(), node.deadline(), handle, plugin, start)
-    waiting = waits.wait_outcome(node, plugin, handle, start)  # a wait condition, a delay
-    if waiting is not None:
-        return waiting
-    return Poll.next(plugin, handle, node.resource, start)
+    return unfinished.outcome(node, plugin, handle, start)
 
 
 def _poll_update(node: Node) -> Outcome:

@@ -53,6 +53,24 @@ def pending(ref: Any = UNKNOWN) -> dict[str, Any]:
     return {"ref": ref, PENDING: True}
 
 
+def attr_data(plugin: Any, names: set[tuple[Any, ...]]) -> dict[str, Any]:
+    """What a finished resource passes on, from its plugin (or driver): its reference id and
+    the attributes that dependents and outputs reference (``names``: attribute paths; an
+    empty path means every attribute). An attribute that cannot be resolved reads as null."""
+    if hasattr(plugin, "attr_data"):  # a nested stack computes its own (outputs, members)
+        return dict(plugin.attr_data(names))
+    attrs: dict[str, Any] = {}
+    wanted = {p[0] for p in names if p}
+    if any(len(p) == 0 for p in names):
+        wanted |= {a for a in (type(plugin).attributes_schema or {}) if a != "show"}
+    for a in sorted(wanted):
+        try:
+            attrs[a] = plugin.resolve_attribute(a)
+        except Exception:  # an attribute that cannot be resolved reads as null (Heat)
+            attrs[a] = None
+    return {"ref": plugin.get_reference_id(), "attrs": json.loads(json.dumps(attrs, default=str))}
+
+
 class DataContext:
     """A ResolveContext over ``{resource name: attr_data}`` (None: never created → null;
     :func:`pending`: UNKNOWN)."""

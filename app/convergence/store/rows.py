@@ -7,7 +7,7 @@ columns a step needs and its node's sync-point columns (``state``, ``expected``,
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result, Table
@@ -42,26 +42,26 @@ class ResourceRow:
     atomic_key: int
     created_at: dt.datetime
     updated_at: dt.datetime | None
+    #: ``"template"`` / ``"group"`` ... for a nested-stack resource, else None: what
+    #: ``rsrc_data["nested"]`` recorded when the row was written (no column of its own)
+    nested_kind: str | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.rsrc_data = dict(self.rsrc_data or {})
+        kind = self.rsrc_data.get("nested")
+        self.nested_kind = str(kind) if kind else None
 
     @classmethod
     def of(cls, row: Any) -> ResourceRow:
         """From a Core row (or any object with the columns as attributes/mapping)."""
         if hasattr(row, "_mapping"):
             m = row._mapping
-            r = cls(**{n: m[n] for n in _RESOURCE_COLUMNS})
-        else:
-            r = cls(**{n: getattr(row, n) for n in _RESOURCE_COLUMNS})
-        r.rsrc_data = dict(r.rsrc_data or {})
-        return r
+            return cls(**{n: m[n] for n in _RESOURCE_COLUMNS})
+        return cls(**{n: getattr(row, n) for n in _RESOURCE_COLUMNS})
 
     def impl(self) -> str:
         """The built-in type behind the row (a registry alias is resolved at stack create)."""
         return str(self.rsrc_data.get("_impl") or self.type)
-
-    def nested_kind(self) -> str | None:
-        """``"template"`` / ``"group"`` for a nested-stack resource, else None."""
-        kind = self.rsrc_data.get("nested")
-        return str(kind) if kind else None
 
     def next_attempt(self, start: object | None) -> int:
         """The number of the coming look at the action in progress: 1 when this step started
@@ -109,7 +109,7 @@ class StepStack:
         return st
 
 
-_RESOURCE_COLUMNS = tuple(f.name for f in fields(ResourceRow))
+_RESOURCE_COLUMNS = tuple(f.name for f in fields(ResourceRow) if f.init)
 _STEP_STACK_COLUMNS = tuple(f.name for f in fields(StepStack))
 
 

@@ -9,7 +9,7 @@
 * each node is the runtime's create step, ``app.convergence.steps.create.forward`` (property
   resolution from the predecessors' passed-on data, validation, adoption of an
   ``external_id``, ``handle_create`` / ``check_create_complete`` of the registry plugin);
-* what a finished resource passes on is ``app.convergence.plugins.attr_data``, read back
+* what a finished resource passes on is ``app.convergence.store.attrdata.attr_data``, read back
   through ``app.convergence.store.attrdata.DataContext``, and the outputs are resolved from it as
   ``app.convergence.stack_outputs.resolve_outputs`` does.
 
@@ -26,7 +26,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.convergence import plugins
 from app.convergence.nested.groups import kind as nested_kind
 from app.convergence.outcome import Done, Failed, Node, Poll, Record
 from app.convergence.steps import create
@@ -36,6 +35,7 @@ from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import plan as eplan
 from app.engine.states import Action, Status
 from app.engine.walk import Walk
+from app.resource_types import failures
 from app.services.definitions import parse_and_instantiate
 
 STACK = ("vstack", "8c1a-stack-id", "project-id")
@@ -89,7 +89,7 @@ def _step(node: Node) -> Any:
         try:
             done = outcome.plugin.check_create_complete(outcome.handle)
         except Exception as exc:
-            return Failed(plugins.reason_of(node.resource.name, exc), plugin=outcome.plugin)
+            return Failed(failures.reason_of(node.resource.name, exc), plugin=outcome.plugin)
         if done:
             return Done(outcome.plugin)
     return outcome
@@ -116,7 +116,7 @@ def run(definition: Any) -> Created:
                         loaded, inputs)
             outcome = _step(node)
             if isinstance(outcome, Done):
-                out.data[name] = plugins.attr_data(
+                out.data[name] = attrdata.attr_data(
                     outcome.plugin, definition.referenced_attributes(name))
                 out.states[name] = "CHECK_COMPLETE" if outcome.action == Action.CHECK \
                     else "CREATE_COMPLETE"
@@ -125,7 +125,7 @@ def run(definition: Any) -> Created:
                 assert isinstance(outcome, Failed), outcome
                 out.status = "CREATE_FAILED"
                 out.reasons.append(outcome.reason if isinstance(outcome.reason, str)
-                                   else plugins.reason_of(name, outcome.reason))
+                                   else failures.reason_of(name, outcome.reason))
                 if outcome.record != Record.UNTOUCHED:
                     out.states[name] = "CREATE_FAILED"
                 walk.report(key, False)
