@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -262,3 +263,29 @@ def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     with current_settings(data_dir=str(tmp_path / "data"), database_url=pg_url) as s:
         models.init(pg_url)
         yield s
+
+
+@pytest.fixture()
+def sandbox() -> Iterator[Any]:
+    """The sandbox cloud for one test (a thread of this process, short delays)."""
+    from tests.sandbox.conftest import start_sandbox
+    handle = start_sandbox(delays={"server_build": 0.3, "server_action": 0.5,
+                                   "server_delete": 0.1})
+    yield handle
+    handle.server.shutdown()
+
+
+@pytest.fixture()
+def cloud_workers(engine_settings: config.Settings, sandbox: Any,
+                  tmp_path: Path) -> Iterator[Workers]:
+    """Two real workers whose cloud is the sandbox."""
+    from app import clients
+    config.set_current(engine_settings.replace(cloud_auth_url=sandbox.auth_url))
+    clients.reset_cache()
+    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
+                tmp_path)
+    w.start(2)
+    yield w
+    w.stop()
+    clients.reset_cache()
+
