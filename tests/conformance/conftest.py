@@ -3,8 +3,6 @@ running API (a real HTTP server on a free port, the in-process engine behind it)
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -12,7 +10,7 @@ import pytest
 from heatclient import client as heat_client
 from werkzeug.serving import make_server
 
-OPENSTACK = os.path.join(os.path.dirname(sys.executable), "openstack")
+from tests.fixtures import osc as openstack_cli
 
 
 @pytest.fixture()
@@ -28,15 +26,14 @@ def heat(app):  # type: ignore[no-untyped-def]
 
 class Osc:
     """``openstack --os-auth-type none --os-endpoint <api> ...`` (python-openstackclient and
-    heatclient's OSC plugin, unmodified, as subprocesses)."""
+    heatclient's OSC plugin, unmodified, run in this process: :mod:`tests.fixtures.osc`)."""
 
     def __init__(self, endpoint: str, env: dict[str, str]) -> None:
         self.endpoint, self.env = endpoint, env
 
-    def _run(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([OPENSTACK, "--os-auth-type", "none", "--os-endpoint",
-                               self.endpoint, *args], capture_output=True, text=True,
-                              env=self.env, timeout=120)
+    def _run(self, args: tuple[str, ...]) -> openstack_cli.Result:
+        return openstack_cli.run(["--os-auth-type", "none", "--os-endpoint", self.endpoint,
+                                  *args], self.env)
 
     def __call__(self, *args: str) -> str:
         """Run a command that must succeed; :returns: its stdout."""

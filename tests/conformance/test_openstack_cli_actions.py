@@ -1,5 +1,5 @@
 """The ``openstack stack ...`` commands (python-openstackclient + heatclient's OSC plugin,
-unmodified, as subprocesses) for the stack actions, mark unhealthy and snapshots against the API
+unmodified, in process) for the stack actions, mark unhealthy and snapshots against the API
 over HTTP (in-process engine on SQLite). Expected states are Heat's."""
 from __future__ import annotations
 

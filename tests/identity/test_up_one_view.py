@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures import osc as openstack_cli
 from tests.identity.keystone_server import free_port
 
 pytestmark = pytest.mark.integration
@@ -89,8 +90,7 @@ def _osc(up: Up, *args: str, cloud: bool) -> Any:
         env["OS_CLIENT_CONFIG_FILE"] = str(up.home / "clouds.yaml")
     cwd = up.home / ("cloud" if cloud else "readme")  # no clouds.yaml in the README's cwd
     cwd.mkdir(exist_ok=True)
-    out = subprocess.run([str(BIN / "openstack"), *auth, *args], env=env, cwd=cwd,
-                         capture_output=True, text=True, timeout=120)
+    out = openstack_cli.run([*auth, *args], env, cwd)  # in this process: tests.fixtures.osc
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout) if "-f" in args and "json" in args else out.stdout
 

@@ -6,6 +6,7 @@ override with STOKER_TEST_PG (a server URL without database) and STOKER_TEST_RED
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,20 +59,29 @@ def pg_template() -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture()
-def pg_url(pg_template: str) -> Iterator[str]:
-    """A fresh, migrated PostgreSQL database of this test's own, dropped afterwards: no stack,
-    lock or sync point another test left (in progress, or timed out) is seen by this test's
-    workers, beat or reconciler."""
+@contextlib.contextmanager
+def fresh_database(pg_template: str) -> Iterator[str]:
+    """The URL of a new PostgreSQL database copied from ``pg_template``, dropped afterwards."""
     import psycopg
     name = f"stoker_test_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(_pg_admin(), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
     url = f"{PG}/{name}"
-    yield url
-    _release(url)
-    with psycopg.connect(_pg_admin(), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    try:
+        yield url
+    finally:
+        _release(url)
+        with psycopg.connect(_pg_admin(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture()
+def pg_url(pg_template: str) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database of this test's own, dropped afterwards: no stack,
+    lock or sync point another test left (in progress, or timed out) is seen by this test's
+    workers, beat or reconciler."""
+    with fresh_database(pg_template) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -176,6 +187,14 @@ class Workers:
 def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     """This process's settings: PostgreSQL + Redis, its runtime composed with Celery's
     dispatcher (no inline work)."""
+    with engine_composed(pg_url, redis_url, tmp_path / "data") as s:
+        yield s
+
+
+@contextlib.contextmanager
+def engine_composed(pg_url: str, redis_url: str, data_dir: Path) -> Iterator[config.Settings]:
+    """As :func:`engine_settings` for any scope: Redis flushed, settings on ``pg_url`` made this
+    process's, the runtime composed with Celery's dispatcher; the previous ones back after."""
     import redis
 
     from app import models
@@ -185,7 +204,7 @@ def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[con
     from app.tasks import celery_app, configure
     from app.tasks.dispatcher import CeleryDispatcher
     redis.Redis.from_url(redis_url).flushdb()
-    s = config.load({k: v for k, v in ENGINE_ENV.items()}, data_dir=str(tmp_path / "data"),
+    s = config.load({k: v for k, v in ENGINE_ENV.items()}, data_dir=str(data_dir),
                     database_url=pg_url, broker_url=redis_url, always_eager=False)
     previous = config._current
     config.set_current(s)
@@ -193,9 +212,11 @@ def engine_settings(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[con
     configure(s)
     previous_runtime = runtime.configure(wiring.compose(s, CeleryDispatcher(celery_app)))
     definitions._cache.clear()
-    yield s
-    runtime.configure(previous_runtime)
-    config._current = previous
+    try:
+        yield s
+    finally:
+        runtime.configure(previous_runtime)
+        config._current = previous
 
 
 def worker_env(engine_settings: config.Settings) -> dict[str, str]:
@@ -208,13 +229,30 @@ def worker_env(engine_settings: config.Settings) -> dict[str, str]:
 @pytest.fixture()
 def workers(engine_settings: config.Settings, tmp_path: Path) -> Iterator[Workers]:
     """Two real worker processes on the session's PostgreSQL and Redis."""
-    w = Workers(worker_env(engine_settings), tmp_path)
+    with fleet(engine_settings, tmp_path) as w:
+        yield w
+
+
+@contextlib.contextmanager
+def fleet(engine_settings: config.Settings, log_dir: Path) -> Iterator[Workers]:
+    """Two real workers and beat on ``engine_settings``' database and Redis, for any scope."""
+    w = Workers(worker_env(engine_settings), log_dir)
     w.start(2)  # (a start that fails stops what it started)
     try:  # a worker left on the broker would take the next tests' tasks
         w.start_beat()
         yield w
     finally:
         w.stop()
+
+
+@contextlib.contextmanager
+def module_engine(pg_template: str, redis_url: str, log_dir: Path) -> Iterator[config.Settings]:
+    """:func:`engine_composed` on a fresh database of its own: the ``engine_settings`` of a
+    module whose tests share one fleet (each on stacks of its own; none kills a worker or
+    counts rows across stacks)."""
+    with fresh_database(pg_template) as url, \
+            engine_composed(url, redis_url, log_dir / "data") as s:
+        yield s
 
 
 @pytest.fixture()
@@ -225,3 +263,29 @@ def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     with current_settings(data_dir=str(tmp_path / "data"), database_url=pg_url) as s:
         models.init(pg_url)
         yield s
+
+
+@pytest.fixture()
+def sandbox() -> Iterator[Any]:
+    """The sandbox cloud for one test (a thread of this process, short delays)."""
+    from tests.sandbox.conftest import start_sandbox
+    handle = start_sandbox(delays={"server_build": 0.3, "server_action": 0.5,
+                                   "server_delete": 0.1})
+    yield handle
+    handle.server.shutdown()
+
+
+@pytest.fixture()
+def cloud_workers(engine_settings: config.Settings, sandbox: Any,
+                  tmp_path: Path) -> Iterator[Workers]:
+    """Two real workers whose cloud is the sandbox."""
+    from app import clients
+    config.set_current(engine_settings.replace(cloud_auth_url=sandbox.auth_url))
+    clients.reset_cache()
+    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
+                tmp_path)
+    w.start(2)
+    yield w
+    w.stop()
+    clients.reset_cache()
+

@@ -23,11 +23,11 @@ from sqlalchemy import func, select
 
 from app import config
 from tests.fixtures import cfn
-from tests.integration.conftest import REPO, Workers, worker_env
+from tests.fixtures import osc as openstack_cli
+from tests.integration.conftest import REPO, Workers, module_engine, worker_env
 from tests.sandbox.conftest import SandboxHandle, start_sandbox
 
 pytestmark = pytest.mark.integration
-VENV_BIN = Path(sys.executable).parent
 
 
 def _free_port() -> int:
@@ -54,9 +54,18 @@ def _serve(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-@pytest.fixture()
-def world(engine_settings: config.Settings, tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """The sandbox cloud, two workers and beat, and the CFN API twice: keystone and noauth."""
+@pytest.fixture(scope="module")
+def world(pg_template: str, redis_url: str,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The sandbox cloud, two workers and beat, and the CFN API twice: keystone and noauth, on a
+    database of their own, shared by this module's tests (each works in its own stacks, users
+    and credentials, and counts stacks only before and after its own calls)."""
+    tmp_path = tmp_path_factory.mktemp("cfn-keystone")
+    with module_engine(pg_template, redis_url, tmp_path) as engine_settings:
+        yield from _world(engine_settings, tmp_path)
+
+
+def _world(engine_settings: config.Settings, tmp_path: Path) -> Iterator[dict[str, Any]]:
     sandbox: SandboxHandle = start_sandbox(delays={})
     # keystone mode keeps each stack's trust encrypted (app.auth.crypto): the key is required
     env = dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url,
@@ -84,13 +93,13 @@ def world(engine_settings: config.Settings, tmp_path: Path) -> Iterator[dict[str
 
 def _openstack(sandbox: SandboxHandle, tmp: Path, user: str, project: str,
                *args: str) -> str:
-    """``openstack <args> -f json`` as ``user`` in ``project``; its standard output."""
+    """``openstack <args> -f json`` as ``user`` in ``project`` (in this process:
+    :mod:`tests.fixtures.osc`); its standard output."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(OS_AUTH_URL=sandbox.auth_url, OS_USERNAME=user, OS_PASSWORD="sandbox",
                OS_PROJECT_NAME=project, OS_USER_DOMAIN_NAME="Default",
                OS_PROJECT_DOMAIN_NAME="Default", OS_IDENTITY_API_VERSION="3", HOME=str(tmp))
-    out = subprocess.run([str(VENV_BIN / "openstack"), *args], capture_output=True, text=True,
-                         env=env, timeout=120)
+    out = openstack_cli.run(list(args), env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

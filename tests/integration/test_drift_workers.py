@@ -12,7 +12,6 @@ import pytest
 from app.context import RequestContext
 from app.services import drift, drift_revert, stacks, updates
 from tests.fixtures.stacks import final, rows, wait_for
-from tests.integration.test_stack_actions_workers import cloud_workers  # noqa: F401
 from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
 
 pytestmark = pytest.mark.integration
@@ -36,7 +35,7 @@ def _finished(st: Any, names: list[str] | None = None) -> dict[str, Any]:
     return dict(wait_for(ended, what="the drift detection"))
 
 
-def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
+def test_drift_detection_runs_on_workers(cloud_workers: Any,
                                          sandbox: SandboxHandle) -> None:
     tmpl = {"heat_template_version": "2018-08-31", "resources": {
         "sg": {"type": "OS::Neutron::SecurityGroup", "properties": {
@@ -69,7 +68,7 @@ def test_drift_detection_runs_on_workers(cloud_workers: Any,  # noqa: F811
 
 
 def test_update_right_after_a_revert_keeps_the_recreated_volume(
-        cloud_workers: Any, sandbox: SandboxHandle) -> None:  # noqa: F811
+        cloud_workers: Any, sandbox: SandboxHandle) -> None:
     """A volume deleted out of band is created again by the revert; an update arriving while
     that create runs supersedes the revert (Heat convergence: the newest traversal wins) and
     ends with the row holding a live volume — never the deleted one's id, which a FAILED

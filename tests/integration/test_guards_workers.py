@@ -14,7 +14,6 @@ from app import errors
 from app.context import RequestContext
 from app.services import stack_policy, stacks
 from tests.fixtures.stacks import final, rows
-from tests.integration.test_stack_actions_workers import cloud_workers, sandbox  # noqa: F401
 from tests.sandbox.conftest import connect
 
 pytestmark = pytest.mark.integration
@@ -34,7 +33,7 @@ def volume(size: int, image: str | None = None, **policies: str) -> dict[str, An
 
 
 def test_policy_denies_replacing_the_volume_and_allows_extending_it(
-        cloud_workers, sandbox):  # noqa: F811
+        cloud_workers, sandbox):
     st = stacks.create_stack(CTX, stack_name="dbpol", template=volume(1),
                              stack_policy=DENY_REPLACE)
     st = final(CTX, st.id)
@@ -52,7 +51,7 @@ def test_policy_denies_replacing_the_volume_and_allows_extending_it(
     assert final(CTX, st.id).stack_status == "DELETE_COMPLETE"
 
 
-def test_update_replace_snapshot_and_retain_except_on_create(cloud_workers, sandbox):  # noqa: F811
+def test_update_replace_snapshot_and_retain_except_on_create(cloud_workers, sandbox):
     cinder = connect(sandbox).block_storage
     st = stacks.create_stack(CTX, stack_name="dbsnap", template=volume(
         1, update_replace_policy="Snapshot", deletion_policy="RetainExceptOnCreate"))
@@ -73,7 +72,7 @@ def test_update_replace_snapshot_and_retain_except_on_create(cloud_workers, sand
 
 
 def test_a_stack_delete_after_a_failed_replacement_makes_no_backup(
-        cloud_workers, sandbox):  # noqa: F811
+        cloud_workers, sandbox):
     """AWS: UpdateReplacePolicy applies only to a resource a replacement removes; deleting the
     stack after the replacement failed applies the DeletionPolicy (default Delete: no
     backup of the old volume, which is deleted)."""

@@ -13,7 +13,6 @@ from app import errors
 from app.context import RequestContext
 from app.services import change_sets, recovery, stacks, updates
 from tests.fixtures.stacks import final, rows
-from tests.integration.test_stack_actions_workers import cloud_workers, sandbox  # noqa: F401
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="admin")  # a project the sandbox knows
@@ -28,7 +27,7 @@ def volume(size: int, image: str | None = None) -> dict[str, Any]:
 
 
 def test_change_set_replaces_as_planned_and_a_stale_one_is_refused(
-        cloud_workers, sandbox):  # noqa: F811
+        cloud_workers, sandbox):
     st = final(CTX, stacks.create_stack(CTX, stack_name="csw", template=volume(1)).id)
     assert st.stack_status == "CREATE_COMPLETE", st.status_reason + cloud_workers.logs()
     old = rows(st.id)["db"].physical_resource_id
@@ -61,7 +60,7 @@ resources:
 """
 
 
-def test_failed_create_is_retried_keeping_what_completed(cloud_workers, sandbox):  # noqa: F811
+def test_failed_create_is_retried_keeping_what_completed(cloud_workers, sandbox):
     sandbox.admin("POST", "faults", json={"match": "compute.POST.os-keypairs", "status": 400,
                                           "times": 1, "message": "no keys today"})
     st = stacks.create_stack(CTX, stack_name="retryw", template=KEYS, disable_rollback=True)
@@ -88,7 +87,7 @@ IMPORTER = {"AWSTemplateFormatVersion": "2010-09-09", "Resources": {
     "Outputs": {"got": {"Value": {"Fn::GetAtt": ["w", "value"]}}}}
 
 
-def test_an_imported_export_cannot_change(cloud_workers, sandbox):  # noqa: F811
+def test_an_imported_export_cannot_change(cloud_workers, sandbox):
     first = final(CTX, stacks.create_stack(CTX, stack_name="exporter", template=exporter("a")).id)
     assert first.stack_status == "CREATE_COMPLETE", first.status_reason + cloud_workers.logs()
     second = final(CTX, stacks.create_stack(CTX, stack_name="importer", template=IMPORTER).id)

@@ -6,7 +6,6 @@ template), and suspend / resume of a sandbox server (Nova's status really change
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from app import clients, config
 from app.context import RequestContext
 from app.services import stack_actions, stacks, updates
 from tests.fixtures.stacks import events, final, rows, wait_for
-from tests.integration.conftest import Workers, worker_env
+from tests.integration.conftest import Workers, module_engine, worker_env
 from tests.sandbox.conftest import SandboxHandle, connect, start_sandbox
 
 pytestmark = pytest.mark.integration
@@ -33,6 +32,37 @@ def chain(version: str, wait: float) -> dict[str, Any]:
         "c": {"type": "OS::Heat::TestResource",
               "properties": {"value": {"list_join": ["+", [{"get_attr": ["b", "output"]},
                                                            f"c-{version}"]]}}}}}
+
+
+@pytest.fixture(scope="module")
+def engine_settings(pg_template: str, redis_url: str,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[config.Settings]:
+    """One database for the module: every test works on a stack of its own."""
+    with module_engine(pg_template, redis_url, tmp_path_factory.mktemp("actions")) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[SandboxHandle]:
+    handle = start_sandbox(delays={"server_build": 0.3, "server_action": 0.5,
+                                   "server_delete": 0.1})
+    yield handle
+    handle.server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def workers(engine_settings: config.Settings, sandbox: SandboxHandle,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+    """Two real workers and beat for the module (no test here kills one), their cloud the
+    sandbox (only the server test makes cloud calls)."""
+    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
+                tmp_path_factory.mktemp("actions-workers"))
+    w.start(2)  # (a start that fails stops what it started)
+    try:
+        w.start_beat()
+        yield w
+    finally:
+        w.stop()
 
 
 def _state(stack_id: str, name: str) -> tuple[str, str]:
@@ -89,24 +119,13 @@ def test_cancel_update_mid_update_rolls_back_on_workers(workers):
 
 
 @pytest.fixture()
-def sandbox() -> Iterator[SandboxHandle]:
-    handle = start_sandbox(delays={"server_build": 0.3, "server_action": 0.5,
-                                   "server_delete": 0.1})
-    yield handle
-    handle.server.shutdown()
-
-
-@pytest.fixture()
 def cloud_workers(engine_settings: config.Settings, sandbox: SandboxHandle,
-                  tmp_path: Path) -> Iterator[Workers]:
-    """Two real workers whose cloud is the sandbox."""
+                  workers: Workers) -> Iterator[Workers]:
+    """The module's workers, whose cloud is the sandbox, with this process's settings
+    pointing at it too."""
     config.set_current(engine_settings.replace(cloud_auth_url=sandbox.auth_url))
     clients.reset_cache()
-    w = Workers(dict(worker_env(engine_settings), STOKER_CLOUD_AUTH_URL=sandbox.auth_url),
-                tmp_path)
-    w.start(2)
-    yield w
-    w.stop()
+    yield workers
     clients.reset_cache()
 
 
