@@ -237,7 +237,8 @@ def _wait(stacks, ctx, stack_id: str) -> None:
 def run(mode: str, sizes: list[int], workers: int, concurrency: int,
         cern: int = 0, pool: str = "threads", groups: list[int] | None = None) -> list[tuple]:
     tmp = Path(tempfile.mkdtemp(prefix=f"stoker-bench-{mode}-"))
-    env_vars, redis_server = setup(mode, tmp, max(groups or [0]) + 1)
+    # the root stack counts every nested resource (Heat's total_resources): CERN's is 23 a member
+    env_vars, redis_server = setup(mode, tmp, max(max(groups or [0]), cern * 23) + 1)
     # the fleet's size, which the dispatcher's batching of wide fan-outs reads
     env_vars.update(STOKER_WORKERS=str(workers), STOKER_WORKER_CONCURRENCY=str(concurrency))
     init_engine(env_vars)
