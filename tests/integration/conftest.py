@@ -255,6 +255,24 @@ def module_engine(pg_template: str, redis_url: str, log_dir: Path) -> Iterator[c
         yield s
 
 
+def module_fleet(tag: str) -> tuple[Any, Any]:
+    """The ``engine_settings`` and ``workers`` fixtures of a module whose tests share one
+    database (:func:`module_engine`) and one fleet (:func:`fleet`: 2 workers + beat); a module
+    assigns both: ``engine_settings, workers = module_fleet("tag")``."""
+    @pytest.fixture(scope="module", name="engine_settings")
+    def settings(pg_template: str, redis_url: str,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[config.Settings]:
+        with module_engine(pg_template, redis_url, tmp_path_factory.mktemp(tag)) as s:
+            yield s
+
+    @pytest.fixture(scope="module", name="workers")
+    def shared(engine_settings: config.Settings,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+        with fleet(engine_settings, tmp_path_factory.mktemp(f"{tag}-workers")) as w:
+            yield w
+    return settings, shared
+
+
 @pytest.fixture()
 def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
     """This process on the test's own PostgreSQL database, steps run in-process."""

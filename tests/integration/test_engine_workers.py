@@ -11,7 +11,7 @@ from app.context import RequestContext
 from app.models import Stack
 from app.services import stacks
 from tests.fixtures.stacks import events, final, layered_random_stack, none_stack, rows, wait_for
-from tests.integration.conftest import fleet, module_engine
+from tests.integration.conftest import module_fleet
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="itest")
@@ -25,19 +25,9 @@ _resources = _rows = rows
 _events = events
 
 
-@pytest.fixture(scope="module")
-def engine_settings(pg_template, redis_url, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One database for the module: every test works on stacks of its own (the tests that
-    kill workers, flush Redis or count timed-out stacks are in test_engine_workers_alone.py)."""
-    with module_engine(pg_template, redis_url, tmp_path_factory.mktemp("engine")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def workers(engine_settings, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One fleet (2 workers + beat) for the module."""
-    with fleet(engine_settings, tmp_path_factory.mktemp("engine-workers")) as w:
-        yield w
+# one database and fleet for the module: every test works on stacks of its own (the tests that
+# kill workers, flush Redis or count timed-out stacks are in test_engine_workers_alone.py)
+engine_settings, workers = module_fleet("engine")
 
 
 def test_create_and_delete_converge_on_two_workers(workers):

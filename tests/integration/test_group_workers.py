@@ -11,7 +11,7 @@ import pytest
 from app.services import stacks, updates
 from tests.fixtures.groups import CTX, asg, child_of, live_members, outputs, scaled
 from tests.fixtures.stacks import events, final
-from tests.integration.conftest import fleet, module_engine
+from tests.integration.conftest import module_fleet
 
 pytestmark = pytest.mark.integration
 
@@ -30,19 +30,9 @@ def group(count: int, value: str = "v%index%", **extra: Any) -> dict[str, Any]:
                         "removed": {"value": {"get_attr": ["g", "removed_rsrc_list"]}}}}
 
 
-@pytest.fixture(scope="module")
-def engine_settings(pg_template, redis_url, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One database for the module: every test works on a group of its own (the tests that
-    kill workers are in test_group_workers_alone.py)."""
-    with module_engine(pg_template, redis_url, tmp_path_factory.mktemp("groups")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def workers(engine_settings, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One fleet (2 workers + beat) for the module."""
-    with fleet(engine_settings, tmp_path_factory.mktemp("groups-workers")) as w:
-        yield w
+# one database and fleet for the module: every test works on a group of its own (the tests that
+# kill workers are in test_group_workers_alone.py)
+engine_settings, workers = module_fleet("groups")
 
 
 def test_removal_policies_remove_the_named_member_and_the_name_stays_removed(workers):

@@ -2,10 +2,12 @@
 and a database of its own: a worker, or the whole system, killed in the middle of a resize."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from sqlalchemy import select
 
-from app.models import read_session
+from app.models import Stack, read_session
 from app.services import stacks
 from tests.fixtures.groups import CTX, asg, child_of, live_members, scaled
 from tests.fixtures.stacks import final, wait_for
@@ -13,17 +15,15 @@ from tests.fixtures.stacks import final, wait_for
 pytestmark = pytest.mark.integration
 
 
-def test_a_worker_killed_in_the_middle_of_a_resize_leaves_no_scaling_in_progress(workers):
-    """A worker SIGKILLed while the members of a resize are being created: the child's
-    traversal completes on the other worker, the group's scaling ends (its cooldown starts,
-    its outputs show the new size), and the next adjustment is allowed."""
+def _resize_in_flight(name: str, logs: Callable[[], str]) -> tuple[Stack, str]:
+    """Stack ``name``: an AutoScalingGroup of 1 (a member takes 1.5 s) created, then resized to
+    3; returns once a new member is being created. :returns: the stack, its group's child id."""
     from app.models import Resource
     from app.services import scaling
     tmpl = asg(1, hi=4)
     tmpl["resources"]["asg"]["properties"]["resource"]["properties"]["wait_secs"] = 1.5
-    st = stacks.create_stack(CTX, stack_name="asg-kill", template=tmpl)
-    st = final(CTX, st.id, 180)
-    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + workers.logs()
+    st = final(CTX, stacks.create_stack(CTX, stack_name=name, template=tmpl).id, 180)
+    assert st.stack_status == "CREATE_COMPLETE", st.status_reason + logs()
     assert scaling.adjust(st.id, "asg", 3, "exact_capacity") == 3
     child_id = child_of(st).id
 
@@ -33,6 +33,16 @@ def test_a_worker_killed_in_the_middle_of_a_resize_leaves_no_scaling_in_progress
                 Resource.stack_id == child_id, Resource.action == "CREATE",
                 Resource.status == "IN_PROGRESS")).first())
     wait_for(creating, 60, 0.02, "a member being created")
+    return st, child_id
+
+
+def test_a_worker_killed_in_the_middle_of_a_resize_leaves_no_scaling_in_progress(workers):
+    """A worker SIGKILLed while the members of a resize are being created: the child's
+    traversal completes on the other worker, the group's scaling ends (its cooldown starts,
+    its outputs show the new size), and the next adjustment is allowed."""
+    from app.models import Resource
+    from app.services import scaling
+    st, child_id = _resize_in_flight("asg-kill", workers.logs)
     workers.kill(0)
     child = final(CTX, child_id, 240)
     assert child.stack_status == "UPDATE_COMPLETE", child.status_reason + workers.logs()
@@ -65,20 +75,7 @@ def test_a_whole_system_restart_in_the_middle_of_a_resize_leaves_no_scaling_in_p
     try:
         before.start(2)
         before.start_beat()
-        tmpl = asg(1, hi=4)
-        tmpl["resources"]["asg"]["properties"]["resource"]["properties"]["wait_secs"] = 1.5
-        st = stacks.create_stack(CTX, stack_name="asg-restart", template=tmpl)
-        st = final(CTX, st.id, 180)
-        assert st.stack_status == "CREATE_COMPLETE", st.status_reason + before.logs()
-        assert scaling.adjust(st.id, "asg", 3, "exact_capacity") == 3
-        child_id = child_of(st).id
-
-        def creating() -> bool:
-            with read_session() as s:
-                return bool(s.execute(select(Resource.id).where(
-                    Resource.stack_id == child_id, Resource.action == "CREATE",
-                    Resource.status == "IN_PROGRESS")).first())
-        wait_for(creating, 60, 0.02, "a member being created")
+        st, child_id = _resize_in_flight("asg-restart", before.logs)
         for i in range(len(before.procs)):
             before.kill(i)
         redis.Redis.from_url(redis_url).flushdb()

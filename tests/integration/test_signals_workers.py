@@ -11,25 +11,15 @@ import pytest
 
 from app.context import RequestContext
 from tests.fixtures.stacks import api_create, final, parked, rows, wait_for
-from tests.integration.conftest import fleet, module_engine
+from tests.integration.conftest import module_fleet
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(tenant_id="itest")
 HOT = "2018-08-31"
 
 
-@pytest.fixture(scope="module")
-def engine_settings(pg_template, redis_url, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One database for the module: every test works on a stack of its own."""
-    with module_engine(pg_template, redis_url, tmp_path_factory.mktemp("signals")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def workers(engine_settings, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One fleet for the module (no test here kills or restarts a worker)."""
-    with fleet(engine_settings, tmp_path_factory.mktemp("signals-workers")) as w:
-        yield w
+# one database and fleet for the module: every test works on a stack of its own, none kills a worker
+engine_settings, workers = module_fleet("signals")
 
 
 @pytest.fixture()
