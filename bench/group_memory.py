@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.engine_bench import group_template, template
+from bench.step_cost import drain as step_drain
 from bench.step_cost import setup
 
 
@@ -41,18 +42,13 @@ class Peak:
 
 def drain(d: Any, peak: Peak | None) -> None:
     """:func:`bench.step_cost.drain`, sampling the traced memory's peak."""
-    from app.services import engine
-    from app.tasks import _step_and_continue
-    k = 0
-    while d.queue:
-        name, args = d.queue.popleft()
-        if name == "check_resources":
-            engine.check_resources(args[0], args[1], [tuple(n) for n in args[2]])
-        else:
-            _step_and_continue(*args)
-        k += 1
-        if peak is not None and k % peak.every == 0:
+    k = [0]
+
+    def each() -> None:
+        k[0] += 1
+        if peak is not None and k[0] % peak.every == 0:
             peak.sample()
+    step_drain(d, each)
 
 
 def status_mb(field: str) -> float:
@@ -100,8 +96,8 @@ def main() -> None:
     drain(d, None)
     stacks.delete_stack(ctx, st.name, st.id)
     drain(d, None)
-    import app.tasks
-    app.tasks.settle_heap()
+    import app.tasks.worker
+    app.tasks.worker.settle_heap()
     if a.trace:
         tracemalloc.start(a.frames)
     print(f"# ResourceGroup of OS::Heat::None, {a.db}, one process (API + workers), "

@@ -3,7 +3,7 @@
 One process drives a create and a delete of ``n`` ``OS::Heat::None`` (wide or chained) as the
 fleet would, without Celery's own cost: the engine's real dispatcher (its batching of wide
 fan-outs, the continuation a single-step task keeps) publishes into an in-process queue, and the
-queue is drained by the bodies of the worker tasks (``app.tasks``), which start without the
+queue is drained by the bodies of the worker tasks (``app.tasks.worker``), which start without the
 definition the API's create cached, as a worker process does (each process of a fleet loads it
 once; ``--warm-definitions``: not). Every statement (counted by
 an SQLAlchemy ``before_cursor_execute`` listener, grouped by its verb and table), every message
@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +141,9 @@ class QueueDispatcher:
         return d
 
 
-def drain(d: Any) -> None:
-    """Run the queued messages as workers would, in order, until none is left."""
+def drain(d: Any, each: Callable[[], None] | None = None) -> None:
+    """Run the queued messages as workers would, in order, until none is left (``each``
+    called after every message)."""
     from app.services import engine
     from app.tasks.worker import _step_and_continue
     while d.queue:
@@ -150,6 +152,8 @@ def drain(d: Any) -> None:
             engine.check_resources(args[0], args[1], [tuple(n) for n in args[2]])
         else:
             _step_and_continue(*args)
+        if each is not None:
+            each()
 
 
 def setup(db: str, n: int, fleet: int) -> Any:
