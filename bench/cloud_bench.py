@@ -158,7 +158,7 @@ class Sandbox:
             try:
                 if self.http.get(f"{self.url}/sandbox/health", timeout=1).ok:
                     return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # listening, not answering yet
                 pass
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise RuntimeError(f"sandbox did not start: {log.read_text()[-2000:]}")
