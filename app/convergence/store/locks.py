@@ -1,26 +1,14 @@
 """Resource locks by compare-and-swap, and their fencing.
 
-A resource is held by one engine (worker process) at a time: ``engine_id`` is set from NULL by
-an ``UPDATE ... WHERE engine_id IS NULL`` that bumps ``atomic_key`` (Heat's convergence uses the
-same two columns). A lock whose holder's lease ran out (no heartbeat for
-``engine_lease_seconds``, :mod:`app.convergence.store.lease`) is taken over by a second
-compare-and-swap on ``(engine_id, atomic_key)``.
-
-Fencing: the ``atomic_key`` a step's lock was taken at is its token. Every transaction in which
-a step writes what it did (its row, its events, its successors' sync points, the release) is
-conditioned on the lock being still ``(this engine, token)``: the outcome's row write is itself
-a compare-and-swap on them (:func:`app.convergence.results.write_held`: no statement more),
-whose miss rolls the whole transaction back; a write made during a step first checks, row
-locked (:func:`hold`). One whose lease ran out and whose node another engine took over writes
-nothing.
-
-A lock is held only while a step of this process works on its resource (:func:`working`
-marks that span, from before the lock is taken to after it is let go). A lock that names this
-engine while no step of it works on the resource was left behind: its release failed (the
-database went away under the step). Such a lock is an orphan: the next step of the resource
-in this process takes it over at once (:func:`acquire`), and the heartbeat thread releases the
-orphans it knows of as soon as the database answers again, so that a step on another engine
-is not held off by this live engine's heartbeat.
+A resource is held by one engine (worker process) at a time: ``engine_id`` is set from NULL by an
+``UPDATE ... WHERE engine_id IS NULL`` that bumps ``atomic_key`` (Heat's convergence columns); a
+lock whose holder's lease ran out (:mod:`app.convergence.store.lease`) is taken over by a second
+compare-and-swap on ``(engine_id, atomic_key)``. The ``atomic_key`` a lock was taken at fences the
+step: every transaction that writes what it did is conditioned on the lock being still ``(this
+engine, token)`` (:func:`app.convergence.results.write_held`, :func:`hold`), so a step whose node
+was taken over writes nothing. A lock naming this engine while none of its steps works on the
+resource (:func:`working`) is an orphan left by a failed release: the next step here takes it
+over (:func:`acquire`) and the heartbeat releases the orphans it knows of once the database answers.
 """
 from __future__ import annotations
 
