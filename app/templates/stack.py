@@ -19,7 +19,12 @@ from app import errors
 from app.templates import global_templates, type_resolution
 from app.templates import static_checks as checks
 from app.templates.conditions import Conditions
-from app.templates.dependencies import check_acyclic, references, topological_order
+from app.templates.dependencies import (
+    check_acyclic,
+    function_references,
+    references,
+    topological_order,
+)
 from app.templates.environment import Environment
 from app.templates.functions.base import (
     ABSENT,
@@ -96,8 +101,9 @@ class StackDefinition:
     def _all_refs(self) -> list[tuple[str, str, tuple[Any, ...] | None]]:
         out: list[tuple[str, str, tuple[Any, ...] | None]] = []
         for owner, bound in self._bound.items():
-            for name, attr, _ in references([bound.properties, bound.metadata]):
-                out.append((owner, name, attr))
+            for fns in (bound.property_functions, bound.metadata_functions):
+                for _, name, attr, _ in function_references(fns):
+                    out.append((owner, name, attr))
         for key, (enabled, tree, _) in self._outputs.items():
             if enabled:
                 for name, attr, _ in references(tree):
