@@ -132,10 +132,11 @@ class CeleryDispatcher:
         ``celery events`` show them, so only while task events are on (:func:`labels.wanted`)."""
         return labels.wanted()
 
-    def _label(self, label: Callable[..., str], *args: Any) -> str | None:
-        """``argsrepr`` of a message: ``label(*args)`` when :attr:`labelled`, else None (Celery
-        shows the ids)."""
-        return label(*args) if self.labelled else None
+    def _label(self, label: Callable[..., str], ids: Callable[..., str], *args: Any) -> str:
+        """``argsrepr`` of a message: ``label(*args)`` (names, read once) when :attr:`labelled`,
+        else ``ids(*args)``, which reads nothing (Celery would otherwise ``saferepr`` the
+        arguments on every send: a batch's node list costs more than the rest of the send)."""
+        return label(*args) if self.labelled else ids(*args)
 
     def _countdown(self, countdown: float) -> float | None:
         return min(countdown, self.max_countdown) if countdown > 0 else None
@@ -145,7 +146,8 @@ class CeleryDispatcher:
         due = self._countdown(countdown)
         self.app.send_task(POLL_RESOURCE if due else CHECK_RESOURCE,
                            (stack_id, traversal_id, resource_id, is_update), countdown=due,
-                           argsrepr=self._label(labels.step, stack_id, traversal_id, resource_id,
+                           argsrepr=self._label(labels.step, labels.step_ids, stack_id,
+                                                traversal_id, resource_id,
                                                 is_update),
                            headers={REQUEST_ID_HEADER: logs.request_id()},
                            ignore_result=True, **options)
@@ -164,7 +166,7 @@ class CeleryDispatcher:
             self._send_step(stack_id, traversal_id, rid, upd, 0.0, **options)
             return
         self.app.send_task(CHECK_RESOURCES, (stack_id, traversal_id, [list(n) for n in group]),
-                           argsrepr=self._label(labels.steps, stack_id, traversal_id, group),
+                           argsrepr=self._label(labels.steps, labels.steps_ids, stack_id, traversal_id, group),
                            headers={REQUEST_ID_HEADER: logs.request_id()},
                            ignore_result=True, **options)
 
@@ -239,6 +241,6 @@ class CeleryDispatcher:
             self._ready()
             self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
                                countdown=self._countdown(countdown),
-                               argsrepr=self._label(labels.timer, stack_id, traversal_id),
+                               argsrepr=self._label(labels.timer, labels.timer_ids, stack_id, traversal_id),
                                headers={REQUEST_ID_HEADER: logs.request_id()},
                                ignore_result=True)

@@ -90,11 +90,20 @@ def steps(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> st
         names = [_resource_name(stack_id, rid) for rid, _ in nodes[:3]]
     except Exception as exc:
         log.debug("no label for %s: %s", stack_id, exc)
-        stack_name, action = f"stack={stack_id}", "forward"
-        names = [str(rid) for rid, _ in nodes[:3]]
+        return steps_ids(stack_id, traversal_id, nodes)
     more = ", ..." if len(nodes) > 3 else ""
     return (f"({stack_name}, {len(nodes)} resources: {', '.join(names)}{more}, "
             f"{action if upd else 'DELETE'})")
+
+
+def steps_ids(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -> str:
+    """:func:`steps`' label from the ids alone (no read): ``(stack=<id>, 50 resources: 7, 8,
+    9, ..., forward)``."""
+    more = ", ..." if len(nodes) > 3 else ""
+    upd = any(u for _, u in nodes)
+    return (f"(stack={stack_id}, {len(nodes)} resources: "
+            f"{', '.join(str(rid) for rid, _ in nodes[:3])}{more}, "
+            f"{'forward' if upd else 'DELETE'})")
 
 
 def timer(stack_id: str, traversal_id: str) -> str:
@@ -103,8 +112,13 @@ def timer(stack_id: str, traversal_id: str) -> str:
         stack_name, action = _stack(stack_id, traversal_id)
     except Exception as exc:
         log.debug("no label for %s: %s", stack_id, exc)
-        return f"(stack={stack_id}, timeout)"
+        return timer_ids(stack_id, traversal_id)
     return f"({stack_name}, {action} timeout)"
+
+
+def timer_ids(stack_id: str, traversal_id: str) -> str:
+    """:func:`timer`'s label from the ids alone (no read): ``(stack=<id>, timeout)``."""
+    return f"(stack={stack_id}, timeout)"
 
 
 def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
@@ -115,5 +129,11 @@ def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) ->
         name = _resource_name(stack_id, resource_id)
     except Exception as exc:
         log.debug("no label for %s/%s: %s", stack_id, resource_id, exc)
-        return f"(stack={stack_id}, resource={resource_id}, {'forward' if is_update else 'DELETE'})"
+        return step_ids(stack_id, traversal_id, resource_id, is_update)
     return f"({stack_name}, resource={name}, {action if is_update else 'DELETE'})"
+
+
+def step_ids(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
+    """:func:`step`'s label from the ids alone (no read): ``(stack=<id>, resource=<id>,
+    forward|DELETE)``."""
+    return f"(stack={stack_id}, resource={resource_id}, {'forward' if is_update else 'DELETE'})"

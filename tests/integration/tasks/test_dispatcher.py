@@ -95,7 +95,7 @@ def test_a_stack_timer_names_its_stack_and_action(events_on):
 
 def test_without_task_events_no_label_is_read(db, monkeypatch):
     """Nobody sees ``argsrepr`` without task events: the dispatcher reads no names for it and
-    Celery shows the arguments themselves."""
+    labels each message by its ids (Celery would otherwise repr the arguments on every send)."""
     st = stacks.create_stack(CTX, stack_name="quiet", template=hot(
         {f"r{i}": {"type": "OS::Heat::None"} for i in range(3)}))
     st = final(CTX, st.id)
@@ -115,4 +115,5 @@ def test_without_task_events_no_label_is_read(db, monkeypatch):
     d = dispatcher.CeleryDispatcher(App())
     d.check_resource(st.id, st.current_traversal, ids[0], True)
     d.stack_timeout(st.id, st.current_traversal, 60)
-    assert [kw["argsrepr"] for kw in sent] == [None, None]
+    assert [kw["argsrepr"] for kw in sent] == [
+        f"(stack={st.id}, resource={ids[0]}, forward)", f"(stack={st.id}, timeout)"]
