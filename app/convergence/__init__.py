@@ -11,6 +11,7 @@ from app.convergence import inline
 from app.convergence.check import check_resource, check_resources, requeue
 from app.convergence.reconciler import check_timeouts, reconcile, redrive, unsettled_after
 from app.convergence.store.lease import ensure_heartbeat as start_lease
+from app.convergence.store.lease import release as end_lease
 from app.convergence.traversal import (
     stack_timeout,
     start_create,
@@ -24,5 +25,6 @@ from app.convergence.wakeups import child_stack_event, wake
 InlineDispatcher = inline.InlineDispatcher
 
 __all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
-           "reconcile", "redrive", "requeue", "stack_timeout", "start_create", "start_lease", "start_reverse", "start_update",
+           "end_lease", "reconcile", "redrive", "requeue", "stack_timeout", "start_create", "start_lease",
+           "start_reverse", "start_update",
            "start_update_rollback", "timer_fired", "unsettled_after", "wake"]

@@ -54,6 +54,12 @@ def start_lease() -> None:
     convergence.start_lease()
 
 
+def end_lease() -> bool:
+    """A clean stop of this process's engine (:func:`app.convergence.end_lease`): its heartbeat
+    ends and its row goes unless it holds locks. :returns: whether the row went."""
+    return convergence.end_lease()
+
+
 def wake(stack_id: str, resource_id: int, event: str) -> int:
     """An outside event for a waiting node (:func:`app.convergence.wake`)."""
     return convergence.wake(stack_id, resource_id, event)

@@ -75,6 +75,18 @@ def _init_worker(**_: object) -> None:
         log.warning("the engine lease could not start yet", exc_info=True)
 
 
+
+@signals.worker_shutdown.connect
+@signals.worker_process_shutdown.connect
+def _end_lease(**_: object) -> None:
+    """A stop after the pool finished its tasks (Celery's warm shutdown; a prefork child's
+    exit): the engine's lease ends without reading as a death to the next sweep
+    (:func:`engine.end_lease`); a lease still holding locks is left to run out."""
+    try:
+        engine.end_lease()
+    except Exception:  # the database is away: the row runs out as a dead engine's would
+        log.warning("the engine lease could not be ended", exc_info=True)
+
 #: allocations between two collections of the young generation in a worker (CPython: 700)
 GC_YOUNG_THRESHOLD = 7000
 

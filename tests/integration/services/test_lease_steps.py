@@ -162,6 +162,20 @@ def test_a_release_at_an_old_token_leaves_the_new_holders_lock(db):
     assert _row(st.id, "r0").engine_id is None
 
 
+
+def test_a_clean_stop_ends_the_lease_only_when_no_lock_is_held(db):
+    st = stacks.create_stack(CTX, stack_name="stop", template=_chain(1))
+    rid = _row(st.id, "r0").id
+    me = locks.engine_id()
+    _hold(rid, me, seen_ago=0)  # a step of this engine still holds r0
+    assert lease.release() is False
+    with read_session() as s:
+        assert s.get(WorkerHeartbeat, me) is not None  # left for the sweep to take over
+    locks.release(rid, _row(st.id, "r0").atomic_key)
+    assert lease.release() is True
+    with read_session() as s:
+        assert s.get(WorkerHeartbeat, me) is None
+
 def test_the_sweep_stands_aside_until_its_own_beats_ran_a_lease_unbroken(rec, monkeypatch):
     # after an outage of the database every heartbeat is stale, live engines' included
     sweep = lease.sweep
