@@ -51,3 +51,20 @@ def test_statements_sqlalchemy_must_expand_run_through_it(pg_db):
     q = select(Stack.name).where(Stack.name.in_(bindparam("names", expanding=True)))
     with read_connection() as conn:
         assert [r.name for r in rows(conn, q, {"names": ["x", "y"]})] == ["x"]
+
+
+def test_a_read_after_the_server_ended_its_sessions_answers(pg_db):
+    """A pooled connection whose session the server ended (``pg_terminate_backend``, waited
+    for) is not handed to the next read: the read answers from a new one."""
+    import psycopg
+
+    from app.models import base
+    st = final(CTX, stacks.create_stack(CTX, stack_name="t", template=none_stack(1)).id)
+    assert stack_reads.shown_stack(CTX, "t", st.id).name == "t"
+    database = base.get_engine().url.database
+    with psycopg.connect(pg_db.database_url.replace("+psycopg", "").rsplit("/", 1)[0] +
+                         "/postgres", autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                      "WHERE datname = %s AND pid <> pg_backend_pid()", (database,))
+    assert stack_reads.shown_stack(CTX, "t", st.id).name == "t"
+    assert [r.name for r in stack_list.list_stacks(CTX, limit=5, summary=True)] == ["t"]
