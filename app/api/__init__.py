@@ -26,6 +26,7 @@ from app.api import (
     exports,
     faults,
     guards,
+    json_out,
     live,
     outputs,
     resource_health,
@@ -133,6 +134,7 @@ def create_app(settings: config.Settings | None = None, *,
     settings = serving.prepare(settings, dispatcher)
 
     app = _Flask("stoker.api")
+    app.json = json_out.JSONProvider(app)
     app.config.update(
         API_TITLE=API_TITLE, API_VERSION=API_VERSION, OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/v1", OPENAPI_JSON_PATH="openapi.json",

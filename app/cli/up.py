@@ -174,22 +174,36 @@ class Supervisor:
         return proc
 
     def log(self, name: str, line: str, color: str = "1") -> None:
+        self.log_lines(name, [line], color)
+
+    def log_lines(self, name: str, lines: list[str], color: str = "1") -> None:
+        """``lines`` of ``name``, each after its prefix (time, name, ``|``), in one write."""
         stamp = time.strftime("%H:%M:%S")
         prefix = f"{stamp} {name:<{self.width}} | "
         if self.color:
             prefix = f"\033[{color}m{prefix}\033[0m"
+        text = "".join(prefix + line.rstrip("\n") + "\n" for line in lines)
         with self._lock:
             try:
-                self.out.write(prefix + line.rstrip("\n") + "\n")
+                self.out.write(text)
                 self.out.flush()
             except (ValueError, OSError):
                 pass
 
     def _pump(self, proc: Proc, color: str) -> None:
+        """Relay a child's output line by line, the lines that came together in one write (an
+        API logs a line a request: a read and a write a batch, not a line)."""
         assert proc.popen is not None and proc.popen.stdout is not None
-        for raw in iter(proc.popen.stdout.readline, b""):
-            self.log(proc.name, raw.decode("utf-8", "replace"), color)
-        proc.popen.stdout.close()
+        stream, rest = proc.popen.stdout, b""
+        while chunk := stream.read1(65536):
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()  # an unfinished line waits for its end
+            if lines:
+                self.log_lines(proc.name, [raw.decode("utf-8", "replace") for raw in lines],
+                               color)
+        if rest:
+            self.log(proc.name, rest.decode("utf-8", "replace"), color)
+        stream.close()
 
     def exited(self) -> Proc | None:
         """The first child that has exited, if any."""

@@ -18,7 +18,7 @@ from app.models.connect import unavailable
 from app.models.drift import DriftDetection
 from app.models.exports import StackExport as StackExport
 from app.models.exports import StackImport as StackImport
-from app.models.reads import read_connection
+from app.models.reads import first_row, read_connection, rows
 from app.models.snapshots import Snapshot
 from app.models.software import SoftwareConfig, SoftwareDeployment
 from app.models.tables import (
@@ -53,6 +53,7 @@ __all__ = [
                                "after_commit",
                                "autocommit",
                                "concurrent_writers",
+                               "first_row",
                                "for_update",
                                "get_engine",
                                "init",
@@ -60,6 +61,7 @@ __all__ = [
                                "new_id",
                                "read_connection",
                                "read_session",
+                               "rows",
                                "session",
                                "side_engine",
                                "unavailable",

@@ -25,7 +25,7 @@ from sqlalchemy import (
 
 from app import config, errors
 from app.context import RequestContext
-from app.models import Stack, StackTag, read_connection, read_session
+from app.models import Stack, StackTag, read_connection, read_session, rows
 
 #: the table's columns: the query is built and run in SQLAlchemy Core (no ORM compile step)
 _S = Stack.__table__.c
@@ -203,9 +203,9 @@ def list_stacks(ctx: RequestContext, *, show_deleted: bool = False,
     params = {"tenant": ctx.tenant_id, "limit": None if limit is None else max(0, int(limit))}
     if summary and not (marker or filters or tags or tags_any or not_tags or not_tags_any):
         with read_connection() as conn:
-            return conn.execute(_plain_page(
+            return rows(conn, _plain_page(
                 bool(ctx.is_admin or global_tenant), show_deleted, show_nested,
-                _hidden(show_hidden), tuple(order), limit is not None), params).all()
+                _hidden(show_hidden), tuple(order), limit is not None), params)
     q = _scoped(ctx, global_tenant=global_tenant, show_deleted=show_deleted,
                 show_nested=show_nested, show_hidden=show_hidden, filters=filters, tags=tags,
                 tags_any=tags_any, not_tags=not_tags, not_tags_any=not_tags_any,

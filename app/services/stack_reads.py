@@ -12,7 +12,7 @@ from sqlalchemy import Select, Table, bindparam, select
 
 from app import auth, config, errors
 from app.context import RequestContext
-from app.models import Stack, read_connection
+from app.models import Stack, first_row, read_connection, rows
 
 _T = Stack.__table__
 #: what a listing under a stack links with
@@ -44,7 +44,7 @@ def _check(ctx: RequestContext, st: Any, stack_name: str) -> None:
 
 def _found(ctx: RequestContext, statement: Select[Any], stack_name: str, stack_id: str) -> Any:
     with read_connection() as conn:
-        st = conn.execute(statement, {"stack_id": stack_id}).first()
+        st = first_row(conn, statement, {"stack_id": stack_id})
     _check(ctx, st, stack_name)
     return st
 
@@ -82,10 +82,10 @@ def with_rows(ctx: RequestContext, stack_name: str, stack_id: str, table: Table,
     order (descending with ``desc``), at most ``limit`` (a positive number, or None): one
     statement. :raises errors.NotFound: as :func:`stack_ref`."""
     with read_connection() as conn:
-        rows = conn.execute(_joined(table, columns, desc, limit is not None),
-                            {"stack_id": stack_id, "limit": limit}).all()
-    first = rows[0] if rows else None
+        found = rows(conn, _joined(table, columns, desc, limit is not None),
+                     {"stack_id": stack_id, "limit": limit})
+    first = found[0] if found else None
     stack = None if first is None else SimpleNamespace(
         id=first.owner_id, name=first.owner_name, tenant=first.owner_tenant)
     _check(ctx, stack, stack_name)
-    return stack, [row for row in rows if row.id is not None]
+    return stack, [row for row in found if row.id is not None]

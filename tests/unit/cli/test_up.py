@@ -124,6 +124,27 @@ def test_supervisor_reports_an_exited_child() -> None:
     sup.stop(grace=1)
 
 
+def test_supervisor_relays_every_line_once_in_order() -> None:
+    """Lines written together (a burst, a line split across writes, a last line with no end)
+    each come out once, whole, after the child's prefix."""
+    out = io.StringIO()
+    sup = cli_up.Supervisor(dict(os.environ), out)
+    script = ("import sys, time\n"
+              "sys.stdout.write(''.join(f'line {i}\\n' for i in range(3000)))\n"
+              "sys.stdout.write('split '); sys.stdout.flush(); time.sleep(0.2)\n"
+              "sys.stdout.write('line\\nno end'); sys.stdout.flush()\n")
+    proc = sup.start(cli_up.Proc("burst", [sys.executable, "-c", script]))
+    for _ in range(200):
+        if sup.exited():
+            break
+        time.sleep(0.05)
+    assert proc.popen is not None and proc.popen.returncode == 0
+    sup.stop(grace=1)
+    relayed = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()
+               if " burst" in line.split(" | ", 1)[0]]
+    assert relayed == [f"line {i}" for i in range(3000)] + ["split line", "no end"]
+
+
 def test_start_all_refuses_a_busy_port(tmp_path: Path) -> None:
     import socket
     with socket.socket() as busy:
