@@ -85,17 +85,17 @@ def _counts(client, st: Stack) -> dict[str, int]:
 
 
 def test_statements_per_request_do_not_grow_with_stacks_resources_or_events(client):
-    _no_growth(client)
+    check_no_growth(client)
 
 
 def test_statements_per_request_on_postgresql(pg_db):
     """The same on PostgreSQL, where the hot reads run on psycopg's cursor
     (:func:`app.models.rows`): the engine's listeners still see each statement."""
     from app.api import create_app
-    _no_growth(create_app(pg_db).test_client())
+    check_no_growth(create_app(pg_db).test_client())
 
 
-def _no_growth(client) -> None:
+def check_no_growth(client) -> None:
     small = _created("small", 1)
     big = _created("big", 40)
     alone = _counts(client, small)
