@@ -97,19 +97,30 @@ def _policy(rdef: Any) -> str:
                                                                                  str(p))
 
 
-def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded) -> dict[str, Any]:
+def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded,
+             kinds: dict[tuple[Any, ...], tuple[dict[str, Any], str]] | None = None
+             ) -> dict[str, Any]:
     """The values of a resource row in INIT_COMPLETE for ``rdef`` (its built-in type and
-    nested kind noted)."""
-    data: dict[str, Any] = {}
+    nested kind noted). ``kinds``: what rows of the same type, implementation, provider
+    template and deletion policy share (their ``rsrc_data`` and policy), filled as they
+    come: a group's members look their plugin up once, not each."""
     impl = getattr(rdef, "implementation", rdef.type)
-    if impl != rdef.type:
-        data["_impl"] = impl
-    kind = groups.kind(rdef)
-    if kind:
-        data["nested"] = kind
+    key = (rdef.type, impl, getattr(rdef, "template", None), rdef.deletion_policy)
+    shared = kinds.get(key) if kinds is not None else None
+    if shared is None:
+        data: dict[str, Any] = {}
+        if impl != rdef.type:
+            data["_impl"] = impl
+        kind = groups.kind(rdef)
+        if kind:
+            data["nested"] = kind
+        shared = (data, _policy(rdef))
+        if kinds is not None:
+            kinds[key] = shared
+    requires = loaded.requires.get(name)
     return {"stack_id": st.id, "name": name, "type": rdef.type, "action": Action.INIT,
-            "status": Status.COMPLETE, "requires": sorted(loaded.requires.get(name, ())),
-            "deletion_policy": _policy(rdef), "rsrc_data": data}
+            "status": Status.COMPLETE, "requires": sorted(requires) if requires else [],
+            "deletion_policy": shared[1], "rsrc_data": dict(shared[0])}
 
 
 def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
@@ -117,8 +128,9 @@ def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
     (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
     so). O(V + E)."""
     resources = loaded.definition.resources
-    ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded)
-                             for name, rdef in resources.items()), len(resources))
+    kinds: dict[tuple[Any, ...], tuple[dict[str, Any], str]] = {}
+    ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded, kinds)
+                                           for name, rdef in resources.items()), len(resources))
     _begin(s, st, Action.CREATE, len(ids))
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()   # the definition stays cached; its plan is not needed again

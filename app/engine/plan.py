@@ -35,12 +35,24 @@ class Plan:
 
 
 def _one_direction(requires: Mapping[str, Iterable[str]], forward: bool) -> Plan:
-    preds = graph.predecessors(requires, forward)
-    succs = graph.invert(preds)
+    """The plan of one direction, as :func:`graph.predecessors` and :func:`graph.invert`
+    give it, with sets built only for the nodes that have edges (a group's members have
+    none: a set or two each would cost more than their plan). O(V log V + E)."""
+    required: dict[str, set[str]] = {}   # name -> known names it requires (non-empty only)
+    required_by: dict[str, set[str]] = {}
+    for name, reqs in requires.items():
+        if reqs:
+            known = {r for r in reqs if r in requires}
+            if known:
+                required[name] = known
+                for r in known:
+                    required_by.setdefault(r, set()).add(name)
+    preds, succs = (required, required_by) if forward else (required_by, required)
     p = Plan()
-    for name in sorted(preds):
-        p.expected[(name, forward)] = len(preds[name])
-        p.successors[(name, forward)] = [(s, forward) for s in sorted(succs.get(name, ()))]
+    for name in sorted(requires):
+        after = succs.get(name)
+        p.expected[(name, forward)] = len(preds.get(name, ()))
+        p.successors[(name, forward)] = [(s, forward) for s in sorted(after)] if after else []
     return p
 
 

@@ -39,28 +39,52 @@ def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count:
         return
     columns = [c for c in table.columns if not (c.primary_key and c.autoincrement is True)]
     names = ", ".join(conn.dialect.identifier_preparer.quote(c.name) for c in columns)
-    dumps: Any = getattr(conn.dialect, "_json_serializer", None) or json.dumps
-    fill: list[tuple[str, Any, Any, bool]] = []
-    for c in columns:
-        default: Any = c.default
-        fill.append((c.name, default.arg if default is not None and default.is_scalar else None,
-                     default.arg if default is not None and default.is_callable else None,
-                     isinstance(c.type, JSON)))
+    fill = _fillers(columns, getattr(conn.dialect, "_json_serializer", None) or json.dumps)
     dbapi: Any = conn.connection.dbapi_connection
     with dbapi.cursor() as cur, cur.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:
+        write = copy.write_row
         for row in rows:
-            values = []
-            for name, scalar, make, is_json in fill:
-                if name in row:
-                    value = row[name]
-                else:
-                    value = make(None) if make is not None else scalar
-                if is_json and value is not None:
-                    value = dumps(value)
-                elif isinstance(value, enum.Enum):   # a str enum: its value, as INSERT binds it
-                    value = value.value
-                values.append(value)
-            copy.write_row(values)
+            write([f(row) for f in fill])
+
+
+_ABSENT = object()
+
+
+def _fillers(columns: list[Any], dumps: Callable[[Any], str]) -> list[Callable[[dict[str, Any]],
+                                                                               Any]]:
+    """Per column, the function that gives a row's value as an ``INSERT`` would store it: the
+    row's own (JSON serialised, a str enum as its value), else the column's Python default
+    (a scalar computed once, a callable called per row). An empty JSON list or map is
+    serialised once: a group's rows carry thousands of them."""
+    out: list[Callable[[dict[str, Any]], Any]] = []
+    for c in columns:
+        default: Any = c.default
+        make = default.arg if default is not None and default.is_callable else None
+        scalar = default.arg if default is not None and default.is_scalar else None
+        out.append(_filler(c.name, isinstance(c.type, JSON), make, scalar, dumps))
+    return out
+
+
+def _filler(name: str, is_json: bool, make: Any, scalar: Any,
+            dumps: Callable[[Any], str]) -> Callable[[dict[str, Any]], Any]:
+    def plain(value: Any) -> Any:
+        if is_json and value is not None:
+            if not value and isinstance(value, (list, dict)):
+                return "[]" if isinstance(value, list) else "{}"
+            return dumps(value)
+        return value.value if isinstance(value, enum.Enum) else value
+
+    if make is None:
+        absent = plain(scalar)
+
+        def fill(row: dict[str, Any]) -> Any:
+            value = row.get(name, _ABSENT)
+            return absent if value is _ABSENT else plain(value)
+    else:
+        def fill(row: dict[str, Any]) -> Any:
+            value = row.get(name, _ABSENT)
+            return plain(make(None) if value is _ABSENT else value)
+    return fill
 
 
 #: resource rows in one multi-row ``INSERT ... RETURNING`` (the ORM would insert them one
