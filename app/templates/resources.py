@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.templates.functions.base import parse
+from app.templates.functions.base import parse, walk
 from app.templates.versions import REPLACE_POLICIES, HotVersion, condition_table
 
 
@@ -52,6 +52,15 @@ class ResourceDefinition:
         """The built-in type to instantiate (``effective_type``, else ``type``)."""
         return self.effective_type or self.type
 
+    def renamed(self, name: str) -> ResourceDefinition:
+        """The same definition for resource ``name`` (its own ``properties`` map and
+        ``depends_on`` list): a plain resource's (:attr:`RawResource.plain`)."""
+        return ResourceDefinition(name, self.type, dict(self.properties), self.metadata,
+                                  list(self.depends_on), self.deletion_policy,
+                                  self.update_policy, self.description, self.external_id,
+                                  self.condition, self.template, self.effective_type,
+                                  self.update_replace_policy)
+
 
 @dataclass
 class RawResource:
@@ -70,6 +79,17 @@ class RawResource:
     condition: Any
     has_condition: bool
     update_replace_policy: Any = None
+    #: no function anywhere and no ``depends_on``: what instantiating it gives does not depend
+    #: on its name, so resources with the same snippet share it (a group's members)
+    plain: bool = False
+
+    def renamed(self, name: str) -> RawResource:
+        """The same parsed resource under ``name`` (only for a :attr:`plain` one: a function
+        carries its resource's path)."""
+        return RawResource(name, self.snippet, self.type, self.properties, self.metadata,
+                           self.depends_on, self.deletion_policy, self.update_policy,
+                           self.description, self.external_id, self.condition,
+                           self.has_condition, self.update_replace_policy, True)
 
 
 def _shape_error(name: str, key: str, typename: str) -> errors.ValidationError:
@@ -116,6 +136,9 @@ def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]
                                      f"'items' (the \"resources\" section must be a map of "
                                      f"resource names to definitions)", path=("resources",))
     out: dict[str, RawResource] = {}
+    #: a plain snippet's text -> its parsed resource, for the next resource with the same
+    #: one (a group's child template: 100,000 members parsed once); a small template skips it
+    seen: dict[str, RawResource] | None = {} if len(section) >= SHARE_FROM else None
     for name, snippet in section.items():
         if not isinstance(name, str):
             raise errors.ValidationError(f"Resource name {name!r} must be a string",
@@ -125,8 +148,33 @@ def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]
                 f'"resources" must contain a map of resource maps. Found a '
                 f"[<class '{type(snippet).__name__}'>] instead", path=("resources", name))
         check_resource_name(name)
-        out[name] = _parse_one(name, snippet, version)
+        if seen is None:
+            out[name] = _parse_one(name, snippet, version)
+            continue
+        text = repr(snippet)   # types told apart (a date is not its string)
+        hit = seen.get(text)
+        if hit is None:
+            hit = out[name] = _parse_one(name, snippet, version)
+            if _is_plain(hit):
+                hit.plain = True
+                seen[text] = hit
+        else:
+            out[name] = hit.renamed(name)
     return out
+
+
+#: resources in a ``resources`` section from which identical plain snippets are parsed once
+SHARE_FROM = 64
+
+
+def _is_plain(raw: RawResource) -> bool:
+    """Whether ``raw`` has no function anywhere, no condition to evaluate and no
+    ``depends_on`` (its parse and instantiation do not depend on its name)."""
+    if raw.depends_on or not isinstance(raw.condition, (bool, str, type(None))):
+        return False
+    return not any(walk(tree) for tree in (raw.properties, raw.metadata, raw.deletion_policy,
+                                           raw.update_policy, raw.external_id,
+                                           raw.update_replace_policy))
 
 
 def _parse_one(name: str, snippet: dict[str, Any], version: HotVersion) -> RawResource:

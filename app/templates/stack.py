@@ -298,8 +298,20 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
                                  type_schema, found)
     if check_types is not None:
         check_types([kinds[n].effective_type or r.type for n, r in active.items()])
+    # a plain resource (no function, no depends_on: RawResource.plain) instantiates alike
+    # under any name: those sharing one parsed snippet and resolved type share what the first
+    # of them gave (its Bound, requirements and definition, renamed), its checks not run again
+    first: dict[tuple[int, str, int], str] = {}
+    same: dict[str, str] = {}   # name -> the first resource instantiated the same way
     bound: dict[str, Bound] = {}
     for name, raw in active.items():
+        if raw.plain and found is None and kinds[name].template is None:
+            share = (id(raw.snippet), kinds[name].effective_type, id(kinds[name].schema))
+            if share in first:
+                same[name] = first[share]
+                bound[name] = bound[first[share]]
+                continue
+            first[share] = name
         schema = kinds[name].schema
         if kinds[name].effective_type in LAX_TYPES:
             schema = None
@@ -310,6 +322,11 @@ def _instantiate(tmpl: Template, params: Mapping[str, Any] | None, env: Environm
     graph: dict[str, frozenset[str]] = {}
     children: set[str] = set()
     for name, b in bound.items():
+        if name in same:
+            like = definitions[same[name]]
+            graph[name] = graph[like.name]
+            definitions[name] = like.renamed(name)
+            continue
         graph[name] = attempt(checks.requirements, tmpl, b, values, scope, default=frozenset())
         if b.property_functions:  # both look at functions only
             attempt(checks.check_attributes, b.property_functions, bound, type_schema)

@@ -199,6 +199,7 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
             pass
     cache: dict[str, dict[str, Any]] = {}
     resolved: dict[tuple[str, str | None], Any] = {}
+    built: dict[str, ResolvedType] = {}
     out: dict[str, ResolvedType] = {}
     for name, type_name in types.items():
         found = resolved.get(key(name, type_name))
@@ -216,8 +217,12 @@ def resolve_types(types: Mapping[str, str], env: Environment | None,
                     env.parameter_defaults if env is not None else None)
             out[name] = ResolvedType(found.effective_type, found.template,
                                      cache[found.template])
-        else:
-            out[name] = ResolvedType(found.effective_type, None, schema_of(found.effective_type))
+        else:  # one object for every resource of the type (a group's members)
+            shared = built.get(found.effective_type)
+            if shared is None:
+                shared = built[found.effective_type] = ResolvedType(
+                    found.effective_type, None, schema_of(found.effective_type))
+            out[name] = shared
     return out
 
 

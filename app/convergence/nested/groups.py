@@ -193,8 +193,25 @@ def group_template(props: dict[str, Any], paths: set[tuple[Any, ...]],
     """The child template of a group of ``count`` members (:func:`member_names` with
     ``skiplist``), all with the current definition (:func:`template_of`, no reference
     outputs)."""
-    return template_of([(n, member_definition(props, n))
-                        for n in member_names(props, skiplist)], paths, refs=False)
+    names = member_names(props, skiplist)
+    rdef = props.get("resource_def") or {}
+    if names and not _mentions([rdef.get("properties"), rdef.get("metadata")],
+                               props.get("index_var") or "%index%"):
+        one = member_definition(props, names[0])   # every member's, built once and shared
+        return template_of([(n, one) for n in names], paths, refs=False)
+    return template_of([(n, member_definition(props, n)) for n in names], paths, refs=False)
+
+
+def _mentions(value: Any, var: str) -> bool:
+    """Whether :func:`_substitute` would change anything in ``value`` (``var`` in a string
+    key or value). O(size of value)."""
+    if isinstance(value, str):
+        return var in value
+    if isinstance(value, dict):
+        return any(_mentions(k, var) or _mentions(v, var) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_mentions(v, var) for v in value)
+    return False
 
 
 def deployment_names(props: dict[str, Any]) -> list[str]:

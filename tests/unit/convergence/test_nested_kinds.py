@@ -52,3 +52,16 @@ def test_every_declared_kind_has_a_strategy():
     unknown = {t: k for t, k in declared.items() if k is not None and k not in kinds.KINDS}
     assert unknown == {}
     assert {k for k in declared.values() if k} == set(kinds.KINDS)
+
+
+def test_a_group_template_shares_one_member_snippet_unless_the_index_is_used():
+    plain = groups.group_template({"count": 3, "resource_def": {
+        "type": "OS::Heat::None", "properties": {"a": "x", "b": None}}}, set(), [])
+    members = plain["resources"]
+    assert list(members) == ["0", "1", "2"]
+    assert all(m == {"type": "OS::Heat::None", "properties": {"a": "x"}}
+               for m in members.values())
+    indexed = groups.group_template({"count": 3, "index_var": "__i__", "resource_def": {
+        "type": "OS::Heat::None", "properties": {"a": ["n-__i__"]}}}, set(), ["1"])
+    assert {n: m["properties"] for n, m in indexed["resources"].items()} == {
+        "0": {"a": ["n-0"]}, "2": {"a": ["n-2"]}, "3": {"a": ["n-3"]}}
