@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,10 +60,12 @@ _VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 
 
 def new_uuid() -> str:
-    """A random (version 4) UUID, as ``str(uuid.uuid4())`` is, for about half its CPU (every
-    event has one)."""
-    h = os.urandom(16).hex()
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+    """A time-ordered (version 7, RFC 9562) UUID: the milliseconds since the epoch, then 74
+    random bits. Every event has one, indexed unique: ids that grow with time land at the end
+    of the index, where random (version 4) ones each dirtied a page of their own (a group's
+    100,000 members write 400,000 events). Half the CPU of ``str(uuid.uuid4())``."""
+    h = f"{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}"
+    return f"{h[:8]}-{h[8:12]}-7{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 def event_row(stack_id: str, name: str, physical_id: str | None, rtype: str, action: str,
