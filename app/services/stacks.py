@@ -19,7 +19,7 @@ from app.context import RequestContext
 from app.convergence.stack_outputs import resolve_outputs
 from app.convergence.store import definitions as loaded_defs
 from app.convergence.store.definitions import description_of
-from app.convergence.traversal import start_adopt
+from app.convergence.traversal import create_values, start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
 from app.services import (
@@ -162,7 +162,9 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
                        timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
                        nested_depth=nested_depth, nested_info=nested_info,
                        termination_protection=bool(termination_protection),
-                       stack_policy=stack_policy)
+                       stack_policy=stack_policy,
+                       **({} if review or adopt_resources is not None
+                          else create_values(loaded)))
             s.add(st)
             s.flush()
             stack_tags.set_tags(s, stack_id, tags, new=True)
@@ -177,7 +179,7 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
             elif adopt_resources is not None:
                 start_adopt(s, st, loaded, adopt_resources)
             else:
-                convergence.start_create(s, st, loaded)
+                convergence.start_create(s, st, loaded, begun=True)
     except IntegrityError as exc:  # a concurrent create of the same name won the race
         raise errors.StackExists(stack_name) from exc
     return stack_id
