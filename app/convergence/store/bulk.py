@@ -11,12 +11,13 @@ filled in, JSON columns serialised as the engine serialises them.
 """
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import JSON, String, Table, cast, insert, select
+from sqlalchemy import JSON, String, Table, cast, insert, select, text
 from sqlalchemy.orm import Session
 
 from app.convergence.store.rows import table
@@ -68,16 +69,65 @@ def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count:
 _INSERT_ROWS = insert(_RT).returning(_RT.c.id, _RT.c.name)
 
 
+#: PostgreSQL: ``{column names: INSERT ... SELECT FROM json_to_recordset(:rows)}``, built once
+_FROM_JSON: dict[tuple[str, ...], Any] = {}
+
+
+def _insert_from_json(conn: Any, table: Table, names: tuple[str, ...]) -> Any:
+    """One ``INSERT ... RETURNING id, name`` of ``table``'s columns ``names`` from a JSON array
+    of rows (one parameter, ``rows``): the same short text whatever the number of rows, so
+    psycopg's parsed-query cache and the server's prepared statement serve every call (a
+    multi-row ``VALUES`` has a text and parameters per row count, which psycopg parses anew
+    past 50 parameters: ~0.5 ms of CPU for 20 resource rows)."""
+    stmt = _FROM_JSON.get(names)
+    if stmt is None:
+        quote = conn.dialect.identifier_preparer.quote
+        cols = ", ".join(quote(n) for n in names)
+        spec = ", ".join(f"{quote(n)} {table.c[n].type.compile(conn.dialect)}" for n in names)
+        stmt = _FROM_JSON[names] = text(
+            f"INSERT INTO {quote(table.name)} ({cols}) SELECT {cols} FROM "
+            f"json_to_recordset(CAST(:rows AS JSON)) AS r({spec}) RETURNING id, name")
+    return stmt
+
+
+def _json_rows(table: Table, rows: list[dict[str, Any]]) -> tuple[tuple[str, ...], str]:
+    """``rows`` (each with the same keys) with every column's Python default filled in, as
+    ``(column names, JSON array)``: the values an ``INSERT`` would store (datetimes in ISO
+    form, JSON columns nested as themselves)."""
+    given = rows[0].keys()
+    fill = [(c.name, c.default) for c in table.columns
+            if c.name not in given and c.default is not None and not c.primary_key]
+    out = []
+    for row in rows:
+        full = dict(row)
+        for name, default in fill:
+            arg: Any = getattr(default, "arg", None)
+            full[name] = arg(None) if getattr(default, "is_callable", False) else arg
+        out.append(full)
+    names = tuple(out[0])
+    return names, json.dumps(out, default=_iso)
+
+
+def _iso(value: Any) -> Any:
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def insert_resources(s: Session, stack_id: str, rows: Iterable[dict[str, Any]],
                      count: int) -> dict[str, int]:
-    """Insert ``count`` resource rows of stack ``stack_id`` (built as they are written; many
-    are copied: :func:`insert_rows`). :returns: ``{name: id}`` (copied: of every row of the
-    stack)."""
+    """Insert ``count`` resource rows of stack ``stack_id`` (each with the same keys; built as
+    they are written; many are copied: :func:`insert_rows`). :returns: ``{name: id}`` (copied:
+    of every row of the stack)."""
     if count == 0:
         return {}
-    if count < COPY_FROM or s.get_bind().dialect.name != "postgresql":
-        return {str(name): int(rid)
-                for rid, name in s.connection().execute(_INSERT_ROWS, list(rows))}
+    conn = s.connection()
+    if conn.dialect.name != "postgresql":
+        return {str(name): int(rid) for rid, name in conn.execute(_INSERT_ROWS, list(rows))}
+    if count < COPY_FROM:
+        names, payload = _json_rows(_RT, list(rows))
+        return {str(name): int(rid) for rid, name in conn.execute(
+            _insert_from_json(conn, _RT, names), {"rows": payload})}
     insert_rows(s, _RT, rows, count)
     return {str(name): int(rid) for rid, name in s.execute(
         select(_RT.c.id, _RT.c.name).where(_RT.c.stack_id == stack_id))}
