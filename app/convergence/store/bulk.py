@@ -30,13 +30,18 @@ _RT = table(Resource)
 
 
 def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count: int) -> None:
-    """Insert ``rows`` (``count`` of them, each a mapping of column name -> value; a column
-    left out gets its default) into ``table`` in ``s``'s transaction. O(rows)."""
+    """Insert ``rows`` (``count`` of them, each a mapping of column name -> value, the same
+    keys in each; a column left out gets its default) into ``table`` in ``s``'s transaction
+    (PostgreSQL: from one JSON parameter, :func:`_insert_from_json`, or copied). O(rows)."""
     if count == 0:
         return
     conn = s.connection()
-    if count < COPY_FROM or conn.dialect.name != "postgresql":
+    if conn.dialect.name != "postgresql":
         s.execute(insert(table), list(rows))
+        return
+    if count < COPY_FROM:
+        given, payload = _json_rows(table, list(rows))
+        conn.execute(_insert_from_json(conn, table, given, returning=False), {"rows": payload})
         return
     columns = [c for c in table.columns if not (c.primary_key and c.autoincrement is True)]
     names = ", ".join(conn.dialect.identifier_preparer.quote(c.name) for c in columns)
@@ -69,24 +74,28 @@ def insert_rows(s: Session, table: Table, rows: Iterable[dict[str, Any]], count:
 _INSERT_ROWS = insert(_RT).returning(_RT.c.id, _RT.c.name)
 
 
-#: PostgreSQL: ``{column names: INSERT ... SELECT FROM json_to_recordset(:rows)}``, built once
-_FROM_JSON: dict[tuple[str, ...], Any] = {}
+#: PostgreSQL: ``{(table, column names, returning): INSERT ... FROM json_to_recordset}``
+_FROM_JSON: dict[tuple[str, tuple[str, ...], bool], Any] = {}
 
 
-def _insert_from_json(conn: Any, table: Table, names: tuple[str, ...]) -> Any:
-    """One ``INSERT ... RETURNING id, name`` of ``table``'s columns ``names`` from a JSON array
-    of rows (one parameter, ``rows``): the same short text whatever the number of rows, so
-    psycopg's parsed-query cache and the server's prepared statement serve every call (a
-    multi-row ``VALUES`` has a text and parameters per row count, which psycopg parses anew
-    past 50 parameters: ~0.5 ms of CPU for 20 resource rows)."""
-    stmt = _FROM_JSON.get(names)
+def _insert_from_json(conn: Any, table: Table, names: tuple[str, ...],
+                      returning: bool = True) -> Any:
+    """One ``INSERT`` (``RETURNING id, name`` if ``returning``) of ``table``'s columns
+    ``names`` from a JSON array of rows (one parameter, ``rows``): the same short text whatever
+    the number of rows, so psycopg's parsed-query cache and the server's prepared statement
+    serve every call (a multi-row ``VALUES`` has a text and parameters per row count, which
+    psycopg parses anew past 50 parameters: ~0.5 ms of CPU for 20 resource rows; an
+    ``executemany`` dumps each row's parameters)."""
+    key = (table.name, names, returning)
+    stmt = _FROM_JSON.get(key)
     if stmt is None:
         quote = conn.dialect.identifier_preparer.quote
         cols = ", ".join(quote(n) for n in names)
         spec = ", ".join(f"{quote(n)} {table.c[n].type.compile(conn.dialect)}" for n in names)
-        stmt = _FROM_JSON[names] = text(
+        stmt = _FROM_JSON[key] = text(
             f"INSERT INTO {quote(table.name)} ({cols}) SELECT {cols} FROM "
-            f"json_to_recordset(CAST(:rows AS JSON)) AS r({spec}) RETURNING id, name")
+            f"json_to_recordset(CAST(:rows AS JSON)) AS r({spec})"
+            + (" RETURNING id, name" if returning else ""))
     return stmt
 
 
