@@ -58,11 +58,11 @@ def _started(action: Action, n_nodes: int) -> dict[str, Any]:
     return values
 
 
-def create_values(loaded: Loaded) -> dict[str, Any]:
+def create_values(loaded: Loaded, action: Action = Action.CREATE) -> dict[str, Any]:
     """The columns a new stack row is given so that its one INSERT already holds the started
-    CREATE traversal of ``loaded`` (then ``start_create(..., begun=True)``): no UPDATE of the
-    row in the same transaction."""
-    return _started(Action.CREATE, len(loaded.definition.resources))
+    CREATE (or ADOPT) traversal of ``loaded`` (then ``start_create`` or ``start_adopt`` with
+    ``begun=True``): no UPDATE of the row in the same transaction."""
+    return _started(action, len(loaded.definition.resources))
 
 
 def _begin(s: Session, st: Stack, action: Action, n_nodes: int, begun: bool = False) -> str:
@@ -188,16 +188,18 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
 ADOPT_DATA = "_adopt"
 
 
-def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]) -> str:
+def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any],
+                begun: bool = False) -> str:
     """Write the resource rows, each with its entry of ``resources`` (Heat's adopt data:
     ``{name: {"resource_id", "resource_data", ...}}``), and start the ADOPT traversal (the
-    create's graph; its steps take the resources over instead of creating them). O(V + E)."""
+    create's graph; its steps take the resources over instead of creating them). ``begun``:
+    the row was written with :func:`create_values` (ADOPT). O(V + E)."""
     rows = [_new_row(st, name, rdef, loaded)
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
     ids = bulk.insert_resources(s, st.id, rows, len(rows))
-    _begin(s, st, Action.ADOPT, len(ids))
+    _begin(s, st, Action.ADOPT, len(ids), begun)
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()
     return traversal_id
