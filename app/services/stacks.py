@@ -42,6 +42,8 @@ _NAME_TAKEN = select(Stack.id).where(Stack.tenant == bindparam("tenant"),
                                      Stack.name == bindparam("name"), Stack.deleted_at.is_(None))
 _LIVE_TOP = select(func.count()).select_from(Stack).where(
     Stack.tenant == bindparam("tenant"), Stack.deleted_at.is_(None), Stack.parent_id.is_(None))
+#: a top-level create's two checks in one statement: (a live stack's id or None, the count)
+_TOP_CHECKS = select(_NAME_TAKEN.limit(1).scalar_subquery(), _LIVE_TOP.scalar_subquery())
 #: the new stack row, in SQLAlchemy Core
 _INSERT_STACK = insert(Stack)
 NAME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
@@ -146,13 +148,14 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     try:
         with session() as s:
             conn = s.connection()  # the two checks in SQLAlchemy Core: plain rows, no ORM step
-            if conn.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
-                raise errors.StackExists(stack_name)
             # Heat counts top-level stacks only: a child stack (a group's member) reads
             # nothing that grows with the tenant's stacks
-            live = 0 if parent_id is not None else conn.execute(
-                _LIVE_TOP, {"tenant": ctx.tenant_id}).scalar() or 0
-            if parent_id is None and live >= settings.max_stacks_per_tenant:
+            keys = {"tenant": ctx.tenant_id, "name": stack_name}
+            taken, live = ((conn.execute(_NAME_TAKEN, keys).scalar(), 0)
+                           if parent_id is not None else conn.execute(_TOP_CHECKS, keys).one())
+            if taken is not None:
+                raise errors.StackExists(stack_name)
+            if parent_id is None and (live or 0) >= settings.max_stacks_per_tenant:
                 raise errors.RequestLimitExceeded(
                     f"You have reached the maximum stacks per tenant, "
                     f"{settings.max_stacks_per_tenant}. Please delete some stacks.")
