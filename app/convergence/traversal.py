@@ -45,17 +45,34 @@ log = logging.getLogger(__name__)
 PROPS_BEFORE = "_props_before"
 
 
-def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
-    tid = str(uuid.uuid4())
-    st.current_traversal = tid
-    st.action, st.status, st.failed = action, Status.IN_PROGRESS, False
-    st.status_reason = stack_reason(action, Status.IN_PROGRESS)
-    st.pending_nodes = n_nodes
-    st.traversal_started_at = utcnow()
+def _started(action: Action, n_nodes: int) -> dict[str, Any]:
+    """The stack row's columns once a traversal of ``action`` over ``n_nodes`` nodes began
+    (a new traversal id)."""
+    values: dict[str, Any] = {
+        "current_traversal": str(uuid.uuid4()), "action": action,
+        "status": Status.IN_PROGRESS, "failed": False,
+        "status_reason": stack_reason(action, Status.IN_PROGRESS), "pending_nodes": n_nodes,
+        "traversal_started_at": utcnow()}
     if action != Action.CREATE:
-        st.updated_at = utcnow()
+        values["updated_at"] = utcnow()
+    return values
+
+
+def create_values(loaded: Loaded, action: Action = Action.CREATE) -> dict[str, Any]:
+    """The columns a new stack row is given so that its one INSERT already holds the started
+    CREATE (or ADOPT) traversal of ``loaded`` (then ``start_create`` or ``start_adopt`` with
+    ``begun=True``): no UPDATE of the row in the same transaction."""
+    return _started(action, len(loaded.definition.resources))
+
+
+def _begin(s: Session, st: Stack, action: Action, n_nodes: int, begun: bool = False) -> str:
+    """Begin the traversal on ``st`` (``begun``: its columns already hold it) and write the
+    stack's IN_PROGRESS event."""
+    if not begun:
+        for key, value in _started(action, n_nodes).items():
+            setattr(st, key, value)
     events.stack_event(s, st, action, Status.IN_PROGRESS, st.status_reason)
-    return tid
+    return str(st.current_traversal)
 
 
 def _store(s: Session, st: Stack, p: plans.Plan | bulk.PlanNodes, ids: dict[str, int],
@@ -123,15 +140,15 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded,
             "deletion_policy": shared[1], "rsrc_data": dict(shared[0])}
 
 
-def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
+def start_create(s: Session, st: Stack, loaded: Loaded, begun: bool = False) -> str:
     """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal
     (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
-    so). O(V + E)."""
+    so). ``begun``: the row was written with :func:`create_values`. O(V + E)."""
     resources = loaded.definition.resources
     kinds: dict[tuple[Any, ...], tuple[dict[str, Any], str]] = {}
     ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded, kinds)
                                            for name, rdef in resources.items()), len(resources))
-    _begin(s, st, Action.CREATE, len(ids))
+    _begin(s, st, Action.CREATE, len(ids), begun)
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()   # the definition stays cached; its plan is not needed again
     return traversal_id
@@ -183,16 +200,18 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
 ADOPT_DATA = "_adopt"
 
 
-def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]) -> str:
+def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any],
+                begun: bool = False) -> str:
     """Write the resource rows, each with its entry of ``resources`` (Heat's adopt data:
     ``{name: {"resource_id", "resource_data", ...}}``), and start the ADOPT traversal (the
-    create's graph; its steps take the resources over instead of creating them). O(V + E)."""
+    create's graph; its steps take the resources over instead of creating them). ``begun``:
+    the row was written with :func:`create_values` (ADOPT). O(V + E)."""
     rows = [_new_row(st, name, rdef, loaded)
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
     ids = bulk.insert_resources(s, st.id, rows, len(rows))
-    _begin(s, st, Action.ADOPT, len(ids))
+    _begin(s, st, Action.ADOPT, len(ids), begun)
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()
     return traversal_id

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app import auth, config, convergence, errors
@@ -19,7 +19,7 @@ from app.context import RequestContext
 from app.convergence.stack_outputs import resolve_outputs
 from app.convergence.store import definitions as loaded_defs
 from app.convergence.store.definitions import description_of
-from app.convergence.traversal import start_adopt
+from app.convergence.traversal import create_values, start_adopt
 from app.engine.states import Action, Status
 from app.models import RawTemplate, Stack, new_id, raw_templates, read_session, session, stack_tags
 from app.services import (
@@ -42,6 +42,10 @@ _NAME_TAKEN = select(Stack.id).where(Stack.tenant == bindparam("tenant"),
                                      Stack.name == bindparam("name"), Stack.deleted_at.is_(None))
 _LIVE_TOP = select(func.count()).select_from(Stack).where(
     Stack.tenant == bindparam("tenant"), Stack.deleted_at.is_(None), Stack.parent_id.is_(None))
+#: a top-level create's two checks in one statement: (a live stack's id or None, the count)
+_TOP_CHECKS = select(_NAME_TAKEN.limit(1).scalar_subquery(), _LIVE_TOP.scalar_subquery())
+#: the new stack row, in SQLAlchemy Core
+_INSERT_STACK = insert(Stack)
 NAME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
 
 
@@ -144,40 +148,49 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
     try:
         with session() as s:
             conn = s.connection()  # the two checks in SQLAlchemy Core: plain rows, no ORM step
-            if conn.execute(_NAME_TAKEN, {"tenant": ctx.tenant_id, "name": stack_name}).first():
-                raise errors.StackExists(stack_name)
             # Heat counts top-level stacks only: a child stack (a group's member) reads
             # nothing that grows with the tenant's stacks
-            live = 0 if parent_id is not None else conn.execute(
-                _LIVE_TOP, {"tenant": ctx.tenant_id}).scalar() or 0
-            if parent_id is None and live >= settings.max_stacks_per_tenant:
+            keys = {"tenant": ctx.tenant_id, "name": stack_name}
+            taken, live = ((conn.execute(_NAME_TAKEN, keys).scalar(), 0)
+                           if parent_id is not None else conn.execute(_TOP_CHECKS, keys).one())
+            if taken is not None:
+                raise errors.StackExists(stack_name)
+            if parent_id is None and (live or 0) >= settings.max_stacks_per_tenant:
                 raise errors.RequestLimitExceeded(
                     f"You have reached the maximum stacks per tenant, "
                     f"{settings.max_stacks_per_tenant}. Please delete some stacks.")
             raw_id = raw_templates.store(s, raw_mapping, files, merged)
-            st = Stack(id=stack_id, name=stack_name, tenant=ctx.tenant_id,
-                       username=ctx.username, user_id=ctx.user_id, raw_template_id=raw_id,
-                       parameters=params, parameters_show=definition.parameters_for_show(),
-                       description=description_of(raw_mapping), disable_rollback=disable_rollback,
-                       timeout_mins=timeout_mins, tags=tags or None, parent_id=parent_id,
-                       nested_depth=nested_depth, nested_info=nested_info,
-                       termination_protection=bool(termination_protection),
-                       stack_policy=stack_policy)
-            s.add(st)
-            s.flush()
+            values: dict[str, Any] = {
+                "id": stack_id, "name": stack_name, "tenant": ctx.tenant_id,
+                "username": ctx.username, "user_id": ctx.user_id, "raw_template_id": raw_id,
+                "parameters": params, "parameters_show": definition.parameters_for_show(),
+                "description": description_of(raw_mapping),
+                "disable_rollback": disable_rollback, "timeout_mins": timeout_mins,
+                "tags": tags or None, "parent_id": parent_id, "nested_depth": nested_depth,
+                "nested_info": nested_info,
+                "termination_protection": bool(termination_protection),
+                "stack_policy": stack_policy}
+            # the row's one INSERT holds its first state (Core: no unit of work for one row)
+            if review:  # kept REVIEW_IN_PROGRESS for a CREATE change set, no traversal
+                values.update(action="REVIEW", status=Status.IN_PROGRESS,
+                              status_reason="User Initiated")
+            else:
+                values.update(create_values(loaded, Action.CREATE if adopt_resources is None
+                                            else Action.ADOPT))
+            conn.execute(_INSERT_STACK, values)
+            st = Stack(**values)  # what the traversal's start reads; not in the session
             stack_tags.set_tags(s, stack_id, tags, new=True)
             exports.record_imports(s, ctx.tenant_id, stack_id, imported, new=True)
             auth.stack_created(s, ctx, stack_id, parent_id, settings)  # keystone: its trust
             loaded_defs.seed((stack_id, raw_id), loaded)
             # its sinks, for the events its commit publishes: known here, not read again
             event_sinks.remember(stack_id, stack_name, ctx.tenant_id, merged)
-            if review:
-                st.action, st.status = "REVIEW", Status.IN_PROGRESS
-                st.status_reason = "User Initiated"
-            elif adopt_resources is not None:
-                start_adopt(s, st, loaded, adopt_resources)
+            if review:  # a change set's stack: its traversal starts when it is executed
+                return stack_id
+            if adopt_resources is not None:
+                start_adopt(s, st, loaded, adopt_resources, begun=True)
             else:
-                convergence.start_create(s, st, loaded)
+                convergence.start_create(s, st, loaded, begun=True)
     except IntegrityError as exc:  # a concurrent create of the same name won the race
         raise errors.StackExists(stack_name) from exc
     return stack_id

@@ -64,3 +64,24 @@ def test_copied_rows_and_sync_points_are_those_an_insert_writes(pg_db, monkeypat
     assert sorted(e for _, e in reverse) == [0, 1, 1, 1, 1, 1]  # each k waits for "last"
     rec.run_all()
     assert stacks.get_by_id(CTX, copied.id).stack_status == "DELETE_COMPLETE"
+
+
+def test_rows_inserted_from_one_json_parameter_are_those_a_copy_writes(pg_db, monkeypatch):
+    """Fewer rows than COPY_FROM go in one ``INSERT ... SELECT FROM json_to_recordset``: the
+    same columns as the copy (defaults filled, JSON columns as values, SQL NULL where nothing
+    is given), whatever the names' characters; the ids returned are the rows'."""
+    use_dispatcher(Recorder())
+    t = hot({"grüße": knob("ä"), "g": {"type": "OS::Heat::ResourceGroup", "depends_on": "grüße",
+                                         "properties": {"count": 2,
+                                                        "resource_def": knob("x")}}})
+    made = stacks.create_stack(CTX, stack_name="json", template=t)
+    monkeypatch.setattr(bulk, "COPY_FROM", 1)
+    copied = stacks.create_stack(CTX, stack_name="copied2", template=t)
+    assert _stored(made.id) == _stored(copied.id)
+    stored = rows(made.id)
+    assert stored["g"].requires == ["grüße"] and stored["g"].rsrc_data == {"nested": "group"}
+    assert stored["grüße"].properties_data is None and stored["grüße"].created_at is not None
+    with read_session() as s:
+        points = {p for p, in s.execute(select(SyncPoint.entity_id).where(
+            SyncPoint.stack_id == made.id))}
+    assert points == {r.id for r in stored.values()}

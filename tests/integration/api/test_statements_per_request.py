@@ -104,3 +104,36 @@ def check_no_growth(client) -> None:
     crowded = _counts(client, big)
     assert crowded == alone
     assert 1 <= min(alone.values()) and max(alone.values()) <= 6, alone
+
+
+def test_a_create_writes_its_stack_row_once_with_the_traversal_started(client):
+    """POST /stacks: the stack row's one INSERT already holds the started CREATE traversal
+    (Heat's CREATE_IN_PROGRESS "Stack CREATE started"): no UPDATE of it before the commit."""
+    seen: list[tuple[str, object]] = []
+    committed: list[int] = []
+    me = threading.get_ident()
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        if threading.get_ident() == me:  # the values by column name, whatever the paramstyle
+            seen.append((" ".join(statement.split()).upper(), context.compiled_parameters[0]))
+
+    def commit(conn) -> None:
+        if threading.get_ident() == me and not committed:
+            committed.append(len(seen))
+    event.listen(Engine, "before_cursor_execute", record)
+    event.listen(Engine, "commit", commit)
+    try:
+        resp = client.post(f"/v1/{TENANT}/stacks",
+                           json={"stack_name": "once", "template": none_stack(2)})
+    finally:
+        event.remove(Engine, "before_cursor_execute", record)
+        event.remove(Engine, "commit", commit)
+    assert resp.status_code == 201, resp.get_json()
+    create = seen[:committed[0]]
+    inserts = [p for sql, p in create if sql.startswith("INSERT INTO STACK ")]
+    assert len(inserts) == 1
+    assert not [sql for sql, _ in create if sql.startswith("UPDATE STACK ")]
+    row = inserts[0]
+    assert (row["action"], row["status"], row["status_reason"], row["pending_nodes"]) == (
+        "CREATE", "IN_PROGRESS", "Stack CREATE started", 2)
+    assert row["current_traversal"] and row["traversal_started_at"] is not None
