@@ -59,18 +59,23 @@ def _started(action: Action, n_nodes: int) -> dict[str, Any]:
 
 
 def create_values(loaded: Loaded, action: Action = Action.CREATE) -> dict[str, Any]:
-    """The columns a new stack row is given so that its one INSERT already holds the started
-    CREATE (or ADOPT) traversal of ``loaded`` (then ``start_create`` or ``start_adopt`` with
-    ``begun=True``): no UPDATE of the row in the same transaction."""
+    """The columns of a stack row holding the started CREATE (or ADOPT) traversal of
+    ``loaded``, which :func:`start_create` and :func:`start_adopt` expect: a new row's one
+    INSERT carries them (no UPDATE of the row in the same transaction); an existing row is
+    given them first."""
     return _started(action, len(loaded.definition.resources))
 
 
-def _begin(s: Session, st: Stack, action: Action, n_nodes: int, begun: bool = False) -> str:
-    """Begin the traversal on ``st`` (``begun``: its columns already hold it) and write the
-    stack's IN_PROGRESS event."""
-    if not begun:
-        for key, value in _started(action, n_nodes).items():
-            setattr(st, key, value)
+def _begin(s: Session, st: Stack, action: Action, n_nodes: int) -> str:
+    """Begin the traversal on ``st`` and write the stack's IN_PROGRESS event."""
+    for key, value in _started(action, n_nodes).items():
+        setattr(st, key, value)
+    return _begun(s, st, action)
+
+
+def _begun(s: Session, st: Stack, action: Action) -> str:
+    """Write the IN_PROGRESS event of the traversal ``st``'s columns already hold
+    (:func:`create_values`); :returns: its id."""
     events.stack_event(s, st, action, Status.IN_PROGRESS, st.status_reason)
     return str(st.current_traversal)
 
@@ -140,15 +145,15 @@ def _new_row(st: Stack, name: str, rdef: Any, loaded: Loaded,
             "deletion_policy": shared[1], "rsrc_data": dict(shared[0])}
 
 
-def start_create(s: Session, st: Stack, loaded: Loaded, begun: bool = False) -> str:
-    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal
-    (``loaded.forward_plan``: computed before ``s`` began, a caller with many resources does
-    so). ``begun``: the row was written with :func:`create_values`. O(V + E)."""
+def start_create(s: Session, st: Stack, loaded: Loaded) -> str:
+    """Write the resource rows (INIT_COMPLETE) and start the CREATE traversal that ``st``'s
+    columns hold (:func:`create_values`) on ``loaded.forward_plan`` (computed before ``s``
+    began, a caller with many resources does so). O(V + E)."""
     resources = loaded.definition.resources
     kinds: dict[tuple[Any, ...], tuple[dict[str, Any], str]] = {}
     ids = bulk.insert_resources(s, st.id, (_new_row(st, name, rdef, loaded, kinds)
                                            for name, rdef in resources.items()), len(resources))
-    _begin(s, st, Action.CREATE, len(ids), begun)
+    _begun(s, st, Action.CREATE)
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()   # the definition stays cached; its plan is not needed again
     return traversal_id
@@ -200,18 +205,17 @@ def start_reverse(s: Session, st: Stack, action: Action = Action.DELETE) -> str:
 ADOPT_DATA = "_adopt"
 
 
-def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any],
-                begun: bool = False) -> str:
+def start_adopt(s: Session, st: Stack, loaded: Loaded, resources: dict[str, Any]) -> str:
     """Write the resource rows, each with its entry of ``resources`` (Heat's adopt data:
     ``{name: {"resource_id", "resource_data", ...}}``), and start the ADOPT traversal (the
-    create's graph; its steps take the resources over instead of creating them). ``begun``:
-    the row was written with :func:`create_values` (ADOPT). O(V + E)."""
+    create's graph; its steps take the resources over instead of creating them), which
+    ``st``'s columns hold (:func:`create_values` of ADOPT). O(V + E)."""
     rows = [_new_row(st, name, rdef, loaded)
             for name, rdef in loaded.definition.resources.items()]
     for r in rows:
         r["rsrc_data"] = {**r["rsrc_data"], ADOPT_DATA: resources.get(r["name"])}
     ids = bulk.insert_resources(s, st.id, rows, len(rows))
-    _begin(s, st, Action.ADOPT, len(ids), begun)
+    _begun(s, st, Action.ADOPT)
     traversal_id = _store(s, st, loaded.forward_plan, ids, loaded)
     loaded.drop_plan()
     return traversal_id

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
 from app.context import RequestContext
+from app.convergence.traversal import create_values
 from app.engine.states import Action, Status
 from app.models import ChangeSet, Stack, isotime, read_session, session
 from app.services import export_guard, stack_policy, stacks, update_preview, updates
@@ -309,4 +310,6 @@ def _check_executable(st: Stack, cs: ChangeSet) -> None:
 def _create(s: Any, row: Stack, prep: updates.Prepared) -> None:
     """The first CREATE of a REVIEW_IN_PROGRESS stack, to ``prep``."""
     updates.store(s, row, prep)
+    for key, value in create_values(prep.loaded).items():
+        setattr(row, key, value)
     convergence.start_create(s, row, prep.loaded)

@@ -188,9 +188,9 @@ def create_stack_id(ctx: RequestContext, *, stack_name: str, template: Any,
             if review:  # a change set's stack: its traversal starts when it is executed
                 return stack_id
             if adopt_resources is not None:
-                start_adopt(s, st, loaded, adopt_resources, begun=True)
+                start_adopt(s, st, loaded, adopt_resources)
             else:
-                convergence.start_create(s, st, loaded, begun=True)
+                convergence.start_create(s, st, loaded)
     except IntegrityError as exc:  # a concurrent create of the same name won the race
         raise errors.StackExists(stack_name) from exc
     return stack_id
