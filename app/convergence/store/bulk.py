@@ -62,13 +62,16 @@ def _fillers(columns: list[Any], dumps: Callable[[Any], str]) -> list[Callable[[
     row's own (JSON serialised, a str enum as its value), else the column's Python default
     (a scalar computed once, a callable called per row). An empty JSON list or map is
     serialised once: a group's rows carry thousands of them."""
-    out: list[Callable[[dict[str, Any]], Any]] = []
-    for c in columns:
-        default: Any = c.default
-        make = default.arg if default is not None and default.is_callable else None
-        scalar = default.arg if default is not None and default.is_scalar else None
-        out.append(_filler(c.name, isinstance(c.type, JSON), make, scalar, dumps))
-    return out
+    return [_filler(c.name, isinstance(c.type, JSON), *_default(c), dumps) for c in columns]
+
+
+def _default(column: Any) -> tuple[Callable[[Any], Any] | None, Any]:
+    """``column``'s Python default as ``(callable called per row or None, scalar or None)``."""
+    default: Any = column.default
+    if default is None:
+        return None, None
+    return (default.arg if default.is_callable else None,
+            default.arg if default.is_scalar else None)
 
 
 def _filler(name: str, is_json: bool, make: Any, scalar: Any,
@@ -128,14 +131,13 @@ def _json_rows(table: Table, rows: list[dict[str, Any]]) -> tuple[tuple[str, ...
     ``(column names, JSON array)``: the values an ``INSERT`` would store (datetimes in ISO
     form, JSON columns nested as themselves)."""
     given = rows[0].keys()
-    fill = [(c.name, c.default) for c in table.columns
+    fill = [(c.name, *_default(c)) for c in table.columns
             if c.name not in given and c.default is not None and not c.primary_key]
     out = []
     for row in rows:
         full = dict(row)
-        for name, default in fill:
-            arg: Any = getattr(default, "arg", None)
-            full[name] = arg(None) if getattr(default, "is_callable", False) else arg
+        for name, make, scalar in fill:
+            full[name] = make(None) if make is not None else scalar
         out.append(full)
     names = tuple(out[0])
     return names, json.dumps(out, default=_iso)
