@@ -7,7 +7,7 @@ import pytest
 from app.engine import plan as plans
 from app.engine import update_plan
 from app.engine.states import TRANSITIONS, NodeEvent, NodeState, sources, transition
-from app.engine.walk import TransitionRefused, Walk
+from tests.unit.engine.walk import TransitionRefused, Walk
 
 DIAMOND = {"a": set(), "b": {"a"}, "c": {"a"}, "d": {"b", "c"}}
 

@@ -4,7 +4,7 @@
   parse_and_instantiate`` (parse, instantiate with the registry's schemas, each plugin's own
   static checks);
 * the traversal is the engine's: ``app.engine.plan.forward`` over the runtime's graph
-  (``app.convergence.store.definitions.Loaded``), walked by ``app.engine.walk.Walk`` (a failure
+  (``app.convergence.store.definitions.Loaded``), walked by ``tests.unit.engine.walk.Walk`` (a failure
   skips its descendants);
 * each node is the runtime's create step, ``app.convergence.steps.create.forward`` (property
   resolution from the predecessors' passed-on data, validation, adoption of an
@@ -34,9 +34,9 @@ from app.convergence.store.definitions import Loaded, identity
 from app.convergence.store.rows import ResourceRow, StepStack
 from app.engine import plan as eplan
 from app.engine.states import Action, Status
-from app.engine.walk import Walk
 from app.resource_types import failures
 from app.services.definitions import parse_and_instantiate
+from tests.unit.engine.walk import Walk
 
 STACK = ("vstack", "8c1a-stack-id", "project-id")
 MAX_POLLS = 50

@@ -1,8 +1,8 @@
 """A traversal walked in memory: graphlib's ready/done protocol over a :class:`Plan` (pure).
 
 The runtime (``app.convergence``) keeps the same states in sync-point rows and moves them with
-compare-and-swap statements; this class is the reference for those moves, used by the unit tests
-and by anything that needs a traversal's outcome without a database. The caller owns the
+compare-and-swap statements; this class is the reference model of those moves, kept with the
+tests that walk a traversal without a database (the runtime does not use it). The caller owns the
 concurrency, as with :class:`graphlib.TopologicalSorter`: take :meth:`ready` nodes, run them,
 then :meth:`report` each.
 """
