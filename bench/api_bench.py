@@ -5,7 +5,10 @@ On PostgreSQL + Redis (127.0.0.1, a database and a Redis db number of its own) w
 (its API: gunicorn 2 x 4 threads, its workers, beat; no sandbox):
 
 1. ``--stacks`` stacks (default 10,000) of one OS::Heat::None in ``--projects`` projects (100),
-   created through the API by 8 clients, waited for until every one is CREATE_COMPLETE;
+   created through the API by 8 clients, waited for until every one is CREATE_COMPLETE; every
+   request of the bench is made as a member of its project (``X-Project-Id``, role ``member``:
+   :func:`api_load.identity`), so a listing shows that project's stacks, not every project's
+   as an admin's would;
 2. 16 clients reading for ``--seconds`` (20) — stack list (limit 20, newest first), show,
    resource list, event list of a random stack of a random project — while 2 clients keep
    creating; p50 / p99 per route (goal: every p99 < 50 ms), and POST /stacks under that load,
@@ -133,7 +136,7 @@ class Up:
 def _create(http: requests.Session, url: str, project: str, name: str) -> tuple[str, float]:
     t0 = time.perf_counter()
     resp = http.post(f"{url}/{project}/stacks", json={"stack_name": name, "template": TEMPLATE},
-                     timeout=60)
+                     headers=api_load.identity(project), timeout=60)
     elapsed = time.perf_counter() - t0
     resp.raise_for_status()
     return resp.json()["stack"]["id"], elapsed
@@ -257,11 +260,16 @@ def statements(db_url: str, data: Path, project: str, name: str, sid: str) -> di
                 seen.append(statement)  # noqa: B023 (one route at a time)
         event.listen(base._engine, "before_cursor_execute", record)
         try:
-            assert client.get(path).status_code == 200
+            assert client.get(path, headers=_as_member(path)).status_code == 200
         finally:
             event.remove(base._engine, "before_cursor_execute", record)
         out[route] = len(seen)
     return out
+
+
+def _as_member(path: str) -> dict[str, str]:
+    """The identity headers of a member of the project a ``/v1/<project>/...`` path names."""
+    return api_load.identity(path.split("/")[2])
 
 
 def _route_paths(project: str, name: str, sid: str) -> dict[str, str]:
@@ -280,12 +288,12 @@ def profile(db_url: str, data: Path, route: str, made: list[tuple[str, str, str]
     client = _local_client(db_url, data)
     rnd = random.Random(7)
     paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
-    client.get(paths[0])  # warm
+    client.get(paths[0], headers=_as_member(paths[0]))  # warm
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
     for path in paths:
-        assert client.get(path).status_code == 200
+        assert client.get(path, headers=_as_member(path)).status_code == 200
     prof.disable()
     took = (time.perf_counter() - t0) / requests_n * 1000
     print(f"\nprofile of {route}: {took:.1f} ms a request in this process (under cProfile)")
@@ -319,7 +327,7 @@ def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
         made = []
         for i in range(n_stacks):
             project, sname = f"p{i % projects}", f"s{i}"
-            resp = client.post(f"/v1/{project}/stacks",
+            resp = client.post(f"/v1/{project}/stacks", headers=api_load.identity(project),
                                json={"stack_name": sname, "template": TEMPLATE})
             assert resp.status_code == 201, resp.get_data(as_text=True)
             made.append((project, sname, resp.get_json()["stack"]["id"]))
@@ -330,16 +338,16 @@ def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
         for route in ROUTES:
             paths = [_route_paths(*rnd.choice(made))[route] for _ in range(requests_n)]
             for path in paths[:20]:  # warm: caches, prepared statements
-                assert client.get(path).status_code == 200
+                assert client.get(path, headers=_as_member(path)).status_code == 200
             batches: list[float] = []
             c0, w0 = time.process_time(), time.perf_counter()
             for start in range(0, requests_n, BATCH):
                 b0 = time.process_time()
                 for path in paths[start:start + BATCH]:
-                    assert client.get(path).status_code == 200
+                    assert client.get(path, headers=_as_member(path)).status_code == 200
                 batches.append((time.process_time() - b0) / len(paths[start:start + BATCH]))
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-            calls = calls_per_request(lambda path: client.get(path).status_code == 200,
+            calls = calls_per_request(lambda path: client.get(path, headers=_as_member(path)).status_code == 200,
                                       paths[:CALLS_REQUESTS])
             print(f"{route:<14}{cpu / requests_n * 1000:>11.2f}"
                   f"{wall / requests_n * 1000:>12.2f}{requests_n:>6}{calls:>11.0f}"
@@ -349,7 +357,8 @@ def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:
         posts = [(f"p{i % projects}", f"cpu{i}") for i in range(requests_n + CALLS_REQUESTS)]
 
         def post(project_name: tuple[str, str]) -> bool:
-            return bool(client.post(f"/v1/{project_name[0]}/stacks", json={
+            return bool(client.post(f"/v1/{project_name[0]}/stacks",
+                                    headers=api_load.identity(project_name[0]), json={
                 "stack_name": project_name[1], "template": TEMPLATE}).status_code == 201)
         post_batches: list[float] = []
         c0, w0 = time.process_time(), time.perf_counter()
@@ -414,7 +423,8 @@ def delete_some(url: str, made: list[tuple[str, str, str]], fraction: float) -> 
     chosen = made[:: max(1, int(1 / fraction))]
     http = requests.Session()
     for project, name, sid in chosen:
-        http.delete(f"{url}/{project}/stacks/{name}/{sid}", timeout=60).raise_for_status()
+        http.delete(f"{url}/{project}/stacks/{name}/{sid}", headers=api_load.identity(project),
+                    timeout=60).raise_for_status()
     return len(chosen)
 
 
@@ -438,7 +448,7 @@ def page_through(url: str, project: str, name: str, sid: str, page: int) -> list
         path = f"{url}/{project}/stacks/{name}/{sid}/events?limit={page}&sort_dir=asc" + (
             f"&marker={marker}" if marker else "")
         t0 = time.perf_counter()
-        resp = http.get(path, timeout=60)
+        resp = http.get(path, headers=api_load.identity(project), timeout=60)
         lat.append(time.perf_counter() - t0)
         resp.raise_for_status()
         events = resp.json()["events"]

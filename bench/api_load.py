@@ -49,11 +49,15 @@ class Conn:
         self.sock, self.buf = sock, b""
         return sock
 
-    def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-        """``(status, body)`` of one request; the connection is reopened once if the server
-        closed it between requests. :raises HttpError: no ``Content-Length`` in the answer."""
+    def request(self, method: str, path: str, body: bytes = b"", project: str = ""
+                ) -> tuple[int, bytes]:
+        """``(status, body)`` of one request, as a member of ``project`` when given
+        (:func:`identity`); the connection is reopened once if the server closed it between
+        requests. :raises HttpError: no ``Content-Length`` in the answer."""
         head = (f"{method} {path} HTTP/1.1\r\n".encode() + b"Host: " + self.host +
                 b"\r\nAccept: application/json\r\n")
+        for name, value in identity(project).items():
+            head += f"{name}: {value}\r\n".encode()
         if body:
             head += b"Content-Type: application/json\r\nContent-Length: " + \
                 str(len(body)).encode() + b"\r\n"
@@ -103,6 +107,13 @@ class Conn:
         return status, body
 
 
+def identity(project: str) -> dict[str, str]:
+    """The headers of a request made as a member (no admin role) of ``project`` under the
+    API's noauth strategy, so that each project's user sees its own stacks only; none when
+    ``project`` is empty (noauth's default: an admin of its default project)."""
+    return {"X-Project-Id": project, "X-Roles": "member"} if project else {}
+
+
 class _Closed(Exception):
     """The server closed the connection before a whole answer."""
 
@@ -112,9 +123,10 @@ def create(conn: Conn, prefix: str, project: str, name: str, template: dict[str,
     find the stack its first try made (409): that stack's id, looked up by name.
     :raises HttpError: not 201."""
     body = json.dumps({"stack_name": name, "template": template}).encode()
-    status, answer = conn.request("POST", f"{prefix}/{project}/stacks", body)
+    status, answer = conn.request("POST", f"{prefix}/{project}/stacks", body, project)
     if status == 409 and conn.resent:
-        status, found = conn.request("GET", f"{prefix}/{project}/stacks?name={name}")
+        status, found = conn.request("GET", f"{prefix}/{project}/stacks?name={name}",
+                                     project=project)
         stacks = json.loads(found)["stacks"] if status == 200 else []
         if stacks:
             return str(stacks[0]["id"])
@@ -151,9 +163,10 @@ def _reader(url: str, made: list[tuple[str, str, str]], seed: int, start: float,
     lat: dict[str, list[float]] = defaultdict(list)
     _until(start)
     while time.time() < stop:
-        for route, path in read_paths(*rnd.choice(by_project[rnd.choice(projects)])):
+        made_one = rnd.choice(by_project[rnd.choice(projects)])
+        for route, path in read_paths(*made_one):
             t0 = time.perf_counter()
-            status, body = conn.request("GET", prefix + path)
+            status, body = conn.request("GET", prefix + path, project=made_one[0])
             lat[route].append(time.perf_counter() - t0)
             if status != 200:
                 raise HttpError(f"GET {path}: {status} {body[:300]!r}")

@@ -15,6 +15,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, UTCDateTime, utcnow
 
+# a stack the default GET /stacks lists: not deleted, not a nested stack
+_LIVE_TOP = text("deleted_at IS NULL AND parent_id IS NULL")
+
 
 def new_id() -> str:
     return str(uuid.uuid4())
@@ -81,6 +84,13 @@ class Stack(Base):
         # GET /stacks in its default order (a project's, every project's), purge by age
         Index("ix_stack_tenant_created", "tenant", "created_at", "id"),
         Index("ix_stack_created", "created_at", "id"),
+        # the default listing (live, top-level stacks, newest first) read in index order: the
+        # planner takes these even where the table was never analyzed, where the full indexes
+        # lose to a scan and sort of every live stack
+        Index("ix_stack_live_top_created", "created_at", "id",
+              sqlite_where=_LIVE_TOP, postgresql_where=_LIVE_TOP),
+        Index("ix_stack_live_top_tenant_created", "tenant", "created_at", "id",
+              sqlite_where=_LIVE_TOP, postgresql_where=_LIVE_TOP),
         Index("ix_stack_deleted_at", "deleted_at"),
         # a template's referrers (purge, the previous template's release)
         Index("ix_stack_raw_template", "raw_template_id"),
