@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select, update
@@ -110,28 +110,36 @@ def refreshed(s: Session, st: Stack, loaded: Loaded) -> list[dict[str, Any]]:
 
 @dataclass
 class Early:
-    """Outputs computed before the finishing transaction: ``fresh`` (name -> (row id, its
-    ``attr_data`` read again)) is written by that transaction (:func:`store_refreshed`)."""
-    loaded: Loaded
-    outputs: list[dict[str, Any]]
-    fresh: dict[str, tuple[int, Any]]
+    """What a finishing traversal reads before its transaction: ``row``, the committed stack row
+    (detached); the outputs it computed from it, if wanted (``loaded`` and ``outputs``, or None),
+    and ``fresh`` (name -> (row id, its ``attr_data`` read again)), written by that transaction
+    (:func:`store_refreshed`)."""
+    row: Stack
+    loaded: Loaded | None = None
+    outputs: list[dict[str, Any]] | None = None
+    fresh: dict[str, tuple[int, Any]] = field(default_factory=dict)
 
 
-def committed(stack_id: str, loaded: Loaded | None,
+def committed(stack_id: str, loaded: Loaded | None, finishing: Callable[[Stack], bool],
               wanted: Callable[[Session, Stack], bool]) -> Early | None:
-    """The outputs of a finishing traversal (:func:`refreshed`) computed from what is committed,
-    before the caller's transaction reads anything: on PostgreSQL a transaction left idle
-    longer than the engine lease is ended by the server, and a group's child resolves an output
-    per member (100,000 take longer than that on a loaded host). None: the committed stack is
-    not ``wanted`` (the caller's own transaction finishes it, and computes them itself)."""
+    """The committed stack row of a finishing traversal and, if ``wanted``, its outputs
+    (:func:`refreshed`) computed from what is committed, before the caller's transaction reads
+    anything: on PostgreSQL a transaction left idle longer than the engine lease is ended by
+    the server, and a group's child resolves an output per member (100,000 take longer than
+    that on a loaded host). None: the committed row is not ``finishing`` (the caller's own
+    transaction reads it, and computes the outputs itself). One read of the stack row, then
+    the outputs' reads."""
     with read_session() as r:
         st = r.get(Stack, stack_id)
-        if st is None or not wanted(r, st):
+        if st is None or not finishing(st):
             return None
+        want = wanted(r, st)
         r.expunge(st)
+    if not want:
+        return Early(st)
     if loaded is None:
         loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     with read_session() as r:
         fresh = _refreshed_attributes(r, st, loaded)
-        return Early(loaded, resolve_outputs(r, st.id, loaded,
-                                             {n: d for n, (_, d) in fresh.items()}), fresh)
+        return Early(st, loaded, resolve_outputs(r, st.id, loaded,
+                                                 {n: d for n, (_, d) in fresh.items()}), fresh)

@@ -294,16 +294,18 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`).
     The outputs are computed before ``s`` reads anything when the stack is finishing as
     committed (:func:`app.convergence.stack_outputs.committed`). O(outputs + resources left)."""
-    early = stack_outputs.committed(stack_id, loaded, lambda r, row: _finishing(
-        row, traversal_id) and (row.action in (Action.CREATE, Action.ADOPT)
-                                or _mixed(r, row, traversal_id)))
-    st = s.get(Stack, stack_id)
+    early = stack_outputs.committed(
+        stack_id, loaded, lambda row: _finishing(row, traversal_id),
+        lambda r, row: row.action in (Action.CREATE, Action.ADOPT) or _mixed(r, row, traversal_id))
+    # the committed row decides what is done before the lock; else (it is finishing in
+    # ``s`` only: the count reached zero in this transaction) the row as ``s`` sees it
+    st = early.row if early is not None else s.get(Stack, stack_id)
     if not _finishing(st, traversal_id):
         return
     assert st is not None
     mixed = _mixed(s, st, traversal_id)
     outputs = None
-    if early is not None:
+    if early is not None and early.outputs is not None:
         loaded, outputs = early.loaded, early.outputs
         stack_outputs.store_refreshed(s, early.fresh)
     elif st.action in (Action.CREATE, Action.ADOPT) or mixed:
