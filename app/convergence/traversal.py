@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
@@ -34,7 +34,9 @@ from app.models import (
     Stack,
     SyncPoint,
     after_commit,
+    first_row,
     raw_templates,
+    read_connection,
     session,
     utcnow,
 )
@@ -379,16 +381,22 @@ def rollback_if_asked(s: Session, st: Stack) -> None:
         start_update_rollback(s, st)
 
 
+#: what a traversal's timer reads of its stack (built once)
+_TIMER = cast("Select[Any]", select(
+    Stack.current_traversal, Stack.status, Stack.traversal_started_at, Stack.timeout_mins
+).where(Stack.id == bindparam("sid")))
+
+
 def timer_fired(stack_id: str, traversal_id: str) -> None:
     """The traversal's timer: time it out if its deadline has passed; a timer that came early
     (a transport caps countdowns) is enqueued again for the time left, so none is dropped."""
-    with session() as s:
-        st = s.get(Stack, stack_id)
-        if st is None or st.current_traversal != traversal_id \
-                or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
-            return
-        left = timeouts.seconds_left(
-            timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
+    with read_connection() as c:  # a plain read: stack_timeout locks the row to decide
+        st = first_row(c, _TIMER, {"sid": stack_id})
+    if st is None or st.current_traversal != traversal_id \
+            or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
+        return
+    left = timeouts.seconds_left(
+        timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
     if left > 0:
         runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
     else:
