@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Select, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.convergence import plugins
@@ -18,7 +18,7 @@ from app.convergence.store import attrdata, definitions
 from app.convergence.store.definitions import Loaded
 from app.convergence.store.rows import ResourceRow
 from app.engine.states import Status
-from app.models import Resource, Stack, read_session
+from app.models import Resource, Stack, first_row, read_connection, read_session
 from app.resource_types import registry
 
 log = logging.getLogger(__name__)
@@ -108,30 +108,45 @@ def refreshed(s: Session, st: Stack, loaded: Loaded) -> list[dict[str, Any]]:
     return resolve_outputs(s, st.id, loaded, {n: d for n, (_, d) in fresh.items()})
 
 
+#: the columns of the stack row a finishing traversal decides from before its transaction
+#: (:func:`committed`; built once)
+_FINISHING = cast("Select[Any]", select(
+    Stack.id, Stack.name, Stack.tenant, Stack.raw_template_id, Stack.current_traversal,
+    Stack.action, Stack.status, Stack.pending_nodes, Stack.failed
+).where(Stack.id == bindparam("sid")))
+
+
 @dataclass
 class Early:
-    """Outputs computed before the finishing transaction: ``fresh`` (name -> (row id, its
-    ``attr_data`` read again)) is written by that transaction (:func:`store_refreshed`)."""
-    loaded: Loaded
-    outputs: list[dict[str, Any]]
-    fresh: dict[str, tuple[int, Any]]
+    """What a finishing traversal reads before its transaction: ``row``, the committed stack
+    row's columns of :data:`_FINISHING`; the outputs it computed from it, if wanted
+    (``loaded`` and ``outputs``, or None), and ``fresh`` (name -> (row id, its ``attr_data``
+    read again)), written by that transaction (:func:`store_refreshed`)."""
+    row: Any
+    loaded: Loaded | None = None
+    outputs: list[dict[str, Any]] | None = None
+    fresh: dict[str, tuple[int, Any]] = field(default_factory=dict)
 
 
-def committed(stack_id: str, loaded: Loaded | None,
-              wanted: Callable[[Session, Stack], bool]) -> Early | None:
-    """The outputs of a finishing traversal (:func:`refreshed`) computed from what is committed,
-    before the caller's transaction reads anything: on PostgreSQL a transaction left idle
-    longer than the engine lease is ended by the server, and a group's child resolves an output
-    per member (100,000 take longer than that on a loaded host). None: the committed stack is
-    not ``wanted`` (the caller's own transaction finishes it, and computes them itself)."""
+def committed(stack_id: str, loaded: Loaded | None, finishing: Callable[[Any], bool],
+              wanted: Callable[[Session, Any], bool]) -> Early | None:
+    """The committed stack row of a finishing traversal (:data:`_FINISHING`'s columns) and, if
+    ``wanted``, its outputs (:func:`refreshed`) computed from what is committed, before the
+    caller's transaction reads anything: on PostgreSQL a transaction left idle longer than the
+    engine lease is ended by the server, and a group's child resolves an output per member
+    (100,000 take longer than that on a loaded host). None: the committed row is not
+    ``finishing`` (the caller's own transaction reads it, and computes the outputs itself).
+    One read of the stack row (a Core read, no ORM instance), then the outputs' reads."""
+    with read_connection() as c:
+        st = first_row(c, _FINISHING, {"sid": stack_id})
+    if st is None or not finishing(st):
+        return None
     with read_session() as r:
-        st = r.get(Stack, stack_id)
-        if st is None or not wanted(r, st):
-            return None
-        r.expunge(st)
+        if not wanted(r, st):
+            return Early(st)
     if loaded is None:
         loaded = definitions.load(st.id, st.raw_template_id, st.name, st.tenant)
     with read_session() as r:
         fresh = _refreshed_attributes(r, st, loaded)
-        return Early(loaded, resolve_outputs(r, st.id, loaded,
-                                             {n: d for n, (_, d) in fresh.items()}), fresh)
+        return Early(st, loaded, resolve_outputs(r, st.id, loaded,
+                                                 {n: d for n, (_, d) in fresh.items()}), fresh)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
@@ -34,7 +34,9 @@ from app.models import (
     Stack,
     SyncPoint,
     after_commit,
+    first_row,
     raw_templates,
+    read_connection,
     session,
     utcnow,
 )
@@ -294,16 +296,18 @@ def finish(s: Session, stack_id: str, traversal_id: str, loaded: Loaded | None) 
     called again to recover one whose finishing was lost (:func:`app.convergence.store.node_writes.count_committed`).
     The outputs are computed before ``s`` reads anything when the stack is finishing as
     committed (:func:`app.convergence.stack_outputs.committed`). O(outputs + resources left)."""
-    early = stack_outputs.committed(stack_id, loaded, lambda r, row: _finishing(
-        row, traversal_id) and (row.action in (Action.CREATE, Action.ADOPT)
-                                or _mixed(r, row, traversal_id)))
-    st = s.get(Stack, stack_id)
+    early = stack_outputs.committed(
+        stack_id, loaded, lambda row: _finishing(row, traversal_id),
+        lambda r, row: row.action in (Action.CREATE, Action.ADOPT) or _mixed(r, row, traversal_id))
+    # the committed row decides what is done before the lock; else (it is finishing in
+    # ``s`` only: the count reached zero in this transaction) the row as ``s`` sees it
+    st = early.row if early is not None else s.get(Stack, stack_id)
     if not _finishing(st, traversal_id):
         return
     assert st is not None
     mixed = _mixed(s, st, traversal_id)
     outputs = None
-    if early is not None:
+    if early is not None and early.outputs is not None:
         loaded, outputs = early.loaded, early.outputs
         stack_outputs.store_refreshed(s, early.fresh)
     elif st.action in (Action.CREATE, Action.ADOPT) or mixed:
@@ -377,16 +381,22 @@ def rollback_if_asked(s: Session, st: Stack) -> None:
         start_update_rollback(s, st)
 
 
+#: what a traversal's timer reads of its stack (built once)
+_TIMER = cast("Select[Any]", select(
+    Stack.current_traversal, Stack.status, Stack.traversal_started_at, Stack.timeout_mins
+).where(Stack.id == bindparam("sid")))
+
+
 def timer_fired(stack_id: str, traversal_id: str) -> None:
     """The traversal's timer: time it out if its deadline has passed; a timer that came early
     (a transport caps countdowns) is enqueued again for the time left, so none is dropped."""
-    with session() as s:
-        st = s.get(Stack, stack_id)
-        if st is None or st.current_traversal != traversal_id \
-                or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
-            return
-        left = timeouts.seconds_left(
-            timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
+    with read_connection() as c:  # a plain read: stack_timeout locks the row to decide
+        st = first_row(c, _TIMER, {"sid": stack_id})
+    if st is None or st.current_traversal != traversal_id \
+            or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
+        return
+    left = timeouts.seconds_left(
+        timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
     if left > 0:
         runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
     else:

@@ -25,7 +25,15 @@ from app import convergence, errors
 from app.context import RequestContext
 from app.convergence.traversal import create_values
 from app.engine.states import Action, Status
-from app.models import ChangeSet, Stack, isotime, read_session, session
+from app.models import (
+    ChangeSet,
+    Stack,
+    autocommit,
+    concurrent_writers,
+    isotime,
+    read_session,
+    session,
+)
 from app.services import export_guard, stack_policy, stacks, update_preview, updates
 from app.services.change_set_entries import entries
 
@@ -286,11 +294,15 @@ def observe(row: Mapping[str, Any]) -> None:
                                                                   Status.FAILED) \
                 or row.get("action") not in (Action.CREATE, Action.UPDATE):
             return
-        with session() as s:
-            s.execute(update(ChangeSet).where(
-                ChangeSet.stack_id == row["stack_id"], ChangeSet.execution_status == EXECUTING)
-                .values(execution_status=execution_of(str(row["action"]),
-                                                      str(row["status"]))))
+        stmt = update(ChangeSet).where(
+            ChangeSet.stack_id == row["stack_id"], ChangeSet.execution_status == EXECUTING
+        ).values(execution_status=execution_of(str(row["action"]), str(row["status"])))
+        if concurrent_writers():  # one statement: no transaction's BEGIN and COMMIT
+            with autocommit() as conn:
+                conn.execute(stmt)
+            return
+        with session() as s:  # SQLite: in turn with the other writers
+            s.execute(stmt)
     except Exception as exc:  # the read side still tells the stack's state
         log.warning("change set outcome of stack %s not recorded: %s", row.get("stack_id"), exc)
 

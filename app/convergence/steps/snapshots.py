@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from app import auth
@@ -50,6 +50,11 @@ def delete_resource_snapshots(st: Stack, data: dict[str, Any]) -> list[str]:
     return _delete_snapshots(st.name, st.id, st.tenant, data, None)
 
 
+#: a stack's snapshots, oldest first: the columns :func:`delete_all_cloud` uses (built once)
+_OF_STACK = (select(Snapshot.id, Snapshot.data).where(Snapshot.stack_id == bindparam("sid"))
+             .order_by(Snapshot.created_at, Snapshot.id))
+
+
 def delete_all_cloud(s: Session, st: Stack) -> tuple[list[str], str | None]:
     """Heat's ``Stack.delete_all_snapshots`` at a stack delete, cloud side: what each of the
     stack's snapshots holds in the cloud is deleted (an object already gone is no error). Reads
@@ -58,8 +63,7 @@ def delete_all_cloud(s: Session, st: Stack) -> tuple[list[str], str | None]:
     when delete all snapshots: <reasons>.")."""
     done: list[str] = []
     failures: dict[str, str] = {}
-    for snap in s.execute(select(Snapshot).where(Snapshot.stack_id == st.id)
-                          .order_by(Snapshot.created_at, Snapshot.id)).scalars():
+    for snap in s.connection().execute(_OF_STACK, {"sid": st.id}):
         before = len(failures)
         _delete_snapshots(st.name, st.id, st.tenant, dict(snap.data or {}), failures)
         if len(failures) == before:

@@ -16,6 +16,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam, select
+
 from app import config, templates
 from app.engine import graph, plan
 from app.models import RawTemplate, Stack, read_session
@@ -204,6 +206,13 @@ def give_back(dropped: int) -> None:
         trim(0)
 
 
+#: what a definition is made of: the raw template and the stack's parameters, in one read
+_LOAD = (select(RawTemplate.template, RawTemplate.files, RawTemplate.environment,
+                Stack.parameters, Stack.nested_info)
+         .select_from(Stack).join(RawTemplate, RawTemplate.id == bindparam("rid"))
+         .where(Stack.id == bindparam("sid")))
+
+
 def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> Loaded:
     """The cached :class:`Loaded` for a stack; on a miss the raw template, files, environment
     and parameters are read from the database.
@@ -224,11 +233,9 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> L
             if hit is not None:
                 return hit
             with read_session() as s:
-                raw = s.get(RawTemplate, raw_template_id)
-                st = s.get(Stack, stack_id)
-                assert raw is not None and st is not None
-                loaded = of_raw(raw, st.parameters, identity(stack_name, stack_id, tenant),
-                                st.nested_info, s)
+                row = s.execute(_LOAD, {"sid": stack_id, "rid": raw_template_id}).one()
+                loaded = of_raw(row, row.parameters, identity(stack_name, stack_id, tenant),
+                                row.nested_info, s)
             seed(key, loaded)
             return loaded
     finally:

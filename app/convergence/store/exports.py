@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.engine.states import Action
 from app.models import Stack
 from app.models import exports as rows
 from app.templates import exports as template_exports
@@ -16,9 +17,12 @@ from app.templates import exports as template_exports
 
 def store(s: Session, st: Stack, definition: Any, outputs: list[dict[str, Any]]) -> None:
     """The stack's ``stack_export`` rows as its resolved ``outputs`` give them (the caller's
-    transaction); an output that failed to resolve exports nothing."""
+    transaction); an output that failed to resolve exports nothing. A CREATE or ADOPT (the
+    stack's first outputs: no row of its can exist yet) that exports nothing writes nothing."""
     names = template_exports.export_names(definition)
     values = template_exports.export_values(names, outputs)
+    if not values and st.action in (Action.CREATE, Action.ADOPT):
+        return
     keys = {name: key for key, name in names.items()}
     rows.set_exports(s, st.tenant, st.id, {n: (keys[n], v) for n, v in values.items()})
 

@@ -95,6 +95,9 @@ def lock_fired(c: Connection, stack_id: str, traversal_id: str,
     :returns: ``{node: (the read row, the locked resource row, its inputs)}``; empty when a
         resource is named twice (forward and reverse: one by one). If the inputs cannot be
         read, the locks taken (committed on their own on PostgreSQL) are released."""
+    if len(nodes) == 1:  # :func:`lock_one`'s statements: no list parameter to expand
+        found, row, inputs = lock_one(c, stack_id, traversal_id, *nodes[0])
+        return {} if row is None else {nodes[0]: (found, row, inputs)}
     ids = [rid for rid, _ in nodes]
     if len(set(ids)) != len(ids):
         return {}

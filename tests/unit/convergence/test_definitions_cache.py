@@ -18,8 +18,10 @@ class _Session:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def get(self, model, key):  # type: ignore[no-untyped-def]
-        return SimpleNamespace(id=key, parameters={}, nested_info=None)
+    def execute(self, statement, params):  # type: ignore[no-untyped-def]
+        row = SimpleNamespace(template={}, files={}, environment={}, parameters={},
+                              nested_info=None)
+        return SimpleNamespace(one=lambda: row)
 
 
 @pytest.fixture()
