@@ -32,5 +32,8 @@ def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:
 
 def post_worker_init(worker: Any) -> None:
     """gunicorn server hook, in each worker once the app is loaded: gunicorn writes the
-    requests it rejects through ``util.write_error``; this worker writes them as Heat faults."""
+    requests it rejects through ``util.write_error``; this worker writes them as Heat faults.
+    What the boot made leaves the collector's walks (:func:`app.heap.settle_heap`)."""
+    from app import heap
     util.write_error = write_fault
+    heap.settle_heap()

@@ -36,5 +36,8 @@ def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """gunicorn server hook: this worker writes the requests it rejects as AWS error XML."""
+    """gunicorn server hook: this worker writes the requests it rejects as AWS error XML;
+    what the boot made leaves the collector's walks (:func:`app.heap.settle_heap`)."""
+    from app import heap
     util.write_error = write_fault
+    heap.settle_heap()

@@ -14,7 +14,6 @@ chain from where it stopped.
 """
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import random
@@ -23,7 +22,7 @@ from typing import Any, NoReturn
 
 from celery import signals
 
-from app import config, logs, models
+from app import config, heap, logs, models
 from app.convergence import runtime
 from app.resource_types import registry
 from app.services import drift, engine, purge, wiring
@@ -63,7 +62,7 @@ def _init_worker(**_: object) -> None:
     up`` runs it, sends no ``worker_process_init``)."""
     compose()
     registry.types()
-    settle_heap()
+    heap.settle_heap()
     profiling.install()
     url = str(celery_app.conf.broker_url or config.get().broker_url)
     if url.startswith(f"{transport.ALIAS}+"):
@@ -86,22 +85,6 @@ def _end_lease(**_: object) -> None:
         engine.end_lease()
     except Exception:  # the database is away: the row runs out as a dead engine's would
         log.warning("the engine lease could not be ended", exc_info=True)
-
-#: allocations between two collections of the young generation in a worker (CPython: 700)
-GC_YOUNG_THRESHOLD = 7000
-
-
-def settle_heap() -> None:
-    """Take what the boot made (modules, plugin classes, compiled statements: ~150,000
-    objects) out of the collector's walks (``gc.freeze``), and collect the young generation
-    every :data:`GC_YOUNG_THRESHOLD` allocations: a step allocates thousands of short-lived
-    objects, and a worker spent about a tenth of a step's CPU in the collector, most of it in
-    full collections walking the boot's objects again (each ~0.1 s). Before the pool forks,
-    so that prefork children inherit it (and share the frozen pages)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
-
 
 @signals.task_prerun.connect
 def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: object) -> None:

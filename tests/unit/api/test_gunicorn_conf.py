@@ -18,7 +18,7 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from gunicorn.http.errors import InvalidRequestLine, LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
-from app import config
+from app import config, heap
 from app.api import faults, gunicorn_conf
 from app.cli import up as cli_up
 
@@ -40,6 +40,14 @@ def test_config_module_sets_the_limits_and_the_hook(monkeypatch):
     assert _cfg(monkeypatch, "--limit-request-line", "2048").limit_request_line == 2048
 
 
+def test_the_hook_settles_each_workers_heap(monkeypatch):
+    settled: list[bool] = []
+    monkeypatch.setattr(util, "write_error", util.write_error)
+    monkeypatch.setattr(heap, "settle_heap", lambda: settled.append(True))
+    gunicorn_conf.post_worker_init(object.__new__(ThreadWorker))
+    assert settled == [True] and util.write_error is gunicorn_conf.write_fault
+
+
 def test_every_api_launcher_passes_the_config_module(tmp_path):
     api = cli_up.procfile(config.load({}, data_dir=str(tmp_path)), sandbox=False)[0].argv
     assert api[api.index("-c") + 1] == "python:app.api.gunicorn_conf"
@@ -52,6 +60,7 @@ def _rejected(monkeypatch: pytest.MonkeyPatch, exc: Exception) -> tuple[str, dic
     """What gunicorn's own ``handle_error`` writes for ``exc`` in a worker after the hook:
     ``(status line, headers, JSON body)``."""
     monkeypatch.setattr(util, "write_error", util.write_error)  # restored after the test
+    monkeypatch.setattr(heap, "settle_heap", lambda: None)  # the test process's collector
     worker = object.__new__(ThreadWorker)
     worker.log = logging.getLogger("test.gunicorn")
     gunicorn_conf.post_worker_init(worker)
