@@ -173,6 +173,7 @@ def release() -> bool:
         s.execute(delete(WorkerHeartbeat).where(WorkerHeartbeat.engine_id == me))
     return True
 
+
 def _native_starter() -> Callable[..., Any] | None:
     """``_thread.start_new_thread`` as it was before gevent patched it, when it did."""
     try:
