@@ -39,7 +39,7 @@ def db() -> None:
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(revision: str) -> None:
     """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL); a
-    --revision older than the database's is refused (exit 1), never a silent downgrade."""
+    --revision older than the database's is refused (exit 2), never a silent downgrade."""
     from app import errors
     from app.models import migrate
     settings = _settings()

@@ -7,6 +7,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
 
 from app import errors
 from app.models.base import make_engine
@@ -57,7 +58,7 @@ def _ancestors(script: ScriptDirectory, revision: str) -> set[str]:
     not know (a database migrated by a newer Stoker)."""
     try:
         return {rev.revision for rev in script.iterate_revisions(revision, "base")}
-    except Exception:  # alembic's ResolutionError / RevisionError for an unknown revision
+    except RevisionError:  # an unknown revision (ResolutionError is one)
         return set()
 
 
