@@ -28,6 +28,7 @@ from app.api import (
     guards,
     json_out,
     live,
+    nul_check,
     outputs,
     resource_health,
     resource_types,
@@ -150,6 +151,7 @@ def create_app(settings: config.Settings | None = None, *,
         api.register_blueprint(blp)
     app.register_blueprint(live.bp)  # the live stack page (HTML + server-sent events)
 
+    app.url_value_preprocessor(nul_check.refuse_nul)  # before anything reads the URL
     app.url_value_preprocessor(_pull_tenant)
     app.before_request(_authorize)
     app.before_request(_read_body)

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app import errors
 from app.auth import policy
 from app.config import Settings
 from app.context import RequestContext
+from app.models import Stack
+
+#: the longest project id a stack (and every row kept per project) can be stored under
+PROJECT_ID_MAX = Stack.__table__.c.tenant.type.length
 
 
 def project_of(headers: Mapping[str, str], settings: Settings) -> str:
@@ -26,12 +31,19 @@ def build_context(headers: Mapping[str, str], tenant_id: str, settings: Settings
     :param tenant_id: the ``{tenant_id}`` of ``/v1/{tenant_id}/...``.
     :param request_id: the ``req-<uuid>`` the response carries in ``x-openstack-request-id``.
     :raises policy.AccessDenied: a non-admin names another project than its own in the URL (403).
+    :raises errors.BadRequest: the URL's or the headers' project id is longer than
+        :data:`PROJECT_ID_MAX` (400): no project can have it, and nothing could be stored
+        under it (keystonemiddleware would have found no such project for a token).
     """
     user_id = headers.get("X-User-Id") or headers.get("X-Auth-User") or settings.default_user
     username = headers.get("X-User-Name") or headers.get("X-User") or user_id
     roles = tuple(r.strip() for r in (headers.get("X-Roles") or "admin").split(",") if r.strip())
     roles = roles or ("admin",)
     project = project_of(headers, settings)
+    for project_id in (tenant_id, project):
+        if len(project_id) > PROJECT_ID_MAX:
+            raise errors.BadRequest(f"Invalid project id {project_id}: a project id is at most "
+                                    f"{PROJECT_ID_MAX} characters long.")
     admin = "admin" in roles
     if tenant_id != project and not admin:
         raise policy.AccessDenied()

@@ -12,7 +12,7 @@ from typing import Any
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
-from app import auth, config, errors
+from app import auth, config, errors, models
 from app.cfn import (
     change_set_actions,
     drift_actions,
@@ -141,8 +141,24 @@ def _query() -> Response:
     if handler is None:
         raise faults.InvalidAction(f"The action {action} is not valid for this web service")
     _enforce(settings, ctx, action)
+    _refuse_nul(params)
     result = handler(ctx, params)
     return _xml(xml.to_xml(xml.response(action, result, _request_id())), 200)
+
+
+NUL = "\x00"
+NUL_DETAIL = "a NUL character (\\x00) is not allowed in a stored value"
+
+
+def _refuse_nul(params: Mapping[str, str]) -> None:
+    """A parameter whose name or value holds a NUL character names nothing and can be stored
+    nowhere (PostgreSQL text cannot hold one), on either database alike.
+
+    :raises faults.ValidationError: naming the first such parameter (400)."""
+    for key, value in params.items():
+        if NUL in key or NUL in value:
+            raise faults.ValidationError(
+                f"Invalid parameter {key!r}: a NUL character (\\x00) is not allowed")
 
 
 def _enforce(settings: config.Settings, ctx: RequestContext, action: str) -> None:
@@ -185,6 +201,8 @@ def _error(exc: Exception) -> Response:
         err = exc
     elif isinstance(exc, errors.StokerError):
         err = faults.from_stoker(exc)
+    elif models.nul_refused(exc):  # a NUL in a value to store: PostgreSQL cannot hold it
+        err = faults.ValidationError(NUL_DETAIL)
     elif isinstance(exc, HTTPException):
         err = {405: faults.MethodNotAllowed, 413: faults.RequestLimitExceeded,
                404: faults.NotFound}.get(exc.code or 500, faults.InternalFailure)()

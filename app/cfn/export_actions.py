@@ -36,14 +36,15 @@ def list_exports(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, An
 
 def list_imports(ctx: RequestContext, params: Mapping[str, str]) -> dict[str, Any]:
     """ListImports → ``{"Imports": [stack name...], "NextToken"?}`` of ``ExportName``.
-    AWS's error when no stack imports it: "Export '<name>' is not imported by any stack."."""
+    AWS's error when no stack imports it, its Message exactly AWS's (no Heat explanation):
+    "Export '<name>' is not imported by any stack."."""
     name = required(params, "ExportName")
     try:
         stacks = exports.list_imports(ctx, name)
     except errors.NotFound:
         stacks = []
     if not stacks:
-        raise faults.ValidationError(f"Export '{name}' is not imported by any stack.")
+        raise faults.ValidationError.aws(f"Export '{name}' is not imported by any stack.")
     page, token = _page(stacks, params)
     body: dict[str, Any] = {"Imports": page}
     if token is not None:

@@ -27,6 +27,16 @@ class CfnError(errors.StokerError):
         super().__init__(f"{self.explanation}:{detail}" if detail else self.explanation)
         self.detail = detail
 
+    @classmethod
+    def aws(cls, message: str) -> CfnError:
+        """This error with ``message`` as its whole ``Message``: AWS's own text for an action
+        heat-api-cfn does not have (no Heat explanation before it), e.g. ListImports'
+        "Export 'x' is not imported by any stack."."""
+        err = cls(message)
+        err.message = message
+        err.args = (message,)
+        return err
+
     def body(self, request_id: str | None = None) -> bytes:
         doc: dict[str, Any] = {"Error": {"Type": self.err_type, "Code": self.title,
                                          "Message": self.message}}

@@ -38,16 +38,24 @@ def db() -> None:
 @db.command("upgrade")
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(revision: str) -> None:
-    """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL)."""
+    """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL); a
+    --revision older than the database's is refused (exit 2), never a silent downgrade."""
+    from app import errors
     from app.models import migrate
     settings = _settings()
     if settings.database_url.startswith("sqlite"):
         os.makedirs(settings.data_dir, exist_ok=True)
     try:
-        migrate.upgrade(settings.database_url, revision)
+        before, now = migrate.upgrade(settings.database_url, revision)
+    except errors.Conflict as exc:
+        raise CliError(f"database {settings.database_url} not upgraded: {exc}") from None
     except Exception as exc:
         raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
-    click.echo(f"database {settings.database_url} upgraded to {revision}")
+    if before == now:
+        click.echo(f"database {settings.database_url} is already at revision {now}")
+    else:
+        click.echo(f"database {settings.database_url} upgraded from revision "
+                   f"{before or 'base'} to {now}")
 
 
 @db.command("purge-deleted")

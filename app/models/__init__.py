@@ -14,7 +14,7 @@ from app.models.base import (
     utcnow,
 )
 from app.models.change_sets import ChangeSet
-from app.models.connect import unavailable
+from app.models.connect import nul_refused, unavailable
 from app.models.drift import DriftDetection
 from app.models.exports import StackExport as StackExport
 from app.models.exports import StackImport as StackImport
@@ -59,6 +59,7 @@ __all__ = [
                                "init",
                                "isotime",
                                "new_id",
+                               "nul_refused",
                                "read_connection",
                                "read_session",
                                "rows",

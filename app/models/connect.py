@@ -185,3 +185,33 @@ def unavailable(exc: BaseException) -> bool:
                 return True
         cur = cur.__cause__ or cur.__context__
     return False
+
+
+def _pg_data_error() -> tuple[type[Exception], ...]:
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - SQLite only
+        return ()
+    return (psycopg.DataError,)
+
+
+#: psycopg's refusal to send a string holding ``\x00`` (PostgreSQL text cannot hold one)
+_NUL_REFUSED = "cannot contain NUL (0x00)"
+
+
+def nul_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is PostgreSQL's driver refusing a
+    text value that holds a NUL character: the request's input, not the server, is at fault
+    (SQLite stores such a value; the URL's NULs are refused before any query, see
+    :mod:`app.api.nul_check`)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, sa_exc.DBAPIError):
+            cur = cur.orig
+            continue
+        if isinstance(cur, _pg_data_error()) and _NUL_REFUSED in str(cur):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False

@@ -76,7 +76,8 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
                       description: str = "", **request: Any) -> dict[str, Any]:
     """Plan an update of the stack (keyword arguments as
     :func:`app.services.updates.prepare_update`, ``existing`` included) and keep it as change
-    set ``name``. A plan with no change is kept FAILED with AWS's reason.
+    set ``name``. A plan with no change is kept FAILED with AWS's reason; one whose only
+    changes are to the outputs is kept executable with no resource change, as AWS keeps it.
 
     :returns: the change set (:func:`format_change_set`).
     :raises errors.NotFound: the stack; :raises errors.BadRequest: a bad request or name
@@ -95,7 +96,18 @@ def create_change_set(ctx: RequestContext, stack_name: str, stack_id: str, name:
                                             **request)
     planned = entries(changes)
     kind = "CREATE" if st.action == REVIEW else "UPDATE"
-    return _keep(ctx, st, name, description, kind, _stored_request(prep), planned)
+    changed = bool(planned) or kind == "UPDATE" and _outputs_changed(ctx, st, prep)
+    return _keep(ctx, st, name, description, kind, _stored_request(prep), planned, changed)
+
+
+def _outputs_changed(ctx: RequestContext, st: Stack, prep: updates.Prepared) -> bool:
+    """Whether the planned template's outputs section (``Outputs`` / ``outputs``, exports
+    included) differs from the stack's: AWS keeps a change set whose only changes are to
+    outputs CREATE_COMPLETE with no resource change, executable (the update stores the new
+    outputs and exports)."""
+    def section(template: Mapping[str, Any]) -> Any:
+        return template.get("Outputs", template.get("outputs")) or {}
+    return bool(section(stacks.get_template(ctx, st)) != section(prep.template))
 
 
 def create_stack_change_set(ctx: RequestContext, stack_name: str, name: str,
@@ -148,12 +160,15 @@ def _check_description(description: str) -> None:
 
 
 def _keep(ctx: RequestContext, st: Stack, name: str, description: str, kind: str,
-          request: dict[str, Any], planned: list[dict[str, Any]]) -> dict[str, Any]:
+          request: dict[str, Any], planned: list[dict[str, Any]],
+          changed: bool) -> dict[str, Any]:
+    """Store the change set; one that changes nothing (``changed`` false) FAILED with AWS's
+    reason, not executable."""
     row = ChangeSet(stack_id=st.id, tenant=st.tenant, name=name, description=description or "",
                     change_set_type=kind, request=request, changes=planned,
                     fingerprint=fingerprint(st), status="CREATE_COMPLETE", status_reason="",
                     execution_status="AVAILABLE")
-    if not planned:
+    if not changed:
         row.status, row.status_reason, row.execution_status = "FAILED", NO_CHANGES, "UNAVAILABLE"
     try:
         with session() as s:

@@ -67,7 +67,10 @@ def test_export_imported_pinned_listed_and_released(boto):
         {"ExportingStackId": net_id, "Name": "net-VpcId", "Value": "vpc-1"}]
     with pytest.raises(ClientError) as exc:
         cf.list_imports(ExportName="net-VpcId")
-    assert _error(exc) == ("ValidationError", "Export 'net-VpcId' is not imported by any stack.")
+    # AWS's own message for an action heat-api-cfn lacks, whole, as the AWS CLI prints it
+    assert exc.value.response["Error"] == {
+        "Type": "Sender", "Code": "ValidationError",
+        "Message": "Export 'net-VpcId' is not imported by any stack."}
 
     cf.create_stack(StackName="app", TemplateBody=importer("net-VpcId"))
     cf.get_waiter("stack_create_complete").wait(StackName="app", WaiterConfig=FAST)
@@ -89,7 +92,8 @@ def test_export_imported_pinned_listed_and_released(boto):
     cf.get_waiter("stack_update_complete").wait(StackName="app", WaiterConfig=FAST)
     with pytest.raises(ClientError) as exc:
         cf.list_imports(ExportName="net-VpcId")
-    assert _error(exc)[0] == "ValidationError"
+    assert exc.value.response["Error"]["Message"] == (
+        "Export 'net-VpcId' is not imported by any stack.")
     cf.update_stack(StackName="net", TemplateBody=exporter("vpc-2"))
     cf.get_waiter("stack_update_complete").wait(StackName="net", WaiterConfig=FAST)
     assert cf.list_exports()["Exports"][0]["Value"] == "vpc-2"
@@ -152,3 +156,31 @@ def test_an_export_name_with_fn_sub_names_the_missing_function(boto):
     assert message.endswith('"Fn::Sub" is not a function of this template format '
                             "(AWSTemplateFormatVersion: 2010-09-09)")
     assert [s["StackName"] for s in cf.list_stacks()["StackSummaries"]] == []
+
+
+def test_a_change_set_removing_only_an_exported_output_is_executable(boto):
+    """AWS keeps a change set whose only changes are to Outputs CREATE_COMPLETE and AVAILABLE
+    with no resource change (only one with no change at all is FAILED, "didn't contain
+    changes"); executing it removes the output and its export."""
+    cf = boto
+    cf.create_stack(StackName="net", TemplateBody=exporter("vpc-1"))
+    cf.get_waiter("stack_create_complete").wait(StackName="net", WaiterConfig=FAST)
+    physical = cf.describe_stack_resources(StackName="net")["StackResources"][0]
+    without = json.loads(exporter("vpc-1"))
+    del without["Outputs"]
+    cf.create_change_set(StackName="net", ChangeSetName="drop", TemplateBody=json.dumps(without))
+    cf.get_waiter("change_set_create_complete").wait(ChangeSetName="drop", StackName="net",
+                                                     WaiterConfig=FAST)
+    desc = cf.describe_change_set(ChangeSetName="drop", StackName="net")
+    assert (desc["Status"], desc["ExecutionStatus"], desc["Changes"]) == (
+        "CREATE_COMPLETE", "AVAILABLE", [])
+    cf.execute_change_set(ChangeSetName="drop", StackName="net")
+    cf.get_waiter("stack_update_complete").wait(StackName="net", WaiterConfig=FAST)
+    stack = cf.describe_stacks(StackName="net")["Stacks"][0]
+    assert (stack["StackStatus"], stack.get("Outputs", [])) == ("UPDATE_COMPLETE", [])
+    assert cf.list_exports()["Exports"] == []
+    assert cf.describe_stack_resources(StackName="net")["StackResources"][0][
+        "PhysicalResourceId"] == physical["PhysicalResourceId"]
+    with pytest.raises(ClientError) as exc:
+        cf.list_imports(ExportName="net-VpcId")
+    assert exc.value.response["Error"]["Code"] == "ValidationError"

@@ -1,0 +1,48 @@
+"""``stoker db upgrade`` on a SQLite file: what it reports is what it did; a revision older than
+the database's is refused with both revisions named, the schema left as it was."""
+from __future__ import annotations
+
+import pytest
+from alembic.script import ScriptDirectory
+from click.testing import CliRunner
+
+from app.cli.commands import cli
+from app.models import migrate
+
+_HEAD = ScriptDirectory.from_config(migrate.alembic_config("sqlite://")).get_revision("head")
+HEAD, PREVIOUS = _HEAD.revision, _HEAD.down_revision
+
+
+@pytest.fixture()
+def env(settings, monkeypatch):
+    monkeypatch.setenv("STOKER_DATA_DIR", settings.data_dir)
+    monkeypatch.setenv("STOKER_DATABASE_URL", settings.database_url)
+    return settings
+
+
+def _upgrade(*args: str):
+    return CliRunner().invoke(cli, ["db", "upgrade", *args])
+
+
+def test_upgrade_reports_the_revisions_it_went_between(env):
+    url = env.database_url
+    first = _upgrade("--revision", PREVIOUS)
+    assert (first.exit_code, first.output) == (
+        0, f"database {url} upgraded from revision base to {PREVIOUS}\n")
+    second = _upgrade()
+    assert (second.exit_code, second.output) == (
+        0, f"database {url} upgraded from revision {PREVIOUS} to {HEAD}\n")
+    again = _upgrade()
+    assert (again.exit_code, again.output) == (
+        0, f"database {url} is already at revision {HEAD}\n")
+
+
+def test_an_older_revision_than_the_database_is_refused(env):
+    url = env.database_url
+    assert _upgrade().exit_code == 0
+    older = _upgrade("--revision", PREVIOUS)
+    assert older.exit_code == 2
+    assert older.output == (f"stoker: error: database {url} not upgraded: the database is at "
+                            f"revision {HEAD}, newer than {PREVIOUS}; an upgrade never goes "
+                            "back to an older revision\n")
+    assert migrate.current(url) == HEAD
