@@ -5,6 +5,9 @@ More in docs/code/auth.md (app.auth.noauth).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
+
+from sqlalchemy import String
 
 from app import errors
 from app.auth import policy
@@ -13,7 +16,7 @@ from app.context import RequestContext
 from app.models import Stack
 
 #: the longest project id a stack (and every row kept per project) can be stored under
-PROJECT_ID_MAX = Stack.__table__.c.tenant.type.length
+PROJECT_ID_MAX: int = cast(String, Stack.__table__.c.tenant.type).length or 255
 
 
 def project_of(headers: Mapping[str, str], settings: Settings) -> str:
