@@ -28,17 +28,17 @@ EventObserver = Callable[[dict[str, Any]], None]
 class Runtime:
     """Everything a process's runtime calls beyond its own layer.
 
-    - ``dispatcher``: how work is enqueued (Celery's in API, worker and beat processes; the
-      in-process one under ``always_eager``);
+    - ``dispatcher``: how work is enqueued (Celery's; the in-process one under ``always_eager``);
     - ``child_stacks``: creates and updates nested stacks (:mod:`.child_stacks`);
-    - ``scaling_adjuster``: what a scaling policy's signal calls to resize its group
-      (handed to the policy plugins, :func:`app.convergence.plugins.registry_plugin`);
+    - ``scaling_adjuster``: what a scaling policy's signal calls to resize its group;
     - ``group_completed(stack_id, resource_id, load_balancer_names)``: an autoscaling group
       with ``LoadBalancerNames`` finished its create or update (Heat's ``_lb_reload``);
-    - ``child_unclaimed(parent_stack_id, resource_id)``: a child stack ended and no node of its
-      parent waits for it (a scaling group's resize);
+    - ``child_unclaimed(parent_stack_id, resource_id)``: a child stack ended, no node of its
+      parent waiting for it (a scaling group's resize);
     - ``event_observers``: called with every event row this process writes, once committed;
-    - ``run_job(name, args)``: a use case's job (task ``stoker.<name>``; inline when eager).
+    - ``run_job(name, args)``: a use case's job (task ``stoker.<name>``; inline when eager);
+    - ``environment_read(stack_id, stack_name, tenant, environment)``: a step read a stack's
+      stored environment (the event sinks keep it: its events then cost no read of their own).
     """
 
     dispatcher: Dispatcher
@@ -48,6 +48,7 @@ class Runtime:
     child_unclaimed: Callable[[str, int], None]
     event_observers: tuple[EventObserver, ...] = ()
     run_job: Callable[[str, tuple[Any, ...]], None] = lambda name, args: None
+    environment_read: Callable[[str, str, str, Any], object] = lambda *args: None
 
 
 _current: Runtime | None = None

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import convergence, errors
@@ -298,6 +298,13 @@ def execution_of(action: str, status: str) -> str:
     return "EXECUTE_FAILED"
 
 
+#: the outcome of the change set being executed on a stack (built once: an observer runs at
+#: the end of every stack operation)
+_OUTCOME = update(ChangeSet).where(
+    ChangeSet.stack_id == bindparam("sid"), ChangeSet.execution_status == EXECUTING
+).values(execution_status=bindparam("outcome"))
+
+
 def observe(row: Mapping[str, Any]) -> None:
     """An event observer (:mod:`app.services.wiring`): a stack's own CREATE or UPDATE
     COMPLETE / FAILED event records the outcome of the change set being executed on it, if
@@ -309,15 +316,14 @@ def observe(row: Mapping[str, Any]) -> None:
                                                                   Status.FAILED) \
                 or row.get("action") not in (Action.CREATE, Action.UPDATE):
             return
-        stmt = update(ChangeSet).where(
-            ChangeSet.stack_id == row["stack_id"], ChangeSet.execution_status == EXECUTING
-        ).values(execution_status=execution_of(str(row["action"]), str(row["status"])))
+        values = {"sid": row["stack_id"],
+                  "outcome": execution_of(str(row["action"]), str(row["status"]))}
         if concurrent_writers():  # one statement: no transaction's BEGIN and COMMIT
             with autocommit() as conn:
-                conn.execute(stmt)
+                conn.execute(_OUTCOME, values)
             return
         with session() as s:  # SQLite: in turn with the other writers
-            s.execute(stmt)
+            s.execute(_OUTCOME, values)
     except Exception as exc:  # the read side still tells the stack's state
         log.warning("change set outcome of stack %s not recorded: %s", row.get("stack_id"), exc)
 

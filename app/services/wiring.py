@@ -43,7 +43,8 @@ def compose(settings: config.Settings, dispatcher: Dispatcher | None = None) -> 
                    scaling_adjuster=scaling.adjust,
                    group_completed=scaling.reload_load_balancers,
                    child_unclaimed=scaling.child_ended,
-                   event_observers=(event_sinks.publish, change_sets.observe))
+                   event_observers=(event_sinks.publish, change_sets.observe),
+                   environment_read=event_sinks.remember)
 
 
 #: the use cases' background jobs, by the name of their task (``stoker.<name>``)

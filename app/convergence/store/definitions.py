@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 
 from app import config, templates
+from app.convergence import runtime
 from app.engine import graph, plan
 from app.models import RawTemplate, Stack, read_session
 from app.models.exports import exports_named
@@ -234,6 +235,8 @@ def load(stack_id: str, raw_template_id: int, stack_name: str, tenant: str) -> L
                 return hit
             with read_session() as s:
                 row = s.execute(_LOAD, {"sid": stack_id, "rid": raw_template_id}).one()
+                runtime.current().environment_read(stack_id, stack_name, tenant,
+                                                   row.environment)
                 loaded = of_raw(row, row.parameters, identity(stack_name, stack_id, tenant),
                                 row.nested_info, s)
             seed(key, loaded)
