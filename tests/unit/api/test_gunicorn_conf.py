@@ -43,9 +43,23 @@ def test_config_module_sets_the_limits_and_the_hook(monkeypatch):
 def test_the_hook_settles_each_workers_heap(monkeypatch):
     settled: list[bool] = []
     monkeypatch.setattr(util, "write_error", util.write_error)
+    monkeypatch.setattr(util, "http_date", util.http_date)
     monkeypatch.setattr(heap, "settle_heap", lambda: settled.append(True))
     gunicorn_conf.post_worker_init(object.__new__(ThreadWorker))
     assert settled == [True] and util.write_error is gunicorn_conf.write_fault
+    assert util.http_date is gunicorn_conf.http_date
+
+
+def test_the_date_header_is_gunicorns_imf_fixdate_of_the_current_second(monkeypatch):
+    clock = [1765123456.25]
+    monkeypatch.setattr(gunicorn_conf.time, "time", lambda: clock[0])
+    monkeypatch.setattr(gunicorn_conf, "_date", (-1, ""))
+    assert gunicorn_conf.http_date() == "Sun, 07 Dec 2025 16:04:16 GMT"
+    clock[0] += 0.5  # the same second
+    assert gunicorn_conf.http_date() == "Sun, 07 Dec 2025 16:04:16 GMT"
+    clock[0] += 1.0
+    assert gunicorn_conf.http_date() == "Sun, 07 Dec 2025 16:04:17 GMT"
+    assert gunicorn_conf.http_date(0) == "Thu, 01 Jan 1970 00:00:00 GMT"
 
 
 def test_every_api_launcher_passes_the_config_module(tmp_path):
