@@ -32,20 +32,20 @@ def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
 
-_date: tuple[int, str] = (-1, "")
+#: ``[(second, its Date header)]``: the current second's, replaced as a whole (threads read it)
+_date: list[tuple[int, str]] = [(-1, "")]
 
 
 def http_date(timestamp: float | None = None) -> str:
     """gunicorn's ``util.http_date``: the ``Date`` header (RFC 7231's IMF-fixdate, GMT) of
     ``timestamp`` (default: now), the current second's formatted once (gunicorn formats it
     for every response: ~2 % of a read request's CPU)."""
-    global _date
     if timestamp is not None:
         return email.utils.formatdate(timestamp, usegmt=True)
     now = int(time.time())
-    cached = _date
+    cached = _date[0]
     if cached[0] != now:
-        cached = _date = (now, email.utils.formatdate(now, usegmt=True))
+        cached = _date[0] = (now, email.utils.formatdate(now, usegmt=True))
     return cached[1]
 
 

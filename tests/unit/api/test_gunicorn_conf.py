@@ -53,7 +53,7 @@ def test_the_hook_settles_each_workers_heap(monkeypatch):
 def test_the_date_header_is_gunicorns_imf_fixdate_of_the_current_second(monkeypatch):
     clock = [1765123456.25]
     monkeypatch.setattr(gunicorn_conf.time, "time", lambda: clock[0])
-    monkeypatch.setattr(gunicorn_conf, "_date", (-1, ""))
+    monkeypatch.setattr(gunicorn_conf, "_date", [(-1, "")])
     assert gunicorn_conf.http_date() == "Sun, 07 Dec 2025 16:04:16 GMT"
     clock[0] += 0.5  # the same second
     assert gunicorn_conf.http_date() == "Sun, 07 Dec 2025 16:04:16 GMT"

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from app.convergence import runtime
 from app.convergence.store import definitions
 
 
@@ -39,7 +40,17 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(definitions, "of_raw", of_raw)
     monkeypatch.setattr(definitions, "identity", lambda name, sid, tenant: name)
     monkeypatch.setattr(definitions, "_cache", type(definitions._cache)())
+    # the process's composition: its environment_read hook sees every read environment
+    monkeypatch.setattr(runtime, "_current", runtime.Runtime(
+        dispatcher=None, child_stacks=None, scaling_adjuster=None,  # type: ignore[arg-type]
+        group_completed=lambda *a: None, child_unclaimed=lambda *a: None,
+        environment_read=lambda sid, name, tenant, env: READ.append((sid, name, env))))
+    READ.clear()
     return calls
+
+
+#: ``(stack id, stack name, environment)`` handed to the runtime's ``environment_read``
+READ: list[tuple[str, str, object]] = []
 
 
 def _load_in_threads(name: str, n: int) -> list[object]:
@@ -63,6 +74,7 @@ def test_concurrent_misses_of_one_stack_load_it_once(slow_loads: list[str]):
     got = _load_in_threads("s", 6)
     assert slow_loads == ["s"]
     assert len(got) == 6 and all(g is got[0] for g in got)
+    assert READ == [("stack-1", "s", {})]  # the one read's environment, handed on once
     assert not definitions._loading
 
 
