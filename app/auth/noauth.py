@@ -17,6 +17,15 @@ from app.models import Stack
 
 #: the longest project id a stack (and every row kept per project) can be stored under
 PROJECT_ID_MAX: int = cast(String, Stack.__table__.c.tenant.type).length or 255
+#: the longest user id / user name a stack records of its creator
+USER_ID_MAX: int = cast(String, Stack.__table__.c.user_id.type).length or 255
+USERNAME_MAX: int = cast(String, Stack.__table__.c.username.type).length or 255
+
+
+def _check_length(value: str, kind: str, limit: int) -> None:
+    if len(value) > limit:
+        raise errors.BadRequest(f"Invalid {kind} {value}: a {kind} is at most {limit} "
+                                f"characters long.")
 
 
 def project_of(headers: Mapping[str, str], settings: Settings) -> str:
@@ -35,8 +44,10 @@ def build_context(headers: Mapping[str, str], tenant_id: str, settings: Settings
     :param request_id: the ``req-<uuid>`` the response carries in ``x-openstack-request-id``.
     :raises policy.AccessDenied: a non-admin names another project than its own in the URL (403).
     :raises errors.BadRequest: the URL's or the headers' project id is longer than
-        :data:`PROJECT_ID_MAX` (400): no project can have it, and nothing could be stored
-        under it (keystonemiddleware would have found no such project for a token).
+        :data:`PROJECT_ID_MAX`, or the headers' user id / user name longer than
+        :data:`USER_ID_MAX` / :data:`USERNAME_MAX` (400): no such project or user can exist,
+        and nothing could be stored under it (keystonemiddleware would have found none for a
+        token).
     """
     user_id = headers.get("X-User-Id") or headers.get("X-Auth-User") or settings.default_user
     username = headers.get("X-User-Name") or headers.get("X-User") or user_id
@@ -44,9 +55,9 @@ def build_context(headers: Mapping[str, str], tenant_id: str, settings: Settings
     roles = roles or ("admin",)
     project = project_of(headers, settings)
     for project_id in (tenant_id, project):
-        if len(project_id) > PROJECT_ID_MAX:
-            raise errors.BadRequest(f"Invalid project id {project_id}: a project id is at most "
-                                    f"{PROJECT_ID_MAX} characters long.")
+        _check_length(project_id, "project id", PROJECT_ID_MAX)
+    _check_length(user_id, "user id", USER_ID_MAX)
+    _check_length(username, "user name", USERNAME_MAX)
     admin = "admin" in roles
     if tenant_id != project and not admin:
         raise policy.AccessDenied()

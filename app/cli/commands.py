@@ -47,11 +47,11 @@ def db_upgrade(revision: str) -> None:
         os.makedirs(settings.data_dir, exist_ok=True)
     try:
         before, now = migrate.upgrade(settings.database_url, revision)
-    except errors.Conflict as exc:
+    except (errors.Conflict, errors.BadRequest) as exc:
         raise CliError(f"database {settings.database_url} not upgraded: {exc}") from None
     except Exception as exc:
         raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
-    if before == now:
+    if (before or "base") == now:
         click.echo(f"database {settings.database_url} is already at revision {now}")
     else:
         click.echo(f"database {settings.database_url} upgraded from revision "

@@ -197,11 +197,15 @@ def _pg_data_error() -> tuple[type[Exception], ...]:
 
 #: psycopg's refusal to send a string holding ``\x00`` (PostgreSQL text cannot hold one)
 _NUL_REFUSED = "cannot contain NUL (0x00)"
+#: the server's refusal of a JSON ``\u0000`` it is asked to convert to text
+#: (``untranslatable_character``, e.g. from ``json_to_recordset``)
+_UNTRANSLATABLE = "22P05"
 
 
 def nul_refused(exc: BaseException) -> bool:
     """Whether ``exc`` (or an exception it was raised from) is PostgreSQL's driver refusing a
-    text value that holds a NUL character: the request's input, not the server, is at fault
+    text value that holds a NUL character, or the server refusing a JSON ``\\u0000`` it is to
+    store as text (SQLSTATE 22P05): the request's input, not the server, is at fault
     (SQLite stores such a value; the URL's NULs are refused before any query, see
     :mod:`app.api.nul_check`)."""
     seen: set[int] = set()
@@ -211,7 +215,8 @@ def nul_refused(exc: BaseException) -> bool:
         if isinstance(cur, sa_exc.DBAPIError):
             cur = cur.orig
             continue
-        if isinstance(cur, _pg_data_error()) and _NUL_REFUSED in str(cur):
+        if isinstance(cur, _pg_data_error()) and (
+                _NUL_REFUSED in str(cur) or getattr(cur, "sqlstate", None) == _UNTRANSLATABLE):
             return True
         cur = cur.__cause__ or cur.__context__
     return False

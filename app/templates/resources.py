@@ -113,14 +113,26 @@ def depends_on_names(depends: Any, path: tuple[str, str, str], typename: str) ->
                                  path=path)
 
 
+#: the longest resource name a stack can hold (Heat's ``resource.name`` column, String(255))
+RESOURCE_NAME_MAX = 255
+
+
 def check_resource_name(name: str) -> None:
     """As Heat's ``Resource.__init__``: a resource name may not contain ``/`` (it would break
-    the ``stacks/{name}/{id}/resources/{resource}`` URLs).
+    the ``stacks/{name}/{id}/resources/{resource}`` URLs). Nor a NUL character, nor more than
+    :data:`RESOURCE_NAME_MAX` characters: no database Heat runs on can store such a name
+    (PostgreSQL's text holds no NUL; the column holds 255), so the template is refused on
+    every database alike, before anything is written.
 
-    :raises errors.ValidationError: ``StackValidationFailed``, Heat's message, no path.
+    :raises errors.ValidationError: ``StackValidationFailed``, Heat's message style, no path.
     """
     if "/" in name:
         raise errors.ValidationError('Resource name may not contain "/"')
+    if "\x00" in name:
+        raise errors.ValidationError("Resource name may not contain a NUL character (\\x00)")
+    if len(name) > RESOURCE_NAME_MAX:
+        raise errors.ValidationError(f"Resource name {name} must be {RESOURCE_NAME_MAX} "
+                                     f"characters or less")
 
 
 def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]:

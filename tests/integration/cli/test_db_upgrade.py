@@ -1,5 +1,7 @@
-"""``stoker db upgrade`` on a SQLite file: what it reports is what it did; a revision older than
-the database's is refused with both revisions named, the schema left as it was."""
+"""``stoker db upgrade`` on a SQLite file: what it reports is what it did; a revision that is not
+at or after the database's (an older id, ``base``, a relative one going back, however Alembic
+spells it) is refused with both revisions named, the schema left as it was; so is an empty
+one, with words."""
 from __future__ import annotations
 
 import pytest
@@ -37,12 +39,43 @@ def test_upgrade_reports_the_revisions_it_went_between(env):
         0, f"database {url} is already at revision {HEAD}\n")
 
 
-def test_an_older_revision_than_the_database_is_refused(env):
+@pytest.mark.parametrize("target", [
+    PREVIOUS, "base", f"{PREVIOUS}@base", "-1", "head-1", f"{HEAD}-2", "base+1",
+    f"{HEAD}@{PREVIOUS}"])
+def test_an_older_revision_than_the_database_is_refused(env, target):
     url = env.database_url
     assert _upgrade().exit_code == 0
-    older = _upgrade("--revision", PREVIOUS)
+    older = _upgrade("--revision", target)
     assert older.exit_code == 2
     assert older.output == (f"stoker: error: database {url} not upgraded: the database is at "
-                            f"revision {HEAD}, newer than {PREVIOUS}; an upgrade never goes "
+                            f"revision {HEAD}, newer than {target}; an upgrade never goes "
                             "back to an older revision\n")
+    assert migrate.current(url) == HEAD
+
+
+@pytest.mark.parametrize("target", ["head", "heads", HEAD, f"{PREVIOUS}+1", f"{HEAD}@head"])
+def test_the_database_s_own_revision_is_where_it_already_is(env, target):
+    url = env.database_url
+    assert _upgrade().exit_code == 0
+    again = _upgrade("--revision", target)
+    assert (again.exit_code, again.output) == (
+        0, f"database {url} is already at revision {HEAD}\n")
+
+
+def test_a_relative_revision_goes_forward_from_the_database_s(env):
+    url = env.database_url
+    assert _upgrade("--revision", PREVIOUS).exit_code == 0
+    up = _upgrade("--revision", "+1")
+    assert (up.exit_code, up.output) == (
+        0, f"database {url} upgraded from revision {PREVIOUS} to {HEAD}\n")
+
+
+@pytest.mark.parametrize("target", ["", " "])
+def test_an_empty_revision_is_refused_with_words(env, target):
+    url = env.database_url
+    assert _upgrade().exit_code == 0
+    empty = _upgrade("--revision", target)
+    assert (empty.exit_code, empty.output) == (
+        2, f"stoker: error: database {url} not upgraded: no revision named to upgrade to "
+           "(an id, head, or +N)\n")
     assert migrate.current(url) == HEAD
