@@ -284,6 +284,33 @@ def pg_db(pg_url: str, tmp_path: Path) -> Iterator[config.Settings]:
 
 
 @pytest.fixture()
+def pg_client(pg_db: config.Settings) -> Any:
+    """A test client of the Orchestration API on :func:`pg_db`'s database."""
+    from app.api import create_app
+    return create_app(pg_db).test_client()
+
+
+@pytest.fixture()
+def pg_cfn(pg_db: config.Settings) -> Any:
+    """A test client of the CFN API on :func:`pg_db`'s database."""
+    from app.cfn import create_app
+    return create_app(pg_db).test_client()
+
+
+@pytest.fixture()
+def row_count() -> Any:
+    """``row_count(model)``: how many rows the model's table holds now."""
+    from sqlalchemy import func, select
+
+    from app.models import read_session
+
+    def count(model: Any) -> int:
+        with read_session() as s:
+            return int(s.execute(select(func.count()).select_from(model)).scalar() or 0)
+    return count
+
+
+@pytest.fixture()
 def sandbox() -> Iterator[Any]:
     """The sandbox cloud for one test (a thread of this process, short delays)."""
     from tests.sandbox.conftest import start_sandbox

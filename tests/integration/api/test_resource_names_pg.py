@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.models import Resource, Stack, read_session
 from tests.integration.cfn.conftest import sign
@@ -31,23 +31,6 @@ def cfn_body(name: str) -> str:
                        "Resources": {name: {"Type": "OS::Heat::None"}}})
 
 
-@pytest.fixture()
-def client(pg_db: Any) -> Any:
-    from app.api import create_app
-    return create_app(pg_db).test_client()
-
-
-@pytest.fixture()
-def cfn(pg_db: Any) -> Any:
-    from app.cfn import create_app
-    return create_app(pg_db).test_client()
-
-
-def _count(model: Any) -> int:
-    with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(model)).scalar() or 0)
-
-
 def _fault(resp: Any) -> tuple[int, str, str]:
     body = resp.get_json()
     assert body["code"] == resp.status_code and body["error"]["traceback"] is None, body
@@ -63,43 +46,43 @@ def _aws(cfn: Any, **params: str) -> tuple[int, str | None, str | None]:
 
 
 @pytest.mark.parametrize("name", [NUL, LONG], ids=["nul", "long"])
-def test_create_refuses_the_name_and_writes_nothing(client: Any, name: str) -> None:
-    resp = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": hot(name)})
+def test_create_refuses_the_name_and_writes_nothing(row_count: Any, pg_client: Any, name: str) -> None:
+    resp = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": hot(name)})
     assert _fault(resp) == (400, "StackValidationFailed", MESSAGES[name])
-    assert (_count(Stack), _count(Resource)) == (0, 0)
+    assert (row_count(Stack), row_count(Resource)) == (0, 0)
 
 
 @pytest.mark.parametrize("name", [NUL, LONG], ids=["nul", "long"])
-def test_update_and_change_set_refuse_the_name(client: Any, name: str) -> None:
-    created = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": GOOD})
+def test_update_and_change_set_refuse_the_name(pg_client: Any, name: str) -> None:
+    created = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": GOOD})
     assert created.status_code == 201, created.get_data(as_text=True)
     base = f"/v1/admin/stacks/s/{created.get_json()['stack']['id']}"
-    for resp in (client.put(base, json={"template": hot(name)}),
-                 client.patch(base, json={"template": hot(name)}),
-                 client.post(f"{base}/change_sets", json={"name": "c", "template": hot(name)})):
+    for resp in (pg_client.put(base, json={"template": hot(name)}),
+                 pg_client.patch(base, json={"template": hot(name)}),
+                 pg_client.post(f"{base}/change_sets", json={"name": "c", "template": hot(name)})):
         assert _fault(resp) == (400, "StackValidationFailed", MESSAGES[name])
     with read_session() as s:
         assert s.execute(select(Resource.name)).scalars().all() == ["r"]
 
 
 @pytest.mark.parametrize("name", [NUL, LONG], ids=["nul", "long"])
-def test_the_cfn_api_answers_a_validation_error(client: Any, cfn: Any, name: str) -> None:
-    created = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": GOOD})
+def test_the_cfn_api_answers_a_validation_error(row_count: Any, pg_client: Any, pg_cfn: Any, name: str) -> None:
+    created = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": GOOD})
     assert created.status_code == 201, created.get_data(as_text=True)
     for params in ({"Action": "CreateStack", "StackName": "t"},
                    {"Action": "UpdateStack", "StackName": "s"},
                    {"Action": "CreateChangeSet", "StackName": "s", "ChangeSetName": "c"},
                    {"Action": "CreateChangeSet", "StackName": "u", "ChangeSetName": "c",
                     "ChangeSetType": "CREATE"}):
-        assert _aws(cfn, TemplateBody=cfn_body(name), **params) == (
+        assert _aws(pg_cfn, TemplateBody=cfn_body(name), **params) == (
             400, "ValidationError",
             f"A bad or out-of-range value was supplied:{MESSAGES[name]}"), params
-    assert (_count(Stack), _count(Resource)) == (1, 1)
+    assert (row_count(Stack), row_count(Resource)) == (1, 1)
 
 
-def test_a_name_of_255_characters_is_a_resource(client: Any) -> None:
+def test_a_name_of_255_characters_is_a_resource(pg_client: Any) -> None:
     assert Resource.__table__.c.name.type.length == 255
-    resp = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": hot(FITS)})
+    resp = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": hot(FITS)})
     assert resp.status_code == 201, resp.get_data(as_text=True)
     with read_session() as s:
         assert s.execute(select(Resource.name)).scalars().all() == [FITS]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
-from app.models import RawTemplate, Stack, read_session
+from app.models import RawTemplate, Stack
 
 TEMPLATE = {"heat_template_version": "2018-08-31",
             "resources": {"r": {"type": "OS::Heat::None"}}}
@@ -15,32 +14,21 @@ LONG = "p" * 256
 FITS = "q" * 255
 
 
-@pytest.fixture()
-def client(pg_db: Any) -> Any:
-    from app.api import create_app
-    return create_app(pg_db).test_client()
-
-
-def _count(model: Any) -> int:
-    with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(model)).scalar() or 0)
-
-
 @pytest.mark.parametrize("headers", [{}, {"X-Project-Id": LONG}, {"X-Auth-Project": LONG}])
-def test_a_project_id_too_long_to_store_is_a_bad_request(client: Any, headers: dict) -> None:
-    resp = client.post(f"/v1/{LONG}/stacks", headers=headers,
+def test_a_project_id_too_long_to_store_is_a_bad_request(row_count: Any, pg_client: Any, headers: dict) -> None:
+    resp = pg_client.post(f"/v1/{LONG}/stacks", headers=headers,
                        json={"stack_name": "s", "template": TEMPLATE})
     assert resp.status_code == 400
     assert resp.get_json()["error"] == {
         "type": "HTTPBadRequest", "traceback": None,
         "message": f"Invalid project id {LONG}: a project id is at most 255 characters long."}
-    assert (_count(Stack), _count(RawTemplate)) == (0, 0)
+    assert (row_count(Stack), row_count(RawTemplate)) == (0, 0)
 
 
-def test_a_project_id_of_255_characters_is_a_project(client: Any) -> None:
+def test_a_project_id_of_255_characters_is_a_project(pg_client: Any) -> None:
     headers = {"X-Project-Id": FITS}
-    resp = client.post(f"/v1/{FITS}/stacks", headers=headers,
+    resp = pg_client.post(f"/v1/{FITS}/stacks", headers=headers,
                        json={"stack_name": "s", "template": TEMPLATE})
     assert resp.status_code == 201, resp.get_data(as_text=True)
-    listed = client.get(f"/v1/{FITS}/stacks", headers=headers).get_json()["stacks"]
+    listed = pg_client.get(f"/v1/{FITS}/stacks", headers=headers).get_json()["stacks"]
     assert [st["stack_name"] for st in listed] == ["s"]

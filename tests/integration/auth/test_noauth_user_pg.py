@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.models import RawTemplate, Stack, read_session
 
@@ -16,32 +16,21 @@ LONG = "u" * 256
 FITS = "v" * 255
 
 
-@pytest.fixture()
-def client(pg_db: Any) -> Any:
-    from app.api import create_app
-    return create_app(pg_db).test_client()
-
-
-def _count(model: Any) -> int:
-    with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(model)).scalar() or 0)
-
-
 @pytest.mark.parametrize("header, kind", [
     ("X-User-Id", "user id"), ("X-Auth-User", "user id"),
     ("X-User-Name", "user name"), ("X-User", "user name")])
-def test_a_user_too_long_to_store_is_a_bad_request(client: Any, header: str, kind: str) -> None:
-    resp = client.post("/v1/admin/stacks", headers={header: LONG},
+def test_a_user_too_long_to_store_is_a_bad_request(row_count: Any, pg_client: Any, header: str, kind: str) -> None:
+    resp = pg_client.post("/v1/admin/stacks", headers={header: LONG},
                        json={"stack_name": "s", "template": TEMPLATE})
     assert resp.status_code == 400
     assert resp.get_json()["error"] == {
         "type": "HTTPBadRequest", "traceback": None,
         "message": f"Invalid {kind} {LONG}: a {kind} is at most 255 characters long."}
-    assert (_count(Stack), _count(RawTemplate)) == (0, 0)
+    assert (row_count(Stack), row_count(RawTemplate)) == (0, 0)
 
 
-def test_a_user_of_255_characters_is_recorded(client: Any) -> None:
-    resp = client.post("/v1/admin/stacks", headers={"X-User-Id": FITS, "X-User-Name": FITS},
+def test_a_user_of_255_characters_is_recorded(pg_client: Any) -> None:
+    resp = pg_client.post("/v1/admin/stacks", headers={"X-User-Id": FITS, "X-User-Name": FITS},
                        json={"stack_name": "s", "template": TEMPLATE})
     assert resp.status_code == 201, resp.get_data(as_text=True)
     with read_session() as s:
