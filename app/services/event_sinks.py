@@ -225,8 +225,16 @@ def remember(stack_id: str, stack_name: str, tenant: str,
         try:
             sinks.append(build(spec, project))
         except (SinkError, TypeError, ValueError) as exc:
-            log.warning("stack %s: event sink %r ignored: %s", stack_id, spec, exc)
+            log.warning("stack %s: event sink %r ignored: %s", stack_id, shown(spec), exc)
     return _cached(stack_id, sinks)
+
+
+def shown(spec: Any) -> Any:
+    """An ``event_sinks`` entry as a log line may show it: its headers' values hidden (they
+    carry tokens), their names kept."""
+    if isinstance(spec, Mapping) and isinstance(spec.get("headers"), Mapping):
+        return {**spec, "headers": {name: "***" for name in spec["headers"]}}
+    return spec
 
 
 def _cached(stack_id: str, sinks: list[Sink]) -> list[Sink]:

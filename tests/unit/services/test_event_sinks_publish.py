@@ -72,3 +72,11 @@ def test_publish_never_raises(world: dict[str, Any], monkeypatch: pytest.MonkeyP
         "event e1 not handed to the sinks: database gone",
         "event no stack id not handed to the sinks: 'stack_id'"]
     assert world["courier"].bodies == []
+
+
+def test_an_ignored_sink_is_logged_without_its_headers_values(caplog: pytest.LogCaptureFixture):
+    spec = {"type": "webhook", "url": "ftp://hooks.example.com/x", "headers": {"X-Token": "abc"}}
+    with caplog.at_level(logging.WARNING, logger=event_sinks.log.name):
+        assert event_sinks.remember("s9", "st", "p1", {"event_sinks": [spec]}) == []
+    (line,) = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
+    assert "X-Token" in line and "***" in line and "abc" not in line
