@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app import auth, config, errors
 from app.clients import webhook
@@ -199,6 +199,12 @@ def courier(sink: Sink) -> Courier:
         return found
 
 
+#: a stack's name, project and stored environment (built once: read per stack and process)
+_ENVIRONMENT = (select(Stack.name, Stack.tenant, RawTemplate.environment)
+                .join(RawTemplate, RawTemplate.id == Stack.raw_template_id)
+                .where(Stack.id == bindparam("sid")))
+
+
 def stack_sinks(stack_id: str) -> list[Sink]:
     """The sinks of a stack's stored environment (cached :data:`SINKS_TTL` s); an entry that
     cannot be built is logged and skipped. ``[]`` for a stack that is gone."""
@@ -207,9 +213,7 @@ def stack_sinks(stack_id: str) -> list[Sink]:
     if cached and now - cached[0] < SINKS_TTL:
         return cached[1]
     with read_session() as s:
-        row = s.execute(select(Stack.name, Stack.tenant, RawTemplate.environment)
-                        .join(RawTemplate, RawTemplate.id == Stack.raw_template_id)
-                        .where(Stack.id == stack_id)).first()
+        row = s.execute(_ENVIRONMENT, {"sid": stack_id}).first()
     if row is None:
         return _cached(stack_id, [])
     return remember(stack_id, row.name, row.tenant, row.environment)
