@@ -80,7 +80,8 @@ def extract_int(name: str, value: Any, allow_zero: bool = True) -> int:
 
 
 def extract_tags(value: Any) -> list[str] | None:
-    """Tags as heatclient sends them (``"a,b"``) or as a list; each at most 80 characters."""
+    """Tags as heatclient sends them (``"a,b"``) or as a list; each at most 80 characters,
+    without a NUL. :raises errors.BadRequest: another shape, a longer tag or a NUL (400)."""
     if value is None:
         return None
     if not isinstance(value, (str, list)) or (isinstance(value, list) and not all(
@@ -91,6 +92,9 @@ def extract_tags(value: Any) -> list[str] | None:
     for tag in tags:
         if len(tag) > 80:
             raise errors.BadRequest(f'Invalid tag, "{tag}" is longer than 80 characters')
+        if "\x00" in tag:  # no database of Stoker's could match or (PostgreSQL) store it
+            raise errors.BadRequest(f"Invalid tag {tag!r}: a NUL character (\\x00) is not "
+                                    "allowed.")
     return tags
 
 

@@ -62,8 +62,8 @@ def test_a_query_value_with_a_nul_is_a_bad_request(client: Any, query: str, key:
 
 def test_a_nul_in_a_stored_body_value_is_a_bad_request_and_nothing_is_written(
         client: Any) -> None:
-    resp = client.post("/v1/admin/stacks",
-                       json={"stack_name": "s", "template": TEMPLATE, "tags": "a\x00b"})
+    resp = client.post("/v1/admin/stacks", json={
+        "stack_name": "s", "template": {**TEMPLATE, "description": "a\x00b"}})
     assert _fault(resp) == (400, "HTTPBadRequest", "Invalid request: a NUL character (\\x00) "
                             "is not allowed in a stored value.")
     assert _stacks() == 0

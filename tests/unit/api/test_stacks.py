@@ -60,6 +60,8 @@ def test_duplicate_is_409_stack_exists(api, sample):
      'Unrecognized value "None" for "disable_rollback", acceptable values are: true, false.'),
     ({"stack_name": "x", "template": {}, "tags": "a" * 81},
      f'Invalid tag, "{"a" * 81}" is longer than 80 characters'),
+    ({"stack_name": "x", "template": {}, "tags": ["ok", "a\x00b"]},
+     "Invalid tag 'a\\x00b': a NUL character (\\x00) is not allowed."),
 ])
 def test_create_bad_request(api, world, body, message):
     resp = api.post("/v1/admin/stacks", json=body)
