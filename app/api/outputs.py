@@ -40,5 +40,10 @@ class Output(MethodView):
         for output in _outputs(stack_name, stack_id):
             if output["output_key"] == output_key:
                 return {"output": formats.output_detail(output)}
-        raise errors.NotFound("Output", output_key, heat_type="NotFound",
-                              message=f"Specified output key {output_key} not found.")
+        raise not_found(output_key)
+
+
+def not_found(output_key: str) -> errors.NotFound:
+    """Heat's 404 ``NotFound`` "Specified output key ... not found." for ``output_key``."""
+    return errors.NotFound("Output", output_key, heat_type="NotFound",
+                           message=f"Specified output key {output_key} not found.")

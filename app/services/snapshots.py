@@ -39,12 +39,16 @@ def _live(ctx: RequestContext, stack_name: str, stack_id: str) -> Stack:
     return st
 
 
+def not_found(snapshot_id: str, stack_name: str) -> errors.NotFound:
+    """Heat's 404 ``SnapshotNotFound`` for ``snapshot_id`` of the stack ``stack_name``."""
+    return errors.NotFound("Snapshot", snapshot_id, f"The Snapshot ({snapshot_id}) for Stack "
+                           f"({stack_name}) could not be found.", heat_type="SnapshotNotFound")
+
+
 def _get(s: Any, st: Stack, snapshot_id: str) -> Snapshot:
     snap = s.get(Snapshot, snapshot_id)
     if snap is None or snap.stack_id != st.id:
-        raise errors.NotFound("Snapshot", snapshot_id,
-                              f"The Snapshot ({snapshot_id}) for Stack ({st.name}) could not "
-                              "be found.", heat_type="SnapshotNotFound")
+        raise not_found(snapshot_id, st.name)
     return snap
 
 

@@ -237,8 +237,13 @@ def _schema_or_404(type_name: str) -> dict[str, Any]:
     if schema is None and registry.get(type_name) is not None:
         raise errors.BadRequest(f"{type_name} is not supported.", heat_type="NotSupported")
     if schema is None:
-        raise errors.NotFound("Resource Type", type_name, heat_type="ResourceTypeNotFound")
+        raise type_not_found(type_name)
     return schema
+
+
+def type_not_found(type_name: str) -> errors.NotFound:
+    """Heat's 404 ``ResourceTypeNotFound`` for ``type_name``."""
+    return errors.NotFound("Resource Type", type_name, heat_type="ResourceTypeNotFound")
 
 
 def resource_type_schema(ctx: RequestContext, type_name: str,

@@ -50,6 +50,24 @@ def test_a_resource_segment_with_a_nul_names_no_resource(client: Any) -> None:
     assert _fault(resp) == (404, "EntityNotFound", "The Resource (r\x00) could not be found.")
 
 
+@pytest.mark.parametrize("tail, heat_type, message", [
+    ("outputs/o%00", "NotFound", "Specified output key o\x00 not found."),
+    ("snapshots/n%00", "SnapshotNotFound", "The Snapshot (n\x00) for Stack (s) could not be found."),
+    ("change_sets/c%00", "ChangeSetNotFound", "ChangeSet [c\x00] does not exist"),
+])
+def test_a_stack_entitys_segment_with_a_nul_is_that_entitys_404(
+        client: Any, tail: str, heat_type: str, message: str) -> None:
+    created = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": TEMPLATE})
+    assert created.status_code == 201, created.get_data(as_text=True)
+    stack_id = created.get_json()["stack"]["id"]
+    assert _fault(client.get(f"/v1/admin/stacks/s/{stack_id}/{tail}")) == (404, heat_type, message)
+
+
+def test_a_resource_type_with_a_nul_is_resource_type_not_found(client: Any) -> None:
+    assert _fault(client.get("/v1/admin/resource_types/OS::X%00")) == (
+        404, "ResourceTypeNotFound", "The Resource Type (OS::X\x00) could not be found.")
+
+
 @pytest.mark.parametrize("query, key", [
     ("name=a%00b", "name"), ("tags=a%00b", "tags"), ("marker=a%00b", "marker"),
     ("status=CREATE%00", "status"), ("a%00=b", "a\\x00"),
