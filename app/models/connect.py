@@ -11,6 +11,7 @@ import re
 import select
 import sqlite3
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -147,14 +148,26 @@ def _check_on_checkout(eng: Engine) -> None:
             raise sa_exc.DisconnectionError(str(exc)) from exc
 
 
-def _pg_errors() -> tuple[type[Exception], ...]:
-    """psycopg's errors of a lost or refused connection (none without psycopg); psycopg is
-    imported at the first error looked at, not at start (a quarter second of a SQLite process)."""
+def _psycopg(*names: str) -> tuple[type[Exception], ...]:
+    """psycopg's exception classes ``names`` (none without psycopg); psycopg is imported at
+    the first error looked at, not at start (a quarter second of a SQLite process)."""
     try:
         import psycopg
     except ImportError:  # pragma: no cover - SQLite only
         return ()
-    return (psycopg.OperationalError, psycopg.InterfaceError)
+    return tuple(getattr(psycopg, name) for name in names)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it was raised from (``__cause__``, else ``__context__``; a SQLAlchemy
+    ``DBAPIError`` then the driver's error it wraps), each once."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        yield cur
+        cur = cur.orig if isinstance(cur, sa_exc.DBAPIError) else \
+            cur.__cause__ or cur.__context__
 
 
 #: PostgreSQL error classes of a lost or refused connection: connection exception (08),
@@ -168,31 +181,17 @@ def unavailable(exc: BaseException) -> bool:
     detection, psycopg's ``OperationalError`` without a server error or with an error of
     class 08 / 57P), or no pooled connection to be had. Such an error says nothing about the
     request or the step: it may be tried again once the server is back."""
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
+    lost = _psycopg("OperationalError", "InterfaceError")
+    for cur in _chain(exc):
         if isinstance(cur, (sa_exc.DisconnectionError, sa_exc.TimeoutError)):
             return True
-        if isinstance(cur, sa_exc.DBAPIError):
-            if cur.connection_invalidated:
-                return True
-            cur = cur.orig
-            continue
-        if isinstance(cur, _pg_errors()):
+        if isinstance(cur, sa_exc.DBAPIError) and cur.connection_invalidated:
+            return True
+        if isinstance(cur, lost):
             state = getattr(cur, "sqlstate", None)
             if state is None or state.startswith(_UNAVAILABLE_SQLSTATES):
                 return True
-        cur = cur.__cause__ or cur.__context__
     return False
-
-
-def _pg_data_error() -> tuple[type[Exception], ...]:
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - SQLite only
-        return ()
-    return (psycopg.DataError,)
 
 
 #: psycopg's refusal to send a string holding ``\x00`` (PostgreSQL text cannot hold one)
@@ -208,15 +207,6 @@ def nul_refused(exc: BaseException) -> bool:
     store as text (SQLSTATE 22P05): the request's input, not the server, is at fault
     (SQLite stores such a value; the URL's NULs are refused before any query, see
     :mod:`app.api.nul_check`)."""
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
-        if isinstance(cur, sa_exc.DBAPIError):
-            cur = cur.orig
-            continue
-        if isinstance(cur, _pg_data_error()) and (
-                _NUL_REFUSED in str(cur) or getattr(cur, "sqlstate", None) == _UNTRANSLATABLE):
-            return True
-        cur = cur.__cause__ or cur.__context__
-    return False
+    data = _psycopg("DataError")
+    return any(isinstance(cur, data) and (_NUL_REFUSED in str(cur) or getattr(
+        cur, "sqlstate", None) == _UNTRANSLATABLE) for cur in _chain(exc))
