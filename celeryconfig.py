@@ -93,7 +93,6 @@ task_routes = {
     "stoker.check_resource": {"queue": ENGINE_QUEUE},     # a node whose prerequisites finished
     "stoker.check_resources": {"queue": ENGINE_QUEUE},    # several, of a wide fan-out
     "stoker.poll_resource": {"queue": POLL_QUEUE},        # a node re-checked after a countdown
-    "stoker.stack_timeout": {"queue": MAINTENANCE_QUEUE},
     "stoker.check_timeouts": {"queue": MAINTENANCE_QUEUE},
     "stoker.reconcile": {"queue": MAINTENANCE_QUEUE},
     "stoker.purge_deleted": {"queue": MAINTENANCE_QUEUE},

@@ -307,7 +307,7 @@ class _NoDispatch:
     def check_resource(self, *args: Any, **kwargs: Any) -> None:
         pass
 
-    check_resources = safety_poll = stack_timeout = check_resource
+    check_resources = safety_poll = check_resource
 
 
 def cpu_per_request(n_stacks: int, projects: int, requests_n: int) -> None:

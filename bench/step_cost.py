@@ -128,10 +128,6 @@ class QueueDispatcher:
             def _backlog(self, producer: Any) -> int:  # beyond what the fleet reserved
                 return max(0, len(queue) - 4 * fleet)
 
-            def stack_timeout(self, stack_id: str, traversal_id: str,
-                              countdown: float) -> None:
-                sent["stack_timeout"] += 1
-
             def job(self, name: str, args: tuple[Any, ...]) -> None:
                 sent[name] += 1
 

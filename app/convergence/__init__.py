@@ -18,7 +18,6 @@ from app.convergence.traversal import (
     start_reverse,
     start_update,
     start_update_rollback,
-    timer_fired,
 )
 from app.convergence.wakeups import child_stack_event, wake
 
@@ -27,4 +26,4 @@ InlineDispatcher = inline.InlineDispatcher
 __all__ = ["InlineDispatcher", "check_resource", "check_resources", "check_timeouts", "child_stack_event",
            "end_lease", "reconcile", "redrive", "requeue", "stack_timeout", "start_create", "start_lease",
            "start_reverse", "start_update",
-           "start_update_rollback", "timer_fired", "unsettled_after", "wake"]
+           "start_update_rollback", "unsettled_after", "wake"]

@@ -28,9 +28,6 @@ class Dispatcher(Protocol):
         """Enqueue the slow safety poll of a node waiting for an event (``Wait``): a fallback
         only, so a test driver may drop it once nothing else is left to run."""
 
-    def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        """Enqueue the timeout check of a traversal, due after ``countdown`` seconds."""
-
 
 def batches(nodes: list[NodeKey], parallelism: int, largest: int,
             backlog: int = 0) -> list[list[NodeKey]]:

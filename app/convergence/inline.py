@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from app.convergence import check, traversal
+from app.convergence import check
 from app.convergence.dispatch import NodeKey
 
 
@@ -71,7 +71,4 @@ class InlineDispatcher:
                     countdown: float) -> None:
         self._push(countdown, lambda: check.check_resource(stack_id, traversal_id, resource_id,
                                                            is_update), True)
-
-    def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        self._push(countdown, lambda: traversal.timer_fired(stack_id, traversal_id), True)
 

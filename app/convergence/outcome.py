@@ -82,8 +82,8 @@ def _write(node: Node, outcome: Outcome) -> None:
     if isinstance(outcome, Wait) and left <= 0:
         if outcome.start is None and outcome.deadline >= node.deadline():
             # the traversal's own deadline (a deployment, a nested stack: no timeout of their
-            # own): Heat's stack timeout, "Timed out", whichever of its timer and this poll is
-            # first
+            # own): Heat's stack timeout, "Timed out", whichever of beat's sweep and this poll
+            # is first
             traversal.stack_timeout(node.stack.id, node.traversal_id)
             nodes.current().release(node, list(outcome.events))
             return

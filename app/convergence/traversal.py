@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Select, bindparam, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app import auth, config, errors
-from app.convergence import runtime, stack_outputs, timeouts, unchanged, wakeups
+from app.convergence import runtime, stack_outputs, unchanged, wakeups
 from app.convergence.nested import groups
 from app.convergence.steps import checked, retain, snapshots
 from app.convergence.store import bulk, definitions, events, syncpoints
@@ -34,9 +34,7 @@ from app.models import (
     Stack,
     SyncPoint,
     after_commit,
-    first_row,
     raw_templates,
-    read_connection,
     session,
     utcnow,
 )
@@ -97,13 +95,10 @@ def _store(s: Session, st: Stack, p: plans.Plan | bulk.PlanNodes, ids: dict[str,
                             {(ids[n], upd): reported for (n, upd), reported in given.items()})
     start = [(ids[n], upd) for n, upd in nodes.plan().leaves()]
     sid = st.id
-    limit = timeouts.limit_seconds(st.timeout_mins)
 
     def kick() -> None:
-        d = runtime.dispatcher()
         try:
-            d.check_resources(sid, tid, start)
-            d.stack_timeout(sid, tid, limit)
+            runtime.dispatcher().check_resources(sid, tid, start)
         except errors.BrokerUnavailable as exc:  # the database holds the traversal
             log.warning("traversal %s of stack %s not sent (%s): driven once the broker is "
                         "back", tid, sid, exc)
@@ -379,28 +374,6 @@ def rollback_if_asked(s: Session, st: Stack) -> None:
         start_reverse(s, st, Action.ROLLBACK)
     elif st.action == Action.UPDATE:
         start_update_rollback(s, st)
-
-
-#: what a traversal's timer reads of its stack (built once)
-_TIMER = cast("Select[Any]", select(
-    Stack.current_traversal, Stack.status, Stack.traversal_started_at, Stack.timeout_mins
-).where(Stack.id == bindparam("sid")))
-
-
-def timer_fired(stack_id: str, traversal_id: str) -> None:
-    """The traversal's timer: time it out if its deadline has passed; a timer that came early
-    (a transport caps countdowns) is enqueued again for the time left, so none is dropped."""
-    with read_connection() as c:  # a plain read: stack_timeout locks the row to decide
-        st = first_row(c, _TIMER, {"sid": stack_id})
-    if st is None or st.current_traversal != traversal_id \
-            or st.status != Status.IN_PROGRESS or st.traversal_started_at is None:
-        return
-    left = timeouts.seconds_left(
-        timeouts.deadline_at(st.traversal_started_at, st.timeout_mins), utcnow())
-    if left > 0:
-        runtime.dispatcher().stack_timeout(stack_id, traversal_id, left)
-    else:
-        stack_timeout(stack_id, traversal_id)
 
 
 def stack_timeout(stack_id: str, traversal_id: str) -> None:

@@ -26,11 +26,6 @@ def unsettled_after(stack_id: str, traversal_id: str, resource_id: int, is_updat
     return convergence.unsettled_after(stack_id, traversal_id, (resource_id, is_update), limit)
 
 
-def timer_fired(stack_id: str, traversal_id: str) -> None:
-    """A traversal's timer (:func:`app.convergence.timer_fired`)."""
-    convergence.timer_fired(stack_id, traversal_id)
-
-
 def check_timeouts() -> int:
     """Fail traversals past their deadline. :returns: how many."""
     return convergence.check_timeouts()

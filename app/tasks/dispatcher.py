@@ -22,7 +22,6 @@ from app.tasks import labels
 CHECK_RESOURCE = "stoker.check_resource"
 CHECK_RESOURCES = "stoker.check_resources"
 POLL_RESOURCE = "stoker.poll_resource"
-STACK_TIMEOUT = "stoker.stack_timeout"
 #: the message header carrying the request id of the API call that started the work
 REQUEST_ID_HEADER = "stoker_request_id"
 log = logging.getLogger(__name__)
@@ -231,16 +230,5 @@ class CeleryDispatcher:
         with publishing():
             self._ready()
             self.app.send_task(f"stoker.{name}", args,
-                               headers={REQUEST_ID_HEADER: logs.request_id()},
-                               ignore_result=True)
-
-    def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        """:raises BrokerUnavailable: the timer could not be sent (the timeout sweep of beat,
-        ``stoker.check_timeouts``, still ends the traversal at its deadline)."""
-        with publishing():
-            self._ready()
-            self.app.send_task(STACK_TIMEOUT, (stack_id, traversal_id),
-                               countdown=self._countdown(countdown),
-                               argsrepr=self._label(labels.timer, labels.timer_ids, stack_id, traversal_id),
                                headers={REQUEST_ID_HEADER: logs.request_id()},
                                ignore_result=True)

@@ -106,21 +106,6 @@ def steps_ids(stack_id: str, traversal_id: str, nodes: list[tuple[int, bool]]) -
             f"{'forward' if upd else 'DELETE'})")
 
 
-def timer(stack_id: str, traversal_id: str) -> str:
-    """``(project=<p>, stack=<name>, <ACTION> timeout)`` for a traversal's timer; the id when unreadable."""
-    try:
-        stack_name, action = _stack(stack_id, traversal_id)
-    except Exception as exc:
-        log.debug("no label for %s: %s", stack_id, exc)
-        return timer_ids(stack_id, traversal_id)
-    return f"({stack_name}, {action} timeout)"
-
-
-def timer_ids(stack_id: str, traversal_id: str) -> str:
-    """:func:`timer`'s label from the ids alone (no read): ``(stack=<id>, timeout)``."""
-    return f"(stack={stack_id}, timeout)"
-
-
 def step(stack_id: str, traversal_id: str, resource_id: int, is_update: bool) -> str:
     """``(project=<p>, stack=<name>, resource=<name>, <ACTION>)`` for one node; with the ids when the rows
     cannot be read."""

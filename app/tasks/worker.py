@@ -5,7 +5,7 @@ which send tasks by name.
 Tasks: ``stoker.check_resource`` (a node whose prerequisites finished; ``stoker.check_resources``
 carries several of a wide fan-out), ``stoker.poll_resource``
 (the same step re-checked after a countdown: a cloud action's poll, a busy lock), on their own
-queues so that each can be scaled and watched; ``stoker.stack_timeout``, ``stoker.check_timeouts``
+queues so that each can be scaled and watched; ``stoker.check_timeouts``,
 ``stoker.reconcile`` and ``stoker.purge_deleted`` (maintenance). Each message names its stack and resource in
 ``argsrepr`` (:mod:`app.tasks.labels`) and carries the API's request id in its headers.
 A single-step task then runs the first ready successor its step enqueued itself, and so on
@@ -95,8 +95,7 @@ def _bind_ids(task: Any = None, args: Any = None, kwargs: Any = None, **_: objec
     ids: dict[str, Any] = {"request_id": rid}
     if args and task is not None and task.name in ("stoker.check_resource", "stoker.poll_resource"):
         ids.update(stack_id=args[0], traversal=args[1], resource=args[2])
-    elif args and task is not None and task.name in ("stoker.check_resources",
-                                                     "stoker.stack_timeout"):
+    elif args and task is not None and task.name == "stoker.check_resources":
         ids.update(stack_id=args[0], traversal=args[1])
     logs.bind(**ids)
     log.info("%s%s started", getattr(task, "name", "?"), getattr(request, "argsrepr", "") or "")
@@ -216,13 +215,6 @@ def poll_resource(stack_id: str, traversal_id: str, resource_id: int, is_update:
     """The same step as :func:`check_resource`, enqueued after a countdown (a poll of a cloud
     action, a busy lock): its own queue, so that polls never queue behind fresh steps."""
     _step_task(poll_resource, stack_id, traversal_id, resource_id, is_update)
-
-
-@celery_app.task(name="stoker.stack_timeout")
-def stack_timeout(stack_id: str, traversal_id: str) -> None:
-    """A traversal's timer (:func:`app.convergence.timer_fired`): times it out at its
-    deadline, or is enqueued again for the time left."""
-    engine.timer_fired(stack_id, traversal_id)
 
 
 @celery_app.task(name="stoker.check_timeouts")

@@ -19,9 +19,6 @@ class _Held:
     def safety_poll(self, *args, **kw):  # type: ignore[no-untyped-def]
         pass
 
-    def stack_timeout(self, *args, **kw):  # type: ignore[no-untyped-def]
-        pass
-
 
 def test_a_batch_locks_its_nodes_in_one_transaction_and_completes_them(db, monkeypatch):
     """The batch path: the leaves of a traversal run from one batch, each created once, and

@@ -36,9 +36,6 @@ class Recorder:
     def safety_poll(self, *args: Any) -> None:
         pass
 
-    def stack_timeout(self, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture()
 def graph(db, monkeypatch):  # type: ignore[no-untyped-def]

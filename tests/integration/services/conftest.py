@@ -24,9 +24,6 @@ class Recorder:
     def safety_poll(self, *args, **kwargs) -> None:
         pass  # a waiting node's fallback timer: the test wakes nodes by their events
 
-    def stack_timeout(self, *args, **kwargs) -> None:
-        pass
-
     def run_all(self, limit: int = 1000) -> int:
         n = 0
         while self.queue and n < limit:

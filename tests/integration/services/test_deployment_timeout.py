@@ -2,7 +2,7 @@
 timeout with Heat's reason: Heat's SoftwareDeployment has no timeout of its own (no such
 property in software_deployment.py), so the stack's applies and check_resource's
 ``_handle_stack_timeout`` fails the stack, and the resource, with "Timed out" — whichever of
-the stack timer and the waiting node's safety poll comes first; the deployment record turns
+beat's timeout sweep and the waiting node's safety poll comes first; the deployment record turns
 FAILED "Deployment cancelled." (Heat's ``handle_create_cancel``). A nested stack has its
 parent's timeout (Heat's ``create_with_template``), so a deployment group's members fail too."""
 from __future__ import annotations
@@ -46,13 +46,13 @@ def _parked(t: Timers) -> Stack:
     return st
 
 
-@pytest.mark.parametrize("first", ["safety poll", "stack timer"])
+@pytest.mark.parametrize("first", ["safety poll", "timeout sweep"])
 def test_an_unsignalled_deployment_fails_at_the_stack_timeout(timers, first):
     st = _parked(timers)
     if first == "safety poll":
         convergence.check_resource(*timers.safety[0][:4])
     else:
-        convergence.timer_fired(st.id, st.current_traversal)
+        assert convergence.check_timeouts() == 1
     st = stacks.get_by_id(CTX, st.id)
     assert (st.stack_status, st.status_reason) == ("CREATE_FAILED", "Timed out")
     deployment = rows(st.id)["deployment"]

@@ -1,7 +1,8 @@
 """Nodes that wait for an outside event (the ``Wait`` outcome), timers, and the dispatcher's
 countdowns (app.convergence.outcome / wakeups / traversal, app.tasks.dispatcher), SQLite with a
 recording dispatcher: a nested stack's node holds no task while its child runs and is woken by
-the child's end; past its deadline it fails with a reason; a stack timer is never dropped."""
+the child's end; past its deadline it fails with a reason; a traversal's deadline is kept by beat's
+sweep, with no message of its own."""
 from __future__ import annotations
 
 import datetime as dt
@@ -26,18 +27,14 @@ PARENT = {"heat_template_version": "2018-08-31", "resources": {"top": {"type": "
 
 
 class Timers(Recorder):
-    """Records nodes like :class:`Recorder`, and the timers asked for."""
+    """Records nodes like :class:`Recorder`, and the safety polls asked for."""
 
     def __init__(self) -> None:
         super().__init__()
         self.safety: list[tuple[Any, ...]] = []
-        self.timers: list[tuple[str, str, float]] = []
 
     def safety_poll(self, *args: Any, **kwargs: Any) -> None:
         self.safety.append(args)
-
-    def stack_timeout(self, stack_id: str, traversal_id: str, countdown: float) -> None:
-        self.timers.append((stack_id, traversal_id, countdown))
 
 
 @pytest.fixture()
@@ -95,24 +92,23 @@ def test_a_waiting_node_past_the_stacks_deadline_times_the_stack_out(timers):
     convergence.check_resource(*timers.safety[0][:4])  # the safety poll comes; the child runs on
     st = stacks.get_by_id(CTX, st.id)
     # the traversal's own deadline (a nested stack has none of its own): Heat's stack timeout
-    # (check_resource._handle_stack_timeout), whether its timer or the safety poll comes first
+    # (check_resource._handle_stack_timeout), whether beat's sweep or the safety poll comes first
     assert (st.stack_status, st.status_reason) == ("CREATE_FAILED", "Timed out")
     top = rows(st.id)["top"]
     assert (top.status, top.status_reason, top.engine_id) == ("FAILED", "Timed out", None)
 
 
-def test_an_early_stack_timer_rearms_for_the_time_left_and_a_late_one_times_out(timers):
+def test_the_deadline_is_kept_by_the_sweep_not_by_a_message_per_traversal(timers):
     st = stacks.create_stack(CTX, stack_name="t", template={
         "heat_template_version": "2018-08-31", "resources": {"a": {"type": "OS::Heat::None"}}},
         timeout_mins=10)
-    ((sid, tid, countdown),) = timers.timers
-    assert (sid, tid, countdown) == (st.id, st.current_traversal, 600.0)
-    convergence.timer_fired(st.id, tid)  # came early (a transport capped its countdown)
+    # what the create enqueued: its one leaf (a dispatcher without stack_timeout was enough)
+    assert timers.queue == [(st.id, st.current_traversal, rows(st.id)["a"].id, True)]
+    assert convergence.check_timeouts() == 0  # ten minutes left
     assert stacks.get_by_id(CTX, st.id).status == "IN_PROGRESS"
-    assert len(timers.timers) == 2 and 0 < timers.timers[1][2] <= 600
     with session() as s:
         s.execute(update(Stack).where(Stack.id == st.id).values(
             traversal_started_at=utcnow() - dt.timedelta(minutes=11)))
-    convergence.timer_fired(st.id, tid)
+    assert convergence.check_timeouts() == 1
     st = stacks.get_by_id(CTX, st.id)
     assert (st.stack_status, st.status_reason) == ("CREATE_FAILED", "Timed out")

@@ -78,21 +78,6 @@ def test_a_batch_label_names_its_stack_first_resources_and_action(db):
     assert got == "(project=admin, stack=wide2, 5 resources: r0, r1, r2, ..., CREATE)"
 
 
-def test_a_stack_timer_names_its_stack_and_action(events_on):
-    st = stacks.create_stack(CTX, stack_name="timed", template=hot({"r": {"type": "OS::Heat::None"}}))
-    st = final(CTX, st.id)
-    sent: list[dict] = []
-
-    class App:
-        def send_task(self, name, args, **kw):  # type: ignore[no-untyped-def]
-            sent.append(kw)
-
-    dispatcher.CeleryDispatcher(App()).stack_timeout(st.id, st.current_traversal, 60)
-    assert sent[0]["argsrepr"] == "(project=admin, stack=timed, CREATE timeout)"
-    labels._stack.cache_clear()
-    assert labels.timer("nope", "t") == "(stack=nope, timeout)"
-
-
 def test_without_task_events_no_label_is_read(db, monkeypatch):
     """Nobody sees ``argsrepr`` without task events: the dispatcher reads no names for it and
     labels each message by its ids (Celery would otherwise repr the arguments on every send)."""
@@ -114,6 +99,4 @@ def test_without_task_events_no_label_is_read(db, monkeypatch):
     labels._resource_name.cache_clear()
     d = dispatcher.CeleryDispatcher(App())
     d.check_resource(st.id, st.current_traversal, ids[0], True)
-    d.stack_timeout(st.id, st.current_traversal, 60)
-    assert [kw["argsrepr"] for kw in sent] == [
-        f"(stack={st.id}, resource={ids[0]}, forward)", f"(stack={st.id}, timeout)"]
+    assert [kw["argsrepr"] for kw in sent] == [f"(stack={st.id}, resource={ids[0]}, forward)"]

@@ -81,7 +81,6 @@ def test_the_pool_is_built_from_the_broker_configured_before_the_first_message(f
     app, d = fresh
     d.job("noop", (1,))
     pool = app.amqp.producer_pool
-    d.stack_timeout("s", "t", 30.0)
     d.check_resource("s", "t", 1, True)
     assert app.amqp.producer_pool is pool
     assert pool.connections.connection.as_uri().endswith(redis_url.rsplit("/", 1)[-1])

@@ -1,5 +1,5 @@
-"""The Celery dispatcher's countdowns (app.tasks.dispatcher): a stack timer or a poll later than
-the broker's visibility timeout is capped, never dropped."""
+"""The Celery dispatcher's countdowns (app.tasks.dispatcher): a poll later than the broker's
+visibility timeout is capped, never dropped."""
 from __future__ import annotations
 
 from typing import Any
@@ -23,11 +23,9 @@ def test_the_celery_dispatcher_caps_countdowns_instead_of_dropping_them(settings
     config.set_current(settings.replace(visibility_timeout=300))
     app = _App()
     d = CeleryDispatcher(app)  # type: ignore[arg-type]
-    d.stack_timeout("s", "t", 3600.0)
     d.check_resource("s", "t", 1, True, countdown=900.0)
     d.safety_poll("s", "t", 1, True, 300.0)
     d.check_resource("s", "t", 2, False)
-    assert app.sent == [("stoker.stack_timeout", ("s", "t"), 240.0),
-                        ("stoker.poll_resource", ("s", "t", 1, True), 240.0),
+    assert app.sent == [("stoker.poll_resource", ("s", "t", 1, True), 240.0),
                         ("stoker.poll_resource", ("s", "t", 1, True), 240.0),
                         ("stoker.check_resource", ("s", "t", 2, False), None)]

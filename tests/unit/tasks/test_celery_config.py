@@ -76,10 +76,10 @@ def test_a_missing_settings_module_is_a_clear_error():
 def test_routes_put_steps_polls_and_maintenance_on_their_own_queues():
     route = tasks.celery_app.amqp.router.route
     assert {n: route({}, n)["queue"].name for n in (
-        "stoker.check_resource", "stoker.poll_resource", "stoker.stack_timeout",
-        "stoker.check_timeouts", "stoker.reconcile")} == {
+        "stoker.check_resource", "stoker.poll_resource", "stoker.check_timeouts",
+        "stoker.reconcile")} == {
         "stoker.check_resource": "stoker.engine", "stoker.poll_resource": "stoker.poll",
-        "stoker.stack_timeout": "stoker.maintenance", "stoker.check_timeouts": "stoker.maintenance",
+        "stoker.check_timeouts": "stoker.maintenance",
         "stoker.reconcile": "stoker.maintenance"}
     # each queue its own exchange and key: a message is delivered to one queue only
     keys = {q.name: (q.exchange.name, q.routing_key) for q in tasks.celery_app.conf.task_queues}
