@@ -10,7 +10,7 @@ an SQLAlchemy ``before_cursor_execute`` listener, grouped by its verb and table)
 (by task name) and the CPU time (``time.process_time``) are reported per resource, split into
 the API's part (the request) and the workers' part (the traversal).
 
-    python bench/step_cost.py [--n 200] [--db sqlite|pg] [--shape wide|chain|group]
+    python bench/step_cost.py [--n 200] [--db sqlite|pg] [--shape wide|chain|group|cern]
                               [--fleet 8] [--profile 25]
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.engine_bench import group_template, template
+from bench.engine_bench import MEMBER, cern_template, group_template, template
 
 _VERB = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?(INSERT INTO|UPDATE|DELETE FROM|SELECT|BEGIN|"
                    r"COMMIT|ROLLBACK|PRAGMA|SAVEPOINT|RELEASE)\s*(\S*)", re.DOTALL | re.IGNORECASE)
@@ -193,8 +193,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--db", default="sqlite", choices=("sqlite", "pg"))
-    ap.add_argument("--shape", default="wide", choices=("wide", "chain", "group"),
-                    help="group: one ResourceGroup of n members (counted per member)")
+    ap.add_argument("--shape", default="wide", choices=("wide", "chain", "group", "cern"),
+                    help="group: one ResourceGroup of n members (counted per member); cern: a "
+                         "ResourceGroup of n provider-template members of 22 resources (per member)")
     ap.add_argument("--fleet", type=int, default=8, help="worker threads of the fleet emulated")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of cProfile (-1: the count of calls only)")
     ap.add_argument("--statements", action="store_true", help="list statements by kind")
@@ -204,7 +205,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1,
                     help="create and delete this many stacks; the CPU shown is the least")
     a = ap.parse_args()
-    d = setup(a.db, a.n, a.fleet)
+    d = setup(a.db, a.n * 23 if a.shape == "cern" else a.n, a.fleet)  # cern: the tree counts
     from app.context import RequestContext
     from app.services import stacks
     counts = Counts()
@@ -238,12 +239,14 @@ def _round(d: Any, counts: Counts, ctx: Any, a: Any, prof: Any, name: str) -> li
     from app.services import stacks
     rows = []
     for phase in ("create", "delete"):
-        body = group_template(a.n) if a.shape == "group" else template(a.n, a.shape == "chain")
+        body = group_template(a.n) if a.shape == "group" else cern_template(a.n) \
+            if a.shape == "cern" else template(a.n, a.shape == "chain")
+        files = {"member.yaml": MEMBER} if a.shape == "cern" else None
         c0, t0 = time.process_time(), time.perf_counter()
         if prof:
             prof.api.enable()
         if phase == "create":
-            st = stacks.create_stack(ctx, stack_name=name, template=body)
+            st = stacks.create_stack(ctx, stack_name=name, template=body, files=files)
         else:
             stacks.delete_stack(ctx, st.name, st.id)
         if prof:
