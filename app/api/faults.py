@@ -98,13 +98,13 @@ NUL_IN_BODY = "Invalid request: a NUL character (\\x00) is not allowed in a stor
 
 def unexpected(exc: Exception) -> Response:
     """Any other exception: logged with its traceback, answered as a bare 500 fault; but the
-    database unreachable is a 503, and a NUL character PostgreSQL refused to store a 400."""
+    database unreachable is a 503, and a NUL character the database refused to store a 400."""
     if isinstance(exc, HTTPException):
         return http_exception(exc)
     if models.unavailable(exc):
         return stoker_error(errors.ServiceUnavailable(
             "The database is unavailable; try again later."))
-    if models.nul_refused(exc):  # a NUL in the body's text: PostgreSQL cannot store it
+    if models.nul_refused(exc):  # a NUL in the body's text: the database cannot store it
         return stoker_error(errors.BadRequest(NUL_IN_BODY))
     if isinstance(exc, RecursionError):  # a body nested deeper than any template can be
         return fault(400, "HTTPBadRequest", "The request body is nested too deeply.")

@@ -201,7 +201,7 @@ def _error(exc: Exception) -> Response:
         err = exc
     elif isinstance(exc, errors.StokerError):
         err = faults.from_stoker(exc)
-    elif models.nul_refused(exc):  # a NUL in a value to store: PostgreSQL cannot hold it
+    elif models.nul_refused(exc):  # a NUL in a value to store: the database cannot hold it
         err = faults.ValidationError(NUL_DETAIL)
     elif isinstance(exc, HTTPException):
         err = {405: faults.MethodNotAllowed, 413: faults.RequestLimitExceeded,

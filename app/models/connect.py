@@ -39,7 +39,36 @@ _LONG_DIGITS = re.compile(r"[0-9]{19}")
 _LONG_DIGIT_BYTES = re.compile(rb"[0-9]{19}")
 
 
+class _NulRefused(ValueError):
+    """A text value to store holds a NUL character: refused on SQLite as PostgreSQL's driver
+    refuses it, so that the embedded default and production answer the same input alike."""
+
+
+def _no_nul(_conn: Any, _cursor: Any, _statement: str, params: Any, _context: Any,
+            _executemany: bool) -> None:
+    """SQLite's ``before_cursor_execute``: :raises _NulRefused: a text parameter holds
+    ``\\x00`` (JSON documents hold it escaped, as PostgreSQL's ``json`` columns accept).
+    O(parameters)."""
+    if _holds_nul(params):
+        raise _NulRefused("a text value holds a NUL character")
+
+
+def _holds_nul(values: Any) -> bool:
+    """Whether a string in ``values`` (a parameter row, or rows, of tuples, lists or dicts)
+    holds ``\\x00``."""
+    for value in (values.values() if isinstance(values, dict) else values or ()):
+        kind = type(value)
+        if kind is str:
+            if "\x00" in value:
+                return True
+        elif kind in (tuple, list, dict) and _holds_nul(value):
+            return True
+    return False
+
+
 def _sqlite_setup(engine: Engine, immediate: bool) -> None:
+    event.listen(engine, "before_cursor_execute", _no_nul)
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # let SQLAlchemy's begin event issue BEGIN
@@ -204,9 +233,10 @@ _UNTRANSLATABLE = "22P05"
 def nul_refused(exc: BaseException) -> bool:
     """Whether ``exc`` (or an exception it was raised from) is PostgreSQL's driver refusing a
     text value that holds a NUL character, or the server refusing a JSON ``\\u0000`` it is to
-    store as text (SQLSTATE 22P05): the request's input, not the server, is at fault
-    (SQLite stores such a value; the URL's NULs are refused before any query, see
-    :mod:`app.api.nul_check`)."""
+    store as text (SQLSTATE 22P05), or SQLite's engine refusing the same text
+    (:class:`_NulRefused`): the request's input, not the server, is at fault (the URL's NULs
+    are refused before any query, see :mod:`app.api.nul_check`)."""
     data = _psycopg("DataError")
-    return any(isinstance(cur, data) and (_NUL_REFUSED in str(cur) or getattr(
-        cur, "sqlstate", None) == _UNTRANSLATABLE) for cur in _chain(exc))
+    return any(isinstance(cur, _NulRefused) or isinstance(cur, data) and (
+        _NUL_REFUSED in str(cur) or getattr(cur, "sqlstate", None) == _UNTRANSLATABLE)
+        for cur in _chain(exc))
