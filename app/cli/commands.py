@@ -39,10 +39,13 @@ def db() -> None:
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(revision: str) -> None:
     """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL); a
-    --revision older than the database's is refused (exit 2), never a silent downgrade."""
+    --revision older than the database's is refused (exit 2), never a silent downgrade. A
+    SQLite file that does not exist yet is created (and said so), but not in a directory
+    that does not exist, other than the data directory (exit 2)."""
     from app import errors
     from app.models import migrate
     settings = _settings()
+    new = _new_sqlite_file(settings.database_url, settings.data_dir)
     if settings.database_url.startswith("sqlite"):
         os.makedirs(settings.data_dir, exist_ok=True)
     try:
@@ -51,11 +54,29 @@ def db_upgrade(revision: str) -> None:
         raise CliError(f"database {settings.database_url} not upgraded: {exc}") from None
     except Exception as exc:
         raise CliError(f"database upgrade failed: {type(exc).__name__}: {exc}") from None
-    if (before or "base") == now:
+    if new:
+        click.echo(f"database {settings.database_url} created at revision {now}")
+    elif (before or "base") == now:
         click.echo(f"database {settings.database_url} is already at revision {now}")
     else:
         click.echo(f"database {settings.database_url} upgraded from revision "
                    f"{before or 'base'} to {now}")
+
+
+def _new_sqlite_file(url: str, data_dir: str) -> str | None:
+    """The path of the SQLite file ``url`` names when it does not exist yet (None: another
+    database, in memory, or a file that exists). :raises CliError: its directory does not
+    exist and is not ``data_dir``: a mistyped path is refused, not made a new database."""
+    from app.models.base import make_url
+    if not url.startswith("sqlite"):
+        return None
+    path = make_url(url).database or ""
+    if not path or path == ":memory:" or os.path.exists(path):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) and folder != os.path.abspath(data_dir):
+        raise CliError(f"database {url} not created: the directory {folder} does not exist")
+    return path
 
 
 @db.command("purge-deleted")

@@ -1,7 +1,8 @@
 """``stoker db upgrade`` on a SQLite file: what it reports is what it did; a revision that is not
 at or after the database's (an older id, ``base``, a relative one going back, however Alembic
 spells it) is refused with both revisions named, the schema left as it was; so is an empty
-one, with words."""
+one, with words. A file that does not exist is created, and said so; in a directory that does not
+exist (a mistyped path), other than the data directory, it is refused and nothing is made."""
 from __future__ import annotations
 
 import pytest
@@ -30,7 +31,7 @@ def test_upgrade_reports_the_revisions_it_went_between(env):
     url = env.database_url
     first = _upgrade("--revision", PREVIOUS)
     assert (first.exit_code, first.output) == (
-        0, f"database {url} upgraded from revision base to {PREVIOUS}\n")
+        0, f"database {url} created at revision {PREVIOUS}\n")
     second = _upgrade()
     assert (second.exit_code, second.output) == (
         0, f"database {url} upgraded from revision {PREVIOUS} to {HEAD}\n")
@@ -79,3 +80,25 @@ def test_an_empty_revision_is_refused_with_words(env, target):
         2, f"stoker: error: database {url} not upgraded: no revision named to upgrade to "
            "(an id, head, or +N)\n")
     assert migrate.current(url) == HEAD
+
+
+def test_a_mistyped_path_is_refused_and_nothing_is_made(env, tmp_path, monkeypatch):
+    missing = tmp_path / "no-such-dir" / "stoker.db"
+    url = f"sqlite:///{missing}"
+    monkeypatch.setenv("STOKER_DATABASE_URL", url)
+    refused = _upgrade()
+    assert (refused.exit_code, refused.output) == (
+        2, f"stoker: error: database {url} not created: the directory {missing.parent} does "
+        "not exist\n")
+    assert not missing.parent.exists()
+
+
+def test_a_new_file_in_the_data_directory_is_created_and_said_so(settings, tmp_path,
+                                                                   monkeypatch):
+    data = tmp_path / "fresh"
+    monkeypatch.setenv("STOKER_DATA_DIR", str(data))
+    monkeypatch.delenv("STOKER_DATABASE_URL", raising=False)
+    made = _upgrade()
+    assert made.exit_code == 0, made.output
+    assert made.output == f"database sqlite:///{data / 'stoker.db'} created at revision {HEAD}\n"
+    assert migrate.current(f"sqlite:///{data / 'stoker.db'}") == HEAD
