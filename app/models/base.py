@@ -87,7 +87,7 @@ def _install(url: str) -> Engine:
             _read_engine.dispose(close=_engine_pid == os.getpid())
     _engine = make_engine(url)
     _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") \
-        else _engine.execution_options(isolation_level="AUTOCOMMIT")
+        else make_engine(url, reads=True)
     path = _engine.url.database if _engine.dialect.name == "sqlite" else None
     _writer.attach(os.path.abspath(path) if path and path != ":memory:" else None)
     _engine_pid = os.getpid()
@@ -136,8 +136,14 @@ def for_update(q: Any, **kw: Any) -> Any:
 @contextlib.contextmanager
 def autocommit() -> Iterator[Any]:
     """A connection whose every statement commits on its own (a row lock it takes is held only
-    while the server runs the statement, not until a client's COMMIT arrives)."""
-    with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+    while the server runs the statement, not until a client's COMMIT arrives). On PostgreSQL,
+    one of the readers' pool, whose connections are in autocommit already."""
+    engine = get_engine()
+    if engine.dialect.name == "postgresql" and _read_engine is not None:
+        with _read_engine.connect() as conn:
+            yield conn
+        return
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         yield conn
 
 
@@ -260,7 +266,7 @@ def session() -> Iterator[Session]:
 @contextlib.contextmanager
 def read_session() -> Iterator[Session]:
     """A session for reads (nothing to commit). On PostgreSQL its statements run in autocommit
-    on the same pool: each is one round trip, without the BEGIN and ROLLBACK a transaction
+    (the readers' pool, :func:`app.models.connect.make_engine`): each is one round trip, without the BEGIN and ROLLBACK a transaction
     costs (two more), and sees what READ COMMITTED would show it in a transaction (a snapshot
     per statement). On SQLite, one deferred transaction of a second engine (WAL readers never
     wait for the writer)."""

@@ -92,11 +92,14 @@ def _sqlite_setup(engine: Engine, immediate: bool) -> None:
             conn.exec_driver_sql(begin)
 
 
-def make_engine(url: str, *, immediate: bool = True) -> Engine:
+def make_engine(url: str, *, immediate: bool = True, reads: bool = False) -> Engine:
     """Create an engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
 
     ``immediate``: SQLite transactions take the write lock at BEGIN (for writers); readers use a
     second engine with deferred BEGIN so that reads never queue behind writes (WAL).
+    ``reads`` (PostgreSQL): the readers' engine, a pool of its own whose connections are in
+    autocommit from the start; a shared pool would switch a connection into autocommit and back
+    at each checkout (~60 us of CPU, more than the checkout itself).
     """
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
@@ -106,8 +109,10 @@ def make_engine(url: str, *, immediate: bool = True) -> Engine:
                             json_serializer=json.dumps, json_deserializer=json_loads)
         _sqlite_setup(eng, immediate)
         return eng
-    eng = create_engine(url, pool_size=20, max_overflow=10, json_serializer=json.dumps,
-                        json_deserializer=json_loads, connect_args=pg_connect_args())
+    sizes = {"pool_size": 10, "max_overflow": 20, "isolation_level": "AUTOCOMMIT"} if reads \
+        else {"pool_size": 20, "max_overflow": 10}
+    eng = create_engine(url, json_serializer=json.dumps, json_deserializer=json_loads,
+                        connect_args=pg_connect_args(), **sizes)
     _check_on_checkout(eng)
     return eng
 
