@@ -45,25 +45,22 @@ class _NulRefused(ValueError):
 
 
 def _no_nul(_conn: Any, _cursor: Any, _statement: str, params: Any, _context: Any,
-            _executemany: bool) -> None:
+            executemany: bool) -> None:
     """SQLite's ``before_cursor_execute``: :raises _NulRefused: a text parameter holds
     ``\\x00`` (JSON documents hold it escaped, as PostgreSQL's ``json`` columns accept).
-    O(parameters)."""
-    if _holds_nul(params):
+    O(parameters): ~10 ms of CPU for 10,000 rows of 15 values (the strings gathered, then one
+    search)."""
+    texts: list[str] = []
+    for row in (params if executemany else (params,)) or ():
+        kind = type(row)
+        if kind is tuple or kind is list:
+            texts.extend([value for value in row if type(value) is str])
+        elif kind is dict:
+            texts.extend([value for value in row.values() if type(value) is str])
+        elif kind is str:  # a batch of many rows' values in one flat tuple
+            texts.append(row)
+    if "\x00" in "\x01".join(texts):
         raise _NulRefused("a text value holds a NUL character")
-
-
-def _holds_nul(values: Any) -> bool:
-    """Whether a string in ``values`` (a parameter row, or rows, of tuples, lists or dicts)
-    holds ``\\x00``."""
-    for value in (values.values() if isinstance(values, dict) else values or ()):
-        kind = type(value)
-        if kind is str:
-            if "\x00" in value:
-                return True
-        elif kind in (tuple, list, dict) and _holds_nul(value):
-            return True
-    return False
 
 
 def _sqlite_setup(engine: Engine, immediate: bool) -> None:
