@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, bindparam, func, select
 
 from app import config, errors
 from app.convergence.nested.groups import RESOURCE_LIMIT, over_resource_limit
@@ -33,8 +33,8 @@ def template_size_limit(template: Any, parent_id: str | None) -> int | None:
 def check_resources(count: int, parent_id: str | None, stack_id: str | None = None) -> None:
     """A stack of ``count`` resources, a child of ``parent_id`` (None: top-level), itself
     ``stack_id`` when it exists already (an update: its rows are not counted twice).
-    Cost: a top-level stack none; a child a walk up to its root (one read a level) and a count
-    over the root's tree (one recursive read).
+    Cost: a top-level stack none; a child one recursive read (up to its root, then a count
+    over the root's tree), and one more count on an update.
 
     :raises errors.RequestLimitExceeded: Heat's "Maximum resources per stack exceeded."
     """
@@ -43,19 +43,27 @@ def check_resources(count: int, parent_id: str | None, stack_id: str | None = No
     if parent_id is None or config.get().max_resources_per_stack == -1:
         return
     with read_session() as s:
-        root = parent_id
-        while True:
-            up = s.execute(select(Stack.parent_id).where(Stack.id == root)).scalar()
-            if up is None:
-                break
-            root = up
-        tree = select(Stack.id).where(Stack.id == root).cte("tree", recursive=True)
-        tree = tree.union_all(select(Stack.id).where(Stack.parent_id == tree.c.id,
-                                                     Stack.deleted_at.is_(None)))
-        total = s.execute(select(func.count()).select_from(Resource).where(
-            Resource.stack_id.in_(select(tree.c.id)))).scalar() or 0
+        total = s.execute(_TREE_RESOURCES, {"parent": parent_id}).scalar() or 0
         if stack_id is not None:
-            total -= s.execute(select(func.count()).select_from(Resource).where(
-                Resource.stack_id == stack_id)).scalar() or 0
+            total -= s.execute(_OWN_RESOURCES, {"stack": stack_id}).scalar() or 0
     if over_resource_limit(count + int(total)):
         raise errors.RequestLimitExceeded(RESOURCE_LIMIT)
+
+
+def _tree_resources() -> Select[Any]:
+    """``count(*)`` of the resources of every live stack of the tree that holds stack
+    ``:parent``, in one statement: up from it to its root, then down the root's tree."""
+    up = select(Stack.id, Stack.parent_id).where(Stack.id == bindparam("parent")) \
+        .cte("up", recursive=True)
+    up = up.union_all(select(Stack.id, Stack.parent_id).where(Stack.id == up.c.parent_id))
+    tree = select(up.c.id).where(up.c.parent_id.is_(None)).cte("tree", recursive=True)
+    tree = tree.union_all(select(Stack.id).where(Stack.parent_id == tree.c.id,
+                                                 Stack.deleted_at.is_(None)))
+    return select(func.count()).select_from(Resource).where(
+        Resource.stack_id.in_(select(tree.c.id)))
+
+
+#: built once: the tree's resource count, and a stack's own
+_TREE_RESOURCES = _tree_resources()
+_OWN_RESOURCES = select(func.count()).select_from(Resource).where(
+    Resource.stack_id == bindparam("stack"))

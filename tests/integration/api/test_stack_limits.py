@@ -116,6 +116,19 @@ def test_a_nested_group_counts_every_resource_of_its_root_stack(
     root stack), which no check before the create can see: the create fails with Heat's
     message when 6 + 1 + count > 10."""
     limits(max_resources_per_stack=10)
+    _nested_group(client, count, status)
+
+
+@pytest.mark.parametrize("count, status", [(3, "CREATE_COMPLETE"), (4, "CREATE_FAILED")])
+def test_a_nested_group_counts_every_resource_of_its_root_stack_on_postgresql(
+        pg_client: Any, count: int, status: str) -> None:
+    """As on SQLite: the walk up to the root and the count down its tree are one recursive
+    statement, which both databases run."""
+    config.set_current(config.get().replace(max_resources_per_stack=10))
+    _nested_group(pg_client, count, status)
+
+
+def _nested_group(client: Any, count: int, status: str) -> None:
     template = {"heat_template_version": "2018-08-31", "resources": {
         "inner": {"type": "group.yaml", "properties": {"count": count}},
         **{f"n{i}": {"type": "OS::Heat::None"} for i in range(5)}}}
