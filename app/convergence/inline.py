@@ -71,4 +71,3 @@ class InlineDispatcher:
                     countdown: float) -> None:
         self._push(countdown, lambda: check.check_resource(stack_id, traversal_id, resource_id,
                                                            is_update), True)
-

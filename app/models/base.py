@@ -52,6 +52,9 @@ class Base(DeclarativeBase):
 
 _engine: Engine | None = None
 _read_engine: Engine | None = None
+#: :func:`autocommit`'s engine: the readers' on PostgreSQL (autocommit from the connect), the
+#: writers' with autocommit set per connection on SQLite
+_autocommit_engine: Engine | None = None
 _factory: sessionmaker[Session] | None = None
 _read_factory: sessionmaker[Session] | None = None
 _engine_pid: int | None = None
@@ -78,7 +81,7 @@ def _installed(url: str) -> bool:
 
 
 def _install(url: str) -> Engine:
-    global _engine, _factory, _engine_pid, _read_engine, _read_factory
+    global _engine, _factory, _engine_pid, _read_engine, _read_factory, _autocommit_engine
     if _installed(url):
         return _engine  # type: ignore[return-value]
     if _engine is not None:
@@ -86,8 +89,11 @@ def _install(url: str) -> Engine:
         if _read_engine is not None and _read_engine.pool is not _engine.pool:
             _read_engine.dispose(close=_engine_pid == os.getpid())
     _engine = make_engine(url)
-    _read_engine = make_engine(url, immediate=False) if url.startswith("sqlite") \
-        else make_engine(url, reads=True)
+    if url.startswith("sqlite"):
+        _read_engine = make_engine(url, immediate=False)
+        _autocommit_engine = _engine.execution_options(isolation_level="AUTOCOMMIT")
+    else:
+        _read_engine = _autocommit_engine = make_engine(url, reads=True)
     path = _engine.url.database if _engine.dialect.name == "sqlite" else None
     _writer.attach(os.path.abspath(path) if path and path != ":memory:" else None)
     _engine_pid = os.getpid()
@@ -138,12 +144,9 @@ def autocommit() -> Iterator[Any]:
     """A connection whose every statement commits on its own (a row lock it takes is held only
     while the server runs the statement, not until a client's COMMIT arrives). On PostgreSQL,
     one of the readers' pool, whose connections are in autocommit already."""
-    engine = get_engine()
-    if engine.dialect.name == "postgresql" and _read_engine is not None:
-        with _read_engine.connect() as conn:
-            yield conn
-        return
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+    get_engine()
+    assert _autocommit_engine is not None
+    with _autocommit_engine.connect() as conn:
         yield conn
 
 
@@ -266,10 +269,10 @@ def session() -> Iterator[Session]:
 @contextlib.contextmanager
 def read_session() -> Iterator[Session]:
     """A session for reads (nothing to commit). On PostgreSQL its statements run in autocommit
-    (the readers' pool, :func:`app.models.connect.make_engine`): each is one round trip, without the BEGIN and ROLLBACK a transaction
-    costs (two more), and sees what READ COMMITTED would show it in a transaction (a snapshot
-    per statement). On SQLite, one deferred transaction of a second engine (WAL readers never
-    wait for the writer)."""
+    (the readers' pool, :func:`app.models.connect.make_engine`): each is one round trip,
+    without the BEGIN and ROLLBACK a transaction costs (two more), and sees what READ
+    COMMITTED would show it in a transaction (a snapshot per statement). On SQLite, one
+    deferred transaction of a second engine (WAL readers never wait for the writer)."""
     get_engine()
     assert _read_factory is not None
     with _read_factory() as s:

@@ -106,10 +106,10 @@ def make_engine(url: str, *, immediate: bool = True, reads: bool = False) -> Eng
                             json_serializer=json.dumps, json_deserializer=json_loads)
         _sqlite_setup(eng, immediate)
         return eng
-    sizes = {"pool_size": 10, "max_overflow": 20, "isolation_level": "AUTOCOMMIT"} if reads \
+    pool = {"pool_size": 10, "max_overflow": 20, "isolation_level": "AUTOCOMMIT"} if reads \
         else {"pool_size": 20, "max_overflow": 10}
     eng = create_engine(url, json_serializer=json.dumps, json_deserializer=json_loads,
-                        connect_args=pg_connect_args(), **sizes)
+                        connect_args=pg_connect_args(), **pool)
     _check_on_checkout(eng)
     return eng
 
