@@ -8,19 +8,12 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
-from sqlalchemy import func, select
 
-from app.models import Stack, read_session
+from app.models import Stack
 from tests.integration.cfn.conftest import sign
 
 TEMPLATE = {"heat_template_version": "2018-08-31",
             "resources": {"r": {"type": "OS::Heat::None"}}}
-
-
-@pytest.fixture()
-def client(pg_db: Any) -> Any:
-    from app.api import create_app
-    return create_app(pg_db).test_client()
 
 
 def _fault(resp: Any) -> tuple[int, str, str]:
@@ -29,24 +22,19 @@ def _fault(resp: Any) -> tuple[int, str, str]:
     return resp.status_code, body["error"]["type"], body["error"]["message"]
 
 
-def _stacks() -> int:
-    with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(Stack)).scalar() or 0)
-
-
 @pytest.mark.parametrize("url, name", [
     ("/v1/admin/stacks/a%00b", "Stack (a\x00b)"),
     ("/v1/admin/stacks/a%00b/0f5ee6e1-6d3c-4d5e-8a32-0d7d2e9c8b10/resources", "Stack (a\x00b)"),
 ])
-def test_a_path_segment_with_a_nul_names_no_stack(client: Any, url: str, name: str) -> None:
-    assert _fault(client.get(url)) == (404, "EntityNotFound", f"The {name} could not be found.")
+def test_a_path_segment_with_a_nul_names_no_stack(pg_client: Any, url: str, name: str) -> None:
+    assert _fault(pg_client.get(url)) == (404, "EntityNotFound", f"The {name} could not be found.")
 
 
-def test_a_resource_segment_with_a_nul_names_no_resource(client: Any) -> None:
-    created = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": TEMPLATE})
+def test_a_resource_segment_with_a_nul_names_no_resource(pg_client: Any) -> None:
+    created = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": TEMPLATE})
     assert created.status_code == 201, created.get_data(as_text=True)
     stack_id = created.get_json()["stack"]["id"]
-    resp = client.get(f"/v1/admin/stacks/s/{stack_id}/resources/r%00")
+    resp = pg_client.get(f"/v1/admin/stacks/s/{stack_id}/resources/r%00")
     assert _fault(resp) == (404, "EntityNotFound", "The Resource (r\x00) could not be found.")
 
 
@@ -56,15 +44,15 @@ def test_a_resource_segment_with_a_nul_names_no_resource(client: Any) -> None:
     ("change_sets/c%00", "ChangeSetNotFound", "ChangeSet [c\x00] does not exist"),
 ])
 def test_a_stack_entitys_segment_with_a_nul_is_that_entitys_404(
-        client: Any, tail: str, heat_type: str, message: str) -> None:
-    created = client.post("/v1/admin/stacks", json={"stack_name": "s", "template": TEMPLATE})
+        pg_client: Any, tail: str, heat_type: str, message: str) -> None:
+    created = pg_client.post("/v1/admin/stacks", json={"stack_name": "s", "template": TEMPLATE})
     assert created.status_code == 201, created.get_data(as_text=True)
     stack_id = created.get_json()["stack"]["id"]
-    assert _fault(client.get(f"/v1/admin/stacks/s/{stack_id}/{tail}")) == (404, heat_type, message)
+    assert _fault(pg_client.get(f"/v1/admin/stacks/s/{stack_id}/{tail}")) == (404, heat_type, message)
 
 
-def test_a_resource_type_with_a_nul_is_resource_type_not_found(client: Any) -> None:
-    assert _fault(client.get("/v1/admin/resource_types/OS::X%00")) == (
+def test_a_resource_type_with_a_nul_is_resource_type_not_found(pg_client: Any) -> None:
+    assert _fault(pg_client.get("/v1/admin/resource_types/OS::X%00")) == (
         404, "ResourceTypeNotFound", "The Resource Type (OS::X\x00) could not be found.")
 
 
@@ -72,27 +60,25 @@ def test_a_resource_type_with_a_nul_is_resource_type_not_found(client: Any) -> N
     ("name=a%00b", "name"), ("tags=a%00b", "tags"), ("marker=a%00b", "marker"),
     ("status=CREATE%00", "status"), ("a%00=b", "a\\x00"),
 ])
-def test_a_query_value_with_a_nul_is_a_bad_request(client: Any, query: str, key: str) -> None:
-    assert _fault(client.get(f"/v1/admin/stacks?{query}")) == (
+def test_a_query_value_with_a_nul_is_a_bad_request(pg_client: Any, query: str, key: str) -> None:
+    assert _fault(pg_client.get(f"/v1/admin/stacks?{query}")) == (
         400, "HTTPBadRequest", f"Invalid query parameter '{key}': a NUL character (\\x00) is "
         "not allowed.")
 
 
 def test_a_nul_in_a_stored_body_value_is_a_bad_request_and_nothing_is_written(
-        client: Any) -> None:
-    resp = client.post("/v1/admin/stacks", json={
+        pg_client: Any, row_count: Any) -> None:
+    resp = pg_client.post("/v1/admin/stacks", json={
         "stack_name": "s", "template": {**TEMPLATE, "description": "a\x00b"}})
     assert _fault(resp) == (400, "HTTPBadRequest", "Invalid request: a NUL character (\\x00) "
                             "is not allowed in a stored value.")
-    assert _stacks() == 0
+    assert row_count(Stack) == 0
 
 
-def test_the_cfn_api_answers_a_validation_error(pg_db: Any) -> None:
-    from app.cfn import create_app
-    cfn = create_app(pg_db).test_client()
+def test_the_cfn_api_answers_a_validation_error(pg_cfn: Any) -> None:
     body, headers = sign({"Version": "2010-05-15", "Action": "DescribeStacks",
                           "StackName": "a\x00b"})
-    resp = cfn.post("/v1/", data=body, headers=headers)
+    resp = pg_cfn.post("/v1/", data=body, headers=headers)
     assert resp.status_code == 400 and resp.mimetype == "application/xml"
     error = ET.fromstring(resp.data).find("Error")
     assert error is not None

@@ -8,21 +8,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import func, select
-
-from app.models import Stack, read_session
+from app.models import Stack
 from tests.integration.cfn.conftest import Answer, sign
 
 TEMPLATE = {"heat_template_version": "2018-08-31",
             "resources": {"r": {"type": "OS::Heat::None"}}}
 
 
-def _stacks() -> int:
-    with read_session() as s:
-        return int(s.execute(select(func.count()).select_from(Stack)).scalar() or 0)
-
-
-def test_a_nul_in_a_stored_text_is_a_bad_request_and_nothing_is_written(client: Any) -> None:
+def test_a_nul_in_a_stored_text_is_a_bad_request_and_nothing_is_written(client: Any,
+                                                                         row_count: Any) -> None:
     resp = client.post("/v1/admin/stacks", json={
         "stack_name": "s", "template": {**TEMPLATE, "description": "a\x00b"}})
     body = resp.get_json()
@@ -30,7 +24,7 @@ def test_a_nul_in_a_stored_text_is_a_bad_request_and_nothing_is_written(client: 
     assert (body["error"]["type"], body["error"]["message"]) == (
         "HTTPBadRequest", "Invalid request: a NUL character (\\x00) is not allowed in a stored "
         "value.")
-    assert _stacks() == 0
+    assert row_count(Stack) == 0
 
 
 def test_a_nul_inside_a_json_document_is_kept(client: Any) -> None:
@@ -43,7 +37,8 @@ def test_a_nul_inside_a_json_document_is_kept(client: Any) -> None:
     assert shown["stack"]["parameters"]["p"] == "a\x00b"
 
 
-def test_the_cfn_api_answers_a_validation_error_and_writes_nothing(db: Any) -> None:
+def test_the_cfn_api_answers_a_validation_error_and_writes_nothing(db: Any,
+                                                                   row_count: Any) -> None:
     from app.cfn import create_app
     body, headers = sign({"Version": "2010-05-15", "Action": "CreateStack", "StackName": "s",
                           "TemplateBody": json.dumps({**TEMPLATE, "description": "a\x00b"})})
@@ -51,4 +46,4 @@ def test_the_cfn_api_answers_a_validation_error_and_writes_nothing(db: Any) -> N
     assert (answer.status, answer.code) == (400, "ValidationError")
     assert "a NUL character (\\x00) is not allowed in a stored value" in (
         answer.text("Error/Message") or "")
-    assert _stacks() == 0
+    assert row_count(Stack) == 0
