@@ -18,15 +18,18 @@ SHARED = (REPO.parent / "shared").resolve()
 
 @pytest.fixture(autouse=True)
 def _process_state_restored() -> Iterator[None]:
-    """The process's settings and runtime as they were before the test: a test that built an
-    app (which makes its settings the process's, keystone mode say) leaves nothing behind for
-    the next test in this process."""
+    """The process's settings, runtime and engine-lease trust as they were before the test: a
+    test that built an app (which makes its settings the process's, keystone mode say) or beat
+    a heartbeat late leaves nothing behind for the next test in this process."""
     from app.convergence import runtime
+    from app.convergence.store import lease
     settings = config._current
     composed = runtime._current
+    trusted_since = lease._ok_since
     yield
     config._current = settings
     runtime.configure(composed)
+    lease._ok_since = trusted_since  # a heartbeat late under load must not distrust the next
 
 
 @pytest.fixture(autouse=True)
