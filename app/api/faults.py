@@ -94,11 +94,14 @@ def _validation_message(exc: HTTPException) -> str:
 
 
 NUL_IN_BODY = "Invalid request: a NUL character (\\x00) is not allowed in a stored value."
+SURROGATE_IN_BODY = ("Invalid request: a text holds a lone surrogate (\\ud800-\\udfff), "
+                     "which is not valid Unicode.")
 
 
 def unexpected(exc: Exception) -> Response:
     """Any other exception: logged with its traceback, answered as a bare 500 fault; but the
-    database unreachable is a 503, and a NUL character the database refused to store a 400."""
+    database unreachable is a 503, and a NUL character or a lone surrogate the database refused
+    to store a 400."""
     if isinstance(exc, HTTPException):
         return http_exception(exc)
     if models.unavailable(exc):
@@ -106,6 +109,8 @@ def unexpected(exc: Exception) -> Response:
             "The database is unavailable; try again later."))
     if models.nul_refused(exc):  # a NUL in the body's text: the database cannot store it
         return stoker_error(errors.BadRequest(NUL_IN_BODY))
+    if models.surrogate_refused(exc):  # text that is not valid Unicode: no driver encodes it
+        return stoker_error(errors.BadRequest(SURROGATE_IN_BODY))
     if isinstance(exc, RecursionError):  # a body nested deeper than any template can be
         return fault(400, "HTTPBadRequest", "The request body is nested too deeply.")
     LOG.exception("Unhandled error serving the request")

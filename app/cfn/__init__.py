@@ -148,6 +148,7 @@ def _query() -> Response:
 
 NUL = "\x00"
 NUL_DETAIL = "a NUL character (\\x00) is not allowed in a stored value"
+SURROGATE_DETAIL = "a text holds a lone surrogate (\\ud800-\\udfff), which is not valid Unicode"
 
 
 def _refuse_nul(params: Mapping[str, str]) -> None:
@@ -203,6 +204,8 @@ def _error(exc: Exception) -> Response:
         err = faults.from_stoker(exc)
     elif models.nul_refused(exc):  # a NUL in a value to store: the database cannot hold it
         err = faults.ValidationError(NUL_DETAIL)
+    elif models.surrogate_refused(exc):  # text that is not valid Unicode: no driver encodes it
+        err = faults.ValidationError(SURROGATE_DETAIL)
     elif isinstance(exc, HTTPException):
         err = {405: faults.MethodNotAllowed, 413: faults.RequestLimitExceeded,
                404: faults.NotFound}.get(exc.code or 500, faults.InternalFailure)()

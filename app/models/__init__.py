@@ -14,7 +14,7 @@ from app.models.base import (
     utcnow,
 )
 from app.models.change_sets import ChangeSet
-from app.models.connect import nul_refused, unavailable
+from app.models.connect import nul_refused, surrogate_refused, unavailable
 from app.models.drift import DriftDetection
 from app.models.exports import StackExport as StackExport
 from app.models.exports import StackImport as StackImport
@@ -65,6 +65,7 @@ __all__ = [
                                "rows",
                                "session",
                                "side_engine",
+                               "surrogate_refused",
                                "unavailable",
                                "utcnow",
 ]

@@ -242,3 +242,27 @@ def nul_refused(exc: BaseException) -> bool:
     return any(isinstance(cur, _NulRefused) or isinstance(cur, data) and (
         _NUL_REFUSED in str(cur) or getattr(cur, "sqlstate", None) == _UNTRANSLATABLE)
         for cur in _chain(exc))
+
+
+#: what ``str.encode`` says of a lone surrogate (sqlite3 and psycopg encode text as UTF-8)
+_SURROGATES = "surrogates not allowed"
+#: the server's refusal of a JSON ``\\ud800`` escape with no pair, a text's or a JSON column's
+#: to be parsed (``invalid_text_representation``, e.g. from ``json_to_recordset``)
+_INVALID_TEXT = "22P02"
+
+
+def surrogate_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) refuses a lone UTF-16 surrogate
+    (an unpaired ``U+D800``-``U+DFFF``, as a JSON body's ``"\\ud800"`` decodes): the driver's
+    ``UnicodeEncodeError`` for a text value (sqlite3 and psycopg alike), or PostgreSQL's refusal
+    of such a JSON escape it is to parse (SQLSTATE 22P02). The text is not valid Unicode: the
+    request's input is at fault."""
+    data = _psycopg("DataError")
+    for cur in _chain(exc):
+        if isinstance(cur, UnicodeEncodeError) and cur.reason == _SURROGATES:
+            return True
+        if isinstance(cur, data) and getattr(cur, "sqlstate", None) == _INVALID_TEXT:
+            detail = getattr(getattr(cur, "diag", None), "message_detail", None) or ""
+            if "surrogate" in detail:
+                return True
+    return False
