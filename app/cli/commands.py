@@ -41,7 +41,8 @@ def db_upgrade(revision: str) -> None:
     """Apply the Alembic migrations to Settings.database_url (STOKER_DATABASE_URL); a
     --revision older than the database's is refused (exit 2), never a silent downgrade. A
     SQLite file that does not exist yet is created (and said so), but not in a directory
-    that does not exist, other than the data directory (exit 2)."""
+    that does not exist, other than the data directory, nor under a file (exit 2); an
+    in-memory database and a path that is a directory are refused too (exit 2)."""
     from app import errors
     from app.models import migrate
     settings = _settings()
@@ -65,18 +66,37 @@ def db_upgrade(revision: str) -> None:
 
 def _new_sqlite_file(url: str, data_dir: str) -> str | None:
     """The path of the SQLite file ``url`` names when it does not exist yet (None: another
-    database, in memory, or a file that exists). :raises CliError: its directory does not
-    exist and is not ``data_dir``: a mistyped path is refused, not made a new database."""
+    database, or a file that exists). :raises CliError: the database is in memory (it keeps
+    nothing once the command ends), the path is a directory, a file stands where a directory
+    of it should be, or its directory does not exist and is not ``data_dir``: a mistyped path
+    is refused, not made a new database."""
     from app.models.base import make_url
     if not url.startswith("sqlite"):
         return None
-    path = make_url(url).database or ""
-    if not path or path == ":memory:" or os.path.exists(path):
+    parsed = make_url(url)
+    path = parsed.database or ""
+    if path in ("", ":memory:") or parsed.query.get("mode") == "memory":  # pysqlite's test
+        raise CliError(f"database {url} not upgraded: an in-memory database keeps nothing "
+                       "once the command ends; name a file (sqlite:///PATH)")
+    if os.path.isdir(path):
+        raise CliError(f"database {url} not upgraded: {path} is a directory, not a database "
+                       "file")
+    if os.path.exists(path):
         return None
     folder = os.path.dirname(os.path.abspath(path))
+    if (blocker := _not_a_directory(folder)) is not None:
+        raise CliError(f"database {url} not created: {blocker} is not a directory")
     if not os.path.isdir(folder) and folder != os.path.abspath(data_dir):
         raise CliError(f"database {url} not created: the directory {folder} does not exist")
     return path
+
+
+def _not_a_directory(folder: str) -> str | None:
+    """The nearest of ``folder`` and its parents that exists, when it is not a directory (a
+    regular file, say); None when it is one."""
+    while not os.path.lexists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return None if os.path.isdir(folder) else folder
 
 
 @db.command("purge-deleted")

@@ -2,7 +2,9 @@
 at or after the database's (an older id, ``base``, a relative one going back, however Alembic
 spells it) is refused with both revisions named, the schema left as it was; so is an empty
 one, with words. A file that does not exist is created, and said so; in a directory that does not
-exist (a mistyped path), other than the data directory, it is refused and nothing is made."""
+exist (a mistyped path), other than the data directory, it is refused and nothing is made; so is
+one under a regular file, which is said not to be a directory. A path that is a directory, and
+an in-memory database (which keeps nothing once the command ends), are refused with words."""
 from __future__ import annotations
 
 import pytest
@@ -102,3 +104,50 @@ def test_a_new_file_in_the_data_directory_is_created_and_said_so(settings, tmp_p
     assert made.exit_code == 0, made.output
     assert made.output == f"database sqlite:///{data / 'stoker.db'} created at revision {HEAD}\n"
     assert migrate.current(f"sqlite:///{data / 'stoker.db'}") == HEAD
+
+
+@pytest.mark.parametrize("under", ["stoker.db", "sub/stoker.db"])
+def test_a_path_under_a_regular_file_is_refused_as_not_a_directory(env, tmp_path, monkeypatch,
+                                                                   under):
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory")
+    url = f"sqlite:///{afile / under}"
+    monkeypatch.setenv("STOKER_DATABASE_URL", url)
+    refused = _upgrade()
+    assert (refused.exit_code, refused.output) == (
+        2, f"stoker: error: database {url} not created: {afile} is not a directory\n")
+    assert afile.read_text() == "not a directory"
+
+
+def test_a_data_directory_that_is_a_regular_file_is_refused_as_not_a_directory(
+        settings, tmp_path, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory")
+    monkeypatch.setenv("STOKER_DATA_DIR", str(afile))
+    monkeypatch.delenv("STOKER_DATABASE_URL", raising=False)
+    refused = _upgrade()
+    assert (refused.exit_code, refused.output) == (
+        2, f"stoker: error: database sqlite:///{afile / 'stoker.db'} not created: {afile} is "
+        "not a directory\n")
+
+
+def test_a_path_that_is_a_directory_is_refused(env, tmp_path, monkeypatch):
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    url = f"sqlite:///{folder}"
+    monkeypatch.setenv("STOKER_DATABASE_URL", url)
+    refused = _upgrade()
+    assert (refused.exit_code, refused.output) == (
+        2, f"stoker: error: database {url} not upgraded: {folder} is a directory, not a "
+        "database file\n")
+    assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:",
+                                 "sqlite:///file:mem?mode=memory&uri=true"])
+def test_an_in_memory_database_is_refused(env, monkeypatch, url):
+    monkeypatch.setenv("STOKER_DATABASE_URL", url)
+    refused = _upgrade()
+    assert (refused.exit_code, refused.output) == (
+        2, f"stoker: error: database {url} not upgraded: an in-memory database keeps nothing "
+        "once the command ends; name a file (sqlite:///PATH)\n")
