@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 import click
 import requests
@@ -75,8 +75,19 @@ def _error_line(entry: dict[str, Any]) -> str:
     return f"  {where}: {entry.get('message')}"
 
 
+def project_of(endpoint: str) -> str | None:
+    """The ``<tenant>`` of an ``http://host:port/v1/<tenant>`` endpoint (None: the URL names
+    none), percent-decoded."""
+    parts = urlsplit(endpoint).path.rstrip("/").split("/")
+    at = parts.index("v1") if "v1" in parts else len(parts)
+    return unquote(parts[at + 1]) if at + 1 < len(parts) and parts[at + 1] else None
+
+
 class Client:
-    """A thin client of ``<endpoint>`` = ``http://host:port/v1/<tenant>``.
+    """A thin client of ``<endpoint>`` = ``http://host:port/v1/<tenant>``, acting in project
+    ``<tenant>``: sent as ``X-Auth-Project`` too, the header Heat's noauth middleware takes the
+    project from (without it every request acts in the server's ``STOKER_TENANT``, whatever
+    the URL says); under Keystone the token's project rules and the header is ignored.
 
     :param endpoint: the tenant-scoped API root.
     :param token: sent as ``X-Auth-Token`` when given (keystone mode).
@@ -89,6 +100,9 @@ class Client:
         self.timeout = timeout
         self.session = session or requests.Session()
         self.session.headers.update({"Accept": "application/json", "User-Agent": "stoker-cli"})
+        self.project = project_of(self.endpoint)
+        if self.project:
+            self.session.headers["X-Auth-Project"] = self.project
         if token:
             self.session.headers["X-Auth-Token"] = token
 
@@ -163,7 +177,14 @@ class Client:
                               "resource_changes", body=body))
 
     def list_stacks(self) -> list[dict[str, Any]]:
-        return list(self._get("GET", "stacks", "stacks"))
+        """The project's stacks (Heat's ``tenant`` filter): those ``stack show NAME`` finds,
+        where an admin's plain list would hold every project's."""
+        params = {"tenant": self.project} if self.project else None
+        return list(self._get("GET", "stacks", "stacks", params=params))
+
+    def list_all_stacks(self) -> list[dict[str, Any]]:
+        """Every project's stacks (Heat's ``global_tenant``: admins)."""
+        return list(self._get("GET", "stacks", "stacks", params={"global_tenant": "true"}))
 
     def delete_stack(self, stack: dict[str, Any]) -> None:
         self.request("DELETE", self.stack_path(stack))

@@ -57,6 +57,14 @@ def stacks_table(stacks: list[dict[str, Any]]) -> Table:
                    s.get("creation_time"), s.get("updated_time")] for s in stacks))
 
 
+def project_stacks_table(stacks: list[dict[str, Any]]) -> Table:
+    """:func:`stacks_table` with each stack's project (``stack list --all-projects``)."""
+    return table(["ID", "Stack Name", "Project", "Stack Status", "Creation Time", "Updated Time"],
+                 ([s.get("id"), s.get("stack_name"), s.get("project"),
+                   status_text(s.get("stack_status")), s.get("creation_time"),
+                   s.get("updated_time")] for s in stacks))
+
+
 def stack_table(stack: dict[str, Any]) -> Table:
     """``stack show`` as a field/value table (outputs and parameters as JSON)."""
     keys = ["id", "stack_name", "description", "creation_time", "updated_time", "stack_status",

@@ -218,10 +218,15 @@ def changes_table(changes: dict[str, list[dict[str, Any]]]) -> Any:
 
 @stack_group.command("list")
 @click.option("-f", "--format", "fmt", type=FORMATS, default="table")
+@click.option("--all-projects", is_flag=True,
+              help="Every project's stacks, with their project (admins; Heat's global_tenant).")
 @client_options
-def list_(client: Client, fmt: str) -> None:
-    """List the tenant's stacks."""
-    emit(client.list_stacks(), fmt, cli_render.stacks_table)
+def list_(client: Client, fmt: str, all_projects: bool) -> None:
+    """List the tenant's stacks: those `stack show NAME` finds."""
+    if all_projects:
+        emit(client.list_all_stacks(), fmt, cli_render.project_stacks_table)
+    else:
+        emit(client.list_stacks(), fmt, cli_render.stacks_table)
 
 
 @stack_group.command("show")

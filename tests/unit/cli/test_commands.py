@@ -161,6 +161,15 @@ def test_default_endpoint_uses_port_and_tenant() -> None:
     assert s.api_endpoint == "http://127.0.0.1:9999/v1/demo"
 
 
+@pytest.mark.parametrize("endpoint, project", [
+    ("http://127.0.0.1:8004/v1/admin", "admin"), ("http://h/heat/v1/demo/", "demo"),
+    ("http://h:1/v1/a%20b", "a b"), ("http://h:1/v1", None), ("http://h:1/", None)])
+def test_the_client_s_project_is_the_endpoint_s_tenant(endpoint: str, project: str | None) -> None:
+    from app.cli.client import Client
+    client = Client(endpoint)
+    assert (client.project, client.session.headers.get("X-Auth-Project")) == (project, project)
+
+
 def test_show_not_found_exit_2(fake_api: FakeApi) -> None:
     res = run("stack", "show", "nosuch", "--url", fake_api.url)
     assert res.exit_code == 2
