@@ -16,6 +16,8 @@ from gunicorn import util  # type: ignore[import-untyped]
 limit_request_line = 8190
 limit_request_field_size = 16384
 keepalive = 900
+#: gthread, with a connection's graceful close off the event loop (:mod:`app.http_worker`)
+worker_class = "app.http_worker.Worker"
 
 
 def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:

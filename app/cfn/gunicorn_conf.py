@@ -7,6 +7,7 @@
   header) is answered as AWS error XML (``InvalidQueryParameter`` for a 4xx, ``InternalFailure``
   otherwise) instead of gunicorn's HTML page, installed in each worker by
   :func:`post_worker_init`.
+- ``worker_class``: gthread, closing connections off its event loop (:mod:`app.http_worker`).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from gunicorn import util  # type: ignore[import-untyped]
 limit_request_line = 8190
 limit_request_field_size = 16384
 keepalive = 900  # as the api process: a polling client's idle connection stays open
+worker_class = "app.http_worker.Worker"  # as the api process (:mod:`app.http_worker`)
 
 
 def write_fault(sock: Any, status_int: int, reason: str, mesg: str) -> None:

@@ -20,6 +20,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from app import config, heap
 from app.api import faults, gunicorn_conf
+from app.cfn import gunicorn_conf as cfn_conf
 from app.cli import up as cli_up
 
 
@@ -37,6 +38,7 @@ def test_config_module_sets_the_limits_and_the_hook(monkeypatch):
     assert cfg.post_worker_init is gunicorn_conf.post_worker_init
     assert cfg.keepalive == 900  # Heat's client_socket_timeout; gunicorn's 2 s raced polling clients
     assert not cfg.max_requests  # no worker recycling under a client's connection
+    assert cfg.worker_class_str == "app.http_worker.Worker"  # gthread, closing off its loop
     assert _cfg(monkeypatch, "--limit-request-line", "2048").limit_request_line == 2048
 
 
@@ -175,8 +177,45 @@ def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path
                 while len(body) < length:
                     body += conn.recv(65536)
                 time.sleep(2.5)
+        _a_lingering_close_holds_no_other_connection(port)
     finally:
         proc.terminate()
         proc.wait(timeout=15)
         if proc.stderr:
             proc.stderr.close()
+
+
+def _answer(conn: socket.socket, close: bool = False) -> bytes:
+    """One ``GET /`` on ``conn`` (with ``Connection: close`` when ``close``), read whole."""
+    conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                 (b"Connection: close\r\n" if close else b"") + b"\r\n")
+    raw = b""
+    while b"\r\n\r\n" not in raw:
+        raw += conn.recv(65536)
+    head, body = raw.split(b"\r\n\r\n", 1)
+    length = int(head.split(b"Content-Length: ", 1)[1].split(b"\r\n", 1)[0])
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head
+
+
+def _a_lingering_close_holds_no_other_connection(port: int) -> None:
+    """A client answered with ``Connection: close`` that keeps its socket open: gunicorn waits
+    for it to close, up to 2 s; the process's other connections are served meanwhile."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as poller, \
+            socket.create_connection(("127.0.0.1", port), timeout=10) as lingering:
+        assert _answer(poller).startswith(b"HTTP/1.1 300 ")
+        assert b"Connection: close" in _answer(lingering, close=True)
+        worst = 0.0
+        for _ in range(5):
+            t0 = time.monotonic()
+            assert _answer(poller).startswith(b"HTTP/1.1 300 ")
+            worst = max(worst, time.monotonic() - t0)
+        assert worst < 1.0, worst  # gunicorn's gthread: ~2 s, its graceful close's wait
+
+
+def test_the_cfn_process_runs_the_same_worker(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["gunicorn", "-c", "python:app.cfn.gunicorn_conf",
+                                      "app.cli.wsgi:create_cfn_app()"])
+    cfg = WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").cfg
+    assert cfg.worker_class_str == cfn_conf.worker_class == "app.http_worker.Worker"
