@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.integration.cli.test_update import files, outputs, run, stack, url  # noqa: F401
+from tests.integration.cli.test_update import files, outputs, run, stack  # noqa: F401
 
 
 def test_change_set_create_show_execute_list_delete(app, url, files):  # noqa: F811

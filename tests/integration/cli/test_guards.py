@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.integration.cli.test_update import files, run, stack, url  # noqa: F401  (fixtures)
+from tests.integration.cli.test_update import files, run, stack  # noqa: F401  (fixtures)
 
 DENY_ALL = {"Statement": [{"Effect": "Deny", "Action": "Update:*", "Principal": "*",
                            "Resource": "*"}]}

@@ -6,8 +6,6 @@ looked up in the caller's project alone: the CLI sends its project as that heade
 that project's stacks, so what ``stack list`` shows, ``stack show NAME`` finds."""
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,17 +15,6 @@ from click.testing import CliRunner
 
 from app.cli.commands import cli
 from tests.fixtures.stacks import GREETING
-
-
-@pytest.fixture()
-def url(app: Any) -> Iterator[str]:
-    from werkzeug.serving import make_server
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/v1/admin"
-    server.shutdown()
-    thread.join(5)
 
 
 @pytest.fixture()

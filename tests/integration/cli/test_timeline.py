@@ -4,10 +4,10 @@ root cause with its path and message; the table marks the root cause and critica
 from __future__ import annotations
 
 from tests.integration.api.test_timeline import FILES, _top, failed_nested_update
-from tests.integration.cli.test_update import run, url  # noqa: F401  (fixtures)
+from tests.integration.cli.test_update import run
 
 
-def test_failures_prints_the_root_cause_and_its_path(app, url):  # noqa: F811
+def test_failures_prints_the_root_cause_and_its_path(app, url):
     failed_nested_update(app.test_client(), "nested")
     res = run(url, "stack", "failures", "nested")
     assert res.exit_code == 1, res.output
@@ -20,7 +20,7 @@ def test_failures_prints_the_root_cause_and_its_path(app, url):  # noqa: F811
     assert res.exit_code == 0 and "no failure (CREATE_COMPLETE)" in res.output
 
 
-def test_timeline_prints_a_compact_table(app, url):  # noqa: F811
+def test_timeline_prints_a_compact_table(app, url):
     failed_nested_update(app.test_client(), "table")
     res = run(url, "stack", "timeline", "table")
     assert res.exit_code == 0, res.output
@@ -31,7 +31,7 @@ def test_timeline_prints_a_compact_table(app, url):  # noqa: F811
     assert res.output.splitlines()[0].startswith("Stack table: UPDATE_FAILED")
 
 
-def test_failures_after_a_rollback_shows_the_cause_in_the_operation_rolled_back(app, url):  # noqa: F811
+def test_failures_after_a_rollback_shows_the_cause_in_the_operation_rolled_back(app, url):
     client = app.test_client()
     sid = client.post("/v1/admin/stacks", json={"stack_name": "rb", "template": _top(False),
                                                "files": FILES}).get_json()["stack"]["id"]

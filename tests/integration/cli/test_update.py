@@ -3,8 +3,6 @@ port over the ``app`` fixture: SQLite, tasks in-process): the body is heatclient
 (``--existing``), ``--dry-run`` previews, ``--wait`` follows and exits 1 on failure."""
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +15,6 @@ from tests.fixtures.stacks import GREETING
 V1 = GREETING
 V2 = V1.replace("  old: {type: OS::Heat::None}", "  new: {type: OS::Heat::None}")
 FAILING = V1.replace("{value: {get_param: greeting}}", "{value: boom, fail: true}")
-
-
-@pytest.fixture()
-def url(app: Any) -> Iterator[str]:
-    from werkzeug.serving import make_server
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/v1/admin"
-    server.shutdown()
-    thread.join(5)
 
 
 @pytest.fixture()
