@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from flask import Flask, current_app, g, request
 from flask_smorest import Api  # type: ignore[import-untyped]
+from werkzeug.exceptions import HTTPException
 
 from app import auth, config, errors, logs
 from app.api import (
@@ -208,7 +209,8 @@ def _authorize() -> None:
 def _read_body() -> None:
     """heat-api's body rules: a body is JSON when its type is JSON (or absent, or text/plain)
     and it starts with ``{``; larger than ``max_json_body_size`` → 400 RequestLimitExceeded;
-    malformed → 400 HTTPBadRequest with the parser's message."""
+    malformed → 400 HTTPBadRequest with the parser's message; a body the server cannot read
+    to its end (a malformed chunk, a connection cut short) → 400 HTTPBadRequest."""
     if request.method not in ("POST", "PUT", "PATCH"):
         return
     limit = current_app.config["STOKER_SETTINGS"].max_json_body_size
@@ -216,7 +218,12 @@ def _read_body() -> None:
     if length is not None and length > limit:
         raise errors.RequestLimitExceeded(
             f"JSON body size ({length} bytes) exceeds maximum allowed size ({limit} bytes).")
-    data = request.get_data(cache=True)
+    try:
+        data = request.get_data(cache=True)
+    except HTTPException:  # werkzeug's own answers (a client gone: its 400)
+        raise
+    except Exception:  # the WSGI server's reading of the body (gunicorn: a malformed chunk's
+        raise errors.BadRequest(UNREADABLE_BODY) from None  # ParseException, NoMoreData...)
     if len(data) > limit:
         raise errors.RequestLimitExceeded(
             f"JSON body size ({len(data)} bytes) exceeds maximum allowed size ({limit} bytes).")
@@ -229,6 +236,8 @@ def _read_body() -> None:
         raise errors.BadRequest(str(exc)) from None
 
 
+UNREADABLE_BODY = ("The request body could not be read to its end: its chunked encoding "
+                   "is malformed, or the connection closed early.")
 #: Routes whose body may be any JSON value (a signal's details are the resource's business)
 _ANY_JSON_BODY = ("/signal",)
 NOT_AN_OBJECT = ("The server could not comply with the request since it is either malformed "

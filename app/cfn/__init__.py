@@ -128,7 +128,7 @@ def _query() -> Response:
         raise faults.RequestLimitExceeded(
             f"Request body size ({request.content_length} bytes) exceeds maximum allowed size "
             f"({limit} bytes).")
-    body = request.get_data(cache=True)  # before the form is parsed: the signature needs it
+    body = faults.read_body(request)  # before the form is parsed: the signature needs it
     params = _params()
     headers = {k: v for k, v in request.headers.items()}
     ctx = signing.authenticate(settings, params=params, headers=headers, host=request.host,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from werkzeug.exceptions import HTTPException
+
 from app import errors
 from app.cfn import xml
 
@@ -113,3 +115,19 @@ def from_stoker(exc: errors.StokerError) -> CfnError:
     if exc.http_status in (400, 404) or isinstance(exc, errors.Conflict):
         return ValidationError(exc.message)
     return InternalFailure(exc.message)
+
+
+UNREADABLE_BODY = ("The request body could not be read to its end: its chunked encoding is "
+                   "malformed, or the connection closed early.")
+
+
+def read_body(request: Any) -> bytes:
+    """``request``'s body (a Flask request), read whole and cached. :raises
+    InvalidQueryParameter: the WSGI server could not read it to its end (gunicorn: a malformed
+    chunk's ``ParseException``, ``NoMoreData``); werkzeug's own answers pass through."""
+    try:
+        return bytes(request.get_data(cache=True))
+    except HTTPException:
+        raise
+    except Exception:
+        raise InvalidQueryParameter(UNREADABLE_BODY) from None

@@ -27,7 +27,7 @@ def _body() -> Any:
     """The signal's details: the body when Heat's deserializer takes it (see module doc).
 
     :raises faults.ValidationError: a body taken as JSON that does not parse."""
-    data = request.get_data(cache=True)
+    data = faults.read_body(request)
     content_type = request.mimetype or "application/json"
     if content_type.startswith("text/plain"):
         content_type = "application/json"
@@ -70,7 +70,7 @@ def _authorised(arn_text: str) -> tuple[RequestContext, Any, str]:
     if settings.auth_strategy == "keystone":
         ctx = signing.authenticate(settings, params=params, headers=dict(request.headers),
                                    host=request.host, verb=request.method, path=path,
-                                   body=request.get_data(cache=True),
+                                   body=faults.read_body(request),
                                    request_id=f"req-{uuid.uuid4()}")
         try:
             stack = stacks.get_by_id(ctx, arn.stack_id)

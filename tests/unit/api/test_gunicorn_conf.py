@@ -3,14 +3,17 @@ are read from the config module, and what gunicorn rejects before the app sees i
 Heat's fault JSON, not gunicorn's HTML page; then the same against a real gunicorn."""
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from gunicorn import util
@@ -18,8 +21,10 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from gunicorn.http.errors import InvalidRequestLine, LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
+import app.api as api_init
 from app import config, heap
 from app.api import faults, gunicorn_conf
+from app.cfn import faults as cfn_faults
 from app.cfn import gunicorn_conf as cfn_conf
 from app.cli import up as cli_up
 
@@ -141,12 +146,13 @@ def _get(port: int, target: str) -> tuple[int, str, bytes]:
     return int(lines[0].split()[1]), headers.get("content-type", ""), body
 
 
-def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path):
-    """The api process as ``stoker up`` starts it: a 5,000-character query string reaches the
-    app (gunicorn's default turned it away with an HTML 414); 9,000 is Heat's JSON 414."""
+@contextlib.contextmanager
+def _serving(tmp_path: Path, which: int) -> Iterator[int]:
+    """Process ``which`` of ``stoker up``'s list (0: api, 1: cfn) with one worker, as it starts
+    it, answering on its port (yielded) until the block ends."""
     port = _free_port()
-    s = config.load({}, data_dir=str(tmp_path), api_port=port)
-    argv = cli_up.procfile(s, sandbox=False)[0].argv
+    s = config.load({}, data_dir=str(tmp_path), api_port=port, cfn_port=port)
+    argv = cli_up.procfile(s, sandbox=False)[which].argv
     argv[argv.index("--workers") + 1] = "1"
     proc = subprocess.Popen(argv, env=cli_up.child_env(s), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
@@ -154,12 +160,24 @@ def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path
         deadline = time.monotonic() + 90  # an API process's boot on a loaded 2-core host
         while True:
             try:
-                _get(port, "/")
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
                 break
             except OSError:
                 assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
                 assert time.monotonic() < deadline, "gunicorn did not start"
                 time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path):
+    """The api process as ``stoker up`` starts it: a 5,000-character query string reaches the
+    app (gunicorn's default turned it away with an HTML 414); 9,000 is Heat's JSON 414."""
+    with _serving(tmp_path, 0) as port:
         status, kind, _ = _get(port, "/?q=" + "a" * 5000)
         assert status == 300 and kind == "application/json"  # heat-api's versions document
         status, kind, body = _get(port, "/?q=" + "a" * 9000)
@@ -178,11 +196,22 @@ def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path
                     body += conn.recv(65536)
                 time.sleep(2.5)
         _a_lingering_close_holds_no_other_connection(port)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-        if proc.stderr:
-            proc.stderr.close()
+        head, body = _malformed_chunk(port, b"/v1/admin/stacks")
+        assert head.startswith(b"HTTP/1.1 400 "), head  # Heat's fault, not a 500
+        fault = json.loads(body)
+        assert (fault["code"], fault["error"]["type"], fault["error"]["message"]) == (
+            400, "HTTPBadRequest", api_init.UNREADABLE_BODY)
+
+
+def test_the_cfn_process_answers_a_malformed_chunk_in_aws_xml(tmp_path):
+    with _serving(tmp_path, 1) as port:
+        head, body = _malformed_chunk(port, b"/v1/")
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    error = ElementTree.fromstring(body).find("Error")
+    assert error is not None
+    assert (error.findtext("Code"), error.findtext("Message")) == (
+        "InvalidQueryParameter",
+        cfn_faults.InvalidQueryParameter(cfn_faults.UNREADABLE_BODY).message)
 
 
 def _answer(conn: socket.socket, close: bool = False) -> bytes:
@@ -219,3 +248,17 @@ def test_the_cfn_process_runs_the_same_worker(monkeypatch):
                                       "app.cli.wsgi:create_cfn_app()"])
     cfg = WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").cfg
     assert cfg.worker_class_str == cfn_conf.worker_class == "app.http_worker.Worker"
+
+
+def _malformed_chunk(port: int, path: bytes) -> tuple[bytes, bytes]:
+    """POST to ``path`` a chunked body whose chunk size is not hexadecimal (gunicorn raises
+    while the app reads the body): the answer's ``(head, body)``."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                  b"Connection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+        raw = b""
+        while chunk := s.recv(65536):
+            raw += chunk
+    head, body = raw.split(b"\r\n\r\n", 1)
+    return head, body
