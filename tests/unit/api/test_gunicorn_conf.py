@@ -196,6 +196,7 @@ def test_real_gunicorn_serves_long_urls_and_answers_longer_ones_in_json(tmp_path
                     body += conn.recv(65536)
                 time.sleep(2.5)
         _a_lingering_close_holds_no_other_connection(port)
+        _idle_new_connections_hold_no_thread(port)
         head, body = _malformed_chunk(port, b"/v1/admin/stacks")
         assert head.startswith(b"HTTP/1.1 400 "), head  # Heat's fault, not a 500
         fault = json.loads(body)
@@ -262,3 +263,19 @@ def _malformed_chunk(port: int, path: bytes) -> tuple[bytes, bytes]:
             raw += chunk
     head, body = raw.split(b"\r\n\r\n", 1)
     return head, body
+
+
+def _idle_new_connections_hold_no_thread(port: int) -> None:
+    """Twice as many new connections as the process has threads, none sending anything (a
+    browser's preconnects): another client's request is answered at once. gunicorn's gthread
+    gave each a thread for up to 5 s, waiting for its request."""
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(8)]
+    try:
+        time.sleep(0.2)  # accepted by the worker
+        t0 = time.monotonic()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            assert _answer(conn).startswith(b"HTTP/1.1 300 ")
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        for sock in idle:
+            sock.close()
