@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import sys
 from typing import Any
-from urllib.parse import quote
 
 import click
 
 from app.cli import files as cli_files
 from app.cli import render as cli_render
-from app.cli.client import Client, CliError
+from app.cli.client import Client, CliError, segment
 from app.cli.stack import (
     FORMATS,
     _inputs,
@@ -25,7 +24,7 @@ from app.cli.stack import (
 
 def _path(client: Client, stack: dict[str, Any], change_set: str | None = None) -> str:
     base = f"{client.stack_path(stack)}/change_sets"
-    return base if change_set is None else f"{base}/{quote(change_set, safe='')}"
+    return base if change_set is None else f"{base}/{segment(change_set)}"
 
 
 def changes_table(change_set: dict[str, Any]) -> Any:

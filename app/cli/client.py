@@ -75,6 +75,21 @@ def _error_line(entry: dict[str, Any]) -> str:
     return f"  {where}: {entry.get('message')}"
 
 
+def segment(value: str) -> str:
+    """``value`` percent-encoded as one URL path segment (UTF-8, as heatclient quotes it).
+    :raises CliError: ``value`` is not valid text (a command-line argument that was not
+        UTF-8, held as lone surrogates), shown with its unencodable characters escaped."""
+    try:
+        return quote(value, safe="")
+    except UnicodeEncodeError:
+        raise CliError(f"{_escaped(value)} is not valid UTF-8 text") from None
+
+
+def _escaped(value: str) -> str:
+    """``value`` with what UTF-8 cannot encode (lone surrogates) as backslash escapes."""
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def project_of(endpoint: str) -> str | None:
     """The ``<tenant>`` of an ``http://host:port/v1/<tenant>`` endpoint (None: the URL names
     none), percent-decoded."""
@@ -100,7 +115,10 @@ class Client:
         self.timeout = timeout
         self.session = session or requests.Session()
         self.session.headers.update({"Accept": "application/json", "User-Agent": "stoker-cli"})
-        self.project = project_of(self.endpoint)
+        try:
+            self.project = project_of(self.endpoint)
+        except ValueError as exc:  # urlsplit: a bracketed host that is not an IP address
+            raise CliError(f"invalid API URL {endpoint}: {exc}") from None
         if self.project:
             self.session.headers["X-Auth-Project"] = self.project
         if token:
@@ -127,6 +145,9 @@ class Client:
                            f"within {self.timeout:g}s") from None
         except requests.RequestException as exc:
             raise CliError(f"request to {url} failed: {exc}") from None
+        except UnicodeEncodeError:  # a URL, query or header value that is not valid text
+            raise CliError(f"cannot send a request to {_escaped(url)}: a value in it is not "
+                           "valid UTF-8 text") from None
         if resp.status_code == 404 and ok404:
             return None
         if resp.status_code >= 400:
@@ -152,12 +173,12 @@ class Client:
     # -- stacks ---------------------------------------------------------------------------
     def stack(self, name_or_id: str, ok404: bool = False) -> dict[str, Any] | None:
         """``GET /stacks/<name or id>`` (following heat-api's redirect): the stack body."""
-        body = self._get("GET", f"stacks/{quote(name_or_id, safe='')}", "stack", ok404=ok404)
+        body = self._get("GET", f"stacks/{segment(name_or_id)}", "stack", ok404=ok404)
         return None if body is None else dict(body)
 
     @staticmethod
     def stack_path(stack: dict[str, Any]) -> str:
-        return f"stacks/{quote(stack['stack_name'], safe='')}/{stack['id']}"
+        return f"stacks/{segment(stack['stack_name'])}/{stack['id']}"
 
     def create_stack(self, body: dict[str, Any]) -> dict[str, Any]:
         created = dict(self._get("POST", "stacks", "stack", body=body))
@@ -208,7 +229,7 @@ class Client:
         return [] if body is None else list(body)
 
     def output(self, stack: dict[str, Any], key: str) -> dict[str, Any]:
-        path = f"{self.stack_path(stack)}/outputs/{quote(key, safe='')}"
+        path = f"{self.stack_path(stack)}/outputs/{segment(key)}"
         return dict(self._get("GET", path, "output"))
 
     def template(self, stack: dict[str, Any]) -> Any:

@@ -45,13 +45,21 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_str)
 
 
 def _yaml(text: str) -> Any:
+    """YAML as the API's template parser loads it: what libyaml refuses is refused (the
+    pure-Python loader only words the error when it refuses too, as Heat's ``simple_parse``).
+    :raises ValueError: the error, on one line."""
     try:
         return yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError:
-        try:  # the pure-Python loader's error names the line and column
-            return yaml.load(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
-            raise ValueError(" ".join(str(exc).split())) from None
+    except yaml.YAMLError as exc:
+        error: yaml.YAMLError = exc
+    if _Base is not yaml.SafeLoader:
+        try:
+            yaml.load(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as pure:
+            error = pure
+        except RecursionError:
+            pass
+    raise ValueError(" ".join(str(error).split()))
 
 
 def parse_template(text: str) -> Any:

@@ -25,9 +25,15 @@ from app.cli.client import Client
 STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yellow"}
 
 
+def printable(value: Any) -> str:
+    """``str(value)`` with what UTF-8 cannot encode (a lone surrogate, which JSON may carry
+    and a terminal cannot show) as a backslash escape, as ``-f json`` writes it."""
+    return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def status_text(status: str | None) -> Text:
     """A ``stack_status`` / ``resource_status`` coloured by its outcome."""
-    status = status or ""
+    status = printable(status or "")
     style = next((v for k, v in STATUS_STYLE.items() if status.endswith(k)), "")
     return Text(status, style=style)
 
@@ -39,7 +45,7 @@ def _cell(value: Any) -> str | Text:
         return ""
     if isinstance(value, (dict, list)):
         return json.dumps(value, indent=1, sort_keys=True)
-    return str(value)
+    return printable(value)
 
 
 def table(columns: Iterable[str], rows: Iterable[Iterable[Any]], title: str | None = None) -> Table:
@@ -93,15 +99,15 @@ def outputs_table(outputs: list[dict[str, Any]]) -> Table:
     for out in sorted(outputs, key=lambda o: str(o.get("output_key"))):
         value: Any = out.get("output_value")
         if out.get("output_error"):
-            value = Text(f"error: {out['output_error']}", style="red")
+            value = Text(printable(f"error: {out['output_error']}"), style="red")
         rows.append([out.get("output_key"), value, out.get("description")])
     return table(["Output", "Value", "Description"], rows, title="Outputs")
 
 
 def event_line(event: dict[str, Any]) -> str:
     reason = event.get("resource_status_reason") or ""
-    return (f"{event.get('event_time', '')} [{event.get('resource_name')}]: "
-            f"{event.get('resource_status')}  {reason}").rstrip()
+    return printable(f"{event.get('event_time', '')} [{event.get('resource_name')}]: "
+                     f"{event.get('resource_status')}  {reason}").rstrip()
 
 
 # -- live progress ------------------------------------------------------------------------------

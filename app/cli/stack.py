@@ -92,7 +92,8 @@ def wait_and_report(client: Client, stack: dict[str, Any], action: str,
                    f"(stoker stack show {stack.get('stack_name')})", err=True)
         return 130
     status = str(final.get("stack_status"))
-    out.print(cli_render.status_text(status), f"[dim]{final.get('stack_status_reason') or ''}[/dim]")
+    reason = cli_render.printable(final.get("stack_status_reason") or "")
+    out.print(cli_render.status_text(status), f"[dim]{reason}[/dim]")
     if outputs and status == f"{action}_COMPLETE":
         shown = client.show(stack, ok404=True) or final
         if shown.get("outputs"):
