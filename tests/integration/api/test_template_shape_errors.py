@@ -1,0 +1,30 @@
+"""Template mistakes where Heat 27.0.1 leaks Python's text (``'list' object has no attribute
+'items'``, ``replace() argument 2 must be str, not int``) or where a body's number cannot be
+read: POST /v1/{tenant}/stacks answers a 400 whose fault names the mistake in the template's
+own words (Heat's style), never Python's internals."""
+from __future__ import annotations
+
+from typing import Any
+
+V = "2018-08-31"
+
+
+def _fault(client: Any, body: dict[str, Any]) -> dict[str, Any]:
+    resp = client.post("/v1/admin/stacks", json={"stack_name": "shape", **body})
+    assert resp.status_code == 400, resp.get_data(as_text=True)
+    return resp.get_json()["error"]
+
+
+def test_resources_section_not_a_map(client: Any) -> None:
+    err = _fault(client, {"template": {"heat_template_version": V, "resources": [1]}})
+    assert err["type"] == "StackValidationFailed"
+    assert err["message"] == ('The "resources" section must be a map of resource names to '
+                              "resource definitions, not a list")
+
+
+def test_outputs_and_parameters_sections_not_maps(client: Any) -> None:
+    for key, word in (("outputs", "output"), ("parameters", "parameter")):
+        err = _fault(client, {"template": {"heat_template_version": V, key: [1]}})
+        assert err == {"type": "StackValidationFailed", "traceback": None,
+                       "message": f'The "{key}" section must be a map of {word} names to '
+                                  f"{word} definitions, not a list"}
