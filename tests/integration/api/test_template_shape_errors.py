@@ -28,3 +28,15 @@ def test_outputs_and_parameters_sections_not_maps(client: Any) -> None:
         assert err == {"type": "StackValidationFailed", "traceback": None,
                        "message": f'The "{key}" section must be a map of {word} names to '
                                   f"{word} definitions, not a list"}
+
+
+def test_repeat_with_numbers_to_replace_in_a_string(client: Any) -> None:
+    """Heat's ``Repeat._do_replacement`` calls ``str.replace`` with each for_each item, so a
+    number fails (heat/engine/hot/functions.py): the same refusal, in the template's words."""
+    repeat = {"repeat": {"for_each": {"<%x%>": [1, 2]}, "template": "a-<%x%>"}}
+    err = _fault(client, {"template": {"heat_template_version": V, "resources": {
+        "v": {"type": "OS::Heat::Value", "properties": {"value": repeat}}}}})
+    assert err["type"] == "StackValidationFailed"
+    assert err["message"] == ('Property error: resources.v.properties.value: The values of the '
+                              '"for_each" argument to "repeat" must be lists of strings to '
+                              'replace "<%x%>" in a string template; found a number')

@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 #: Python's own text of an exception Heat did not translate, where Stoker words the error itself
-PYTHON_TEXT = ("object has no attribute 'items'",)
+PYTHON_TEXT = ("object has no attribute 'items'", "replace() argument 2 must be str, not ")
 _HEADINGS = ("Property error: ", "Output validation error: ", "Parameter Groups error: ",
              "Condition validation error: ", "Template not in valid format: ")
 _PATH = re.compile(r"^([\w:$-]+(?:\.[\w:$<>\[\]-]+)+): ")
