@@ -40,3 +40,17 @@ def test_repeat_with_numbers_to_replace_in_a_string(client: Any) -> None:
     assert err["message"] == ('Property error: resources.v.properties.value: The values of the '
                               '"for_each" argument to "repeat" must be lists of strings to '
                               'replace "<%x%>" in a string template; found a number')
+
+
+def test_timeout_with_more_digits_than_python_reads(client: Any) -> None:
+    """As heat-api's ``param_utils.extract_int`` answers the same number sent as a string."""
+    head = '{"stack_name": "big", "template": {"heat_template_version": "2018-08-31"}, '
+    for tail, message in (
+            ('"timeout_mins": ' + "9" * 5000 + "}",
+             "Only integer is acceptable by 'timeout_mins'."),
+            ('"parameters": {"n": ' + "9" * 5000 + "}}",
+             "A number in the request body has 5000 digits; at most 4300 can be read.")):
+        resp = client.post("/v1/admin/stacks", data=head + tail, content_type="application/json")
+        assert resp.status_code == 400
+        assert resp.get_json()["error"] == {"type": "HTTPBadRequest", "traceback": None,
+                                            "message": message}
