@@ -46,6 +46,7 @@ from app.api import (
     versions,
 )
 from app.api.blueprint import DECODED_BODY, is_json_body, is_json_media
+from app.api.params import loads_body
 from app.api.routing import LazyBuildRule
 from app.api.schemas import FaultSchema
 from app.convergence.dispatch import Dispatcher
@@ -231,7 +232,7 @@ def _read_body() -> None:
         _refuse_non_object(data)
         return
     try:
-        setattr(g, DECODED_BODY, _json.loads(data))  # the view's arguments parser reuses it
+        setattr(g, DECODED_BODY, loads_body(data))  # the view's arguments parser reuses it
     except ValueError as exc:
         raise errors.BadRequest(str(exc)) from None
 

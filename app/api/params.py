@@ -6,6 +6,8 @@ Every failure is a 400 ``HTTPBadRequest`` as heat-api raises it.
 """
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -106,3 +108,39 @@ def template_type(value: str | None) -> str:
         raise errors.BadRequest(f'Template type is not supported: Invalid template type "{value}", '
                                 "valid types are: cfn, hot.")
     return value.lower()
+
+
+#: integer fields of a request body, named in an unreadable number's message
+INT_FIELDS = ("timeout_mins",)
+_UNREADABLE = object()
+
+
+def loads_body(data: bytes | str) -> Any:
+    """A JSON request body, as ``json.loads``. A number with more digits than Python reads
+    (``sys.get_int_max_str_digits()``, 4300) is a 400 in heat-api's words, not Python's
+    "Exceeds the limit ... sys.set_int_max_str_digits()": as ``timeout_mins``, Heat's
+    ``param_utils.extract_int`` "Only integer is acceptable by 'timeout_mins'." (what Heat says
+    of the same number sent as a string); elsewhere, how many digits it has and may have.
+
+    :raises ValueError: the body is not JSON (the parser's message).
+    :raises errors.BadRequest: a number too long to read.
+    """
+    try:
+        return json.loads(data)
+    except ValueError:  # malformed, or an integer too long to read: parse again to know
+        long: list[str] = []
+
+        def parse_int(text: str) -> Any:
+            try:
+                return int(text)
+            except ValueError:
+                long.append(text)
+                return _UNREADABLE
+        body = json.loads(data, parse_int=parse_int)  # re-raises a malformed body's error
+        if not long:
+            raise
+    for name in INT_FIELDS:
+        if isinstance(body, dict) and body.get(name) is _UNREADABLE:
+            raise errors.BadRequest(f"Only integer is acceptable by '{name}'.")
+    raise errors.BadRequest(f"A number in the request body has {len(long[0].lstrip('-'))} "
+                            f"digits; at most {sys.get_int_max_str_digits()} can be read.")

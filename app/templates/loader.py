@@ -95,6 +95,20 @@ def _locate(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]], budge
             _locate(v, where, out, budget)
 
 
+def kind(value: Any) -> str:
+    """What ``value`` is in YAML/JSON words, for a message: ``"a list"``, ``"a string"``,
+    ``"a number"``, ``"a boolean"``, ``"a map"``, ``"null"``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a map" if isinstance(value, Mapping) else "a list"
+
+
 def too_deep() -> errors.RequestLimitExceeded:
     """The one error for a template nested deeper than :data:`MAX_DEPTH`, however it came."""
     return errors.RequestLimitExceeded(f"Template nesting exceeds {MAX_DEPTH} levels")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
+from app.templates import loader
 from app.templates.functions.base import parse, walk
 from app.templates.versions import REPLACE_POLICIES, HotVersion, condition_table
 
@@ -138,15 +139,16 @@ def check_resource_name(name: str) -> None:
 def parse_resources(section: Any, version: HotVersion) -> dict[str, RawResource]:
     """Parse and structurally validate the ``resources`` section.
 
-    :raises errors.ValidationError: Heat's structure messages (see module doc).
+    :raises errors.ValidationError: Heat's structure messages (see module doc); a section that
+        is not a map is a clear 400 where Heat leaks ``'list' object has no attribute 'items'``.
     :raises FunctionError: a bad function call inside a resource.
     """
     if section is None:
         return {}
     if not isinstance(section, dict):
-        raise errors.ValidationError(f"'{type(section).__name__}' object has no attribute "
-                                     f"'items' (the \"resources\" section must be a map of "
-                                     f"resource names to definitions)", path=("resources",))
+        raise errors.ValidationError(f'The "resources" section must be a map of resource '
+                                     f"names to resource definitions, not {loader.kind(section)}",
+                                     path=("resources",))
     out: dict[str, RawResource] = {}
     #: a plain snippet's text -> its parsed resource, for the next resource with the same
     #: one (a group's child template: 100,000 members parsed once); a small template skips it

@@ -26,11 +26,13 @@ __all__ = ["RawOutput", "Template", "parse"]
 
 
 def _mapping_section(raw: dict[str, Any], key: str) -> Any:
+    """``raw[key]`` (None when absent). :raises errors.ValidationError: it is not a map; a
+    clear 400 where Heat's ``section.items()`` leaks a 400 ``AttributeError``."""
     value = raw.get(key)
     if value is not None and not isinstance(value, dict):
-        raise errors.ValidationError(f"'{type(value).__name__}' object has no attribute 'items' "
-                                     f"(the \"{key}\" section must be a map)",
-                                     path=(key,), heat_type="AttributeError")
+        raise errors.ValidationError(f'The "{key}" section must be a map of {key[:-1]} names '
+                                     f"to {key[:-1]} definitions, not {loader.kind(value)}",
+                                     path=(key,))
     return value
 
 

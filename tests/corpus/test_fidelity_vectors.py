@@ -46,6 +46,9 @@ DEVIATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     'cfn-ref-list': (
         'Heat leaks Python\'s "unhashable type: \'list\'"; Stoker says Ref needs a string',
         {'http_status': 400, 'error_type': 'StackValidationFailed', 'message': 'Outputs.V.Value.Ref: Argument to "Ref" must be a string'}),
+    'fn-repeat-permutations-false': (
+        "Heat's str.replace leaks Python's 'replace() argument 2 must be str, not int'; Stoker says the for_each values must be strings",
+        {'http_status': 400, 'error_type': 'StackValidationFailed', 'message': 'Property error: resources.r.properties.value: The values of the "for_each" argument to "repeat" must be lists of strings to replace "%a%" in a string template; found a number'}),
     'fn-get-resource-list': (
         'Heat answers a bare HTTPBadRequest that names nothing; Stoker names the function and its path',
         {'http_status': 400, 'error_type': 'StackValidationFailed', 'message': 'resources.r.properties.value.get_resource: Argument to "get_resource" must be a string'}),

@@ -10,8 +10,16 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from app.templates.functions.base import UNKNOWN, Function, Resolver, contains_unknown, resolve
+from app.templates.functions.base import (
+    UNKNOWN,
+    Function,
+    FunctionError,
+    Resolver,
+    contains_unknown,
+    resolve,
+)
 from app.templates.functions.limits import Budget, too_large
+from app.templates.loader import kind
 
 
 def _json(value: Any) -> str:
@@ -77,6 +85,13 @@ class Repeat(Function):
                              f'must be {kinds}')
         return value
 
+    def _not_text(self, key: str, value: Any) -> FunctionError:
+        """A clear error where Heat's ``str.replace`` of a string template leaks Python's
+        ``replace() argument 2 must be str, not int`` (the loader makes every key a string)."""
+        return self.error(f'The values of the "for_each" argument to "{self.fn_name}" must be '
+                          f'lists of strings to replace "{key}" in a string template; found '
+                          f"{kind(value)}")
+
     def _replace(self, keys: tuple[str, ...], values: tuple[Any, ...], tmpl: Any,
                  budget: Budget) -> Any:
         """One entry: ``tmpl`` with each key replaced by its value, charged to ``budget`` as
@@ -85,8 +100,7 @@ class Repeat(Function):
         if isinstance(tmpl, str):
             for key, value in zip(keys, values):
                 if not isinstance(value, str):
-                    raise self.error(f"replace() argument 2 must be str, not "
-                                     f"{type(value).__name__}")
+                    raise self._not_text(key, value)
                 count = tmpl.count(key)
                 if count:
                     if not budget.allows(len(tmpl) + count * (len(value) - len(key))):

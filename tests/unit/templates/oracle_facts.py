@@ -17,12 +17,16 @@ around it. :func:`key_facts` extracts them from any Heat message:
 
 Where Heat answers 500 (an exception it did not translate: a Heat bug) Stoker must answer a
 clear 400 with a message instead; there no fact is compared, the status and a message are.
+The same holds where Heat's 400 carries nothing but Python's text of such an exception
+(:data:`PYTHON_TEXT`): Stoker answers a clear template error, whose type and words are its own.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
+#: Python's own text of an exception Heat did not translate, where Stoker words the error itself
+PYTHON_TEXT = ("object has no attribute 'items'", "replace() argument 2 must be str, not ")
 _HEADINGS = ("Property error: ", "Output validation error: ", "Parameter Groups error: ",
              "Condition validation error: ", "Template not in valid format: ")
 _PATH = re.compile(r"^([\w:$-]+(?:\.[\w:$<>\[\]-]+)+): ")
@@ -68,6 +72,10 @@ def refusal_problem(expect: dict[str, Any], unstable: list[str] | None, status: 
     if expect.get("http_status", 400) >= 500:
         if status != 400:
             return f"Heat's 500 must be a clear 400 here, got {status} {error_type}: {message}"
+        return None
+    if any(text in expect.get("message", "") for text in PYTHON_TEXT):
+        if status != 400 or any(text in message for text in PYTHON_TEXT):
+            return f"Heat's Python text must be a clear 400 here, got {status}: {message}"
         return None
     got = (status, error_type)
     want = (expect["http_status"], expect["error_type"])

@@ -39,8 +39,8 @@ def test_repeat_nested() -> None:
 
 
 def test_repeat_errors() -> None:
-    assert "must be str, not int" in error({"repeat": {"template": "N", "for_each":
-                                                       {"N": [1]}}})
+    assert 'lists of strings to replace "N" in a string template; found a number' in \
+        error({"repeat": {"template": "N", "for_each": {"N": [1]}}})
     with pytest.raises(errors.TemplateError, match="syntax should be"):
         value({"repeat": {"for_each": {"x": ["a"]}}})
     assert "lists or maps" in error({"repeat": {"template": "x", "for_each": {"x": "abc"}}})
