@@ -1,19 +1,11 @@
 """The gunicorn worker class of the api and cfn processes (their config modules name it):
-gunicorn's ``gthread`` worker, except where a new connection waits for its first request and
-where a connection is closed gracefully.
+gunicorn's ``gthread`` worker with two changes, each of which had let a few clients stall every
+other connection of a process (docs/code/app.md, app.http_worker):
 
-gunicorn hands a new connection to one of the process's threads at once, and that thread
-waits up to 5 s for the request to begin: a few clients that open connections and send nothing
-yet (a browser's preconnect, a probe) held every thread of the process, and the requests of
-other clients waited. Here a new connection waits in the worker's poller, as an idle kept-alive
-one does, and takes a thread when its first bytes arrive.
-
-gunicorn's graceful close (``gunicorn.util.close_graceful``: half-close, then read until the
-client closes, for up to 2 s) runs on the worker's event loop when a response ends its
-connection (a client's ``Connection: close``, an HTTP/1.0 request, a fault that closes). Every
-other connection of that process then waits until that client closes, or 2 s: a health check
-or a urllib client that keeps its socket a moment stalled each request of the process's other
-clients. Here a few closing threads of the process do that wait; the event loop goes on.
+- a new connection waits in the worker's poller for its first bytes, as an idle kept-alive one
+  does, not on a thread (gunicorn's waited up to 5 s: preconnects held every thread);
+- a graceful close (half-close, then read until the client closes, up to 2 s) runs on
+  :data:`CLOSERS` threads of the process, not on the event loop.
 """
 from __future__ import annotations
 
