@@ -5,6 +5,8 @@ As Heat's ``heat/engine/constraints.py``: ``length`` (strings, lists, maps), ``r
 value), ``custom_constraint`` (a name looked up in :data:`REGISTRY`). Each check returns ``None``
 or Heat's message (a constraint's ``description`` replaces the message). Unknown custom
 constraint names fail as Heat: '"x" does not validate no.such.thing (constraint not found)'.
+An ``allowed_pattern`` (``re`` syntax, as Heat's) is matched within :data:`PATTERN_SECONDS`
+(``regex``'s timeout): one made to backtrack without end fails its value, where Heat spins.
 
 Cloud-backed custom constraints (``nova.flavor``, ``glance.image``, ...) cannot be checked here
 (this package is pure); they are registered as always satisfied, and a caller with clients may
@@ -18,9 +20,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import regex  # type: ignore[import-untyped]
+
 from app import errors
 
 ConstraintCheck = Callable[[Any], bool]
+#: the longest an ``allowed_pattern`` may take to match one value (seconds)
+PATTERN_SECONDS = 1.0
 
 
 def _ip(value: Any) -> bool:
@@ -140,12 +146,17 @@ def check_one(kind: str, spec: Any, value: Any, description: str | None,
             msg = f"{_dumps(raw)} is not an allowed value [{allowed}]"
     elif kind == "allowed_pattern":
         try:
-            m = re.match(str(spec), str(value))
+            re.compile(str(spec))  # Python's syntax and its errors, as Heat's
         except re.error as exc:
             raise errors.ValidationError(f'Invalid allowed_pattern "{spec}": {exc}',
                                          heat_type="InvalidSchemaError") from exc
-        if m is None or m.end() != len(str(value)):
-            msg = f'"{raw}" does not match pattern "{spec}"'
+        try:
+            m = regex.match(str(spec), str(value), timeout=PATTERN_SECONDS)
+            if m is None or m.end() != len(str(value)):
+                msg = f'"{raw}" does not match pattern "{spec}"'
+        except TimeoutError:
+            msg = f'"{raw}" does not match pattern "{spec}": matching took longer than ' \
+                f'{PATTERN_SECONDS:g} s'
     elif kind == "custom_constraint":
         check = REGISTRY.get(str(spec))
         if check is None:

@@ -5,7 +5,7 @@ counted as ``app.X``) checked against DESIGN.md's layout (STYLE lessons 1 and 12
     clients, models, auth
 
 - ``app/templates`` and ``app/engine`` import only each other, ``app.errors``, the standard
-  library but its I/O modules, ``yaml`` and ``yaql``;
+  library but its I/O modules, ``yaml``, ``yaql`` and ``regex`` (computation only: no I/O);
 - ``resource_types`` and ``clients`` import no services, api, tasks, models (nor convergence, cli);
 - ``convergence`` imports no services, api, tasks, cli, cfn; ``services`` no api, tasks, cli, cfn;
   ``api`` no tasks, cli;
@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PURE_PACKAGES = ("templates", "engine")
 PURE_APP = ("app.templates", "app.engine", "app.errors")
-PURE_THIRD_PARTY = {"yaml", "yaql"}
+PURE_THIRD_PARTY = {"yaml", "yaql", "regex"}
 #: standard-library modules that do I/O (network, processes, files, databases)
 IO_MODULES = {"socket", "ssl", "http", "urllib.request", "subprocess", "sqlite3", "shutil",
               "tempfile", "asyncio", "multiprocessing", "ftplib", "smtplib", "select",
