@@ -82,12 +82,13 @@ def segment(value: str) -> str:
     try:
         return quote(value, safe="")
     except UnicodeEncodeError:
-        raise CliError(f"{_escaped(value)} is not valid UTF-8 text") from None
+        raise CliError(f"{printable(value)} is not valid UTF-8 text") from None
 
 
-def _escaped(value: str) -> str:
-    """``value`` with what UTF-8 cannot encode (lone surrogates) as backslash escapes."""
-    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+def printable(value: Any) -> str:
+    """``str(value)`` with what UTF-8 cannot encode (a lone surrogate: a command-line argument
+    that was not UTF-8, or a JSON value) as a backslash escape, as ``-f json`` writes it."""
+    return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def project_of(endpoint: str) -> str | None:
@@ -146,7 +147,7 @@ class Client:
         except requests.RequestException as exc:
             raise CliError(f"request to {url} failed: {exc}") from None
         except UnicodeEncodeError:  # a URL, query or header value that is not valid text
-            raise CliError(f"cannot send a request to {_escaped(url)}: a value in it is not "
+            raise CliError(f"cannot send a request to {printable(url)}: a value in it is not "
                            "valid UTF-8 text") from None
         if resp.status_code == 404 and ok404:
             return None

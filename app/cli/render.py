@@ -20,15 +20,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from app.cli.client import Client
+from app.cli.client import Client, printable
 
 STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yellow"}
-
-
-def printable(value: Any) -> str:
-    """``str(value)`` with what UTF-8 cannot encode (a lone surrogate, which JSON may carry
-    and a terminal cannot show) as a backslash escape, as ``-f json`` writes it."""
-    return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def status_text(status: str | None) -> Text:
@@ -57,18 +51,18 @@ def table(columns: Iterable[str], rows: Iterable[Iterable[Any]], title: str | No
     return tbl
 
 
-def stacks_table(stacks: list[dict[str, Any]]) -> Table:
-    return table(["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"],
-                 ([s.get("id"), s.get("stack_name"), status_text(s.get("stack_status")),
-                   s.get("creation_time"), s.get("updated_time")] for s in stacks))
+#: ``stack list``'s columns: (header, the stack's key)
+_STACK_COLUMNS = (("ID", "id"), ("Stack Name", "stack_name"), ("Project", "project"),
+                  ("Stack Status", "stack_status"), ("Creation Time", "creation_time"),
+                  ("Updated Time", "updated_time"))
 
 
-def project_stacks_table(stacks: list[dict[str, Any]]) -> Table:
-    """:func:`stacks_table` with each stack's project (``stack list --all-projects``)."""
-    return table(["ID", "Stack Name", "Project", "Stack Status", "Creation Time", "Updated Time"],
-                 ([s.get("id"), s.get("stack_name"), s.get("project"),
-                   status_text(s.get("stack_status")), s.get("creation_time"),
-                   s.get("updated_time")] for s in stacks))
+def stacks_table(stacks: list[dict[str, Any]], projects: bool = False) -> Table:
+    """``stack list``; with ``projects``, each stack's project too (``--all-projects``)."""
+    shown = [(h, k) for h, k in _STACK_COLUMNS if projects or k != "project"]
+    return table([h for h, _ in shown],
+                 ([status_text(s.get(k)) if k == "stack_status" else s.get(k) for _, k in shown]
+                  for s in stacks))
 
 
 def stack_table(stack: dict[str, Any]) -> Table:

@@ -225,7 +225,8 @@ def changes_table(changes: dict[str, list[dict[str, Any]]]) -> Any:
 def list_(client: Client, fmt: str, all_projects: bool) -> None:
     """List the tenant's stacks: those `stack show NAME` finds."""
     if all_projects:
-        emit(client.list_all_stacks(), fmt, cli_render.project_stacks_table)
+        emit(client.list_all_stacks(), fmt,
+             lambda stacks: cli_render.stacks_table(stacks, projects=True))
     else:
         emit(client.list_stacks(), fmt, cli_render.stacks_table)
 
