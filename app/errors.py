@@ -200,6 +200,10 @@ class BrokerUnavailable(StokerError):
     heat_type = "MessagingTimeout"
 
 
+#: what both APIs say of a body the WSGI server could not read to its end
+UNREADABLE_BODY = ("The request body could not be read to its end: its chunked encoding "
+                   "is malformed, or the connection closed early.")
+
 HTTP_TITLES = {
     400: ("Bad Request", "The server could not comply with the request since it is either "
           "malformed or otherwise incorrect."),

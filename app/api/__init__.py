@@ -237,8 +237,7 @@ def _read_body() -> None:
         raise errors.BadRequest(str(exc)) from None
 
 
-UNREADABLE_BODY = ("The request body could not be read to its end: its chunked encoding "
-                   "is malformed, or the connection closed early.")
+UNREADABLE_BODY = errors.UNREADABLE_BODY
 #: Routes whose body may be any JSON value (a signal's details are the resource's business)
 _ANY_JSON_BODY = ("/signal",)
 NOT_AN_OBJECT = ("The server could not comply with the request since it is either malformed "

@@ -117,8 +117,7 @@ def from_stoker(exc: errors.StokerError) -> CfnError:
     return InternalFailure(exc.message)
 
 
-UNREADABLE_BODY = ("The request body could not be read to its end: its chunked encoding is "
-                   "malformed, or the connection closed early.")
+UNREADABLE_BODY = errors.UNREADABLE_BODY
 
 
 def read_body(request: Any) -> bytes:
